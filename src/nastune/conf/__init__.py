@@ -1,0 +1,1 @@
+"""Parsers of the NAS daemons' configuration formats, shared by collectors and appliers."""

@@ -1,0 +1,209 @@
+"""Network facts per interface: MTU, speed, driver, NUMA locality, IRQs and their
+affinity, and the NIC's offloads, interrupt coalescing and ring sizes (ethtool)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import BaseModel
+
+from nastune.facts.context import Context, NoValue, cpu_list, integer
+from nastune.facts.interrupts import IrqLine, parse_interrupts
+from nastune.facts.model import Fact, Section
+from nastune.root import Unavailable
+
+AREA = "network"
+_PCI = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+
+
+class Irq(BaseModel):
+    number: int
+    name: str
+    affinity: Fact[list[int]]
+    effective_affinity: Fact[list[int]]
+    counts: dict[int, int]
+
+
+class Feature(BaseModel):
+    active: bool | None
+    fixed: bool | None
+
+
+class Coalesce(BaseModel):
+    adaptive_rx: bool | None
+    adaptive_tx: bool | None
+    params: dict[str, int]
+
+
+class Rings(BaseModel):
+    maximum: dict[str, int]
+    current: dict[str, int]
+
+
+class Interface(BaseModel):
+    name: str
+    kind: str  # physical, virtual or loopback
+    mtu: Fact[int]
+    speed_mbps: Fact[int]
+    operstate: Fact[str]
+    driver: Fact[str]
+    pci_address: str | None
+    numa_node: Fact[int]
+    local_cpus: Fact[list[int]]
+    rx_queues: int
+    tx_queues: int
+    irq_source: str
+    irqs: list[Irq]
+    features: Fact[dict[str, Feature]]
+    coalesce: Fact[Coalesce]
+    rings: Fact[Rings]
+
+
+class NetworkFacts(Section):
+    interfaces: list[Interface]
+
+    def interface(self, name: str) -> Interface | None:
+        return next((i for i in self.interfaces if i.name == name), None)
+
+
+def speed(text: str) -> int:
+    value = int(text.strip())
+    if value <= 0:
+        raise NoValue("speed not reported by the driver")
+    return value
+
+
+def numa_node(text: str) -> int:
+    value = int(text.strip())
+    if value < 0:
+        raise NoValue("the device reports no NUMA node")
+    return value
+
+
+def ethtool_features(text: str) -> dict[str, Feature]:
+    data = json.loads(text)
+    entry = data[0] if isinstance(data, list) else data
+    return {k: Feature(active=v.get("active"), fixed=v.get("fixed"))
+            for k, v in entry.items() if isinstance(v, dict)}
+
+
+def _number(value: str) -> int | None:
+    value = value.strip()
+    return int(value) if value.isdigit() else None
+
+
+def ethtool_coalesce(text: str) -> Coalesce:
+    adaptive: dict[str, bool | None] = {}
+    params: dict[str, int] = {}
+    for line in text.splitlines():
+        if line.startswith("Adaptive"):
+            for direction, state in re.findall(r"(RX|TX):\s*(\S+)", line):
+                adaptive[direction] = {"on": True, "off": False}.get(state)
+            continue
+        key, sep, value = line.partition(":")
+        if sep and " " not in key.strip() and (n := _number(value)) is not None:
+            params[key.strip()] = n
+    if not adaptive and not params:
+        raise ValueError("no coalescing parameters")
+    return Coalesce(adaptive_rx=adaptive.get("RX"), adaptive_tx=adaptive.get("TX"), params=params)
+
+
+def ethtool_rings(text: str) -> Rings:
+    sections: dict[str, dict[str, int]] = {"maximum": {}, "current": {}}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("Pre-set maximums"):
+            current = sections["maximum"]
+        elif line.startswith("Current hardware settings"):
+            current = sections["current"]
+        elif current is not None and ":" in line:
+            key, _, value = line.partition(":")
+            if (n := _number(value)) is not None:
+                current[key.strip().lower().replace(" ", "-")] = n
+    if not sections["maximum"] and not sections["current"]:
+        raise ValueError("no ring parameters")
+    return Rings(**sections)
+
+
+def _ancestor_with(ctx: Context, device: str, name: str) -> str | None:
+    """The nearest directory from `device` up to /sys/devices that holds `name`."""
+    path = device
+    while path.startswith("/sys/devices/") and path != "/sys/devices":
+        if ctx.root.exists(f"{path}/{name}"):
+            return f"{path}/{name}"
+        path = path.rsplit("/", 1)[0]
+    return None
+
+
+def _irqs(ctx: Context, name: str, device: str | None, lines: dict[int, IrqLine]) -> tuple[str, list[Irq]]:
+    numbers: list[int] = []
+    source = "/proc/interrupts (by name)"
+    msi = _ancestor_with(ctx, device, "msi_irqs") if device else None
+    if msi:
+        numbers = sorted(int(n) for n in ctx.listdir(msi) if n.isdigit())
+        source = msi
+    if not numbers:
+        token = re.compile(rf"(^|[^A-Za-z0-9]){re.escape(name)}([^A-Za-z0-9.]|$)")
+        numbers = [n for n, line in lines.items() if any(token.search(a) for a in line.names)]
+    irqs = []
+    for n in numbers:
+        line = lines.get(n)
+        irqs.append(Irq(
+            number=n,
+            name=",".join(line.names) if line else "",
+            affinity=ctx.fact(f"/proc/irq/{n}/smp_affinity_list", cpu_list),
+            effective_affinity=ctx.fact(f"/proc/irq/{n}/effective_affinity_list", cpu_list),
+            counts=line.counts if line else {},
+        ))
+    return source, irqs
+
+
+def _interface(ctx: Context, name: str, lines: dict[int, IrqLine]) -> Interface:
+    base = f"/sys/class/net/{name}"
+    device = ctx.root.canonical(f"{base}/device") if ctx.root.exists(f"{base}/device") else None
+    kind = "loopback" if name == "lo" else ("physical" if device else "virtual")
+    pci = next((p for p in reversed((device or "").split("/")) if _PCI.match(p)), None)
+    numa_path = _ancestor_with(ctx, device, "numa_node") if device else None
+    cpus_path = _ancestor_with(ctx, device, "local_cpulist") if device else None
+    if device:
+        driver_link = f"{base}/device/driver"
+        try:
+            driver = Fact(value=ctx.root.readlink(driver_link).rsplit("/", 1)[-1], source=driver_link)
+        except Unavailable as e:
+            driver = Fact.missing(driver_link, e.reason)
+    else:
+        driver = Fact.missing(f"{base}/device/driver", f"{kind} interface")
+    queues = ctx.listdir(f"{base}/queues")
+    irq_source, irqs = _irqs(ctx, name, device, lines)
+    no_nic = Fact.missing("ethtool", "loopback interface")
+    return Interface(
+        name=name,
+        kind=kind,
+        mtu=ctx.fact(f"{base}/mtu", integer),
+        speed_mbps=ctx.fact(f"{base}/speed", speed) if device else Fact.missing(f"{base}/speed", f"{kind} interface"),
+        operstate=ctx.fact(f"{base}/operstate"),
+        driver=driver,
+        pci_address=pci,
+        numa_node=ctx.fact(numa_path, numa_node) if numa_path else Fact.missing(f"{base}/device/numa_node", "no NUMA information"),
+        local_cpus=ctx.fact(cpus_path, cpu_list) if cpus_path else Fact.missing(f"{base}/device/local_cpulist", "no locality information"),
+        rx_queues=sum(q.startswith("rx-") for q in queues),
+        tx_queues=sum(q.startswith("tx-") for q in queues),
+        irq_source=irq_source,
+        irqs=irqs,
+        features=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "--json", "-k", name], ethtool_features),
+        coalesce=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "-c", name], ethtool_coalesce),
+        rings=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "-g", name], ethtool_rings),
+    )
+
+
+def collect(ctx: Context) -> NetworkFacts:
+    lines: dict[int, IrqLine] = {}
+    text = ctx.text("/proc/interrupts")
+    if text is not None:
+        try:
+            lines = {irq.number: irq for irq in parse_interrupts(text)[1]}
+        except ValueError as e:
+            ctx.warn("/proc/interrupts", f"cannot parse: {e}")
+    return NetworkFacts(interfaces=[_interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net")
+                                    if ctx.root.isdir(f"/sys/class/net/{n}")])

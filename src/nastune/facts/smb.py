@@ -1,0 +1,55 @@
+"""Samba configuration, global and per share, as the server resolves it (testparm),
+or as written in the file when testparm is not available (marked unresolved)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from nastune.conf import samba as samba_conf
+from nastune.facts.context import Context
+from nastune.facts.model import Fact, Section
+from nastune.facts.nfs_server import config_path
+from nastune.facts.system import Process
+
+AREA = "smb"
+DEFAULT = "/etc/samba/smb.conf"
+
+
+class SambaConfig(BaseModel):
+    path: str
+    resolved: bool  # True when testparm filled in every default
+    globals: dict[str, str]
+    shares: dict[str, dict[str, str]]
+
+    def param(self, share: str | None, name: str) -> str | None:
+        """A share's value of a parameter, falling back to the global one."""
+        name = samba_conf.normalise(name)
+        if share and name in self.shares.get(share, {}):
+            return self.shares[share][name]
+        return self.globals.get(name)
+
+
+class SmbFacts(Section):
+    running: bool
+    config: Fact[SambaConfig]
+
+
+def _split(sections: dict[str, dict[str, str]], path: str, resolved: bool) -> SambaConfig:
+    return SambaConfig(path=path, resolved=resolved, globals=sections.get("global", {}),
+                       shares={k: v for k, v in sections.items() if k != "global"})
+
+
+def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
+    smbd = [p for p in processes if p.name == "smbd"]
+    path = config_path(smbd, ("-s", "--configfile"), DEFAULT)
+    resolved = ctx.run(["testparm", "-s", "-v", path])
+    if resolved.ok and resolved.stdout.strip():
+        try:
+            config = Fact(value=_split(samba_conf.parse(resolved.stdout), path, True), source=resolved.source)
+            return SmbFacts(running=bool(smbd), config=config)
+        except ValueError as e:
+            ctx.warn(resolved.source, str(e))
+    raw = ctx.fact(path, lambda t: _split(samba_conf.parse(t), path, False))
+    if raw.known and not resolved.ok:
+        ctx.warn(path, f"read unresolved (defaults not filled in): {resolved.reason}")
+    return SmbFacts(running=bool(smbd), config=raw)

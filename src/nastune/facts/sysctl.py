@@ -1,0 +1,78 @@
+"""Kernel tunables under /proc/sys that NAS rules read: net.core, TCP, vm, fs.xfs, sunrpc.
+
+Whole families are listed from the kernel; keys that rules ask for by name and
+that this kernel lacks (such as the legacy fs.xfs.xfsbufd_centisecs) are kept
+as facts marked absent, so a rule can say so instead of failing.
+"""
+
+from __future__ import annotations
+
+from nastune.facts.context import Context
+from nastune.facts.model import Fact, Section
+
+AREA = "sysctl"
+
+# (directory under /proc/sys, name prefix) whose every key is collected.
+FAMILIES = (("net/core", ""), ("net/ipv4", "tcp_"), ("vm", "dirty"), ("vm", "min_free_kbytes"),
+            ("vm", "swappiness"), ("vm", "vfs_cache_pressure"), ("vm", "zone_reclaim_mode"),
+            ("vm", "overcommit"), ("fs/xfs", ""), ("sunrpc", ""))
+
+# Keys that rules read by name; recorded as absent when the kernel does not have them.
+EXPECTED = (
+    "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default",
+    "net.core.netdev_max_backlog", "net.core.somaxconn",
+    "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_mem", "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_slow_start_after_idle",
+    "vm.min_free_kbytes", "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes",
+    "vm.dirty_background_bytes", "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs",
+    "vm.swappiness", "vm.vfs_cache_pressure", "vm.zone_reclaim_mode",
+    "fs.xfs.xfssyncd_centisecs", "fs.xfs.xfsbufd_centisecs", "fs.xfs.age_buffer_centisecs",
+    "sunrpc.tcp_slot_table_entries",
+)
+
+ABSENT = "absent on this kernel"
+
+
+class SysctlFacts(Section):
+    values: dict[str, Fact[str]]
+
+    def get(self, key: str) -> Fact[str]:
+        return self.values.get(key) or Fact.missing(_path(key), "not collected")
+
+    def ints(self, key: str) -> list[int] | None:
+        """A known value as integers ('4096 131072 6291456' -> three), or None."""
+        fact = self.get(key)
+        if not fact.known:
+            return None
+        try:
+            return [int(x) for x in (fact.value or "").split()]
+        except ValueError:
+            return None
+
+    def int(self, key: str) -> int | None:
+        got = self.ints(key)
+        return got[0] if got and len(got) == 1 else None
+
+
+def _path(key: str) -> str:
+    return "/proc/sys/" + key.replace(".", "/")
+
+
+def _value(text: str) -> str:
+    return " ".join(text.split())
+
+
+def collect(ctx: Context) -> SysctlFacts:
+    keys = set(EXPECTED)
+    for directory, prefix in FAMILIES:
+        for name in ctx.listdir(f"/proc/sys/{directory}"):
+            if name.startswith(prefix) and not ctx.root.isdir(f"/proc/sys/{directory}/{name}"):
+                keys.add(f"{directory.replace('/', '.')}.{name}")
+    values = {}
+    for key in sorted(keys):
+        fact = ctx.fact(_path(key), _value)
+        if not fact.known and fact.unknown == "missing":
+            fact = Fact.missing(fact.source, ABSENT)
+        values[key] = fact
+    return SysctlFacts(values=values)

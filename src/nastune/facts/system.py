@@ -1,0 +1,110 @@
+"""System facts: kernel, distribution, CPUs, NUMA nodes, memory, and the daemons that matter."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from nastune.facts.context import Context, cpu_list
+from nastune.facts.model import Fact, Section
+
+AREA = "system"
+
+# Daemons whose presence a rule or the lab needs to know about (comm names, 15 chars max).
+DAEMONS = ("irqbalance", "smbd", "nmbd", "ganesha.nfsd", "nfsd", "rpcbind", "rpc.mountd",
+           "vsftpd", "zed", "mdadm", "tuned")
+
+
+class NumaNode(BaseModel):
+    id: int
+    cpus: Fact[list[int]]
+    memory_bytes: Fact[int]
+
+
+class Process(BaseModel):
+    pid: int
+    name: str
+    cmdline: list[str]
+
+
+class SystemFacts(Section):
+    kernel: Fact[str]
+    kernel_build: Fact[str]
+    distribution: Fact[str]
+    cpu_model: Fact[str]
+    cpus: Fact[int]
+    numa_nodes: list[NumaNode]
+    memory_bytes: Fact[int]
+    irqbalance_running: Fact[bool]
+    daemons: list[Process]
+
+    def daemon(self, name: str) -> list[Process]:
+        return [p for p in self.daemons if p.name == name]
+
+
+def meminfo_bytes(text: str, key: str = "MemTotal") -> int:
+    """Read a 'Key:  123 kB' line (also the 'Node 0 MemTotal:' form) as bytes."""
+    for line in text.splitlines():
+        head, _, rest = line.partition(":")
+        if head.split()[-1:] == [key]:
+            number, *unit = rest.split()
+            return int(number) * (1024 if unit == ["kB"] else 1)
+    raise KeyError(key)
+
+
+def os_release(text: str) -> str:
+    fields = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip().strip('"')
+    return fields.get("PRETTY_NAME") or fields["NAME"]
+
+
+def cpuinfo_model(text: str) -> str:
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Model", "cpu model"):
+            return value.strip()
+    raise KeyError("model name")
+
+
+def count_cpus(text: str) -> int:
+    return len(cpu_list(text))
+
+
+def _numa_nodes(ctx: Context) -> list[NumaNode]:
+    base = "/sys/devices/system/node"
+    nodes = sorted(int(n[4:]) for n in ctx.listdir(base) if n.startswith("node") and n[4:].isdigit())
+    return [NumaNode(id=n, cpus=ctx.fact(f"{base}/node{n}/cpulist", cpu_list),
+                     memory_bytes=ctx.fact(f"{base}/node{n}/meminfo", meminfo_bytes)) for n in nodes]
+
+
+def daemons(ctx: Context) -> list[Process]:
+    found = []
+    for pid in ctx.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        comm = ctx.text(f"/proc/{pid}/comm")
+        if comm is None or comm.strip() not in DAEMONS:
+            continue
+        cmdline = ctx.text(f"/proc/{pid}/cmdline") or ""
+        found.append(Process(pid=int(pid), name=comm.strip(), cmdline=[a for a in cmdline.split("\0") if a]))
+    return found
+
+
+def collect(ctx: Context) -> SystemFacts:
+    running = daemons(ctx)
+    online = ctx.fact("/sys/devices/system/cpu/online", count_cpus)
+    cpus = online if online.known else ctx.fact(
+        "/proc/cpuinfo", lambda t: sum(1 for ln in t.splitlines() if ln.startswith("processor")))
+    return SystemFacts(
+        kernel=ctx.fact("/proc/sys/kernel/osrelease"),
+        kernel_build=ctx.fact("/proc/sys/kernel/version"),
+        distribution=ctx.fact("/etc/os-release", os_release),
+        cpu_model=ctx.fact("/proc/cpuinfo", cpuinfo_model),
+        cpus=cpus,
+        numa_nodes=_numa_nodes(ctx),
+        memory_bytes=ctx.fact("/proc/meminfo", meminfo_bytes),
+        irqbalance_running=Fact(value=any(p.name == "irqbalance" for p in running), source="/proc/[pid]/comm"),
+        daemons=running,
+    )

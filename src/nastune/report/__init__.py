@@ -1,0 +1,1 @@
+"""Presentation: console tables, and later the HTML report and CSV export."""

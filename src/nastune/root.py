@@ -1,0 +1,379 @@
+"""The one way nastune touches a system: files and command output under a root.
+
+A `Root` is bound to a directory. On "/" it reads the live system and runs
+commands; on any other directory (a fixture tree, an unpacked snapshot) it
+replays the command output stored in the tree under `.nastune/`, never running
+anything, because a command run here would describe this machine, not the tree.
+
+Paths are resolved component by component with chroot semantics: an absolute
+symbolic link restarts at the root and `..` stops at it, so a link inside an
+untrusted tree can never lead outside it. A `Recorder` attached to a live root
+copies every file, link, listing, error and command output it sees into a
+snapshot tree that a later `Root` replays exactly.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_READ = 16 * 1024 * 1024
+MAX_LINKS = 40
+META = ".nastune"
+
+# The Debian package that provides each tool the collectors run.
+PACKAGES = {
+    "ethtool": "ethtool",
+    "xfs_info": "xfsprogs",
+    "xfs_db": "xfsprogs",
+    "xfs_freeze": "xfsprogs",
+    "testparm": "samba-common-bin",
+    "zpool": "zfsutils-linux",
+    "zfs": "zfsutils-linux",
+    "ip": "iproute2",
+    "dmesg": "util-linux",
+    "blockdev": "util-linux",
+}
+
+
+class Unavailable(Exception):
+    """A path that cannot be read, with the reason a person should see."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    error: str | None = None  # why it did not run (missing tool, not recorded, timeout)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.returncode == 0
+
+    @property
+    def source(self) -> str:
+        return "command: " + " ".join(self.argv)
+
+    @property
+    def reason(self) -> str:
+        """Why this result carries no usable output, in one line."""
+        if self.error:
+            return self.error
+        detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        return f"exit {self.returncode}" + (f": {detail[-1]}" if detail else "")
+
+    def to_json(self) -> dict:
+        return {"argv": list(self.argv), "returncode": self.returncode,
+                "stdout": self.stdout, "stderr": self.stderr, "error": self.error}
+
+
+def command_key(argv: Sequence[str]) -> str:
+    """A file name for a command's recorded output: readable, and unique by hash."""
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", " ".join(argv)).strip("_")[:80]
+    digest = hashlib.sha256(json.dumps(list(argv)).encode()).hexdigest()[:12]
+    return f"{slug}-{digest}.json"
+
+
+def _logical(path: str) -> list[str]:
+    return [p for p in path.split("/") if p not in ("", ".")]
+
+
+class Root:
+    """Files and commands of one system, live ("/") or replayed from a tree."""
+
+    def __init__(self, path: str | os.PathLike = "/", recorder: Recorder | None = None):
+        self.path = os.path.abspath(os.fspath(path))
+        self.live = self.path == "/"
+        if recorder is not None and not self.live:
+            raise ValueError("only a live root can be recorded")
+        self.recorder = recorder
+        self._dirs: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._errors: dict[str, str] = {}
+        self._listings: dict[str, list[str]] = {}
+        if not self.live:
+            if not os.path.isdir(self.path):
+                raise Unavailable(self.path, "root is not a directory")
+            self._errors = self._load_meta("errors.json")
+            self._listings = self._load_meta("listings.json")
+
+    def __repr__(self) -> str:
+        return f"Root({self.path!r})"
+
+    def _load_meta(self, name: str) -> dict:
+        meta = os.path.join(self.path, META, name)
+        try:
+            with open(meta, encoding="utf-8") as f:
+                data = json.load(f)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as e:
+            raise Unavailable(meta, f"corrupt snapshot metadata: {e}") from e
+        return data if isinstance(data, dict) else {}
+
+    # -- path resolution -------------------------------------------------
+    def _host(self, parts: Sequence[str]) -> str:
+        return os.path.join(self.path, *parts)
+
+    def _walk(self, parts: list[str], follow_last: bool) -> tuple[str, ...]:
+        """Resolve logical components to canonical ones, never leaving the root."""
+        resolved: list[str] = []
+        todo = list(reversed(parts))
+        links = 0
+        missing = False  # once a component is missing, nothing below it can be a link
+        while todo:
+            part = todo.pop()
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                continue
+            resolved.append(part)
+            if missing or (not todo and not follow_last):
+                continue
+            try:
+                st = os.lstat(self._host(resolved))
+            except OSError:
+                missing = True
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                links += 1
+                if links > MAX_LINKS:
+                    raise Unavailable("/" + "/".join(parts), "too many levels of symbolic links")
+                target = os.readlink(self._host(resolved))
+                if self.recorder:
+                    self.recorder.link("/" + "/".join(resolved), target)
+                resolved.pop()
+                if target.startswith("/"):
+                    resolved.clear()
+                todo.extend(reversed(target.split("/")))
+        return tuple(resolved)
+
+    def canonical(self, path: str, follow_last: bool = True) -> str:
+        """The path inside the root that `path` names once links are followed."""
+        parts = _logical(path)
+        if not parts:
+            return "/"
+        parent = tuple(parts[:-1])
+        base = self._dirs.get(parent)
+        if base is None:
+            base = self._walk(list(parent), follow_last=True)
+            self._dirs[parent] = base
+        resolved = self._walk([*base, parts[-1]], follow_last) if follow_last else (*base, parts[-1])
+        return "/" + "/".join(resolved)
+
+    def _recorded_error(self, path: str) -> None:
+        reason = self._errors.get(path)
+        if reason is not None:
+            raise Unavailable(path, reason)
+
+    def _fail(self, path: str, reason: str) -> Unavailable:
+        if self.recorder:
+            self.recorder.error(path, reason)
+        return Unavailable(path, reason)
+
+    # -- files -----------------------------------------------------------
+    def read(self, path: str, limit: int = MAX_READ) -> str:
+        """The text of a regular file (decoded leniently); Unavailable otherwise."""
+        self._recorded_error(path)
+        real = self.canonical(path)
+        host = self._host(_logical(real))
+        try:
+            fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as e:
+            raise self._fail(path, _reason(e)) from e
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise self._fail(path, "not a regular file")
+            chunks, size = [], 0
+            while size <= limit:
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except OSError as e:
+                    raise self._fail(path, _reason(e)) from e
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > limit:
+                raise self._fail(path, f"larger than {limit} bytes")
+        finally:
+            os.close(fd)
+        text = b"".join(chunks).decode("utf-8", errors="replace")
+        if self.recorder:
+            self.recorder.file(real, text)
+        return text
+
+    def listdir(self, path: str) -> list[str]:
+        """Sorted names in a directory; Unavailable if it is missing."""
+        self._recorded_error(path)
+        real = self.canonical(path)
+        if real in self._listings:
+            return list(self._listings[real])
+        try:
+            names = sorted(os.listdir(self._host(_logical(real))))
+        except OSError as e:
+            raise self._fail(path, _reason(e)) from e
+        if self.recorder:
+            self.recorder.listing(real, names)
+        return names
+
+    def readlink(self, path: str) -> str:
+        """The target of a symbolic link, as written in the link."""
+        self._recorded_error(path)
+        real = self.canonical(path, follow_last=False)
+        try:
+            target = os.readlink(self._host(_logical(real)))
+        except OSError as e:
+            raise self._fail(path, _reason(e)) from e
+        if self.recorder:
+            self.recorder.link(real, target)
+        return target
+
+    def exists(self, path: str) -> bool:
+        if path in self._errors:
+            return False
+        real = self.canonical(path)
+        if real in self._listings:
+            return True
+        host = self._host(_logical(real))
+        found = os.path.lexists(host)
+        if found and self.recorder:
+            self.recorder.present(real, is_dir=os.path.isdir(host))
+        return found
+
+    def isdir(self, path: str) -> bool:
+        real = self.canonical(path)
+        if real in self._listings:
+            return True
+        found = os.path.isdir(self._host(_logical(real)))
+        if found and self.recorder:
+            self.recorder.directory(real)
+        return found
+
+    # -- commands --------------------------------------------------------
+    def run(self, argv: Sequence[str], timeout: float = 30.0) -> CommandResult:
+        """Run a command on a live root, or replay its recorded output; never raises."""
+        argv = tuple(argv)
+        if not self.live:
+            return self._replay(argv)
+        if shutil.which(argv[0]) is None:
+            package = PACKAGES.get(argv[0])
+            hint = f" (Debian package '{package}')" if package else ""
+            result = CommandResult(argv, None, error=f"{argv[0]} not found{hint}")
+        else:
+            env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+            try:
+                proc = subprocess.run(argv, capture_output=True, text=True, errors="replace",
+                                      timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+                result = CommandResult(argv, proc.returncode, proc.stdout, proc.stderr)
+            except subprocess.TimeoutExpired:
+                result = CommandResult(argv, None, error=f"timed out after {timeout:g} s")
+            except OSError as e:
+                result = CommandResult(argv, None, error=_reason(e))
+        if self.recorder:
+            self.recorder.command(result)
+        return result
+
+    def _replay(self, argv: tuple[str, ...]) -> CommandResult:
+        host = os.path.join(self.path, META, "commands", command_key(argv))
+        try:
+            with open(host, encoding="utf-8") as f:
+                data = json.load(f)
+            return CommandResult(tuple(data["argv"]), data.get("returncode"), data.get("stdout", ""),
+                                 data.get("stderr", ""), data.get("error"))
+        except FileNotFoundError:
+            return CommandResult(argv, None, error="not recorded in this snapshot")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return CommandResult(argv, None, error=f"corrupt recorded output {host}: {e}")
+
+
+def _reason(e: OSError) -> str:
+    if e.errno == errno.ENOENT:
+        return "missing"
+    return e.strerror or str(e)
+
+
+_SECRET_ASSIGNMENT = re.compile(
+    r"(?im)^(\s*[^=#;\n]*\b(?:password|passwd|secret|credentials?)\b[^=\n]*=)[^\n]*$")
+_SECRET_OPTION = re.compile(r"(?i)\b(password|passwd|pass|secret|credentials)=([^,\s]*)")
+
+
+def redact(text: str) -> str:
+    """Remove passwords and secrets from config text and option strings."""
+    text = _SECRET_ASSIGNMENT.sub(r"\1 <redacted>", text)
+    return _SECRET_OPTION.sub(r"\1=<redacted>", text)
+
+
+class Recorder:
+    """Writes what a live Root sees into a snapshot tree that a Root replays."""
+
+    def __init__(self, dest: str | os.PathLike):
+        self.dest = Path(dest)
+        self.dest.mkdir(parents=True, exist_ok=True)
+        (self.dest / META / "commands").mkdir(parents=True, exist_ok=True)
+        self.errors: dict[str, str] = {}
+        self.listings: dict[str, list[str]] = {}
+
+    def _target(self, path: str) -> Path:
+        return self.dest.joinpath(*_logical(path))
+
+    def file(self, path: str, text: str) -> None:
+        target = self._target(path)
+        if target.is_symlink():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(redact(text) if path.startswith("/etc/") else text, encoding="utf-8")
+
+    def directory(self, path: str) -> None:
+        self._target(path).mkdir(parents=True, exist_ok=True)
+
+    def present(self, path: str, is_dir: bool) -> None:
+        """Something was seen to exist without being read: keep an empty stand-in."""
+        target = self._target(path)
+        if is_dir:
+            self.directory(path)
+        elif not target.exists() and not target.is_symlink():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+
+    def listing(self, path: str, names: list[str]) -> None:
+        self.directory(path)
+        self.listings[path] = names
+
+    def link(self, path: str, target: str) -> None:
+        where = self._target(path)
+        if where.is_symlink() or where.exists():
+            return
+        where.parent.mkdir(parents=True, exist_ok=True)
+        where.symlink_to(target)
+
+    def error(self, path: str, reason: str) -> None:
+        self.errors[path] = reason
+
+    def command(self, result: CommandResult) -> None:
+        data = result.to_json()
+        data["stdout"], data["stderr"] = redact(result.stdout), redact(result.stderr)
+        out = self.dest / META / "commands" / command_key(result.argv)
+        out.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+    def close(self) -> None:
+        meta = self.dest / META
+        (meta / "errors.json").write_text(json.dumps(self.errors, indent=1, sort_keys=True))
+        (meta / "listings.json").write_text(json.dumps(self.listings, indent=1, sort_keys=True))

@@ -1,0 +1,70 @@
+"""Snapshots: capture what the collectors read on a live system into a tar.gz,
+and open a tar.gz (or a directory) as a Root for replay."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from nastune import __version__
+from nastune.facts import AREAS, Facts, collect
+from nastune.root import META, Recorder, Root, Unavailable
+
+
+def capture(out: Path, xfs_fragmentation: bool = False) -> Facts:
+    """Collect every area from the live system, recording each read, into `out` (tar.gz)."""
+    with tempfile.TemporaryDirectory(prefix="nastune-capture-") as tmp:
+        tree = Path(tmp) / "root"
+        recorder = Recorder(tree)
+        facts = collect(Root("/", recorder=recorder), AREAS, xfs_fragmentation=xfs_fragmentation)
+        recorder.close()
+        (tree / META / "capture.json").write_text(json.dumps(
+            {"nastune": __version__, "schema": facts.schema_,
+             "kernel": facts.system.kernel.value if facts.system else None}, indent=1))
+        partial = out.with_name(out.name + ".part")
+        with tarfile.open(partial, "w:gz") as tar:
+            tar.add(tree, arcname=".")
+        os.replace(partial, out)
+    return facts
+
+
+def _extract(archive: Path, dest: Path) -> None:
+    """Unpack with tarfile's 'data' filter; symbolic links are made last, so no member
+    can be written through one (links may point anywhere: Root never follows them out)."""
+    links = []
+    with tarfile.open(archive) as tar:
+        for member in tar:
+            if member.issym():
+                links.append(member)
+            elif member.isreg() or member.isdir():
+                tar.extract(member, dest, filter="data")
+    for member in links:
+        target = (dest / member.name).resolve(strict=False)
+        parent = target.parent
+        if os.path.commonpath([parent, dest.resolve()]) != str(dest.resolve()):
+            raise Unavailable(str(archive), f"member {member.name!r} is outside the snapshot")
+        parent.mkdir(parents=True, exist_ok=True)
+        if not os.path.lexists(dest / member.name):
+            os.symlink(member.linkname, dest / member.name)
+
+
+@contextlib.contextmanager
+def open_root(path: str | os.PathLike) -> Iterator[Root]:
+    """A Root for a directory (live when '/'), or for a snapshot archive unpacked for the call."""
+    p = Path(path)
+    if p.is_file():
+        with tempfile.TemporaryDirectory(prefix="nastune-root-") as tmp:
+            try:
+                _extract(p, Path(tmp))
+            except (tarfile.TarError, OSError) as e:
+                raise Unavailable(str(p), f"not a readable snapshot archive: {e}") from e
+            yield Root(tmp)
+    elif p.is_dir():
+        yield Root(p)
+    else:
+        raise Unavailable(str(p), "no such directory or snapshot archive")
