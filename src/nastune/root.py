@@ -310,9 +310,11 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+# A parameter whose name ends in a secret word ("ldap admin password = x"), not one that
+# merely mentions it ("check password script", "passwd chat").
 _SECRET_ASSIGNMENT = re.compile(
-    r"(?im)^(\s*[^=#;\n]*\b(?:password|passwd|secret|credentials?)\b[^=\n]*=)[^\n]*$")
-_SECRET_OPTION = re.compile(r"(?i)\b(password|passwd|pass|secret|credentials)=([^,\s]*)")
+    r"(?im)^(\s*(?:[^=#;\n]*\s)?(?:password|passwd|secret|credentials?)\s*=)[^\n]*$")
+_SECRET_OPTION = re.compile(r"(?i)\b(password|passwd|pass|secret|credentials)=([^,\s]+)")
 
 
 def redact(text: str) -> str:

@@ -20,7 +20,7 @@ def parse(text: str) -> dict[str, dict[str, str]]:
         line = pending + raw.strip()
         pending = ""
         if line.endswith("\\"):
-            pending = line[:-1] + " "
+            pending = line[:-1].rstrip() + " "
             continue
         if not line or line[0] in "#;":
             continue

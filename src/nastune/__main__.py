@@ -1,0 +1,3 @@
+from nastune.cli import app
+
+app()

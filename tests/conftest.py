@@ -1,0 +1,40 @@
+"""Shared test helpers: fixture locations and running the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOTS = FIXTURES / "roots"
+UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"
+
+
+def run_cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """The real command line in a child process, as a user runs it."""
+    proc = subprocess.run([sys.executable, "-m", "nastune", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "200"}, stdin=subprocess.DEVNULL, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
+    return proc
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(run_cli(*args).stdout)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A writable root: tree('proc/mdstat', 'text') writes a file into it."""
+    def write(path: str, text: str = "") -> Path:
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        return target
+    write.root = tmp_path
+    return write

@@ -1,0 +1,71 @@
+"""Golden tests: the real CLI on each fixture system, compared with its recorded JSON.
+
+NASTUNE_UPDATE_GOLDEN=1 rewrites the golden files after an intended change."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOTS, UPDATE_GOLDEN, cli_json, run_cli
+
+SYSTEMS = ["debian12-vm.tar.gz", "two-socket-numa", "small-nas-raid5", "nfs-client-small-rsize"]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_inspect_json_matches_golden(system):
+    got = cli_json("inspect", "--root", str(ROOTS / system), "--json")
+    golden = FIXTURES / "golden" / f"inspect-{system.removesuffix('.tar.gz')}.json"
+    if UPDATE_GOLDEN:
+        golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    assert got == json.loads(golden.read_text())
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_inspect_tables_render(system):
+    out = run_cli("inspect", "--root", str(ROOTS / system)).stdout
+    assert "System" in out and "Kernel tunables" in out
+
+
+def test_two_socket_story_is_visible_in_the_facts():
+    facts = cli_json("inspect", "--root", str(ROOTS / "two-socket-numa"), "--json", "--area", "network",
+                     "--area", "system")
+    nic = next(i for i in facts["network"]["interfaces"] if i["name"] == "ens1f0")
+    assert nic["numa_node"]["value"] == 1 and nic["local_cpus"]["value"] == list(range(8, 16))
+    assert {tuple(irq["affinity"]["value"]) for irq in nic["irqs"]} == {tuple(range(8))}
+    assert facts["system"]["irqbalance_running"]["value"] is False
+    assert [n["cpus"]["value"] for n in facts["system"]["numa_nodes"]] == [list(range(8)), list(range(8, 16))]
+
+
+def test_small_nas_story_is_visible_in_the_facts():
+    facts = cli_json("inspect", "--root", str(ROOTS / "small-nas-raid5"), "--json")
+    md = {a["name"]: a for a in facts["md"]["arrays"]}
+    assert md["md0"]["sysfs"]["stripe_cache_size"]["value"] == "256"
+    assert md["md1"]["degraded"] is True and md["md1"]["sync_action"] == "recovery"
+    assert facts["kernel_log"]["page_allocation_failures"] == {"value": 2, "source": "/var/log/kern.log"}
+    smb = facts["smb"]["config"]["value"]
+    assert smb["resolved"] is False and smb["globals"]["aio read size"] == "0"
+    assert [e["path"] for e in facts["nfs_server"]["exports"]["value"]] == ["/srv/data", "/srv/backup"]
+    assert facts["nfs_server"]["nfsd_threads"]["value"] == 8
+
+
+def test_nfs_client_story_is_visible_in_the_facts():
+    facts = cli_json("inspect", "--root", str(ROOTS / "nfs-client-small-rsize"), "--json", "--area", "nfs")
+    mount = facts["nfs_client"]["mounts"]["value"][0]
+    assert (mount["version"], mount["rsize"], mount["wsize"], mount["proto"]) == ("3", 8192, 8192, "tcp")
+    assert mount["ops"]["WRITE"]["ops"] == 655360
+
+
+def test_bad_root_is_a_clear_error():
+    proc = run_cli("inspect", "--root", "/nonexistent/root", check=False)
+    assert proc.returncode == 2 and "/nonexistent/root: no such directory or snapshot archive" in proc.stderr
+    proc = run_cli("inspect", "--area", "disks", check=False)
+    assert proc.returncode == 2 and "unknown area 'disks'" in proc.stderr
+
+
+def test_corrupt_snapshot_archive_is_a_clear_error(tmp_path):
+    bad = tmp_path / "snap.tar.gz"
+    bad.write_bytes(b"\x1f\x8b not really gzip")
+    proc = run_cli("inspect", "--root", str(bad), check=False)
+    assert proc.returncode == 2 and "not a readable snapshot archive" in proc.stderr

@@ -1,0 +1,56 @@
+"""Collectors on hostile input: an empty root, malformed files, and secrets in a capture."""
+
+from __future__ import annotations
+
+import pytest
+
+from nastune.facts import AREAS, collect, expand
+from nastune.root import Root
+
+
+def test_every_collector_survives_an_empty_root(tmp_path):
+    facts = collect(Root(tmp_path), AREAS)
+    assert facts.system.kernel.unknown == "missing"
+    assert facts.md.personalities.unknown.startswith("no md driver")
+    assert facts.network.interfaces == [] and facts.block.devices == []
+    assert facts.smb.config.unknown == "missing"
+    assert facts.zfs.pools.unknown == "not recorded in this snapshot"
+    assert facts.sysctl.get("fs.xfs.xfsbufd_centisecs").unknown == "absent on this kernel"
+    assert facts.kernel_log.page_allocation_failures.known is False
+    assert facts.warnings == []
+
+
+MALFORMED = [
+    ("/proc/mdstat", "Personalities : [raid1]\nmd0 : active raid1 sda1[0] ~~~ \n", "md", "/proc/mdstat"),
+    ("/proc/meminfo", "MemTotal: lots\n", "system", "/proc/meminfo"),
+    ("/proc/mounts", "onlytwo fields\n", "mounts", "/proc/mounts"),
+    ("/etc/fstab", "/dev/sda1 /\n", "mounts", "/etc/fstab"),
+    ("/etc/exports", '"/srv/unterminated quote\n', "nfs_server", "/etc/exports"),
+    ("/etc/ganesha/ganesha.conf", "EXPORT {\n Path = /x;\n", "nfs_server", "/etc/ganesha/ganesha.conf"),
+    ("/etc/samba/smb.conf", "[global\nfoo\n", "smb", "/etc/samba/smb.conf"),
+    ("/proc/fs/nfsd/threads", "eight\n", "nfs_server", "/proc/fs/nfsd/threads"),
+    ("/proc/self/mountstats", "device a mounted on /m with fstype nfs statvers=1.1\n\tper-op statistics\n\tREAD: x y\n",
+     "nfs_client", "/proc/self/mountstats"),
+    ("/sys/devices/system/cpu/online", "0-x\n", "system", "/sys/devices/system/cpu/online"),
+    ("/proc/interrupts", "no header here\n", "network", "/proc/interrupts"),
+]
+
+
+@pytest.mark.parametrize("path,text,area,source", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_malformed_file_gives_a_warning_naming_it(tree, path, text, area, source):
+    tree(path, text)
+    facts = collect(Root(tree.root), [area])
+    assert any(w.source == source for w in facts.warnings), facts.warnings
+
+
+def test_malformed_fstab_line_is_reported_with_its_number(tree):
+    tree("/etc/fstab", "# comment\n/dev/sda1 / ext4 defaults 0 1\nbroken\n")
+    facts = collect(Root(tree.root), ["mounts"])
+    assert [(w.source, w.line) for w in facts.warnings] == [("/etc/fstab", 3)]
+    assert [e.file for e in facts.mounts.fstab.value] == ["/"]
+
+
+def test_unknown_area_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="unknown area 'disks'; choose from system"):
+        expand(["disks"])
+    assert expand(["storage", "system"]) == ["system", "block", "md", "mounts", "zfs"]
