@@ -1,0 +1,41 @@
+"""The knowledge base: one module per rule in catalog/, each with its doc beside it.
+
+A rule module defines RULE (a Rule). This package finds them all, evaluates them on
+facts and sorts the findings by expected impact."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from nastune.facts import Facts
+from nastune.rules import catalog
+from nastune.rules.model import Finding, Rule, Severity
+
+
+def all_rules() -> list[Rule]:
+    rules = []
+    for info in pkgutil.iter_modules(catalog.__path__):
+        module = importlib.import_module(f"{catalog.__name__}.{info.name}")
+        rule = module.RULE
+        rule.module = module.__file__
+        rules.append(rule)
+    return sorted(rules, key=lambda r: (r.area, r.id))
+
+
+def get(rule_id: str) -> Rule:
+    for rule in all_rules():
+        if rule.id == rule_id:
+            return rule
+    raise KeyError(rule_id)
+
+
+def evaluate(facts: Facts, only: list[str] | None = None, min_severity: Severity = Severity.info) -> list[Finding]:
+    """Every finding of every applicable rule, most impact first."""
+    findings = []
+    for rule in all_rules():
+        if only and rule.id not in only:
+            continue
+        if rule.applies(facts):
+            findings.extend(f for f in rule.check(rule, facts) if f.severity >= min_severity)
+    return sorted(findings, key=lambda f: (-f.impact, -f.severity, f.area, f.rule, f.target))

@@ -1,0 +1,120 @@
+"""What a rule is and what it produces: findings with evidence and typed changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, field_serializer
+
+from nastune.facts import Facts
+from nastune.facts.model import Fact
+
+
+class Severity(IntEnum):
+    info = 0
+    low = 1
+    medium = 2
+    high = 3
+    critical = 4
+
+
+# The kinds of change the tuning engine applies; a rule may only recommend these.
+KNOBS = {
+    "sysctl": "a kernel tunable under /proc/sys (target: the key)",
+    "sysfs": "a file under /sys (target: its path)",
+    "irq_affinity": "an IRQ's smp_affinity_list (target: irq/N)",
+    "mtu": "an interface's MTU (target: the interface)",
+    "ethtool_coalesce": "a NIC coalescing parameter (target: interface, key: parameter)",
+    "ethtool_feature": "a NIC offload feature (target: interface, key: feature)",
+    "ethtool_ring": "a NIC ring size (target: interface, key: rx or tx)",
+    "mount_option": "a mount option, by remount (target: mountpoint, key: option)",
+    "samba": "a Samba parameter (target: global or share name, key: parameter)",
+    "ganesha_export": "an NFS-Ganesha export parameter (target: export id, key: parameter)",
+    "nfs_export": "a kernel NFS export option (target: export path, key: option)",
+    "nfsd_threads": "the kernel NFS server's thread count (target: nfsd)",
+    "nfs_client_mount": "an NFS client mount option, by remount or fstab (target: mountpoint, key: option)",
+    "zfs_property": "a ZFS dataset property (target: dataset, key: property)",
+    "xfs_fsr": "an XFS defragmentation run (target: mountpoint)",
+}
+
+
+class Change(BaseModel):
+    """One typed change: which knob, on what, from what to what."""
+
+    knob: str
+    target: str
+    key: str | None = None
+    current: Any = None
+    new: Any = None
+    durability_risk: bool = False  # trades crash safety for speed: never applied without opt-in
+
+    def describe(self) -> str:
+        what = f"{self.target} {self.key}" if self.key else self.target
+        return f"{self.knob} {what}: {self.current!r} -> {self.new!r}"
+
+
+class Evidence(BaseModel):
+    fact: str
+    value: Any
+    source: str
+
+    @classmethod
+    def of(cls, name: str, fact: Fact) -> "Evidence":
+        return cls(fact=name, value=fact.value if fact.known else f"unknown: {fact.unknown}", source=fact.source)
+
+
+class Finding(BaseModel):
+    rule: str
+    title: str
+    area: str
+    severity: Severity
+    impact: int  # expected share of throughput at stake, 0-100: the sort key
+    target: str
+    message: str
+    evidence: list[Evidence]
+    gain: str
+    changes: list[Change]
+    advice: str | None = None  # what to do by hand when no change can be applied by a tool
+    tradeoff: str
+    source: str
+
+    @field_serializer("severity")
+    def _severity(self, value: Severity) -> str:
+        return value.name
+
+
+@dataclass
+class Rule:
+    """A rule: metadata plus `check`, a pure function of facts yielding findings."""
+
+    id: str
+    title: str
+    area: str
+    severity: Severity
+    gain: str
+    tradeoff: str
+    source: str
+    check: Callable[["Rule", Facts], Iterable[Finding]]
+    needs: tuple[str, ...] = ()  # fact areas the rule reads; it is skipped when one was not collected
+    module: str = field(default="", repr=False)
+
+    @property
+    def doc_path(self) -> Path:
+        return Path(self.module).with_suffix(".md")
+
+    def doc(self) -> str:
+        return self.doc_path.read_text(encoding="utf-8")
+
+    def applies(self, facts: Facts) -> bool:
+        return all(getattr(facts, area) is not None for area in self.needs)
+
+    def finding(self, target: str, message: str, evidence: list[Evidence], changes: list[Change] = (),
+                impact: int = 5, severity: Severity | None = None, advice: str | None = None,
+                gain: str | None = None, tradeoff: str | None = None) -> Finding:
+        return Finding(rule=self.id, title=self.title, area=self.area, severity=severity or self.severity,
+                       impact=impact, target=target, message=message, evidence=evidence, gain=gain or self.gain,
+                       changes=list(changes), advice=advice, tradeoff=tradeoff or self.tradeoff, source=self.source)
