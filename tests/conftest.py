@@ -28,6 +28,14 @@ def cli_json(*args: str) -> dict:
     return json.loads(run_cli(*args).stdout)
 
 
+def assert_golden(name: str, got: dict) -> None:
+    """Compare with tests/fixtures/golden/NAME.json (rewritten when NASTUNE_UPDATE_GOLDEN=1)."""
+    golden = FIXTURES / "golden" / f"{name}.json"
+    if UPDATE_GOLDEN:
+        golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+    assert got == json.loads(golden.read_text())
+
+
 @pytest.fixture
 def tree(tmp_path):
     """A writable root: tree('proc/mdstat', 'text') writes a file into it."""

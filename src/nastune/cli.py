@@ -10,9 +10,13 @@ import typer
 from rich.console import Console
 
 from nastune import __version__
-from nastune.facts import AREAS, GROUPS, collect, expand
+from nastune import rules as knowledge
+from nastune.facts import AREAS, GROUPS, Facts, collect, expand
+from nastune.facts.model import Fact
+from nastune.report import findings_view
 from nastune.report.facts_view import render
 from nastune.root import Unavailable
+from nastune.rules.model import Severity
 from nastune.snapshot import capture as capture_snapshot
 from nastune.snapshot import open_root
 
@@ -27,6 +31,13 @@ RootOption = Annotated[str, typer.Option(
     "--root", help="Read this system instead of the live one: a directory tree or a snapshot "
                    "archive made by `nastune capture`.", metavar="DIR|SNAPSHOT")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
+AreaOption = Annotated[list[str] | None, typer.Option(
+    "--area", help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")]
+FragOption = Annotated[bool, typer.Option(
+    "--xfs-fragmentation", help="Also measure XFS fragmentation with xfs_db. On a live system this "
+                                "FREEZES each mounted XFS file system for the few seconds of the reading.")]
+SEVERITIES = [s.name for s in Severity]
+FINDINGS_SCHEMA = "nastune.findings/1"
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -49,25 +60,40 @@ def _verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
+def _facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
+    try:
+        areas = expand(area or AREAS)
+        with open_root(root) as r:
+            return collect(r, areas, xfs_fragmentation=xfs_fragmentation)
+    except (ValueError, Unavailable) as e:
+        fail(str(e))
+
+
+def _numa_matrix(path: Path) -> Fact[list[list[float]]]:
+    """A measured memory bandwidth matrix (GB/s): {"matrix": [[...], ...]} or a bare list of rows."""
+    import json as jsonlib
+    try:
+        data = jsonlib.loads(path.read_text())
+        rows = data["matrix"] if isinstance(data, dict) else data
+        matrix = [[float(v) for v in row] for row in rows]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"{path}: not a bandwidth matrix ({e}); expected {{\"matrix\": [[GB/s, ...], ...]}}")
+    if any(len(row) != len(matrix) for row in matrix):
+        fail(f"{path}: the matrix must be square (one row and one column per NUMA node)")
+    return Fact(value=matrix, source=str(path))
+
+
 @app.command()
 def inspect(
     ctx: typer.Context,
     root: RootOption = "/",
     json: JsonOption = False,
-    area: Annotated[list[str] | None, typer.Option(
-        "--area", help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")] = None,
-    xfs_fragmentation: Annotated[bool, typer.Option(
-        "--xfs-fragmentation", help="Also measure XFS fragmentation with xfs_db. On a live system this "
-                                    "FREEZES each mounted XFS file system for the few seconds of the reading.")] = False,
+    area: AreaOption = None,
+    xfs_fragmentation: FragOption = False,
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
     network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
-    try:
-        areas = expand(area or AREAS)
-        with open_root(root) as r:
-            facts = collect(r, areas, xfs_fragmentation=xfs_fragmentation)
-    except (ValueError, Unavailable) as e:
-        fail(str(e))
+    facts = _facts(root, area, xfs_fragmentation)
     if json:
         print(facts.to_json())
     else:
@@ -91,3 +117,58 @@ def capture(
         fail(f"{out}: {e}")
     console.print(f"wrote {out} ({out.stat().st_size // 1024} KiB, {len(facts.warnings)} warnings); "
                   f"read it with: nastune inspect --root {out}", highlight=False)
+
+
+@app.command()
+def diagnose(
+    ctx: typer.Context,
+    root: RootOption = "/",
+    json: JsonOption = False,
+    area: AreaOption = None,
+    min_severity: Annotated[str, typer.Option(
+        "--min-severity", help=f"Hide findings below this severity: {', '.join(SEVERITIES)}.")] = "info",
+    fail_on: Annotated[str | None, typer.Option(
+        "--fail-on", help="Exit 1 when a finding of this severity or higher exists (for scripts).")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Only these rules (repeatable).")] = None,
+    numa_matrix: Annotated[Path | None, typer.Option(
+        "--numa-matrix", help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule.")] = None,
+    xfs_fragmentation: FragOption = False,
+) -> None:
+    """Find what makes this NAS slow: every rule of the knowledge base run on the system's
+    facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source."""
+    for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
+        if value is not None and value not in SEVERITIES:
+            fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
+    known = {r.id for r in knowledge.all_rules()}
+    unknown = [r for r in only or [] if r not in known]
+    if unknown:
+        fail(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
+    facts = _facts(root, area, xfs_fragmentation)
+    if numa_matrix is not None:
+        facts.numa_bandwidth = _numa_matrix(numa_matrix)
+    findings = knowledge.evaluate(facts, only=only, min_severity=Severity[min_severity])
+    if json:
+        import json as jsonlib
+        print(jsonlib.dumps({"schema": FINDINGS_SCHEMA, "rules": len(known),
+                             "findings": [f.model_dump(mode="json") for f in findings],
+                             "warnings": [w.model_dump(mode="json", exclude_none=True) for w in facts.warnings]},
+                            indent=1))
+    else:
+        findings_view.render(findings, console, verbose=_verbose(ctx))
+    if fail_on is not None and any(f.severity >= Severity[fail_on] for f in findings):
+        raise typer.Exit(1)
+
+
+@app.command()
+def explain(rule_id: Annotated[str | None, typer.Argument(help="A rule id; without one, list all rules.")] = None) -> None:
+    """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
+    from rich.markdown import Markdown
+    if rule_id is None:
+        console.print(findings_view.rule_table(knowledge.all_rules()))
+        return
+    try:
+        rule = knowledge.get(rule_id)
+    except KeyError:
+        fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
+    console.print(Markdown(rule.doc()))
+    console.print(f"\narea: {rule.area}; severity: {rule.severity.name}; source: {rule.source}", highlight=False)

@@ -4,22 +4,16 @@ NASTUNE_UPDATE_GOLDEN=1 rewrites the golden files after an intended change."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import FIXTURES, ROOTS, UPDATE_GOLDEN, cli_json, run_cli
+from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 
 SYSTEMS = ["debian12-vm", "two-socket-numa", "small-nas-raid5", "nfs-client-small-rsize"]
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_inspect_json_matches_golden(system):
-    got = cli_json("inspect", "--root", str(ROOTS / f"{system}.tar.gz"), "--json")
-    golden = FIXTURES / "golden" / f"inspect-{system}.json"
-    if UPDATE_GOLDEN:
-        golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
-    assert got == json.loads(golden.read_text())
+    assert_golden(f"inspect-{system}", cli_json("inspect", "--root", str(ROOTS / f"{system}.tar.gz"), "--json"))
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

@@ -12,7 +12,7 @@ from nastune.facts.block import BlockFacts
 from nastune.facts.context import Context
 from nastune.facts.kernel_log import KernelLogFacts
 from nastune.facts.mdraid import MdFacts
-from nastune.facts.model import Warning_
+from nastune.facts.model import Fact, Warning_
 from nastune.facts.mounts import MountFacts
 from nastune.facts.network import NetworkFacts
 from nastune.facts.nfs_client import NfsClientFacts
@@ -45,6 +45,7 @@ class Facts(BaseModel):
     nfs_client: NfsClientFacts | None = None
     smb: SmbFacts | None = None
     kernel_log: KernelLogFacts | None = None
+    numa_bandwidth: Fact[list[list[float]]] | None = None  # measured (GB/s), supplied with --numa-matrix
     warnings: list[Warning_] = []
 
     model_config = {"populate_by_name": True}

@@ -32,22 +32,22 @@ class MdMember(BaseModel):
 class MdArray(BaseModel):
     name: str
     state: str  # active or inactive
-    read_only: str | None  # read-only, auto-read-only
-    level: str | None
+    read_only: str | None = None  # read-only, auto-read-only
+    level: str | None = None
     members: list[MdMember]
-    blocks: int | None
-    metadata: str | None
-    chunk_kb: int | None
-    raid_disks: int | None
-    active_disks: int | None
-    member_status: str | None
+    blocks: int | None = None
+    metadata: str | None = None
+    chunk_kb: int | None = None
+    raid_disks: int | None = None
+    active_disks: int | None = None
+    member_status: str | None = None
     degraded: bool
-    sync_action: str | None
-    sync_percent: float | None
-    sync_finish: str | None
-    sync_speed: str | None
-    sync_pending: str | None
-    bitmap: str | None
+    sync_action: str | None = None
+    sync_percent: float | None = None
+    sync_finish: str | None = None
+    sync_speed: str | None = None
+    sync_pending: str | None = None
+    bitmap: str | None = None
     sysfs: dict[str, Fact[str]]
 
     def sysfs_int(self, key: str) -> int | None:

@@ -46,7 +46,7 @@ class XfsInfo(BaseModel):
     agcount: int
     data_blocks: int
     log: str  # internal or external
-    log_device: str | None
+    log_device: str | None = None
     log_bytes: int
     sunit: int
     swidth: int
@@ -56,7 +56,7 @@ class XfsFragmentation(BaseModel):
     actual: int
     ideal: int
     percent: float
-    extents_per_file: float | None
+    extents_per_file: float | None = None
     method: str  # how a consistent reading was obtained
 
 

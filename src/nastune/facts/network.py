@@ -26,13 +26,13 @@ class Irq(BaseModel):
 
 
 class Feature(BaseModel):
-    active: bool | None
-    fixed: bool | None
+    active: bool | None = None
+    fixed: bool | None = None
 
 
 class Coalesce(BaseModel):
-    adaptive_rx: bool | None
-    adaptive_tx: bool | None
+    adaptive_rx: bool | None = None
+    adaptive_tx: bool | None = None
     params: dict[str, int]
 
 
@@ -48,7 +48,7 @@ class Interface(BaseModel):
     speed_mbps: Fact[int]
     operstate: Fact[str]
     driver: Fact[str]
-    pci_address: str | None
+    pci_address: str | None = None
     numa_node: Fact[int]
     local_cpus: Fact[list[int]]
     rx_queues: int

@@ -33,12 +33,12 @@ class NfsMount(BaseModel):
     mountpoint: str
     fstype: str
     options: dict[str, str]
-    version: str | None
-    rsize: int | None
-    wsize: int | None
-    proto: str | None
+    version: str | None = None
+    rsize: int | None = None
+    wsize: int | None = None
+    proto: str | None = None
     nconnect: int
-    timeo: int | None
+    timeo: int | None = None
     hard: bool
     ops: dict[str, NfsOp]
 

@@ -25,18 +25,18 @@ class PoolStats(BaseModel):
 
 
 class GaneshaExport(BaseModel):
-    export_id: int | None
-    path: str | None
-    pseudo: str | None
+    export_id: int | None = None
+    path: str | None = None
+    pseudo: str | None = None
     protocols: list[str]
     transports: list[str]
-    access_type: str | None
-    squash: str | None
-    fsal: str | None
-    max_read: int | None
-    max_write: int | None
-    pref_read: int | None
-    pref_write: int | None
+    access_type: str | None = None
+    squash: str | None = None
+    fsal: str | None = None
+    max_read: int | None = None
+    max_write: int | None = None
+    pref_read: int | None = None
+    pref_write: int | None = None
     line: int
 
 

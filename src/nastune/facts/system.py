@@ -34,6 +34,7 @@ class SystemFacts(Section):
     cpus: Fact[int]
     numa_nodes: list[NumaNode]
     memory_bytes: Fact[int]
+    swap_bytes: Fact[int]
     irqbalance_running: Fact[bool]
     daemons: list[Process]
 
@@ -105,6 +106,7 @@ def collect(ctx: Context) -> SystemFacts:
         cpus=cpus,
         numa_nodes=_numa_nodes(ctx),
         memory_bytes=ctx.fact("/proc/meminfo", meminfo_bytes),
+        swap_bytes=ctx.fact("/proc/meminfo", lambda t: meminfo_bytes(t, "SwapTotal")),
         irqbalance_running=Fact(value=any(p.name == "irqbalance" for p in running), source="/proc/[pid]/comm"),
         daemons=running,
     )

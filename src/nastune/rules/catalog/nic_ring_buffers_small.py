@@ -1,0 +1,27 @@
+from nastune.rules.model import Change, Evidence, Rule, Severity
+
+
+def check(rule, facts):
+    for i in facts.network.interfaces:
+        if i.kind != "physical" or not i.rings.known:
+            continue
+        current, maximum = i.rings.value.current, i.rings.value.maximum
+        small = [k for k in ("rx", "tx") if k in current and maximum.get(k, 0) >= 2 * current[k] > 0]
+        if small:
+            yield rule.finding(
+                target=i.name, impact=4,
+                message=f"{i.name} rings are far below what the NIC allows: "
+                        + ", ".join(f"{k} {current[k]} of {maximum[k]}" for k in small) + ".",
+                evidence=[Evidence.of(f"{i.name} rings", i.rings)],
+                changes=[Change(knob="ethtool_ring", target=i.name, key=k, current=current[k], new=maximum[k])
+                         for k in small])
+
+
+RULE = Rule(
+    id="nic-ring-buffers-small", title="NIC ring buffers far below their maximum", area="network",
+    severity=Severity.low, check=check, needs=("network",),
+    gain="Bursts that arrive while the CPU is busy are queued instead of dropped (rx_missed / "
+         "rx_no_buffer drops cause TCP retransmits and stalls).",
+    tradeoff="Larger rings use more DMA memory and can add queueing latency (bufferbloat) under load.",
+    source="001 1.2 (descriptors and receive buffer preallocation)",
+)

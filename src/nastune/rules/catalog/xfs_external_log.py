@@ -1,0 +1,45 @@
+import re
+
+from nastune.rules.model import Evidence, Rule, Severity
+from nastune.rules.query import data_mounts
+
+
+def _base(device: str) -> str:
+    """The whole-disk name of a partition device (/dev/sdb1 -> sdb, /dev/nvme0n1p2 -> nvme0n1)."""
+    name = device.rsplit("/", 1)[-1]
+    if name.startswith(("nvme", "mmcblk")):
+        return re.sub(r"p\d+$", "", name)
+    if name.startswith(("md", "loop", "dm-", "zd")):
+        return name
+    return name.rstrip("0123456789")
+
+
+def check(rule, facts):
+    rotational = {d.name: d.rotational.value for d in facts.block.devices if d.rotational.known}
+    fast = sorted(n for n, rot in rotational.items() if rot is False and not n.startswith(("loop", "zram", "ram")))
+    if not fast:
+        return
+    for m in data_mounts(facts):
+        info = facts.mounts.xfs.get(m.mountpoint)
+        if m.fstype != "xfs" or info is None or not info.known or info.value.log != "internal":
+            continue
+        if rotational.get(_base(m.device)) is not True:
+            continue
+        yield rule.finding(
+            target=m.mountpoint, impact=15,
+            message=f"XFS on {m.device} ({m.mountpoint}) keeps its log on the same rotational device as its data, "
+                    f"while non-rotational devices exist ({', '.join(fast)}): every metadata update seeks to the log.",
+            evidence=[Evidence.of(f"{m.mountpoint} xfs_info", info),
+                      Evidence(fact="non-rotational devices", value=fast, source="/sys/block/*/queue/rotational")],
+            advice="An external log is chosen at mkfs time (mkfs.xfs -l logdev=/dev/FAST,size=64m; mount with "
+                   "logdev=): plan it for the next rebuild of this file system, on a mirrored fast device.")
+
+
+RULE = Rule(
+    id="xfs-external-log", title="XFS log on the data disks while a faster device exists", area="storage",
+    severity=Severity.medium, check=check, needs=("mounts", "block"),
+    gain="001 measured +28% with the log on a separate disk or flash (on a 99% fragmented file system).",
+    tradeoff="The log device becomes a single point of failure for the file system: mirror it. It can only "
+             "be added by re-creating the file system.",
+    source="001 2.3 and 2.7.2 (external journal)",
+)

@@ -1,0 +1,37 @@
+"""Questions many rules ask of the facts, answered once."""
+
+from __future__ import annotations
+
+from nastune.facts import Facts
+from nastune.facts.mounts import Mount
+from nastune.facts.network import Interface
+
+LOCAL_DATA_FS = {"xfs", "ext4", "ext3", "btrfs", "f2fs", "jfs", "reiserfs"}
+KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
+
+
+def ram(facts: Facts) -> int | None:
+    return facts.system.memory_bytes.value if facts.system and facts.system.memory_bytes.known else None
+
+
+def cpu_count(facts: Facts) -> int | None:
+    return facts.system.cpus.value if facts.system and facts.system.cpus.known else None
+
+
+def links(facts: Facts) -> list[Interface]:
+    """Interfaces that can carry storage traffic: up, not loopback."""
+    return [i for i in facts.network.interfaces
+            if i.kind != "loopback" and i.operstate.value in ("up", "unknown")]
+
+
+def data_mounts(facts: Facts) -> list[Mount]:
+    """Local file systems that hold data (not the pseudo ones, not /boot)."""
+    return [m for m in facts.mounts.mounts.value or []
+            if m.fstype in LOCAL_DATA_FS and not m.mountpoint.startswith(("/boot", "/snap"))]
+
+
+def human(n: float) -> str:
+    for unit, size in (("TiB", TiB), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}".replace(".0 ", " ")
+    return f"{n:.0f} B"

@@ -1,0 +1,72 @@
+"""diagnose and explain through the real CLI: golden findings per fixture system, exit codes, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
+from tests.e2e.test_golden import SYSTEMS
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_diagnose_json_matches_golden(system):
+    assert_golden(f"diagnose-{system}", cli_json("diagnose", "--root", str(ROOTS / f"{system}.tar.gz"), "--json"))
+
+
+def test_findings_are_sorted_by_impact_and_name_their_sources():
+    out = cli_json("diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz"), "--json")
+    impacts = [f["impact"] for f in out["findings"]]
+    assert impacts == sorted(impacts, reverse=True)
+    assert out["schema"] == "nastune.findings/1" and out["rules"] >= 35
+    top = {f["rule"] for f in out["findings"][:4]}
+    assert {"smb-sync-always", "md-stripe-cache-small"} <= top
+
+
+def test_fail_on_sets_the_exit_code():
+    root = str(ROOTS / "small-nas-raid5.tar.gz")
+    assert run_cli("diagnose", "--root", root, "--fail-on", "high", check=False).returncode == 1
+    assert run_cli("diagnose", "--root", root, "--fail-on", "critical", check=False).returncode == 0
+
+
+def test_min_severity_and_only_filter():
+    root = str(ROOTS / "small-nas-raid5.tar.gz")
+    high = cli_json("diagnose", "--root", root, "--json", "--min-severity", "high")["findings"]
+    assert high and all(f["severity"] in ("high", "critical") for f in high)
+    only = cli_json("diagnose", "--root", root, "--json", "--only", "smb-aio-off")["findings"]
+    assert {f["rule"] for f in only} == {"smb-aio-off"}
+
+
+def test_console_output_shows_evidence_change_and_source():
+    out = run_cli("diagnose", "--root", str(ROOTS / "two-socket-numa.tar.gz")).stdout
+    assert "irq-numa-locality" in out and "evidence:" in out and "change:" in out and "source: 004" in out
+
+
+def test_numa_matrix_feeds_the_numa_rule(tmp_path):
+    matrix = tmp_path / "m.json"
+    matrix.write_text(json.dumps({"matrix": [[46.0, 6.3], [6.3, 46.0]]}))
+    out = cli_json("diagnose", "--root", str(ROOTS / "two-socket-numa.tar.gz"), "--json", "--numa-matrix", str(matrix),
+                   "--only", "numa-remote-bandwidth")
+    assert [f["target"] for f in out["findings"]] == ["node0", "node1"]
+    matrix.write_text(json.dumps({"matrix": [[46.0, 6.3]]}))
+    proc = run_cli("diagnose", "--numa-matrix", str(matrix), check=False)
+    assert proc.returncode == 2 and "must be square" in proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["diagnose", "--min-severity", "loud"], "--min-severity 'loud': choose from info"),
+    (["diagnose", "--only", "no-such-rule"], "unknown rule no-such-rule"),
+    (["explain", "no-such-rule"], "unknown rule 'no-such-rule'"),
+])
+def test_bad_arguments_are_clear_errors(args, message):
+    proc = run_cli(*args, check=False)
+    assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_explain_shows_the_rule_doc_and_lists_rules():
+    doc = run_cli("explain", "md-stripe-cache-small").stdout
+    for part in ("Problem", "Detection", "Fix", "Trade-off", "Source", "8192"):
+        assert part in doc
+    listing = run_cli("explain").stdout
+    assert "irq-numa-locality" in listing and "zfs-dedup-ram" in listing

@@ -1,0 +1,62 @@
+"""Every rule fires where it should, with the right evidence and values, and stays quiet otherwise;
+and the registry holds together (ids, docs, sources, a test case for each rule)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nastune import rules
+from nastune.rules.model import KNOBS
+from tests.rules.cases import CASES
+
+ALL = rules.all_rules()
+
+
+def _findings(rule, facts):
+    return [f for f in rules.evaluate(facts, only=[rule.id])]
+
+
+@pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
+def test_rule_fires_with_evidence_and_values(rule):
+    findings = _findings(rule, CASES[rule.id].fires())
+    assert findings, f"{rule.id} did not fire"
+    for f in findings:
+        assert f.evidence and all(e.source for e in f.evidence)
+        assert f.changes or f.advice or f.severity.name == "info"
+        assert all(c.knob in KNOBS for c in f.changes)
+    assert CASES[rule.id].check(findings) is not False
+
+
+def test_stripe_cache_is_capped_by_ram_on_a_small_box():
+    facts = CASES["md-stripe-cache-small"].fires()
+    facts.system.memory_bytes = facts.system.memory_bytes.model_copy(update={"value": 1 << 30})
+    (finding,) = _findings(rules.get("md-stripe-cache-small"), facts)
+    assert finding.changes[0].new == 4096 and "48 MiB" in finding.tradeoff  # 64 MiB budget
+
+
+@pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
+def test_rule_stays_quiet(rule):
+    assert _findings(rule, CASES[rule.id].quiet()) == []
+
+
+def test_registry_conformance():
+    ids = [r.id for r in ALL]
+    assert len(ids) == len(set(ids)), "duplicate rule ids"
+    assert set(ids) == set(CASES), "every rule needs a fires/quiet case, and every case a rule"
+    for r in ALL:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.id), r.id
+        assert r.doc_path.stem == r.id.replace("-", "_"), f"{r.id}: module must be named after the id"
+        doc = r.doc()
+        assert doc.startswith(f"# {r.id}:"), f"{r.id}: doc must start with its id"
+        for heading in ("## Problem", "## Detection", "## Fix", "## Trade-off", "## Source"):
+            assert heading in doc, f"{r.id}: doc lacks {heading}"
+        assert r.source and r.gain and r.tradeoff and r.title
+
+
+def test_durability_trades_are_marked():
+    risky = {c.key for r in ("smb-sync-always", "zfs-sync-always", "nfs-export-sync-mode")
+             for f in _findings(rules.get(r), CASES[r].fires() if r != "nfs-export-sync-mode" else CASES[r].quiet())
+             for c in f.changes if c.durability_risk}
+    assert {"sync always", "sync"} <= risky
