@@ -20,16 +20,20 @@ from nastune.rules.model import Severity
 from nastune.snapshot import capture as capture_snapshot
 from nastune.snapshot import open_root
 
+lab_app = typer.Typer(help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
+                             "machine, in network namespaces joined by a shaped link.", no_args_is_help=True)
 app = typer.Typer(
     help="nastune: find out why a Linux NAS (SMB, NFS) is slow, and make it fast, measurably.\n\n"
          "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True, add_completion=False, rich_markup_mode="rich")
+app.add_typer(lab_app, name="lab")
 console = Console()
 err = Console(stderr=True)
 
 RootOption = Annotated[str, typer.Option(
     "--root", help="Read this system instead of the live one: a directory tree or a snapshot "
                    "archive made by `nastune capture`.", metavar="DIR|SNAPSHOT")]
+LabOption = Annotated[bool, typer.Option("--lab", help="Read the lab's nas host (run `nastune lab up` first).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
 AreaOption = Annotated[list[str] | None, typer.Option(
     "--area", help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")]
@@ -60,6 +64,20 @@ def _verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
+def _rerun_in_lab() -> None:
+    """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
+    and the servers' processes are the lab's, and exit with its status."""
+    import os
+    import sys
+    from nastune.lab.lab import Lab, LabError
+    argv = [a for a in sys.argv[1:] if a != "--lab"]
+    try:
+        inner = Lab().exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
+    except LabError as e:
+        fail(str(e))
+    os.execvp(inner[0], inner)
+
+
 def _facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
     try:
         areas = expand(area or AREAS)
@@ -87,12 +105,15 @@ def _numa_matrix(path: Path) -> Fact[list[list[float]]]:
 def inspect(
     ctx: typer.Context,
     root: RootOption = "/",
+    lab: LabOption = False,
     json: JsonOption = False,
     area: AreaOption = None,
     xfs_fragmentation: FragOption = False,
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
     network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
+    if lab:
+        _rerun_in_lab()
     facts = _facts(root, area, xfs_fragmentation)
     if json:
         print(facts.to_json())
@@ -123,6 +144,7 @@ def capture(
 def diagnose(
     ctx: typer.Context,
     root: RootOption = "/",
+    lab: LabOption = False,
     json: JsonOption = False,
     area: AreaOption = None,
     min_severity: Annotated[str, typer.Option(
@@ -136,6 +158,8 @@ def diagnose(
 ) -> None:
     """Find what makes this NAS slow: every rule of the knowledge base run on the system's
     facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source."""
+    if lab:
+        _rerun_in_lab()
     for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
         if value is not None and value not in SEVERITIES:
             fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
@@ -172,3 +196,84 @@ def explain(rule_id: Annotated[str | None, typer.Argument(help="A rule id; witho
         fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
     console.print(Markdown(rule.doc()))
     console.print(f"\narea: {rule.area}; severity: {rule.severity.name}; source: {rule.source}", highlight=False)
+
+
+def _lab(action):
+    """Run a lab action with the lab's errors shown plainly (exit 2)."""
+    from nastune.lab.lab import LabError, require_root
+    try:
+        require_root()
+        return action()
+    except (LabError, ValueError) as e:
+        fail(str(e))
+
+
+@lab_app.command("up")
+def lab_up(
+    scenario: Annotated[str, typer.Option("--scenario", help="A built-in scenario (soho, modern) or a .toml file.")] = "soho",
+    rate: Annotated[str | None, typer.Option("--rate", help="Link rate, both directions (e.g. 1gbit, 100mbit).")] = None,
+    mtu: Annotated[int | None, typer.Option("--mtu", help="MTU of every lab interface.")] = None,
+    clients: Annotated[int | None, typer.Option("--clients", help="Number of client hosts (1-8).")] = None,
+) -> None:
+    """Build the lab (idempotent: an identical lab that is up is left alone)."""
+    from nastune.lab import scenario as scenarios
+    from nastune.lab.lab import Lab
+
+    def action():
+        chosen = scenarios.load(scenario)
+        changes = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
+        updated = chosen.model_copy(update={"network": chosen.network.model_copy(update=changes)})
+        if clients is not None:
+            updated = updated.model_copy(update={"clients": clients})
+        final = scenarios.Scenario.model_validate(updated.model_dump())
+        built = Lab().up(final, log=lambda m: err.print(f"[dim]lab:[/dim] {m}", highlight=False))
+        console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
+        for name, url in Lab().state.data.get("targets", {}).items():
+            console.print(f"  {name:7} {url}", highlight=False)
+    _lab(action)
+
+
+@lab_app.command("down")
+def lab_down() -> None:
+    """Remove everything the lab created (namespaces, mounts, loop devices, cgroups, processes, files)."""
+    from nastune.lab.lab import Lab
+    _lab(lambda: Lab().down(log=lambda m: console.print(m, highlight=False)))
+
+
+@lab_app.command("reset")
+def lab_reset() -> None:
+    """Rebuild the lab in its scenario's state (undoes any tuning applied to it)."""
+    from nastune.lab.lab import Lab
+    _lab(lambda: Lab().reset(log=lambda m: err.print(f"[dim]lab:[/dim] {m}", highlight=False)))
+
+
+@lab_app.command("status")
+def lab_status(json: JsonOption = False) -> None:
+    """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
+    from rich.table import Table
+    from nastune.lab.lab import Lab
+    parts = _lab(lambda: Lab().status())
+    if json:
+        import json as jsonlib
+        print(jsonlib.dumps(parts, indent=1))
+    else:
+        table = Table(title="Lab", title_justify="left")
+        for column in ("part", "state", "check"):
+            table.add_column(column)
+        for p in parts:
+            table.add_row(p["part"], "[green]up[/green]" if p["ok"] else "[red]down[/red]", p["check"])
+        console.print(table)
+    if not all(p["ok"] for p in parts):
+        raise typer.Exit(1)
+
+
+@lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def lab_exec(
+    host: Annotated[str, typer.Argument(help="nas, client (the first), client2, ...")],
+    command: Annotated[list[str], typer.Argument(help="The command and its arguments (after --).")],
+) -> None:
+    """Run a command on a lab host, e.g. `nastune lab exec client -- smbclient -N -L 10.77.0.1`."""
+    import os
+    from nastune.lab.lab import Lab
+    argv = _lab(lambda: Lab().exec_argv(host, command))
+    os.execvp(argv[0], argv)

@@ -181,7 +181,7 @@ def _interface(ctx: Context, name: str, lines: dict[int, IrqLine]) -> Interface:
         name=name,
         kind=kind,
         mtu=ctx.fact(f"{base}/mtu", integer),
-        speed_mbps=ctx.fact(f"{base}/speed", speed) if device else Fact.missing(f"{base}/speed", f"{kind} interface"),
+        speed_mbps=ctx.fact(f"{base}/speed", speed) if kind != "loopback" else Fact.missing(f"{base}/speed", "loopback"),
         operstate=ctx.fact(f"{base}/operstate"),
         driver=driver,
         pci_address=pci,

@@ -1,0 +1,138 @@
+"""The lab as a whole: up (idempotent), down (exactly what was recorded), status, reset, exec."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from nastune.lab import network, procs, servers, storage
+from nastune.lab.scenario import Scenario
+from nastune.lab.sh import LabError, checkpoint, need
+from nastune.lab.state import DEFAULT_DIR, State
+
+TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "smbd", "testparm",
+         "smbclient", "ganesha.nfsd", "rpcbind", "vsftpd", "nfs-ls", "nfs-cp", "curl", "iperf3")
+CGROUP = "nastune-lab"
+
+
+class Lab:
+    def __init__(self, directory: Path = DEFAULT_DIR):
+        self.dir = directory
+        self.state = State(directory)
+
+    # -- up -----------------------------------------------------------------
+    def up(self, scenario: Scenario, log=print) -> bool:
+        """Build the lab; False when an identical lab was already up (nothing done)."""
+        if self.state.exists:
+            if self.state.data.get("status") == "up" and self.state.data.get("scenario") == scenario.model_dump() \
+                    and all(part["ok"] for part in self.status()):
+                return False
+            log("an earlier lab is here: removing it first")
+            self.down(log)
+        need(*TOOLS)
+        taken = network.existing_namespaces() & {network.NAS_NS, network.SWITCH_NS,
+                                                  *(network.client_ns(i) for i in range(1, scenario.clients + 1))}
+        if taken:
+            raise LabError(f"network namespace {', '.join(sorted(taken))} already exists and is not this lab's: "
+                           "remove it (ip netns del NAME) or stop what uses it")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.state.set(status="building", scenario=scenario.model_dump(), dir=str(self.dir))
+        try:
+            log(f"network: {scenario.clients} client(s), {scenario.network.rate}, MTU {scenario.network.mtu}")
+            network.build(self.state, scenario.clients, scenario.network.rate, scenario.network.mtu)
+            checkpoint("network")
+            for key in ("tcp_rmem", "tcp_wmem"):
+                value = getattr(scenario.network, key)
+                if value:
+                    network.set_sysctl(network.NAS_NS, f"net.ipv4.{key}", value)
+            log(f"storage: XFS on a {scenario.storage.size} loop image"
+                + (", aging the data set" if scenario.storage.aging else ""))
+            disk = storage.build(self.state, self.dir, scenario.storage)
+            checkpoint("storage")
+            groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
+            checkpoint("cgroups")
+            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3")
+            servers.start(self.state, self.dir, disk["share"], scenario, groups)
+        except BaseException:
+            self.state.set(status="failed")
+            log("up failed: removing what it made")
+            try:
+                self.down(log)
+            except LabError as cleanup:
+                log(f"cleanup incomplete ({cleanup}); run `nastune lab down` again")
+            raise
+        self.state.set(status="up", storage=disk, targets=servers.targets(), clients=scenario.clients)
+        return True
+
+    # -- down ---------------------------------------------------------------
+    def down(self, log=print) -> None:
+        """Remove every recorded resource, newest first; safe to repeat and after any failure."""
+        st = self.state
+        if not st.exists and not self.dir.exists():
+            return
+        namespaces = [r["name"] for r in st.of("netns")]
+        pids = [r["pid"] for r in st.of("process") if r.get("pid") and procs.alive(r)]
+        for ns in namespaces:  # anything running in our namespaces is ours, even if unrecorded
+            if ns in network.existing_namespaces():
+                pids += procs.namespace_pids(ns)
+        procs.kill(sorted(set(pids)))
+        for r in reversed(st.of("cgroup")):
+            procs.remove_cgroup(r["path"])
+        for r in reversed(st.of("mount")):
+            storage.unmount(r["path"])
+        for r in reversed(st.of("loop")):
+            storage.detach(r["image"])
+        for ns in reversed(namespaces):
+            network.remove(ns)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        st.clear()
+        log("lab removed")
+
+    def reset(self, log=print) -> None:
+        """Back to the scenario's state: rebuild from the recorded scenario."""
+        if not self.state.exists:
+            raise LabError("no lab to reset: run `nastune lab up` first")
+        scenario = Scenario.model_validate(self.state.data["scenario"])
+        self.down(log)
+        self.up(scenario, log)
+
+    # -- status ---------------------------------------------------------------
+    def status(self) -> list[dict]:
+        """Each part with up/down and the check that proves it."""
+        st = self.state
+        if not st.exists:
+            return [{"part": "lab", "ok": False, "check": f"no state file at {st.path}"}]
+        parts = []
+        existing = network.existing_namespaces()
+        for r in st.of("netns"):
+            parts.append({"part": f"namespace {r['name']}", "ok": r["name"] in existing, "check": "ip netns list"})
+        rate = network.qdisc_rate(network.NAS_NS) if network.NAS_NS in existing else None
+        want = st.data.get("scenario", {}).get("network", {}).get("rate")
+        parts.append({"part": "shaping", "ok": rate is not None,
+                      "check": f"htb class on {network.NAS_NS}/{network.LINK}: {rate or 'none'} bit/s (scenario {want})"})
+        for r in st.of("mount"):
+            parts.append({"part": f"mount {r['path']}", "ok": storage.mounted(r["path"]), "check": "/proc/self/mounts"})
+        for r in st.of("process"):
+            parts.append({"part": f"process {r['name']}", "ok": bool(r.get("pid")) and procs.alive(r),
+                          "check": f"pid {r.get('pid')} with its start time"})
+        if network.client_ns(1) in existing:
+            for name, argv in servers.CHECKS.items():
+                parts.append({"part": f"{name} answers a client", "ok": servers.client_ok(argv),
+                              "check": " ".join(argv)})
+        return parts
+
+    def exec_argv(self, host: str, argv: list[str]) -> list[str]:
+        """The argv that runs `argv` on a lab host: nas, client (the first), or client2, ..."""
+        names = {"nas": network.NAS_NS, "client": network.client_ns(1)}
+        names.update({f"client{i}": network.client_ns(i) for i in range(1, 9)})
+        ns = names.get(host)
+        if ns is None or ns not in network.existing_namespaces():
+            raise LabError(f"no lab host {host!r}: hosts are nas, client, client2... (is the lab up?)")
+        return ["ip", "netns", "exec", ns, *argv]
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise LabError("the lab needs root (namespaces, loop devices, mounts)")
+

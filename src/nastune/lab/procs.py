@@ -1,0 +1,122 @@
+"""Processes and cgroups of the lab: started with their PID and start time recorded, so
+that teardown kills exactly them (a reused PID is never mistaken for one of ours)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from nastune.lab.sh import LabError, run
+from nastune.lab.state import State
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("cpu", "memory", "blkio")
+
+
+def start_time(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, or None if it is gone or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] == "Z" else int(fields[19])
+
+
+def alive(entry: dict) -> bool:
+    return start_time(entry["pid"]) == entry["start"]
+
+
+def spawn(state: State, name: str, argv: list[str], log: Path, cgroups: list[str] = ()) -> dict:
+    """Start a daemon in its own session, record it, and put it in the lab's cgroups."""
+    entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None)
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    started = None
+    for _ in range(50):  # the start time is readable once the kernel has the process
+        started = start_time(proc.pid)
+        if started is not None:
+            break
+        time.sleep(0.01)
+    state.update(entry, pid=proc.pid, start=started)
+    for group in cgroups:
+        try:
+            (Path(group) / "cgroup.procs").write_text(str(proc.pid))
+        except OSError as e:
+            raise LabError(f"cannot put {name} (pid {proc.pid}) in {group}: {e.strerror}") from e
+    return entry
+
+
+def kill(pids: list[int], grace: float = 3.0) -> None:
+    """SIGTERM, then SIGKILL whatever is still there after `grace` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and any(start_time(p) is not None for p in pids):
+            time.sleep(0.05)
+        pids = [p for p in pids if start_time(p) is not None]
+        if not pids:
+            return
+
+
+def namespace_pids(ns: str) -> list[int]:
+    proc = run(["ip", "netns", "pids", ns], check=False)
+    return [int(p) for p in proc.stdout.split() if p.isdigit()]
+
+
+def make_cgroups(state: State, name: str, limits, device: str | None) -> list[str]:
+    """cgroup (v1) directories for the servers with the scenario's CPU, memory and block I/O limits."""
+    from nastune.lab.scenario import size_bytes
+    made = []
+    wanted = {"cpu": limits.cpus is not None, "memory": limits.memory is not None,
+              "blkio": any(v is not None for v in (limits.read_bps, limits.write_bps, limits.read_iops,
+                                                    limits.write_iops)) and device is not None}
+    for controller in CONTROLLERS:
+        if not wanted[controller]:
+            continue
+        base = CGROUP_ROOT / controller
+        if not base.is_dir():
+            raise LabError(f"the {controller} cgroup controller is not mounted at {base}: limits need cgroup v1")
+        path = base / name
+        state.add("cgroup", path=str(path))
+        path.mkdir(exist_ok=True)
+        made.append(str(path))
+        if controller == "cpu":
+            period = int((path / "cpu.cfs_period_us").read_text())
+            (path / "cpu.cfs_quota_us").write_text(str(int(limits.cpus * period)))
+        elif controller == "memory":
+            (path / "memory.limit_in_bytes").write_text(str(size_bytes(limits.memory)))
+        else:
+            devnum = os.stat(device).st_rdev
+            majmin = f"{os.major(devnum)}:{os.minor(devnum)}"
+            for key, value in (("read_bps_device", limits.read_bps), ("write_bps_device", limits.write_bps),
+                               ("read_iops_device", limits.read_iops), ("write_iops_device", limits.write_iops)):
+                if value is not None:
+                    amount = size_bytes(value) if isinstance(value, str) else value
+                    (path / f"blkio.throttle.{key}").write_text(f"{majmin} {amount}")
+    return made
+
+
+def remove_cgroup(path: str) -> None:
+    p = Path(path)
+    if not p.exists():
+        return
+    procs = [int(x) for x in (p / "cgroup.procs").read_text().split()] if (p / "cgroup.procs").exists() else []
+    kill(procs)
+    for _ in range(50):
+        try:
+            p.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise LabError(f"cannot remove cgroup {path}: still busy")

@@ -1,0 +1,90 @@
+"""The lab's storage: XFS on a preallocated loop image (optionally with its log on a second
+loop device), and an aged data set made of interleaved synchronous appends."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from nastune.lab.scenario import Storage, size_bytes
+from nastune.lab.sh import LabError, run
+from nastune.lab.state import State
+
+
+def _image(state: State, path: Path, size: int) -> str:
+    """A preallocated image attached to a loop device with direct I/O (the host's page cache
+    stays out of the measurements)."""
+    state.add("image", path=str(path))
+    with open(path, "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, size)
+    state.add("loop", image=str(path))
+    return run(["losetup", "--find", "--show", "--direct-io=on", str(path)]).stdout.strip()
+
+
+def loops_of(image: str) -> list[str]:
+    out = run(["losetup", "-j", image], check=False).stdout
+    return [line.split(":", 1)[0] for line in out.splitlines() if line.strip()]
+
+
+def mounted(path: str) -> bool:
+    target = os.path.realpath(path)
+    with open("/proc/self/mounts") as f:
+        return any(line.split()[1] == target for line in f)
+
+
+def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:
+    data = _image(state, directory / "data.img", size_bytes(storage.size))
+    mkfs = ["mkfs.xfs", "-f", "-q"]
+    options = list(storage.mount_options)
+    log = None
+    if storage.external_log:
+        log = _image(state, directory / "log.img", size_bytes(storage.log_size) + (1 << 20))
+        mkfs += ["-l", f"logdev={log},size={size_bytes(storage.log_size)}"]
+        options.append(f"logdev={log}")
+    run(mkfs + [data])
+    mnt = directory / "mnt"
+    mnt.mkdir(exist_ok=True)
+    if storage.aging:
+        _mount(state, data, mnt, ["allocsize=64k"] + ([f"logdev={log}"] if log else []))
+        age(mnt / "share" / "aged", storage.aging.files, size_bytes(storage.aging.file_size),
+            size_bytes(storage.aging.chunk))
+        unmount(str(mnt))
+    _mount(state, data, mnt, options)
+    share = mnt / "share"
+    (share / "pub").mkdir(parents=True, exist_ok=True)
+    share.chmod(0o755)  # vsftpd refuses a writable anonymous root
+    (share / "pub").chmod(0o777)
+    return {"device": data, "log_device": log or "", "mountpoint": str(mnt), "share": str(share)}
+
+
+def _mount(state: State, device: str, mnt: Path, options: list[str]) -> None:
+    state.add("mount", path=str(mnt))
+    run(["mount", "-t", "xfs"] + (["-o", ",".join(options)] if options else []) + [device, str(mnt)])
+
+
+def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
+    """Interleaved O_SYNC appends to several files: each append gets its own extent, as on a
+    NAS written by many slow clients for months (001's 99% fragmented case)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    block = os.urandom(chunk)
+    fds = [os.open(directory / f"aged-{i}.bin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_SYNC, 0o644)
+           for i in range(files)]
+    try:
+        for _ in range(file_size // chunk):
+            for fd in fds:
+                os.write(fd, block)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def unmount(path: str) -> None:
+    if mounted(path):
+        proc = run(["umount", path], check=False)
+        if proc.returncode != 0:
+            raise LabError(f"cannot unmount {path}: {proc.stderr.strip()} (a process still uses it?)")
+
+
+def detach(image: str) -> None:
+    for device in loops_of(image):
+        run(["losetup", "-d", device], check=False)

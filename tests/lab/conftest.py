@@ -1,0 +1,73 @@
+"""Lab tests run the real lab (root, namespaces, loop devices, servers) in a private lab
+directory; they refuse to run over a lab someone already has up."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nastune.lab import network
+from nastune.lab.lab import CGROUP
+
+pytestmark = pytest.mark.lab
+
+
+def lab_env(directory: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "NASTUNE_LAB_DIR": str(directory), "COLUMNS": "200", **extra}
+
+
+def nastune(directory: Path, *args: str, check: bool = True, **extra: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "nastune", *args], capture_output=True, text=True,
+                          env=lab_env(directory, **extra), stdin=subprocess.DEVNULL, timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Everything of a lab that could remain on the machine."""
+    found = []
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    found += [f"netns {line.split()[0]}" for line in namespaces.splitlines() if line.startswith("nt-")]
+    mounts = Path("/proc/self/mounts").read_text()
+    found += [f"mount {line.split()[1]}" for line in mounts.splitlines() if str(directory) in line]
+    loops = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    found += [f"loop {line}" for line in loops.splitlines() if str(directory) in line]
+    found += [f"cgroup {c}" for c in ("cpu", "memory", "blkio") if Path(f"/sys/fs/cgroup/{c}/{CGROUP}").exists()]
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z" and str(directory) in cmdline:
+            found.append(f"process {pid} {cmdline[:80]}")
+    if directory.exists():
+        found.append(f"directory {directory}")
+    return found
+
+
+@pytest.fixture
+def lab_dir(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.skip("the lab needs root")
+    if network.existing_namespaces() & {network.NAS_NS, network.client_ns(1)}:
+        pytest.fail("a lab is already up on this machine: run `nastune lab down` before the lab tests")
+    directory = tmp_path_factory.mktemp("lab") / "lab"
+    yield directory
+    nastune(directory, "lab", "down", check=False)
+    assert leftovers(directory) == []
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def status(directory: Path) -> list[dict]:
+    return json.loads(nastune(directory, "lab", "status", "--json", check=False).stdout)

@@ -1,0 +1,95 @@
+"""The lab for real: each scenario up, files through SMB, NFSv3 and FTP checked on the nas side,
+the shaping measured, and nothing left after down, also when `up` is killed part-way."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from tests.lab.conftest import leftovers, nastune, sha256, status
+
+SIZE = 16 << 20
+
+
+@pytest.mark.parametrize("scenario", ["soho", "modern"])
+def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_dir, tmp_path, scenario):
+    nastune(lab_dir, "lab", "up", "--scenario", scenario)
+    assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
+    source = tmp_path / "payload.bin"
+    source.write_bytes(os.urandom(SIZE))
+    share = lab_dir / "mnt" / "share"
+    nastune(lab_dir, "lab", "exec", "client", "--", "smbclient", "-N", "//10.77.0.1/data", "-c",
+            f"put {source} via-smb.bin")
+    nastune(lab_dir, "lab", "exec", "client", "--", "nfs-cp", str(source), "nfs://10.77.0.1/data/via-nfs.bin")
+    nastune(lab_dir, "lab", "exec", "client", "--", "curl", "-sS", "-T", str(source), "ftp://10.77.0.1/pub/via-ftp.bin")
+    want = sha256(source)
+    assert sha256(share / "via-smb.bin") == want
+    assert sha256(share / "via-nfs.bin") == want
+    assert sha256(share / "pub" / "via-ftp.bin") == want
+
+    result = json.loads(nastune(lab_dir, "lab", "exec", "client", "--", "iperf3", "-c", "10.77.0.1", "-t", "2",
+                                "-J").stdout)
+    rate = result["end"]["sum_received"]["bits_per_second"]
+    assert 0.8e9 < rate <= 1.0e9, f"{rate / 1e9:.3f} Gbit/s through a 1 Gbit/s shaped link"
+
+    nastune(lab_dir, "lab", "down")
+    assert leftovers(lab_dir) == []
+
+
+def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
+    nastune(lab_dir, "lab", "up", "--scenario", "modern")
+    again = nastune(lab_dir, "lab", "up", "--scenario", "modern")
+    assert "already up" in again.stdout
+    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "nfs",
+                               "--area", "smb").stdout)
+    assert [i["name"] for i in facts["network"]["interfaces"]] == ["lab0", "lo"]
+    assert facts["nfs_server"]["ganesha_running"] is True
+    assert facts["nfs_server"]["ganesha"]["value"]["exports"][0]["path"] == str(lab_dir / "mnt" / "share")
+    assert facts["smb"]["running"] is True and facts["smb"]["config"]["value"]["resolved"] is True
+
+
+def test_soho_is_the_factory_state_the_rules_find(lab_dir):
+    nastune(lab_dir, "lab", "up", "--scenario", "soho")
+    findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--xfs-fragmentation").stdout)["findings"]
+    rules = {f["rule"] for f in findings}
+    assert {"ganesha-io-size-small", "smb-aio-off", "mount-atime", "tcp-buffers-below-bdp", "xfs-fragmentation",
+            "mtu-jumbo-frames"} <= rules
+    frag = next(f for f in findings if f["rule"] == "xfs-fragmentation")
+    assert frag["evidence"][0]["value"]["percent"] > 90
+
+
+@pytest.mark.parametrize("step", ["network", "storage", "cgroups", "smbd", "ganesha"])
+def test_down_after_up_killed_leaves_nothing(lab_dir, step):
+    killed = nastune(lab_dir, "lab", "up", "--scenario", "soho", check=False, NASTUNE_LAB_KILL_AT=step)
+    assert killed.returncode == -signal.SIGKILL
+    assert leftovers(lab_dir) != []  # something was made before the kill
+    nastune(lab_dir, "lab", "down")
+    assert leftovers(lab_dir) == []
+
+
+def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[network]\nrate = "fast"\n')
+    proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
+    assert proc.returncode == 2 and f"{bad}: field network.rate" in proc.stderr
+    proc = nastune(lab_dir, "lab", "up", "--scenario", "nosuch", check=False)
+    assert proc.returncode == 2 and "no scenario 'nosuch'; built in: modern, soho" in proc.stderr
+    assert leftovers(lab_dir) == []
+
+
+def test_exec_without_a_lab_is_a_clear_error(lab_dir):
+    proc = nastune(lab_dir, "lab", "exec", "client", "--", "true", check=False)
+    assert proc.returncode == 2 and "no lab host 'client'" in proc.stderr
+
+
+def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
+    import subprocess
+    subprocess.run(["ip", "netns", "add", "nt-c1"], check=True)
+    try:
+        proc = nastune(lab_dir, "lab", "up", "--scenario", "modern", check=False)
+        assert proc.returncode == 2 and "network namespace nt-c1 already exists and is not this lab's" in proc.stderr
+    finally:
+        subprocess.run(["ip", "netns", "del", "nt-c1"], check=True)
