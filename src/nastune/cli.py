@@ -64,17 +64,29 @@ def _verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
-def _rerun_in_lab() -> None:
+def _rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: tuple[str, str] | None = None) -> None:
     """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
-    and the servers' processes are the lab's, and exit with its status."""
+    and the servers' processes are the lab's, and exit with its status. `absolute` replaces an
+    option's value (a relative output path) with one that means the same there."""
     import os
     import sys
     from nastune.lab.lab import Lab, LabError
     argv = [a for a in sys.argv[1:] if a != "--lab"]
+    if absolute:
+        option, kept, skip = absolute[0], [], False
+        for a in argv:
+            if skip:
+                skip = False
+            elif a == option:
+                skip = True
+            elif not a.startswith(option + "="):
+                kept.append(a)
+        argv = kept + list(absolute)
     try:
         inner = Lab().exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
     except LabError as e:
         fail(str(e))
+    os.environ.update(extra_env or {})
     os.execvp(inner[0], inner)
 
 
@@ -277,3 +289,184 @@ def lab_exec(
     from nastune.lab.lab import Lab
     argv = _lab(lambda: Lab().exec_argv(host, command))
     os.execvp(argv[0], argv)
+
+
+def _tune_system(root: str, lab: bool):
+    """The system a tuning command acts on: the lab, or a root directory (live when '/')."""
+    from nastune.root import Root
+    from nastune.tune.system import System, TuneError, lab_system
+    try:
+        if lab:
+            return lab_system()
+        if not Path(root).is_dir():
+            fail(f"{root}: tuning needs a directory root (a snapshot archive is read-only)")
+        return System(root=Root(root))
+    except (TuneError, Unavailable) as e:
+        fail(str(e))
+
+
+def _journal_system(root: str, journal: str | None):
+    """The journal to act on (the newest of this root's and the lab's by default) and the
+    system it was applied to."""
+    from nastune.root import Root
+    from nastune.tune.journal import Journal
+    from nastune.tune.system import System, TuneError, lab_system
+    host = _tune_system(root, False) if root != "/" else System(root=Root("/"))
+    if journal:
+        try:
+            found = Journal.at(host, journal)
+            return (Journal(lab_system(), found.path), lab_system()) if found.header().get("lab") else (found, host)
+        except TuneError as e:
+            fail(str(e))
+    candidates = []
+    systems = [host]
+    if root == "/":
+        try:
+            systems.append(lab_system())
+        except TuneError:
+            pass
+    for system in systems:
+        try:
+            candidates.append(Journal.latest(system))
+        except TuneError:
+            continue
+    if not candidates:
+        fail("no journal: nothing was applied here (or the lab it was applied to is gone)")
+    newest = max(candidates, key=lambda j: j.host.stat().st_mtime)
+    return newest, newest.system
+
+
+@app.command()
+def plan(
+    root: RootOption = "/",
+    lab: LabOption = False,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Only the changes of these rules.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Where to write the plan.")] = Path("plan.json"),
+    xfs_fragmentation: FragOption = False,
+) -> None:
+    """Write the changes the findings recommend to a plan file that you can read and edit,
+    then `nastune apply` it."""
+    import os
+    from nastune.tune.plan import from_findings
+    if lab:
+        _rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute=("--out", str(out.resolve())))
+    findings = knowledge.evaluate(_facts(root, None, xfs_fragmentation), only=only)
+    made = from_findings(findings, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
+    try:
+        out.write_text(made.to_json() + "\n")
+    except OSError as e:
+        fail(f"{out}: {e.strerror}")
+    from nastune.report.tune_view import plan_table
+    console.print(plan_table(made))
+    risky = sum(c.durability_risk for c in made.changes)
+    console.print(f"wrote {out}: {len(made.changes)} changes ({risky} trade durability and need --accept-risk "
+                  f"durability). Next: nastune apply {out} --dry-run", highlight=False)
+
+
+@app.command()
+def apply(
+    plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="A plan file from `nastune plan`.")],
+    root: RootOption = "/",
+    lab: LabOption = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff and change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
+    persist: Annotated[bool, typer.Option("--persist", help="Also make the changes survive a reboot.")] = False,
+    accept_risk: Annotated[list[str] | None, typer.Option(
+        "--accept-risk", help="Allow changes that trade away a guarantee; the only one is: durability.")] = None,
+    confirm_timeout: Annotated[int, typer.Option(
+        "--confirm-timeout", help="On a live host, revert network changes after this many seconds "
+                                  "unless `nastune confirm` is run (0: no revert).")] = 120,
+) -> None:
+    """Apply a plan: show the diff, journal each original value, change, read back, and roll
+    everything back on any failure."""
+    from nastune.report.tune_view import diff_table
+    from nastune.tune import executor
+    from nastune.tune.plan import load
+    from nastune.tune.system import TuneError
+    unknown_risks = [r for r in accept_risk or [] if r != "durability"]
+    if unknown_risks:
+        fail(f"--accept-risk {unknown_risks[0]!r}: the only risk that can be accepted is 'durability'")
+    try:
+        loaded = load(plan_file)
+    except TuneError as e:
+        fail(str(e))
+    system = _tune_system(root, lab or loaded.lab)
+    try:
+        rows = executor.diff(loaded, system)
+    except TuneError as e:
+        fail(str(e))
+    console.print(diff_table(rows))
+    if any(r.change.durability_risk and not r.noop for r in rows):
+        err.print(f"[yellow]risk:[/yellow] {executor.DURABILITY}", highlight=False)
+    if dry_run:
+        console.print("dry run: nothing changed")
+        return
+    if not yes:
+        import sys
+        if not sys.stdin.isatty():
+            fail("not applying without --yes (no terminal to ask on)")
+        typer.confirm("Apply these changes?", abort=True)
+    try:
+        journal = executor.apply(loaded, system, accept_risk=bool(accept_risk), persist=persist,
+                                 log=lambda m: console.print(m, highlight=False))
+    except TuneError as e:
+        fail(str(e), code=1)
+    console.print(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.",
+                  highlight=False)
+    network = [r for r in rows if r.knob.network and not r.noop]
+    if network and system.live and system.netns is None and confirm_timeout > 0:
+        executor.start_watchdog(journal, confirm_timeout)
+        console.print(f"[yellow]network changes will be reverted in {confirm_timeout} s unless you run "
+                      "`nastune confirm`[/yellow]")
+
+
+@app.command()
+def verify(
+    root: RootOption = "/",
+    journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
+) -> None:
+    """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
+    from rich.table import Table
+    from nastune.tune import executor
+    found, system = _journal_system(root, journal)
+    rows = executor.verify(found, system)
+    table = Table(title=f"Verify {found.path}", title_justify="left")
+    for column in ("setting", "expected", "actual", ""):
+        table.add_column(column)
+    for label, expected, actual, ok in rows:
+        table.add_row(label, expected[:60], actual[:60], "[green]ok[/green]" if ok else "[red]DRIFT[/red]")
+    console.print(table)
+    if not all(ok for *_, ok in rows):
+        raise typer.Exit(1)
+
+
+@app.command()
+def rollback(
+    root: RootOption = "/",
+    to: Annotated[str | None, typer.Option("--to", help="The journal to roll back (default: the newest).")] = None,
+    unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
+) -> None:
+    """Restore every original value of an applied plan, newest change first (safe to repeat,
+    also after apply was killed)."""
+    import time
+    from nastune.tune import executor
+    from nastune.tune.system import TuneError
+    found, system = _journal_system(root, to)
+    if unless_confirmed is not None:
+        time.sleep(unless_confirmed)
+        if found.has("confirm"):
+            return
+    try:
+        n = executor.rollback(found, system, log=lambda m: console.print(m, highlight=False))
+    except TuneError as e:
+        fail(str(e), code=1)
+    console.print(f"rolled back {n} change(s) from {found.path}", highlight=False)
+
+
+@app.command()
+def confirm(root: RootOption = "/") -> None:
+    """Keep the network changes of the last apply (stops the automatic revert)."""
+    import time
+    found, _ = _journal_system(root, None)
+    found.record({"type": "confirm", "at": time.time()})
+    console.print(f"confirmed {found.path}", highlight=False)

@@ -220,6 +220,49 @@ class Root:
             self.recorder.file(real, text)
         return text
 
+    def write(self, path: str, text: str) -> None:
+        """Write a kernel file (/proc, /sys) in place: those cannot be replaced by rename."""
+        host = self._host(_logical(self.canonical(path)))
+        try:
+            fd = os.open(host, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (0 if self.live else os.O_TRUNC))
+        except OSError as e:
+            raise Unavailable(path, _reason(e)) from e
+        try:
+            os.write(fd, text.encode())
+        except OSError as e:
+            raise Unavailable(path, f"write refused: {e.strerror}") from e
+        finally:
+            os.close(fd)
+
+    def replace(self, path: str, text: str | None) -> None:
+        """Atomically replace a config file (write, fsync, rename), keeping its mode;
+        None removes it. A crash leaves the old or the new file, never a mix."""
+        real = self.canonical(path)
+        host = self._host(_logical(real))
+        if text is None:
+            if os.path.lexists(host):
+                os.unlink(host)
+            return
+        os.makedirs(os.path.dirname(host), exist_ok=True)
+        mode = os.stat(host).st_mode & 0o7777 if os.path.exists(host) else 0o644
+        tmp = f"{host}.nastune-tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        try:
+            os.write(fd, text.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, host)
+        dirfd = os.open(os.path.dirname(host), os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+
+    def host_path(self, path: str) -> str:
+        """Where a root path lives on this machine (for tools that parse a file, like testparm)."""
+        return self._host(_logical(self.canonical(path)))
+
     def listdir(self, path: str) -> list[str]:
         """Sorted names in a directory; Unavailable if it is missing."""
         self._recorded_error(path)

@@ -96,3 +96,21 @@ def parse(text: str) -> tuple[Block, list[str]]:
     if len(stack) > 1:
         raise GaneshaSyntaxError(stack[-1].line, f"block {stack[-1].name} is not closed")
     return top, includes
+
+
+def block_spans(text: str) -> list[tuple[str, int, int, int]]:
+    """(name, start of name, offset after the closing brace, depth) of every block, for edits
+    that must leave the rest of the file byte for byte."""
+    spans, stack = [], []
+    prev: tuple[int, str] | None = None
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0)
+        if tok.isspace() or tok.startswith("#"):
+            continue
+        if tok == "{" and prev is not None:
+            stack.append((prev[1], prev[0], len(stack)))
+        elif tok == "}" and stack:
+            name, start, depth = stack.pop()
+            spans.append((name, start, m.end(), depth))
+        prev = (m.start(), tok)
+    return sorted(spans, key=lambda s: s[1])

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from nastune.lab import network, procs, servers, storage
 from nastune.lab.scenario import Scenario
-from nastune.lab.sh import LabError, checkpoint, need
+from nastune.faults import checkpoint
+from nastune.lab.sh import LabError, need
 from nastune.lab.state import DEFAULT_DIR, State
 
 TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "smbd", "testparm",
@@ -41,7 +42,7 @@ class Lab:
         try:
             log(f"network: {scenario.clients} client(s), {scenario.network.rate}, MTU {scenario.network.mtu}")
             network.build(self.state, scenario.clients, scenario.network.rate, scenario.network.mtu)
-            checkpoint("network")
+            checkpoint("lab:network")
             for key in ("tcp_rmem", "tcp_wmem"):
                 value = getattr(scenario.network, key)
                 if value:
@@ -49,9 +50,9 @@ class Lab:
             log(f"storage: XFS on a {scenario.storage.size} loop image"
                 + (", aging the data set" if scenario.storage.aging else ""))
             disk = storage.build(self.state, self.dir, scenario.storage)
-            checkpoint("storage")
+            checkpoint("lab:storage")
             groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
-            checkpoint("cgroups")
+            checkpoint("lab:cgroups")
             log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3")
             servers.start(self.state, self.dir, disk["share"], scenario, groups)
         except BaseException:
@@ -88,6 +89,20 @@ class Lab:
         shutil.rmtree(self.dir, ignore_errors=True)
         st.clear()
         log("lab removed")
+
+    def restart(self, name: str) -> None:
+        """Restart one server with the command it was started with (its config files as they are
+        now), and wait until a client gets an answer again."""
+        entries = [r for r in self.state.of("process") if r["name"] == name]
+        if not entries:
+            raise LabError(f"the lab has no server {name!r}")
+        old = entries[-1]
+        if old.get("pid") and procs.alive(old):
+            procs.kill([old["pid"]])
+        self.state.resources.remove(old)
+        groups = [r["path"] for r in self.state.of("cgroup")]
+        new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups)
+        servers.wait_ready(name, new)
 
     def reset(self, log=print) -> None:
         """Back to the scenario's state: rebuild from the recorded scenario."""

@@ -11,7 +11,8 @@ from pathlib import Path
 from nastune.lab import network
 from nastune.lab.procs import alive, spawn
 from nastune.lab.scenario import Scenario
-from nastune.lab.sh import LabError, checkpoint, in_ns, run
+from nastune.faults import checkpoint
+from nastune.lab.sh import LabError, in_ns, run
 from nastune.lab.state import State
 
 SHARE = "data"
@@ -104,6 +105,14 @@ def listening(port: int) -> bool:
     return bool(out.strip())
 
 
+def wait_ready(name: str, entry: dict) -> None:
+    """Wait for a (re)started server to answer its client check."""
+    if name in CHECKS:
+        _wait(name, entry, lambda: client_ok(CHECKS[name]), 60)
+    elif name == "iperf3":
+        _wait(name, entry, lambda: listening(5201))
+
+
 def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str]) -> None:
     logs = directory / "logs"
     logs.mkdir(exist_ok=True)
@@ -116,7 +125,7 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
     entry = spawn(state, "smbd", in_ns(network.NAS_NS, ["smbd", "--foreground", "--no-process-group", "-s", str(smb)]),
                   logs / "smbd.out", cgroups)
     _wait("smbd", entry, lambda: client_ok(CHECKS["smbd"]))
-    checkpoint("smbd")
+    checkpoint("lab:smbd")
 
     # rpcbind and ganesha share a private mount namespace whose /run is the lab's own tmpfs
     holder = spawn(state, "mount-namespace", in_ns(network.NAS_NS, [
@@ -133,7 +142,7 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
                                                "-p", str(directory / "ganesha" / "ganesha.pid"), "-N", "NIV_EVENT"],
                     logs / "ganesha.out", cgroups)
     _wait("ganesha", ganesha, lambda: client_ok(CHECKS["ganesha"]), 60)
-    checkpoint("ganesha")
+    checkpoint("lab:ganesha")
 
     (directory / "ftp-empty").mkdir(exist_ok=True)
     ftp = _write(directory / "vsftpd.conf", vsftpd_conf(directory, share))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Sequence
 
@@ -51,9 +50,3 @@ def run(argv: Sequence[str], check: bool = True, timeout: float = 120, input: st
 def in_ns(ns: str, argv: Sequence[str]) -> list[str]:
     return ["ip", "netns", "exec", ns, *argv]
 
-
-def checkpoint(step: str) -> None:
-    """Fault injection for tests: NASTUNE_LAB_KILL_AT=STEP kills the process right after STEP,
-    as a power cut or an operator's kill -9 would."""
-    if os.environ.get("NASTUNE_LAB_KILL_AT") == step:
-        os.kill(os.getpid(), signal.SIGKILL)

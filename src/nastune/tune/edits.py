@@ -1,0 +1,177 @@
+"""Edits of configuration text that change one setting and leave every other byte alone."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from nastune.conf import ganesha as ganesha_conf
+from nastune.conf.samba import normalise
+
+ATIME = ("atime", "noatime", "relatime", "strictatime", "lazytime")
+EXCLUSIVE = {"sync": ("sync", "async"), "async": ("sync", "async"), **{a: ATIME for a in ATIME},
+             "nodiratime": ("diratime", "nodiratime")}
+
+
+class EditError(ValueError):
+    pass
+
+
+# -- smb.conf -----------------------------------------------------------------
+def _samba_sections(lines: list[str]) -> list[tuple[str, int]]:
+    return [(line.strip()[1:-1].strip().lower(), i) for i, line in enumerate(lines)
+            if line.strip().startswith("[") and line.strip().endswith("]")]
+
+
+def samba_get(text: str, section: str, key: str) -> str | None:
+    lines = text.splitlines()
+    bounds = _samba_sections(lines) + [("", len(lines))]
+    for (name, start), (_, end) in zip(bounds, bounds[1:]):
+        if name != section.lower():
+            continue
+        for line in lines[start + 1:end]:
+            k, sep, v = line.partition("=")
+            if sep and not line.lstrip().startswith(("#", ";")) and normalise(k) == normalise(key):
+                return v.strip()
+    return None
+
+
+def samba_set(text: str, section: str, key: str, value: str | None) -> str:
+    """Set (or with None remove) `key` in [section], adding the section if it is missing."""
+    lines = text.splitlines(keepends=True)
+    bounds = _samba_sections([ln.rstrip("\n") for ln in lines]) + [("", len(lines))]
+    for (name, start), (_, end) in zip(bounds, bounds[1:]):
+        if name != section.lower():
+            continue
+        last = start
+        for i in range(start + 1, end):
+            k, sep, _ = lines[i].partition("=")
+            if not sep or lines[i].lstrip().startswith(("#", ";")):
+                continue
+            last = i
+            if normalise(k) == normalise(key):
+                indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+                lines[i:i + 1] = [] if value is None else [f"{indent}{key} = {value}\n"]
+                return "".join(lines)
+        if value is not None:
+            if lines and not lines[last].endswith("\n"):
+                lines[last] += "\n"
+            lines.insert(last + 1, f"   {key} = {value}\n")
+        return "".join(lines)
+    if value is None:
+        return text
+    return text + ("" if text.endswith("\n") or not text else "\n") + f"\n[{section}]\n   {key} = {value}\n"
+
+
+# -- ganesha.conf ---------------------------------------------------------------
+def _export_span(text: str, export_id: str) -> tuple[int, int]:
+    for name, start, end, depth in ganesha_conf.block_spans(text):
+        if name.lower() != "export" or depth != 0:
+            continue
+        if re.search(rf"(?i)(?<![\w]){re.escape('export_id')}\s*=\s*{re.escape(str(export_id))}\s*;",
+                     _top_level(text[start:end])):
+            return start, end
+    raise EditError(f"no EXPORT block with Export_Id = {export_id}")
+
+
+def _top_level(block: str) -> str:
+    """The block's own lines, with nested blocks blanked out (same length, same offsets)."""
+    out, depth = [], 0
+    for i, ch in enumerate(block):
+        if ch == "{":
+            depth += 1
+        if depth > 1 and ch != "\n":
+            out.append(" ")
+        else:
+            out.append(ch)
+        if ch == "}":
+            depth -= 1
+    return "".join(out)
+
+
+def _param(key: str) -> re.Pattern:
+    return re.compile(rf"(?i)(?<![\w]){re.escape(key)}[ \t]*=[ \t]*([^;\n]*?)[ \t]*;")
+
+
+def ganesha_get(text: str, export_id: str, key: str) -> str | None:
+    start, end = _export_span(text, export_id)
+    m = _param(key).search(_top_level(text[start:end]))
+    return m.group(1).strip().strip('"') if m else None
+
+
+def ganesha_set(text: str, export_id: str, key: str, value: str | None) -> str:
+    """Set (or with None remove) a parameter of one EXPORT block, not of its nested blocks."""
+    start, end = _export_span(text, export_id)
+    block = text[start:end]
+    m = _param(key).search(_top_level(block))
+    if m and value is not None:
+        block = block[:m.start()] + f"{key} = {value};" + block[m.end():]
+    elif m:
+        line_start = block.rfind("\n", 0, m.start()) + 1
+        line_end = block.find("\n", m.end())
+        line_end = len(block) if line_end == -1 else line_end + 1
+        if not (block[line_start:m.start()] + block[m.end():line_end]).strip():
+            block = block[:line_start] + block[line_end:]  # the line held only this parameter
+        else:
+            block = block[:m.start()] + block[m.end():].lstrip(" \t")
+    elif value is not None:
+        close = block.rindex("}")
+        block = block[:close].rstrip(" \t") + f"    {key} = {value};\n" + block[close:]
+    return text[:start] + block + text[end:]
+
+
+# -- /etc/exports -----------------------------------------------------------------
+def exports_set(text: str, path: str, host: str, option: str) -> str:
+    """Make `option` (sync, async, ...) true for `host` on `path`, dropping its opposite."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        body = line.split("#", 1)[0]
+        if not body.strip():
+            continue
+        try:
+            words = shlex.split(body)
+        except ValueError:
+            continue
+        if words[0] != path:
+            continue
+        pattern = re.compile(rf"(^|\s){re.escape(host)}\(([^)]*)\)")
+        m = pattern.search(line)
+        if not m:
+            raise EditError(f"/etc/exports line {i + 1}: {path} has no client {host!r} with options")
+        options = [o for o in m.group(2).split(",") if o and o not in EXCLUSIVE.get(option, (option,))]
+        new = f"{m.group(1)}{host}({','.join(options + [option])})"
+        lines[i] = line[:m.start()] + new + line[m.end():]
+        return "".join(lines)
+    raise EditError(f"/etc/exports has no single-line entry for {path}")
+
+
+# -- /etc/fstab -----------------------------------------------------------------
+def fstab_options(text: str, mountpoint: str) -> list[str] | None:
+    for line in text.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 4 and fields[1] == mountpoint:
+            return fields[3].split(",")
+    return None
+
+
+def set_option(options: list[str], option: str, value: str | None) -> list[str]:
+    """Options with `option` set: a flag (noatime) replaces its exclusive siblings; a
+    key (rsize) gets `=value`; value None for a key, or option with value '-', removes it."""
+    key = option.split("=", 1)[0]
+    kept = [o for o in options if o.split("=", 1)[0] not in EXCLUSIVE.get(key, (key,))]
+    if value is None:
+        return kept or ["defaults"]
+    return [o for o in kept if o != "defaults"] + [f"{key}={value}" if value not in ("", key) else key]
+
+
+def fstab_set(text: str, mountpoint: str, option: str, value: str | None) -> str:
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        body, hash_, comment = line.partition("#")
+        fields = body.split()
+        if len(fields) >= 4 and fields[1] == mountpoint:
+            start = body.index(fields[3], body.index(fields[1]) + len(fields[1]))
+            new = ",".join(set_option(fields[3].split(","), option, value))
+            lines[i] = body[:start] + new + body[start + len(fields[3]):] + hash_ + comment
+            return "".join(lines)
+    raise EditError(f"/etc/fstab has no entry for {mountpoint}")

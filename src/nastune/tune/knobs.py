@@ -1,0 +1,446 @@
+"""Every kind of knob as a declared pair: read the current value, write a new one (the
+executor reads it back). One class per kind; KNOBS maps the kind names rules use."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from nastune.conf import ganesha as ganesha_conf
+from nastune.facts.context import cpu_list
+from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings
+from nastune.facts.nfs_server import config_path
+from nastune.rules.model import Change
+from nastune.tune import edits
+from nastune.tune.system import System, TuneError
+
+
+def norm(value) -> str | None:
+    return None if value is None else " ".join(str(value).split())
+
+
+class Knob:
+    kind = ""
+    phase = 50  # apply order: kernel values, then files and services, network last
+    network = False  # may cut an operator off: confirm-or-revert on a live host
+    action = False  # a one-off run, not a setting (nothing to read back or restore)
+    service: str | None = None  # what must reload after a change
+
+    def validate(self, change: Change) -> None:
+        """Reject malformed or out-of-range values before anything is touched."""
+
+    def files(self, system: System, change: Change) -> list[str]:
+        """Config files this change edits (snapshotted whole, restored byte for byte)."""
+        return []
+
+    def read(self, system: System, change: Change) -> str | None:
+        raise NotImplementedError
+
+    def write(self, system: System, change: Change, value) -> None:
+        raise NotImplementedError
+
+    def label(self, change: Change) -> str:
+        return f"{self.kind} {change.target}" + (f" {change.key}" if change.key else "")
+
+
+def _int_range(change: Change, low: int, high: int, what: str) -> None:
+    try:
+        value = int(change.new)
+    except (TypeError, ValueError) as e:
+        raise TuneError(f"{what} {change.target}: {change.new!r} is not a whole number") from e
+    if not low <= value <= high:
+        raise TuneError(f"{what} {change.target}: {value} is out of range ({low}-{high})")
+
+
+class FileValue(Knob):
+    """A value that is one kernel file (/proc/sys, /sys, /proc/irq)."""
+
+    def path(self, change: Change) -> str:
+        raise NotImplementedError
+
+    def read(self, system, change):
+        text = system.read(self.path(change))
+        return norm(text)
+
+    def write(self, system, change, value):
+        from nastune.root import Unavailable
+        try:
+            system.root.write(self.path(change), str(value))
+        except Unavailable as e:
+            raise TuneError(f"{self.label(change)}: {e.reason}") from e
+
+
+class Sysctl(FileValue):
+    kind, phase = "sysctl", 10
+
+    def validate(self, change):
+        if not re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", change.target or ""):
+            raise TuneError(f"sysctl: {change.target!r} is not a sysctl key")
+        if not re.fullmatch(r"[A-Za-z0-9_ \t.-]+", str(change.new)):
+            raise TuneError(f"sysctl {change.target}: {change.new!r} is not a sysctl value")
+
+    def path(self, change):
+        return "/proc/sys/" + change.target.replace(".", "/")
+
+    def _per_namespace(self, system, change) -> bool:
+        return bool(system.netns) and change.target.startswith("net.")
+
+    def read(self, system, change):
+        if self._per_namespace(system, change):
+            return norm(system.run(["sysctl", "-n", change.target], in_netns=True))
+        return super().read(system, change)
+
+    def write(self, system, change, value):
+        if self._per_namespace(system, change):
+            system.run(["sysctl", "-q", "-w", f"{change.target}={value}"], in_netns=True, what=self.label(change))
+        else:
+            super().write(system, change, value)
+
+
+class Sysfs(FileValue):
+    kind, phase = "sysfs", 20
+    RANGES = {"stripe_cache_size": (17, 32768), "read_ahead_kb": (0, 65536), "nr_requests": (4, 100000)}
+
+    def validate(self, change):
+        if not (change.target or "").startswith("/sys/") or ".." in change.target:
+            raise TuneError(f"sysfs: {change.target!r} is not a path under /sys")
+        name = change.target.rsplit("/", 1)[-1]
+        if name in self.RANGES:
+            _int_range(change, *self.RANGES[name], what="sysfs")
+
+    def path(self, change):
+        return change.target
+
+    def read(self, system, change):
+        text = system.read(change.target)
+        if text is not None and change.target.endswith("/scheduler"):
+            active = re.search(r"\[([^\]]+)\]", text)
+            return active.group(1) if active else norm(text)
+        return norm(text)
+
+    def write(self, system, change, value):
+        if change.target.endswith("/scheduler"):
+            available = (system.read(change.target) or "").replace("[", " ").replace("]", " ").split()
+            if available and str(value) not in available:
+                raise TuneError(f"sysfs {change.target}: {value!r} is not one of {', '.join(available)}")
+            if not system.live:  # a tree keeps the file as the kernel shows it: all, the active one in []
+                value = " ".join(f"[{n}]" if n == str(value) else n for n in available) + "\n"
+        super().write(system, change, value)
+
+
+class IrqAffinity(FileValue):
+    kind, phase = "irq_affinity", 20
+
+    def validate(self, change):
+        if not re.fullmatch(r"irq/\d+", change.target or ""):
+            raise TuneError(f"irq_affinity: {change.target!r} is not irq/N")
+        try:
+            if not cpu_list(str(change.new)):
+                raise ValueError("empty")
+        except ValueError as e:
+            raise TuneError(f"irq_affinity {change.target}: {change.new!r} is not a CPU list") from e
+
+    def path(self, change):
+        return f"/proc/{change.target}/smp_affinity_list"
+
+    def write(self, system, change, value):
+        online = system.read("/sys/devices/system/cpu/online")
+        if online and not set(cpu_list(str(value))) <= set(cpu_list(online)):
+            raise TuneError(f"{self.label(change)}: CPUs {value} are not all online ({online.strip()})")
+        super().write(system, change, value)
+
+
+class NfsdThreads(FileValue):
+    kind, phase = "nfsd_threads", 30
+
+    def validate(self, change):
+        _int_range(change, 1, 8192, "nfsd_threads")
+
+    def path(self, change):
+        return "/proc/fs/nfsd/threads"
+
+
+class Mtu(FileValue):
+    kind, phase, network = "mtu", 90, True
+
+    def validate(self, change):
+        _int_range(change, 68, 65535, "mtu")
+
+    def path(self, change):
+        return f"/sys/class/net/{change.target}/mtu"
+
+    def read(self, system, change):
+        if system.netns:
+            data = json.loads(system.run(["ip", "-j", "link", "show", "dev", change.target], in_netns=True))
+            return norm(data[0]["mtu"])
+        return super().read(system, change)
+
+    def write(self, system, change, value):
+        if not (system.netns or system.live):
+            return super().write(system, change, value)
+        # In the lab, every host and the switch of the segment get the MTU: they must agree.
+        for ns in system.peer_netns:
+            links = json.loads(system.run(["ip", "-n", ns, "-j", "link", "show"]))
+            for link in links:
+                if link["ifname"] != "lo":
+                    system.run(["ip", "-n", ns, "link", "set", "dev", link["ifname"], "mtu", str(value)],
+                               what=f"{self.label(change)} on {ns}")
+        system.run(["ip", "link", "set", "dev", change.target, "mtu", str(value)], in_netns=True,
+                   what=self.label(change))
+
+
+class Ethtool(Knob):
+    phase, network = 90, True
+    flag = ""
+
+    def read(self, system, change):
+        raise NotImplementedError
+
+    def write(self, system, change, value):
+        system.run(["ethtool", self.flag, change.target, change.key, str(value)], in_netns=True,
+                   what=self.label(change))
+
+
+class EthtoolFeature(Ethtool):
+    kind, flag = "ethtool_feature", "-K"
+
+    def validate(self, change):
+        if str(change.new) not in ("on", "off"):
+            raise TuneError(f"ethtool_feature {change.target} {change.key}: {change.new!r} must be on or off")
+
+    def read(self, system, change):
+        features = ethtool_features(system.run(["ethtool", "--json", "-k", change.target], in_netns=True))
+        feature = features.get(change.key)
+        if feature is None:
+            raise TuneError(f"{self.label(change)}: the NIC has no feature {change.key!r}")
+        return "on" if feature.active else "off"
+
+
+class EthtoolCoalesce(Ethtool):
+    kind, flag = "ethtool_coalesce", "-C"
+
+    def read(self, system, change):
+        c = ethtool_coalesce(system.run(["ethtool", "-c", change.target], in_netns=True))
+        if change.key in ("adaptive-rx", "adaptive-tx"):
+            value = c.adaptive_rx if change.key == "adaptive-rx" else c.adaptive_tx
+            return None if value is None else ("on" if value else "off")
+        return norm(c.params.get(change.key))
+
+
+class EthtoolRing(Ethtool):
+    kind, flag = "ethtool_ring", "-G"
+
+    def validate(self, change):
+        _int_range(change, 1, 1 << 20, "ethtool_ring")
+
+    def read(self, system, change):
+        return norm(ethtool_rings(system.run(["ethtool", "-g", change.target], in_netns=True)).current.get(change.key))
+
+
+def _mount_options(text: str | None, mountpoint: str) -> list[str] | None:
+    found = None
+    for line in (text or "").splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[1] == mountpoint:
+            found = fields[3].split(",")
+    return found
+
+
+def _option_value(options: list[str] | None, key: str) -> str | None:
+    if options is None:
+        return None
+    if key in edits.ATIME:
+        present = [o for o in options if o in edits.ATIME]
+        return present[-1] if present else "strictatime"
+    for o in options:
+        k, sep, v = o.partition("=")
+        if k == key:
+            return v if sep else k
+    return None
+
+
+class MountOption(Knob):
+    """A mount option changed by remount, in every mount namespace that serves the files."""
+    kind, phase = "mount_option", 40
+
+    def validate(self, change):
+        if not str(change.target).startswith("/"):
+            raise TuneError(f"mount_option: {change.target!r} is not a mount point")
+        if change.key not in edits.ATIME + ("nodiratime", "diratime"):
+            raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
+
+    def read(self, system, change):
+        views = [system.read("/proc/self/mounts")]
+        views += [system.read(f"/proc/{pid}/mounts") for pid in system.server_pids]
+        values = {_option_value(_mount_options(v, change.target), change.key) for v in views if v is not None}
+        if values == {None}:
+            raise TuneError(f"mount_option: nothing is mounted at {change.target}")
+        return values.pop() if len(values) == 1 else "mixed: " + ",".join(sorted(filter(None, values)))
+
+    def write(self, system, change, value):
+        remount = ["mount", "-o", f"remount,{value}", change.target]
+        system.run(remount, what=self.label(change))
+        for pid in system.server_pids:
+            system.run(["nsenter", "-t", str(pid), "-m", *remount], what=f"{self.label(change)} (pid {pid})")
+
+
+class FstabOption(Knob):
+    """An option in /etc/fstab: NFS client options (rsize, noatime) take effect at the next mount."""
+    kind, phase = "nfs_client_mount", 40
+
+    def files(self, system, change):
+        return ["/etc/fstab"]
+
+    def read(self, system, change):
+        text = system.read("/etc/fstab")
+        options = edits.fstab_options(text or "", change.target)
+        if options is None:
+            raise TuneError(f"{self.label(change)}: /etc/fstab has no entry for {change.target}")
+        return norm(_option_value(options, change.key))
+
+    def write(self, system, change, value):
+        text = system.read("/etc/fstab")
+        try:
+            system.root.replace("/etc/fstab", edits.fstab_set(text or "", change.target, change.key,
+                                                                None if value is None else str(value)))
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+
+
+def samba_path(system: System) -> str:
+    from nastune.facts.context import Context
+    from nastune.facts.system import daemons
+    running = [p for p in daemons(Context(system.root)) if p.name == "smbd"]
+    return config_path(running, ("-s", "--configfile"), "/etc/samba/smb.conf")
+
+
+def ganesha_path(system: System) -> str:
+    from nastune.facts.context import Context
+    from nastune.facts.system import daemons
+    running = [p for p in daemons(Context(system.root)) if p.name == "ganesha.nfsd"]
+    return config_path(running, ("-f",), "/etc/ganesha/ganesha.conf")
+
+
+class Samba(Knob):
+    kind, phase, service = "samba", 50, "samba"
+
+    def validate(self, change):
+        if not change.key or change.new is None or "\n" in str(change.new):
+            raise TuneError(f"samba [{change.target}]: a parameter and a one-line value are needed")
+
+    def files(self, system, change):
+        return [samba_path(system)]
+
+    def read(self, system, change):
+        text = system.read(samba_path(system))
+        if text is None:
+            raise TuneError(f"{self.label(change)}: cannot read {samba_path(system)}")
+        return norm(edits.samba_get(text, change.target, change.key))
+
+    def write(self, system, change, value):
+        path = samba_path(system)
+        system.root.replace(path, edits.samba_set(system.read(path) or "", change.target, change.key,
+                                                  None if value is None else str(value)))
+        import subprocess
+        check = subprocess.run(["testparm", "-s", system.root.host_path(path)], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+        if check.returncode != 0:
+            raise TuneError(f"{self.label(change)}: Samba rejects the edited {path}: "
+                            + (check.stderr.strip().splitlines() or ["testparm failed"])[-1])
+
+
+class GaneshaExport(Knob):
+    kind, phase, service = "ganesha_export", 50, "ganesha"
+    SIZES = ("maxread", "maxwrite", "prefread", "prefwrite")
+
+    def validate(self, change):
+        if (change.key or "").lower() in self.SIZES:
+            _int_range(change, 4096, 64 << 20, f"ganesha_export {change.key}")
+
+    def files(self, system, change):
+        return [ganesha_path(system)]
+
+    def read(self, system, change):
+        text = system.read(ganesha_path(system))
+        try:
+            return norm(edits.ganesha_get(text or "", str(change.target), change.key))
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+
+    def write(self, system, change, value):
+        path = ganesha_path(system)
+        try:
+            edited = edits.ganesha_set(system.read(path) or "", str(change.target), change.key,
+                                       None if value is None else str(value))
+            ganesha_conf.parse(edited)
+        except (edits.EditError, ganesha_conf.GaneshaSyntaxError) as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+        system.root.replace(path, edited)
+
+
+class NfsExport(Knob):
+    kind, phase, service = "nfs_export", 50, "exportfs"
+
+    def _split(self, change):
+        host, _, option = (change.key or "").rpartition(":")
+        if not host or option not in ("sync", "async"):
+            raise TuneError(f"nfs_export {change.target}: key must be HOST:sync or HOST:async, not {change.key!r}")
+        return host, option
+
+    def validate(self, change):
+        self._split(change)
+
+    def files(self, system, change):
+        return ["/etc/exports"]
+
+    def read(self, system, change):
+        from nastune.conf.exports import parse
+        host, _ = self._split(change)
+        for export in parse(system.read("/etc/exports") or "", "/etc/exports"):
+            for client in export.clients:
+                if export.path == change.target and client.host == host:
+                    return "async" if "async" in client.options else "sync"
+        raise TuneError(f"{self.label(change)}: /etc/exports has no client {host} for {change.target}")
+
+    def write(self, system, change, value):
+        host, _ = self._split(change)
+        try:
+            system.root.replace("/etc/exports", edits.exports_set(system.read("/etc/exports") or "",
+                                                                  change.target, host, str(value)))
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+
+
+class ZfsProperty(Knob):
+    kind, phase = "zfs_property", 60
+    ALLOWED = {"compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"), "sync": ("standard", "always", "disabled"),
+               "dedup": ("on", "off"), "atime": ("on", "off"), "relatime": ("on", "off")}
+
+    def validate(self, change):
+        allowed = self.ALLOWED.get(change.key)
+        if allowed is None:
+            raise TuneError(f"zfs_property {change.target}: property {change.key!r} is not one nastune sets")
+        if str(change.new) not in allowed:
+            raise TuneError(f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}")
+
+    def read(self, system, change):
+        return norm(system.run(["zfs", "get", "-H", "-o", "value", change.key, change.target]))
+
+    def write(self, system, change, value):
+        system.run(["zfs", "set", f"{change.key}={value}", change.target], what=self.label(change))
+
+
+class XfsFsr(Knob):
+    """Defragmentation: a run, not a setting; it moves extents, never content."""
+    kind, phase, action = "xfs_fsr", 95, True
+
+    def read(self, system, change):
+        return None
+
+    def write(self, system, change, value):
+        system.run(["xfs_fsr", "-v", "-t", "3600", change.target], what=self.label(change))
+
+
+KNOBS: dict[str, Knob] = {k.kind: k for k in (
+    Sysctl(), Sysfs(), IrqAffinity(), NfsdThreads(), Mtu(), EthtoolFeature(), EthtoolCoalesce(), EthtoolRing(),
+    MountOption(), FstabOption(), Samba(), GaneshaExport(), NfsExport(), ZfsProperty(), XfsFsr())}

@@ -1,0 +1,73 @@
+"""What a knob acts on: a root for files, and for the lab its network namespace and the
+mount namespaces of its servers. Commands run only on a live system, never on a tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nastune.root import Root, Unavailable
+
+
+class TuneError(Exception):
+    """A change that cannot be made; the message names the knob, target and reason."""
+
+
+@dataclass
+class System:
+    root: Root
+    netns: str | None = None  # the lab's nas namespace
+    lab_dir: Path | None = None
+    server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
+    peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
+
+    @property
+    def live(self) -> bool:
+        return self.root.live
+
+    def read(self, path: str) -> str | None:
+        try:
+            return self.root.read(path)
+        except Unavailable:
+            return None
+
+    def run(self, argv: Sequence[str], in_netns: bool = False, what: str = "") -> str:
+        """Run a command on the live system (in the lab's namespace when asked); stdout."""
+        if not self.live:
+            raise TuneError(f"{what or argv[0]}: needs a live system (this root is {self.root.path})")
+        full = (["ip", "netns", "exec", self.netns] if in_netns and self.netns else []) + list(argv)
+        try:
+            proc = subprocess.run(full, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                                  env={**os.environ, "LC_ALL": "C"})
+        except FileNotFoundError as e:
+            raise TuneError(f"{what or argv[0]}: {argv[0]} is not installed") from e
+        if proc.returncode != 0:
+            detail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or [f"exit {proc.returncode}"]
+            raise TuneError(f"{what or ' '.join(argv)}: {detail[0]}")
+        return proc.stdout
+
+    @property
+    def journal_dir(self) -> str:
+        """The lab's journals live with the lab (gone with `lab down`); others under /var/lib."""
+        return f"{self.lab_dir}/journal" if self.lab_dir else "/var/lib/nastune/journal"
+
+
+def lab_system() -> System:
+    """The System of the running lab: host files, the nas namespace, the servers' mount namespaces."""
+    from nastune.lab import network, procs
+    from nastune.lab.lab import Lab
+    lab = Lab()
+    if lab.state.data.get("status") != "up":
+        raise TuneError("the lab is not up: run `nastune lab up` first")
+    seen, pids = set(), []
+    for entry in lab.state.of("process"):
+        if entry.get("pid") and procs.alive(entry):
+            ns = os.readlink(f"/proc/{entry['pid']}/ns/mnt")
+            if ns not in seen:
+                seen.add(ns)
+                pids.append(entry["pid"])
+    peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
+    return System(root=Root("/"), netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)

@@ -1,0 +1,45 @@
+"""Tuning the real lab: a plan with MTU, TCP buffers, Ganesha sizes, Samba aio, a mount option,
+GRO and a defragmentation run is applied, verified, and rolled back to the exact original."""
+
+from __future__ import annotations
+
+import json
+
+from tests.lab.conftest import nastune, sha256, status
+
+WANTED = {"mtu", "ethtool_feature", "ganesha_export", "samba", "mount_option", "xfs_fsr"}
+
+
+def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
+    nastune(lab_dir, "lab", "up", "--scenario", "soho")
+    plan_file = tmp_path / "plan.json"
+    nastune(lab_dir, "plan", "--lab", "--xfs-fragmentation", "--out", str(plan_file))
+    plan = json.loads(plan_file.read_text())
+    assert plan["lab"] is True
+    # keep the lab's own knobs (the vm.* and fs.* sysctls are the whole machine's)
+    plan["changes"] = [c for c in plan["changes"] if c["knob"] in WANTED or c["target"].startswith("net.")]
+    assert WANTED | {"sysctl"} == {c["knob"] for c in plan["changes"]}
+    plan_file.write_text(json.dumps(plan))
+    configs = {name: sha256(lab_dir / name) for name in ("smb.conf", "ganesha.conf")}
+    aged = lab_dir / "mnt" / "share" / "aged" / "aged-0.bin"
+    checksum = sha256(aged)
+
+    nastune(lab_dir, "apply", str(plan_file), "--yes")
+    checked = nastune(lab_dir, "verify").stdout
+    assert "DRIFT" not in checked and checked.count(" ok ") >= len(plan["changes"])
+    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network").stdout)
+    assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
+    client_mtu = nastune(lab_dir, "lab", "exec", "client", "--", "cat", "/sys/class/net/lab0/mtu").stdout
+    assert client_mtu.strip() == "9000"  # the whole segment agrees
+    assert sha256(aged) == checksum  # xfs_fsr moved extents, not data
+    assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
+
+    nastune(lab_dir, "rollback")
+    assert {name: sha256(lab_dir / name) for name in configs} == configs
+    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "mounts",
+                               "--area", "sysctl").stdout)
+    assert facts["network"]["interfaces"][0]["mtu"]["value"] == 1500
+    assert facts["sysctl"]["values"]["net.ipv4.tcp_rmem"]["value"] == "4096 16384 65536"
+    mount = next(m for m in facts["mounts"]["mounts"]["value"] if m["mountpoint"] == str(lab_dir / "mnt"))
+    assert not {"noatime", "relatime"} & set(mount["options"])
+    assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)

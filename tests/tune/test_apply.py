@@ -1,0 +1,138 @@
+"""apply, verify and rollback on a temporary root: every file-based knob, kills at every
+step, malformed plans, the durability opt-in, persistence."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from nastune.root import Root
+from nastune.tune import executor
+from nastune.tune.knobs import KNOBS, norm
+from nastune.tune.plan import Plan, load
+from nastune.tune.system import System, TuneError
+from tests.conftest import run_cli
+from tests.tune.conftest import CHANGES, make_plan, snapshot, write_plan
+
+CONFIG_FILES = ("etc/samba/smb.conf", "etc/ganesha/ganesha.conf", "etc/exports", "etc/fstab")
+
+
+def values(root, plan: Plan) -> dict:
+    system = System(root=Root(root))
+    return {(c.knob, c.target, c.key): KNOBS[c.knob].read(system, c) for c in plan.changes}
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: f"{c['knob']}-{c.get('key') or c['target']}")
+def test_each_applier_applies_reads_back_and_rolls_back(root, tmp_path, change):
+    plan = load(write_plan(tmp_path, [change]))
+    before_files, before = snapshot(root), values(root, plan)
+    system = System(root=Root(root))
+    journal = executor.apply(plan, system, accept_risk=True, log=lambda m: None)
+    (c,) = plan.changes
+    assert norm(KNOBS[c.knob].read(system, c)) == norm(c.new)
+    assert all(ok for *_, ok in executor.verify(journal, system))
+    assert executor.rollback(journal, system, log=lambda m: None) == 1
+    assert values(root, plan) == before
+    after_files = snapshot(root)
+    for name in CONFIG_FILES:  # config files come back byte for byte
+        assert after_files[name] == before_files[name]
+    assert executor.rollback(journal, system, log=lambda m: None) == 0  # idempotent
+
+
+def test_failure_midway_rolls_back_everything_already_changed(root, tmp_path):
+    bad = {"knob": "sysfs", "target": "/sys/block/sda/queue/scheduler", "new": "kyber"}  # not available
+    plan = load(write_plan(tmp_path, CHANGES[:2] + [CHANGES[8], bad]))
+    before = snapshot(root)
+    with pytest.raises(TuneError, match="'kyber' is not one of mq-deadline, none.*rolled back 3"):
+        executor.apply(plan, System(root=Root(root)), log=lambda m: None)
+    after = snapshot(root)
+    assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]
+    assert after["proc/sys/vm/dirty_ratio"].strip() == b"40"
+
+
+STEPS = [f"apply:{seq}:{phase}" for seq in range(1, 5) for phase in ("journaled", "written")]
+
+
+@pytest.mark.parametrize("point", STEPS)
+def test_sigkill_at_any_step_then_rollback_restores_every_original(root, tmp_path, point):
+    changes = [CHANGES[0], CHANGES[8], CHANGES[10], CHANGES[12]]
+    plan_file = write_plan(tmp_path, changes)
+    plan = load(plan_file)
+    before_values, before_files = values(root, plan), snapshot(root)
+    killed = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False,
+                     env={"NASTUNE_KILL_AT": point})
+    assert killed.returncode == -signal.SIGKILL
+    run_cli("rollback", "--root", str(root))
+    assert values(root, plan) == before_values
+    after_files = snapshot(root)
+    for name in CONFIG_FILES:
+        assert after_files[name] == before_files[name], name
+
+
+@pytest.mark.parametrize("content,message", [
+    ("{not json", "not JSON"),
+    ('{"schema": "other/1", "changes": []}', "not a nastune plan"),
+    (json.dumps(make_plan([{"knob": "warp_drive", "target": "x", "new": 1}])), "changes[0].knob: unknown knob 'warp_drive'"),
+    (json.dumps(make_plan([{"knob": "sysfs", "target": "/sys/block/md0/md/stripe_cache_size", "new": 99999999}])),
+     "99999999 is out of range (17-32768)"),
+    (json.dumps(make_plan([{"knob": "sysctl", "target": "vm.dirty_ratio; rm -rf /", "new": 1}])), "is not a sysctl key"),
+    (json.dumps(make_plan([{"knob": "mtu", "target": "eth0", "new": "big"}])), "'big' is not a whole number"),
+    (json.dumps({"schema": "nastune.plan/1", "changes": [{"knob": "mtu"}]}), "field changes.0.target"),
+])
+def test_malformed_plans_are_refused_and_change_nothing(root, tmp_path, content, message):
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(content)
+    before = snapshot(root)
+    proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert snapshot(root) == before and not (root / "var/lib/nastune/journal").exists()
+
+
+def test_durability_trade_needs_explicit_opt_in(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[11]])
+    proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
+    assert proc.returncode != 0 and "refused without --accept-risk durability" in proc.stderr
+    assert "can be lost" in proc.stderr and b"(rw,sync" in (root / "etc/exports").read_bytes()
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "durability")
+    assert b"async" in (root / "etc/exports").read_bytes()
+
+
+def test_dry_run_shows_the_diff_and_changes_nothing(root, tmp_path):
+    plan_file = write_plan(tmp_path, CHANGES[:3])
+    before = snapshot(root)
+    out = run_cli("apply", str(plan_file), "--root", str(root), "--dry-run").stdout
+    assert "vm.dirty_ratio" in out and "dry run: nothing changed" in out
+    assert snapshot(root) == before
+
+
+def test_persist_writes_boot_files_and_rollback_removes_them(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[2]])
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--persist")
+    assert (root / "etc/sysctl.d/90-nastune.conf").read_text().endswith("vm.dirty_ratio = 10\n")
+    unit = (root / "etc/systemd/system/nastune-reapply.service").read_text()
+    assert "nastune apply /var/lib/nastune/persist/plan.json --yes" in unit
+    persisted = json.loads((root / "var/lib/nastune/persist/plan.json").read_text())
+    assert [c["knob"] for c in persisted["changes"]] == ["sysfs"]
+    assert "ok" in run_cli("verify", "--root", str(root)).stdout
+    run_cli("rollback", "--root", str(root))
+    assert not (root / "etc/sysctl.d/90-nastune.conf").exists()
+    assert not (root / "etc/systemd/system/nastune-reapply.service").exists()
+
+
+def test_verify_reports_drift_with_exit_1(root, tmp_path):
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[0]])), "--root", str(root), "--yes")
+    (root / "proc/sys/vm/dirty_ratio").write_text("33\n")
+    proc = run_cli("verify", "--root", str(root), check=False)
+    assert proc.returncode == 1 and "DRIFT" in proc.stdout and "33" in proc.stdout
+
+
+def test_plan_from_a_fixture_system_is_loadable_and_names_its_rules(tmp_path):
+    from tests.conftest import ROOTS
+    out = tmp_path / "plan.json"
+    run_cli("plan", "--root", str(ROOTS / "small-nas-raid5.tar.gz"), "--out", str(out))
+    plan = load(out)
+    rules = {c.rule for c in plan.changes}
+    assert {"md-stripe-cache-small", "smb-aio-off", "page-allocation-failures"} <= rules
+    assert any(c.durability_risk for c in plan.changes)  # sync -> async offered, marked
