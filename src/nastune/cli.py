@@ -26,7 +26,10 @@ app = typer.Typer(
     help="nastune: find out why a Linux NAS (SMB, NFS) is slow, and make it fast, measurably.\n\n"
          "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True, add_completion=False, rich_markup_mode="rich")
+bench_app = typer.Typer(help="Measure the NAS end to end: per protocol, latency vs file and record size, "
+                               "sync vs async, small files, the network, NUMA memory bandwidth.")
 app.add_typer(lab_app, name="lab")
+app.add_typer(bench_app, name="bench")
 console = Console()
 err = Console(stderr=True)
 
@@ -470,3 +473,114 @@ def confirm(root: RootOption = "/") -> None:
     found, _ = _journal_system(root, None)
     found.record({"type": "confirm", "at": time.time()})
     console.print(f"confirmed {found.path}", highlight=False)
+
+
+def _size_option(text: str) -> int:
+    from nastune.lab.scenario import size_bytes
+    try:
+        return size_bytes(text)
+    except ValueError as e:
+        fail(str(e))
+
+
+def default_workloads(lab: bool) -> list[str]:
+    """Sequential write and read per protocol and the network; on a lab with an aged data set,
+    its read too."""
+    names = ["seq-write", "seq-read", "network"]
+    if lab:
+        from nastune.bench.targets import lab_targets
+        try:
+            if lab_targets()["smb"].extra.get("aged"):
+                names.insert(2, "aged-read")
+        except ValueError:
+            pass
+    return names
+
+
+def _bench_pairs(target: str | None, lab: bool, names: list[str]):
+    """(workload, target) pairs: each workload on every given target that it supports."""
+    from nastune.bench import targets as bench_targets
+    from nastune.bench.workloads import WORKLOADS
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown:
+        fail(f"unknown workload {unknown[0]!r}; `nastune bench list` shows them")
+    try:
+        if lab:
+            known = bench_targets.lab_targets()
+            if target and target not in known:
+                fail(f"--lab --target {target!r}: the lab's targets are {', '.join(known)}")
+            available = [known[target]] if target else list(known.values())
+        elif target:
+            available = [bench_targets.parse(target)]
+        else:
+            fail("say where to measure: --target URL|PATH or --lab")
+    except ValueError as e:
+        fail(str(e))
+    system = bench_targets.Target("system", "system://this-host")
+    pairs = []
+    for name in names:
+        w = WORKLOADS[name]
+        chosen = [system] if w.kinds == ("system",) else [t for t in available if t.kind in w.kinds]
+        if not chosen:
+            fail(f"workload {name} runs on {', '.join(w.kinds)} targets, not on "
+                 f"{', '.join(t.url for t in available)}")
+        pairs += [(w, t) for t in chosen]
+    return pairs
+
+
+@bench_app.callback(invoke_without_command=True)
+def bench(
+    ctx: typer.Context,
+    target: Annotated[str | None, typer.Option("--target", help="A path, smb://HOST/SHARE, nfs://HOST/EXPORT, "
+                                                                 "ftp://HOST/DIR or iperf3://HOST; with --lab: "
+                                                                 "smb, nfs, ftp, iperf3 or local.")] = None,
+    lab: LabOption = False,
+    workload: Annotated[list[str] | None, typer.Option("--workload", "-w", help="Workloads to run (repeatable); "
+                                                        "default: seq-write, seq-read (aged-read on an aged "
+                                                        "lab), network.")] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, max=100, help="Timed repeats after a warm-up.")] = 5,
+    size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "1G",
+    files: Annotated[int, typer.Option("--files", min=10, help="Number of files of small-files.")] = 500,
+    out: Annotated[Path, typer.Option("--out", help="The result file (JSON).")] = Path("results.json"),
+    label: Annotated[str, typer.Option("--label", help="A name for this run (before, after, ...).")] = "",
+) -> None:
+    """Run workloads against a target and write a result file with every repeat and provenance."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.table import Table
+    from nastune.bench import runner
+    from nastune.bench.drivers.common import BenchError
+    from nastune.bench.workloads import DEFAULTS
+    pairs = _bench_pairs(target, lab, workload or default_workloads(lab))
+    params = {**DEFAULTS, "size": _size_option(size), "files": files}
+    try:
+        results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: test files removed; finished repeats kept in {out}")
+        raise typer.Exit(130)
+    except BenchError as e:
+        fail(str(e), code=1)
+    table = Table(title=f"Results ({out})", title_justify="left")
+    for column in ("workload", "target", "metric", "median", "CV", "of limit", "flags"):
+        table.add_column(column)
+    for r in results.results:
+        for name, m in r.metrics.items():
+            table.add_row(r.workload, r.target["url"], name, f"{m.median:.1f} {m.unit}", f"{m.cv:.1%}",
+                          f"{m.median / m.limit:.0%}" if m.limit else "", "; ".join(m.flags))
+    console.print(table)
+    for r in results.results:
+        if r.attribution:
+            console.print(f"{r.workload} @ {r.target['url']}: {r.attribution}", highlight=False)
+
+
+@bench_app.command("list")
+def bench_list() -> None:
+    """The workloads, what they measure, and where they run."""
+    from rich.table import Table
+    from nastune.bench.workloads import WORKLOADS
+    table = Table(title="Workloads", title_justify="left")
+    for column in ("name", "targets", "what it measures", "source"):
+        table.add_column(column)
+    for w in WORKLOADS.values():
+        table.add_row(w.name, ", ".join(w.kinds), w.doc, w.source)
+    console.print(table)

@@ -1,0 +1,1 @@
+"""Drivers: each runs one existing tool (or library) and returns its numbers."""

@@ -1,0 +1,68 @@
+"""fio for path targets (local file systems or mounted shares): one job file per run, every
+job in sequence (stonewall), direct I/O so the page cache is not what is measured; the JSON
+output is parsed, never the text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune.bench.drivers.common import BenchError, run
+
+
+@dataclass
+class Job:
+    name: str
+    rw: str  # write, read, randread, randwrite
+    bs: int
+    size: int
+    extra: dict[str, str] | None = None
+    file: str | None = None  # jobs naming the same file rewrite or reread it
+
+
+def job_file(directory: Path, jobs: list[Job], direct: bool = True) -> str:
+    lines = ["[global]", f"directory={directory}", "ioengine=psync", f"direct={int(direct)}", "group_reporting=0",
+             "stonewall", "invalidate=1", "unlink=0", ""]
+    for j in jobs:
+        lines += [f"[{j.name}]", f"rw={j.rw}", f"bs={j.bs}", f"size={j.size}", f"filename={j.file or j.name}.fio"]
+        lines += [f"{k}={v}" for k, v in (j.extra or {}).items()] + [""]
+    return "\n".join(lines)
+
+
+def run_jobs(directory: Path, jobs: list[Job], direct: bool = True) -> dict[str, dict]:
+    """Per job: MB/s, mean and percentile completion latency (us), for its read or write side."""
+    directory.mkdir(parents=True, exist_ok=True)
+    spec = directory / "nastune.fio"
+    spec.write_text(job_file(directory, jobs, direct))
+    try:
+        out, _ = run(["fio", "--output-format=json", str(spec)], what="fio")
+    finally:
+        spec.unlink(missing_ok=True)
+    try:
+        data = json.loads(out[out.index("{"):])
+    except ValueError as e:
+        raise BenchError(f"fio: unreadable JSON output ({e})") from e
+    results = {}
+    for job in data["jobs"]:
+        side = job["write"] if job["write"]["io_bytes"] else job["read"]
+        clat = side.get("clat_ns", {})
+        pct = clat.get("percentile", {})
+        sync = job.get("sync", {}).get("lat_ns", {})
+        results[job["jobname"]] = {
+            "MB/s": side["bw_bytes"] / 1e6,
+            "lat_us_mean": clat.get("mean", 0) / 1e3,
+            "lat_us_p50": pct.get("50.000000", 0) / 1e3,
+            "lat_us_p99": pct.get("99.000000", 0) / 1e3,
+            "sync_us_p50": sync.get("percentile", {}).get("50.000000", 0) / 1e3,
+            "sync_us_p99": sync.get("percentile", {}).get("99.000000", 0) / 1e3,
+            "iops": side["iops"],
+        }
+    return results
+
+
+def cleanup(directory: Path) -> None:
+    """Remove the scratch directory the benchmark made (only ever nastune's own)."""
+    import shutil
+    if directory.name == ".nastune-bench":
+        shutil.rmtree(directory, ignore_errors=True)

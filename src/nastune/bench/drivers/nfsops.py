@@ -1,0 +1,140 @@
+"""NFS operations through libnfs (ctypes on libnfs.so.13): per-operation latency of sync and
+buffered writes, small-file metadata, and unlink, with no kernel NFS client. Debian 12 has no
+nfs-rm and its fio lacks the nfs engine, so this small driver fills exactly that gap.
+
+Run as `python -m nastune.bench.drivers.nfsops JSON` (inside the client's namespace): prints JSON."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+import time
+
+from nastune.bench.drivers.common import BenchError, run
+from nastune.bench.targets import Target
+
+O_WRONLY, O_CREAT, O_TRUNC, O_SYNC = os.O_WRONLY, os.O_CREAT, os.O_TRUNC, os.O_SYNC
+
+
+class Nfs:
+    def __init__(self, server: str, export: str):
+        self.lib = ctypes.CDLL("libnfs.so.13")
+        self.lib.nfs_init_context.restype = ctypes.c_void_p
+        self.lib.nfs_get_error.restype = ctypes.c_char_p
+        for name in ("nfs_mount", "nfs_creat", "nfs_open", "nfs_pwrite", "nfs_pread", "nfs_fsync", "nfs_close",
+                     "nfs_unlink", "nfs_stat64", "nfs_destroy_context", "nfs_get_error"):
+            getattr(self.lib, name).argtypes = None
+        self.ctx = ctypes.c_void_p(self.lib.nfs_init_context())
+        if not self.ctx:
+            raise BenchError("libnfs: cannot create a context")
+        self._check(self.lib.nfs_mount(self.ctx, server.encode(), ("/" + export.strip("/")).encode()), "mount")
+
+    def _check(self, rc: int, what: str) -> int:
+        if rc < 0:
+            raise BenchError(f"libnfs {what}: {self.lib.nfs_get_error(self.ctx).decode(errors='replace')}")
+        return rc
+
+    def open(self, name: str, flags: int):
+        fh = ctypes.c_void_p()
+        path = ("/" + name).encode()
+        if flags & O_CREAT:
+            self._check(self.lib.nfs_creat(self.ctx, path, 0o644, ctypes.byref(fh)), f"creat {name}")
+        else:
+            self._check(self.lib.nfs_open(self.ctx, path, flags, ctypes.byref(fh)), f"open {name}")
+        return fh
+
+    def pwrite(self, fh, offset: int, data: bytes) -> None:
+        self._check(self.lib.nfs_pwrite(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(len(data)),
+                                        data), "pwrite")
+
+    def pread(self, fh, offset: int, size: int) -> int:
+        buf = ctypes.create_string_buffer(size)
+        return self._check(self.lib.nfs_pread(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(size), buf),
+                           "pread")
+
+    def fsync(self, fh) -> None:
+        self._check(self.lib.nfs_fsync(self.ctx, fh), "fsync")
+
+    def close(self, fh) -> None:
+        self._check(self.lib.nfs_close(self.ctx, fh), "close")
+
+    def unlink(self, name: str) -> None:
+        self._check(self.lib.nfs_unlink(self.ctx, ("/" + name).encode()), f"unlink {name}")
+
+    def stat(self, name: str) -> None:
+        buf = ctypes.create_string_buffer(256)
+        self._check(self.lib.nfs_stat64(self.ctx, ("/" + name).encode(), buf), f"stat {name}")
+
+    def __del__(self):
+        if getattr(self, "ctx", None):
+            self.lib.nfs_destroy_context(self.ctx)
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1e6
+
+
+def write_latency(nfs: Nfs, name: str, record: int, count: int, sync: bool) -> list[float]:
+    """Microseconds per write of `record` bytes, each followed by fsync (a COMMIT) when `sync`."""
+    data = os.urandom(record)
+    fh = nfs.open(name, O_WRONLY | O_CREAT | O_TRUNC)
+    times = []
+    for i in range(count):
+        times.append(_timed(lambda: (nfs.pwrite(fh, i * record, data), sync and nfs.fsync(fh))))
+    nfs.close(fh)
+    nfs.unlink(name)
+    return times
+
+
+def small_files(nfs: Nfs, prefix: str, count: int, size: int) -> dict[str, list[float]]:
+    """Microseconds per create+write, stat, read and delete of `count` small files."""
+    data = os.urandom(size)
+    names = [f"{prefix}-{i}" for i in range(count)]
+    phases: dict[str, list[float]] = {"create": [], "stat": [], "read": [], "delete": []}
+
+    def create(n):
+        fh = nfs.open(n, O_WRONLY | O_CREAT | O_TRUNC)
+        nfs.pwrite(fh, 0, data)
+        nfs.close(fh)
+
+    def read(n):
+        fh = nfs.open(n, os.O_RDONLY)
+        nfs.pread(fh, 0, size)
+        nfs.close(fh)
+
+    for phase, fn in (("create", create), ("stat", nfs.stat), ("read", read), ("delete", nfs.unlink)):
+        for n in names:
+            phases[phase].append(_timed(lambda: fn(n)))
+    return phases
+
+
+def main(request: dict) -> dict:
+    nfs = Nfs(request["server"], request["export"])
+    op = request["op"]
+    if op == "unlink":
+        nfs.unlink(request["name"])
+        return {}
+    if op == "write-latency":
+        return {"us": write_latency(nfs, request["name"], request["record"], request["count"], request["sync"])}
+    if op == "small-files":
+        return small_files(nfs, request["name"], request["count"], request["size"])
+    raise BenchError(f"unknown op {op!r}")
+
+
+def remote(target: Target, request: dict) -> dict:
+    """Run one request in the target's client namespace; its JSON answer."""
+    payload = json.dumps({"server": target.host, "export": target.share, **request})
+    out, _ = run(target.client([sys.executable, "-m", "nastune.bench.drivers.nfsops", payload]), what=f"libnfs {request['op']}")
+    return json.loads(out)
+
+
+if __name__ == "__main__":
+    try:
+        print(json.dumps(main(json.loads(sys.argv[1]))))
+    except BenchError as e:
+        print(str(e), file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,126 @@
+"""Result files: every repeat's value kept, the profile and its attribution, flags, and the
+provenance that makes two runs comparable (facts snapshot, kernel, settings, tool versions)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+SCHEMA = "nastune.results/1"
+
+
+class MetricResult(BaseModel):
+    unit: str
+    higher_is_better: bool = True
+    values: list[float]
+    limit: float | None = None  # the physical ceiling (link goodput), same unit
+    flags: list[str] = []
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    @property
+    def spread(self) -> float:
+        """Largest distance of a repeat from the median, as a fraction of it."""
+        m = self.median
+        return max(abs(v - m) for v in self.values) / m if m else 0.0
+
+    @property
+    def cv(self) -> float:
+        return statistics.stdev(self.values) / statistics.mean(self.values) if len(self.values) > 1 and \
+            statistics.mean(self.values) else 0.0
+
+
+class WorkloadResult(BaseModel):
+    workload: str
+    target: dict
+    params: dict
+    metrics: dict[str, MetricResult]
+    profile: dict = {}
+    attribution: str = ""
+    started: str
+    seconds: float
+    interrupted: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload} @ {self.target['url']}"
+
+
+class Provenance(BaseModel):
+    nastune: str
+    kernel: str
+    command: list[str]
+    tools: dict[str, str]
+    facts_sha256: str | None = None
+    facts_path: str | None = None
+    settings: dict = {}
+    lab_scenario: str | None = None
+
+
+class ResultSet(BaseModel):
+    schema_: str = Field(SCHEMA, alias="schema")
+    created: str
+    label: str = ""
+    provenance: Provenance
+    results: list[WorkloadResult]
+    model_config = {"populate_by_name": True}
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_text(self.model_dump_json(by_alias=True, indent=1))
+        tmp.replace(path)
+
+
+def load(path: Path) -> ResultSet:
+    try:
+        data = json.loads(path.read_text())
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from e
+    except ValueError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from e
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a nastune result file (expected schema {SCHEMA})")
+    return ResultSet.model_validate(data)
+
+
+def tool_versions() -> dict[str, str]:
+    found = {}
+    for tool, argv in (("fio", ["fio", "--version"]), ("iperf3", ["iperf3", "--version"]),
+                       ("smbclient", ["smbclient", "--version"]), ("curl", ["curl", "--version"]),
+                       ("libnfs", ["dpkg-query", "-W", "-f=${Version}", "libnfs13"])):
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout
+            found[tool] = (out.strip().splitlines() or ["unknown"])[0]
+        except (OSError, subprocess.TimeoutExpired):
+            found[tool] = "not installed"
+    return found
+
+
+def settings(facts: dict) -> dict:
+    """The settings that decide a NAS's speed, from a facts snapshot: what a comparison must
+    see to tell a tuning (or a kernel upgrade) from noise."""
+    sysctl = facts.get("sysctl", {}).get("values", {})
+    keys = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
+            "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.min_free_kbytes", "fs.xfs.xfssyncd_centisecs")
+    out: dict = {"sysctl": {k: sysctl[k].get("value") for k in keys if k in sysctl}}
+    out["mtu"] = {i["name"]: i["mtu"].get("value") for i in facts.get("network", {}).get("interfaces", [])}
+    smb = (facts.get("smb", {}).get("config", {}) or {}).get("value") or {}
+    out["samba"] = {k: smb.get("globals", {}).get(k) for k in ("aio read size", "aio write size", "socket options",
+                                                              "use sendfile", "sync always")}
+    ganesha = (facts.get("nfs_server", {}).get("ganesha", {}) or {}).get("value") or {}
+    out["ganesha"] = [{k: e.get(k) for k in ("path", "max_read", "max_write", "pref_read", "pref_write")}
+                      for e in ganesha.get("exports", [])]
+    mounts = (facts.get("mounts", {}).get("mounts", {}) or {}).get("value") or []
+    out["mounts"] = {m["mountpoint"]: ",".join(m["options"]) for m in mounts if not m["pseudo"]}
+    return out
+
+
+def fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

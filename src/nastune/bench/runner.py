@@ -1,0 +1,114 @@
+"""Running workloads honestly: a warm-up, then repeats with caches dropped before each, every
+repeat kept, the server profiled meanwhile, results above the physical limit flagged, and
+Ctrl-C stopping cleanly with the test files removed and the finished repeats saved."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from nastune import __version__
+from nastune.bench.profile import Profiler, attribute
+from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult, fingerprint, settings, tool_versions
+from nastune.bench.targets import Target
+from nastune.bench.workloads import Workload
+
+AGREE = 0.10  # repeats further than this from their median are flagged
+OVER_LIMIT = 1.01
+
+
+def drop_caches() -> None:
+    """Flush and drop the page cache (both ends, when client and server share this kernel)."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3")
+    except OSError:
+        pass  # not root: direct I/O and user-space clients still keep client caches out
+
+
+def facts_snapshot(lab: bool) -> str:
+    if lab:
+        out = subprocess.run([sys.executable, "-m", "nastune", "inspect", "--lab", "--json"], capture_output=True,
+                             text=True, timeout=120)
+        return out.stdout if out.returncode == 0 else "{}"
+    from nastune.facts import collect
+    from nastune.root import Root
+    return collect(Root("/")).to_json()
+
+
+def provenance(out: Path, lab: bool) -> Provenance:
+    text = facts_snapshot(lab)
+    facts_path = out.with_name(out.stem + ".facts.json")
+    facts_path.write_text(text)
+    scenario = None
+    if lab:
+        from nastune.lab.lab import Lab
+        scenario = Lab().state.data.get("scenario", {}).get("name")
+    return Provenance(nastune=__version__, kernel=os.uname().release, command=sys.argv, tools=tool_versions(),
+                      facts_sha256=fingerprint(text), facts_path=str(facts_path),
+                      settings=settings(json.loads(text or "{}")), lab_scenario=scenario)
+
+
+def _metrics(workload: Workload, params: dict, target: Target, rows: list[dict[str, float]]) -> dict[str, MetricResult]:
+    out = {}
+    for name, spec in workload.metrics(params).items():
+        values = [row[name] for row in rows if name in row]
+        if not values:
+            continue
+        limit = target.limit_bytes / 1e6 if spec.throughput and target.limit_bytes and spec.unit == "MB/s" else None
+        m = MetricResult(unit=spec.unit, higher_is_better=spec.higher_is_better, values=values, limit=limit)
+        if limit and m.median > limit * OVER_LIMIT:
+            m.flags.append(f"above the link's physical goodput ({limit:.1f} MB/s): a cache was measured, not the NAS")
+        if len(values) > 1 and m.spread > AGREE:
+            m.flags.append(f"repeats differ from their median by up to {m.spread:.0%}")
+        out[name] = m
+    return out
+
+
+def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: Path, label: str = "",
+        lab: bool = False, console=None) -> ResultSet:
+    results = ResultSet(created=datetime.now(timezone.utc).isoformat(timespec="seconds"), label=label,
+                        provenance=provenance(out, lab), results=[])
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
+        for workload, target in pairs:
+            progress.update(task, description=f"{workload.name} @ {target.url}")
+            started, clock = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.monotonic()
+            rows: list[dict[str, float]] = []
+            profiler = Profiler(net_pid=target.server_pid)
+            interrupted = False
+            state = workload.setup(target, params)
+            try:
+                workload.once(target, params, state)  # warm-up: connections, metadata, allocation
+                progress.advance(task)
+                with profiler:
+                    for _ in range(repeats):
+                        drop_caches()
+                        rows.append(workload.once(target, params, state))
+                        progress.advance(task)
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                workload.teardown(target, params, state)
+            if rows:
+                profile = profiler.summary() if len(profiler.samples) > 1 else {}
+                limit = target.limit_bytes
+                results.results.append(WorkloadResult(
+                    workload=workload.name, target=target.to_json(), params=params,
+                    metrics=_metrics(workload, params, target, rows), profile=profile,
+                    attribution=attribute(profile, limit) if profile else "", started=started,
+                    seconds=round(time.monotonic() - clock, 2), interrupted=interrupted))
+            results.save(out)
+            if interrupted:
+                raise KeyboardInterrupt
+    return results

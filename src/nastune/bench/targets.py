@@ -1,0 +1,97 @@
+"""Where a benchmark's I/O goes: a path (local or a mounted share), smb://, nfs:// (libnfs, no
+kernel client), ftp://, or an iperf3 peer; and, for the lab, its targets seen from a client."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
+ETHERNET_OVERHEAD = 38  # Ethernet header, FCS, preamble, inter-frame gap: what a real wire carries
+HTB_OVERHEAD = 14  # htb on a veth counts only the Ethernet header of each frame
+
+
+def goodput_bytes(link_bps: int, mtu: int, overhead: int = ETHERNET_OVERHEAD) -> float:
+    """TCP payload bytes/s a link can carry: 117.7 MB/s for 1 GbE at MTU 1500, 123.8 at 9000;
+    119.6 MB/s through the lab's htb-shaped 1 Gbit veth at MTU 1500."""
+    return link_bps / 8 * (mtu - TCP_OVERHEAD) / (mtu + overhead)
+
+
+@dataclass
+class Target:
+    kind: str  # path, smb, nfs, ftp, iperf3
+    url: str
+    host: str | None = None
+    share: str | None = None  # smb share, nfs export, ftp directory, or the local path
+    client_ns: str | None = None  # run client tools in this namespace (the lab's client)
+    server_pid: int | None = None  # a server process, for its network namespace's counters
+    link_bps: int | None = None
+    mtu: int | None = None
+    overhead: int = ETHERNET_OVERHEAD  # per-frame bytes the link's rate also carries
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def crosses_network(self) -> bool:
+        return self.kind in ("smb", "nfs", "ftp", "iperf3")
+
+    @property
+    def limit_bytes(self) -> float | None:
+        """The physical ceiling of a throughput through this target, if known."""
+        if self.crosses_network and self.link_bps and self.mtu:
+            return goodput_bytes(self.link_bps, self.mtu, self.overhead)
+        return None
+
+    def client(self, argv: list[str]) -> list[str]:
+        return (["ip", "netns", "exec", self.client_ns] if self.client_ns else []) + argv
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "url": self.url, "link_bps": self.link_bps, "mtu": self.mtu,
+                "overhead": self.overhead}
+
+
+def parse(spec: str) -> Target:
+    """A target from a URL or a path; errors say what forms are accepted."""
+    if spec.startswith("/"):
+        return Target("path", spec, share=spec)
+    url = urlparse(spec)
+    if url.scheme in ("smb", "nfs", "ftp") and url.hostname and url.path.strip("/"):
+        return Target(url.scheme, spec, host=url.hostname, share=url.path.strip("/"))
+    if url.scheme == "iperf3" and url.hostname:
+        return Target("iperf3", spec, host=url.hostname)
+    raise ValueError(f"target {spec!r}: use an absolute path, smb://HOST/SHARE, nfs://HOST/EXPORT, "
+                     "ftp://HOST/DIR or iperf3://HOST")
+
+
+def lab_targets() -> dict[str, Target]:
+    """The running lab's targets, used from its first client; the link's rate and MTU as built."""
+    import json
+    import subprocess
+
+    from nastune.lab import network
+    from nastune.lab.lab import Lab
+    from nastune.lab.procs import alive
+    from nastune.lab.scenario import rate_bits
+    lab = Lab()
+    if lab.state.data.get("status") != "up":
+        raise ValueError("the lab is not up: run `nastune lab up` first")
+    rate = rate_bits(lab.state.data["scenario"]["network"]["rate"])
+    link = json.loads(subprocess.run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK],
+                                     capture_output=True, text=True, check=True).stdout)
+    mtu = link[0]["mtu"]
+    pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
+    aged_dir = Path(lab.state.data["storage"]["share"]) / "aged"
+    aged = sorted([f"aged/{p.name}", p.stat().st_size] for p in aged_dir.glob("*.bin")) if aged_dir.is_dir() else []
+    common = {"client_ns": network.client_ns(1), "link_bps": rate, "mtu": mtu, "overhead": HTB_OVERHEAD,
+              "server_pid": pids.get("smbd"), "extra": {"aged": aged}}
+    ip = network.NAS_IP
+    share = lab.state.data["storage"]["share"]
+    return {
+        "smb": Target("smb", f"smb://{ip}/data", host=ip, share="data", **common),
+        "nfs": Target("nfs", f"nfs://{ip}/data", host=ip, share="data", **common),
+        "ftp": Target("ftp", f"ftp://{ip}/pub", host=ip, share="pub", **common),
+        "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
+        "local": Target("path", share, share=share, server_pid=pids.get("smbd"),
+                        extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])}),
+    }

@@ -1,0 +1,342 @@
+"""The named workloads. Each says which targets it runs on, and measures one repeat at a time;
+the runner adds warm-up, repeats, cache drops, profiling and the physical-limit check."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune.bench.drivers import fio, iperf3, membw, nfsops, transfer
+from nastune.bench.drivers.common import BenchError
+from nastune.bench.targets import Target
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+@dataclass
+class Metric:
+    unit: str
+    higher_is_better: bool = True
+    throughput: bool = False  # compared with the link's goodput
+
+
+class Workload:
+    name = ""
+    title = ""
+    doc = ""
+    kinds: tuple[str, ...] = ()
+    source = ""
+
+    def metrics(self, params: dict) -> dict[str, Metric]:
+        raise NotImplementedError
+
+    def setup(self, target: Target, params: dict) -> dict:
+        return {}
+
+    def once(self, target: Target, params: dict, state: dict) -> dict[str, float]:
+        raise NotImplementedError
+
+    def teardown(self, target: Target, params: dict, state: dict) -> None:
+        pass
+
+
+def _name(tag: str) -> str:
+    return f"nastune-{tag}-{uuid.uuid4().hex[:8]}.bin"
+
+
+def _source(size: int) -> Path:
+    """A file of random bytes (incompressible, so no layer can shrink the transfer)."""
+    fd, path = tempfile.mkstemp(prefix="nastune-src-", dir="/var/tmp")
+    with os.fdopen(fd, "wb") as f:
+        chunk = os.urandom(MiB)
+        for _ in range(size // MiB):
+            f.write(chunk)
+    return Path(path)
+
+
+class SeqWrite(Workload):
+    name, title = "seq-write", "Large sequential write of one file"
+    doc = ("Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
+           "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report.")
+    kinds, source = ("smb", "nfs", "ftp", "path"), "001 (IOzone, NetBench), 002 (dd, rsync)"
+
+    def metrics(self, params):
+        return {"MB/s": Metric("MB/s", True, throughput=True)}
+
+    def setup(self, target, params):
+        return {} if target.kind == "path" else {"src": _source(params["size"])}
+
+    def once(self, target, params, state):
+        size = params["size"]
+        if target.kind == "path":
+            got = fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqwrite", "write", MiB, size)])
+            return {"MB/s": got["seqwrite"]["MB/s"]}
+        name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
+        seconds = transfer.upload(target, state["src"], name)
+        transfer.remove(target, name)
+        del state["pending"]
+        return {"MB/s": size / seconds / 1e6}
+
+    def teardown(self, target, params, state):
+        if "src" in state:
+            state["src"].unlink(missing_ok=True)
+        if "pending" in state:
+            try:
+                transfer.remove(target, state.pop("pending"))
+            except BenchError:
+                pass  # the interrupted upload had not created it
+        if target.kind == "path":
+            fio.cleanup(Path(target.share) / ".nastune-bench")
+
+
+class SeqRead(SeqWrite):
+    name, title = "seq-read", "Large sequential read of one file"
+    doc = "Fetch one large file (default 1 GiB) through the protocol's client into /dev/null, or read it with fio."
+
+    def setup(self, target, params):
+        if target.kind == "path":
+            fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqread", "write", MiB, params["size"])])
+            return {}
+        src = _source(params["size"])
+        name = _name("read")
+        transfer.upload(target, src, name)
+        src.unlink()
+        return {"name": name}
+
+    def once(self, target, params, state):
+        if target.kind == "path":
+            got = fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqread", "read", MiB, params["size"])])
+            return {"MB/s": got["seqread"]["MB/s"]}
+        return {"MB/s": params["size"] / transfer.download(target, state["name"]) / 1e6}
+
+    def teardown(self, target, params, state):
+        if "name" in state:
+            transfer.remove(target, state["name"])
+        super().teardown(target, params, state)
+
+
+class AgedRead(Workload):
+    name, title = "aged-read", "Read of the aged (fragmented) data set"
+    doc = ("Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
+           "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads.")
+    kinds, source = ("smb", "nfs", "ftp"), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
+
+    def metrics(self, params):
+        return {"MB/s": Metric("MB/s", True, throughput=True)}
+
+    def setup(self, target, params):
+        files = target.extra.get("aged", [])
+        if not files:
+            raise BenchError(f"{target.url}: no aged data set here (a lab scenario with [storage.aging] has one)")
+        return {"files": files, "next": 0}
+
+    def once(self, target, params, state):
+        name, size = state["files"][state["next"] % len(state["files"])]
+        state["next"] += 1
+        return {"MB/s": size / transfer.download(target, name, from_root=True) / 1e6}
+
+
+IOZONE_OPS = (("write", "write"), ("rewrite", "write"), ("read", "read"), ("reread", "read"),
+              ("random-read", "randread"), ("random-write", "randwrite"))
+
+
+def _size(n: int) -> str:
+    return f"{n // MiB}M" if n >= MiB else f"{n // KiB}K"
+
+
+class Iozone(Workload):
+    name, title = "iozone", "IOzone-style matrix: file size x record size"
+    doc = ("Write, rewrite, read, reread, random read and random write for every file size and record size "
+           "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell.")
+    kinds, source = ("path",), "003 (iozone auto mode, latency vs file size per record size)"
+
+    def cells(self, params):
+        return [(f, r) for f in params["file_sizes"] for r in params["record_sizes"] if r <= f]
+
+    def metrics(self, params):
+        out = {}
+        for f, r in self.cells(params):
+            for op, _ in IOZONE_OPS:
+                out[f"{op} {_size(f)} rec {_size(r)} MB/s"] = Metric("MB/s")
+                out[f"{op} {_size(f)} rec {_size(r)} latency"] = Metric("us", False)
+        return out
+
+    def once(self, target, params, state):
+        jobs = []
+        for f, r in self.cells(params):
+            for op, rw in IOZONE_OPS:
+                # fio times bandwidth in milliseconds: small files loop until 16 MiB have moved
+                loops = {"loops": str(max(1, 16 * MiB // f))}
+                jobs.append(fio.Job(f"c{_size(f)}{_size(r)}-{op}", rw, r, f, loops, file=f"c{_size(f)}{_size(r)}"))
+        got = fio.run_jobs(Path(target.share) / ".nastune-bench", jobs)
+        out = {}
+        for f, r in self.cells(params):
+            for op, _ in IOZONE_OPS:
+                cell = got[f"c{_size(f)}{_size(r)}-{op}"]
+                out[f"{op} {_size(f)} rec {_size(r)} MB/s"] = cell["MB/s"]
+                out[f"{op} {_size(f)} rec {_size(r)} latency"] = cell["lat_us_mean"]
+        return out
+
+    def teardown(self, target, params, state):
+        fio.cleanup(Path(target.share) / ".nastune-bench")
+
+
+class SyncWrite(Workload):
+    name, title = "sync-write", "Synchronous versus buffered writes"
+    doc = ("Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
+           "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path.")
+    kinds, source = ("path", "nfs"), "003 (sync raised latency 10x for large files, 20x for small ones)"
+    RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
+
+    def metrics(self, params):
+        out = {}
+        for _, label, _ in self.RECORDS:
+            for mode in ("sync", "async"):
+                out[f"{mode} {label} latency p50"] = Metric("us", False)
+                out[f"{mode} {label} latency p99"] = Metric("us", False)
+            out[f"sync/async {label} ratio"] = Metric("x", False)
+        return out
+
+    def once(self, target, params, state):
+        out = {}
+        for record, label, count in self.RECORDS:
+            for mode in ("sync", "async"):
+                if target.kind == "nfs":
+                    us = nfsops.remote(target, {"op": "write-latency", "name": _name("sync"), "record": record,
+                                                "count": count, "sync": mode == "sync"})["us"]
+                    p50, p99 = statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
+                else:
+                    extra = {"fsync": "1"} if mode == "sync" else {}
+                    job = fio.Job(f"{mode}{label}", "write", record, record * count, extra)
+                    got = fio.run_jobs(Path(target.share) / ".nastune-bench", [job], direct=False)[f"{mode}{label}"]
+                    # a synchronous write costs the write and the fsync after it
+                    p50, p99 = got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
+                out[f"{mode} {label} latency p50"], out[f"{mode} {label} latency p99"] = p50, p99
+            out[f"sync/async {label} ratio"] = out[f"sync {label} latency p50"] / max(out[f"async {label} latency p50"], 1e-3)
+        return out
+
+    def teardown(self, target, params, state):
+        if target.kind == "path":
+            fio.cleanup(Path(target.share) / ".nastune-bench")
+
+
+class SmallFiles(Workload):
+    name, title = "small-files", "Small files: create, stat, read, delete"
+    doc = ("Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
+           "bonnie++ does: operations per second and the 99th percentile latency of each phase.")
+    kinds, source = ("path", "nfs"), "001 (bonnie++), 003 (ioping for small files)"
+    PHASES = ("create", "stat", "read", "delete")
+
+    def metrics(self, params):
+        out = {}
+        for phase in self.PHASES:
+            out[f"{phase} ops/s"] = Metric("ops/s")
+            out[f"{phase} latency p99"] = Metric("us", False)
+        return out
+
+    def once(self, target, params, state):
+        count, size = params["files"], 4 * KiB
+        if target.kind == "nfs":
+            phases = nfsops.remote(target, {"op": "small-files", "name": _name("small"), "count": count, "size": size})
+        else:
+            phases = _local_small_files(Path(target.share) / ".nastune-bench", count, size)
+        out = {}
+        for phase in self.PHASES:
+            us = phases[phase]
+            out[f"{phase} ops/s"] = len(us) / (sum(us) / 1e6)
+            out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
+        return out
+
+    def teardown(self, target, params, state):
+        if target.kind == "path":
+            fio.cleanup(Path(target.share) / ".nastune-bench")
+
+
+def _local_small_files(directory: Path, count: int, size: int) -> dict[str, list[float]]:
+    directory.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(size)
+    names = [directory / f"small-{i}" for i in range(count)]
+    phases: dict[str, list[float]] = {}
+
+    def create(p):
+        with open(p, "wb") as f:
+            f.write(data)
+
+    def read(p):
+        with open(p, "rb") as f:
+            f.read()
+    for phase, fn in (("create", create), ("stat", os.stat), ("read", read), ("delete", os.unlink)):
+        times = []
+        for p in names:
+            start = time.perf_counter()
+            fn(p)
+            times.append((time.perf_counter() - start) * 1e6)
+        phases[phase] = times
+    return phases
+
+
+class Latency(Workload):
+    name, title = "latency", "Per-request latency (ioping-like)"
+    doc = "4 KiB random reads one at a time with direct I/O: the latency a single request sees, in percentiles."
+    kinds, source = ("path",), "003 (ioping)"
+
+    def metrics(self, params):
+        return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
+
+    def setup(self, target, params):
+        fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("lat", "write", MiB, 64 * MiB)])
+        return {}
+
+    def once(self, target, params, state):
+        got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+                           [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})])["lat"]
+        return {"latency p50": got["lat_us_p50"], "latency p99": got["lat_us_p99"], "iops": got["iops"]}
+
+    def teardown(self, target, params, state):
+        fio.cleanup(Path(target.share) / ".nastune-bench")
+
+
+class Network(Workload):
+    name, title = "network", "TCP throughput between client and server (iperf3)"
+    doc = "iperf3 from the client to the server and back, compared with the link's physical goodput."
+    kinds, source = ("iperf3",), "KNOWLEDGE.md section 6 (117.7 MB/s at MTU 1500, 123.8 at 9000)"
+
+    def metrics(self, params):
+        return {"upload MB/s": Metric("MB/s", throughput=True), "download MB/s": Metric("MB/s", throughput=True)}
+
+    def once(self, target, params, state):
+        up = iperf3.throughput(target, params["seconds"])
+        down = iperf3.throughput(target, params["seconds"], reverse=True)
+        return {"upload MB/s": up["MB/s"], "download MB/s": down["MB/s"]}
+
+
+class NumaBandwidth(Workload):
+    name, title = "numa-bandwidth", "Memory read bandwidth between NUMA nodes"
+    doc = ("For every pair (CPU node, memory node), a process pinned with numactl reads a buffer bound to that "
+           "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix.")
+    kinds, source = ("system",), "004 (MLC matrix; snoop mode)"
+
+    def nodes(self):
+        base = Path("/sys/devices/system/node")
+        return sorted(int(p.name[4:]) for p in base.glob("node[0-9]*")) or [0]
+
+    def metrics(self, params):
+        return {f"node{i}->node{j} GB/s": Metric("GB/s") for i in self.nodes() for j in self.nodes()}
+
+    def once(self, target, params, state):
+        nodes = self.nodes()
+        m = membw.matrix(nodes, params["buffer_mib"])
+        return {f"node{i}->node{j} GB/s": m[a][b] for a, i in enumerate(nodes) for b, j in enumerate(nodes)}
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in (
+    SeqWrite(), SeqRead(), AgedRead(), Iozone(), SyncWrite(), SmallFiles(), Latency(), Network(), NumaBandwidth())}
+
+DEFAULTS = {"size": 1 << 30, "file_sizes": [64 * KiB, MiB, 16 * MiB], "record_sizes": [4 * KiB, 64 * KiB, MiB],
+            "files": 500, "seconds": 3, "buffer_mib": 256}
+

@@ -1,0 +1,109 @@
+"""Every workload and protocol on the real lab: positive numbers, throughput below the shaped
+link's goodput, repeats that agree, provenance, clean interruption, clear errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.lab.conftest import lab_env, nastune
+
+
+@pytest.fixture
+def lab(lab_dir):
+    nastune(lab_dir, "lab", "up", "--scenario", "modern")
+    return lab_dir
+
+
+def leftover_test_files(lab_dir: Path) -> list[str]:
+    share = lab_dir / "mnt" / "share"
+    return [str(p) for p in share.rglob("*") if p.name.startswith((".nastune", "nastune-")) or p.suffix == ".fio"]
+
+
+def test_transfers_and_network_stay_under_the_link_and_repeat(lab, tmp_path):
+    out = tmp_path / "r.json"
+    nastune(lab, "bench", "--lab", "-w", "seq-write", "-w", "seq-read", "-w", "network", "--size", "48M",
+            "--repeats", "3", "--out", str(out))
+    data = json.loads(out.read_text())
+    kinds = {(r["workload"], r["target"]["kind"]) for r in data["results"]}
+    assert {(w, k) for w in ("seq-write", "seq-read") for k in ("smb", "nfs", "ftp", "path")} <= kinds
+    assert ("network", "iperf3") in kinds
+    for r in data["results"]:
+        assert r["profile"]["cpus"] and r["attribution"]
+        for name, m in r["metrics"].items():
+            assert len(m["values"]) == 3 and min(m["values"]) > 0
+            if r["target"]["kind"] == "path":
+                continue
+            median = sorted(m["values"])[1]
+            assert median <= m["limit"] * 1.01, (r["workload"], r["target"]["url"], name, m)
+            assert max(abs(v - median) for v in m["values"]) <= 0.10 * median, (r["workload"], name, m["values"])
+    prov = data["provenance"]
+    facts = Path(prov["facts_path"]).read_text()
+    assert hashlib.sha256(facts.encode()).hexdigest() == prov["facts_sha256"]
+    assert prov["lab_scenario"] == "modern" and prov["kernel"] == os.uname().release
+    assert prov["tools"]["fio"].startswith("fio-") and prov["settings"]["mtu"]["lab0"] == 1500
+    assert leftover_test_files(lab) == []
+
+
+def test_storage_nfs_and_memory_workloads(lab, tmp_path):
+    out = tmp_path / "r.json"
+    nastune(lab, "bench", "--lab", "-w", "iozone", "-w", "sync-write", "-w", "small-files", "-w", "latency",
+            "-w", "numa-bandwidth", "--files", "100", "--repeats", "2", "--out", str(out))
+    results = {(r["workload"], r["target"]["kind"]): r for r in json.loads(out.read_text())["results"]}
+    assert set(results) == {("iozone", "path"), ("sync-write", "path"), ("sync-write", "nfs"),
+                            ("small-files", "path"), ("small-files", "nfs"), ("latency", "path"),
+                            ("numa-bandwidth", "system")}
+    for r in results.values():
+        assert all(min(m["values"]) > 0 for m in r["metrics"].values()), r["workload"]
+    iozone = results[("iozone", "path")]["metrics"]
+    assert len(iozone) == 8 * 6 * 2  # eight cells (record <= file), six operations, throughput and latency
+    small, large = (sorted(iozone[f"write 16M rec {r} MB/s"]["values"])[0] for r in ("4K", "1M"))
+    assert large > small  # larger records move more data per request
+    for kind in ("path", "nfs"):
+        ratio = results[("sync-write", kind)]["metrics"]["sync/async 4K ratio"]["values"]
+        assert min(ratio) > 1.5, (kind, ratio)  # a sync write waits for the disk (003)
+    nodes = len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) or 1
+    assert len(results[("numa-bandwidth", "system")]["metrics"]) == nodes * nodes
+    assert leftover_test_files(lab) == []
+
+
+def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "nastune", "bench", "--lab", "--target", "smb", "-w", "seq-write",
+                             "--size", "96M", "--repeats", "20", "--out", str(out)], env=lab_env(lab),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["interrupted"] is True and 1 <= len(result["metrics"]["MB/s"]["values"]) < 20
+    assert leftover_test_files(lab) == []
+
+
+def test_a_server_that_dies_gives_an_error_naming_the_host(lab, tmp_path):
+    state = json.loads((lab / "state.json").read_text())
+    smbd = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "smbd")
+    os.kill(smbd, signal.SIGKILL)
+    proc = nastune(lab, "bench", "--lab", "--target", "smb", "-w", "seq-write", "--size", "8M", "--repeats", "1",
+                   "--out", str(tmp_path / "r.json"), check=False)
+    assert proc.returncode == 1 and "10.77.0.1" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-w", "warp"], "unknown workload 'warp'"),
+    (["--target", "gopher://x/y"], "use an absolute path, smb://HOST/SHARE"),
+    (["--lab", "--target", "afp"], "the lab's targets are smb, nfs, ftp, iperf3, local"),
+    (["--lab", "--target", "iperf3", "-w", "iozone"], "workload iozone runs on path targets"),
+])
+def test_bad_bench_arguments_are_clear_errors(lab, args, message):
+    proc = nastune(lab, "bench", *args, check=False)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
