@@ -584,3 +584,190 @@ def bench_list() -> None:
     for w in WORKLOADS.values():
         table.add_row(w.name, ", ".join(w.kinds), w.doc, w.source)
     console.print(table)
+
+
+def _load_results(paths: list[Path]):
+    from nastune.bench.results import load
+    try:
+        return [load(p) for p in paths]
+    except ValueError as e:
+        fail(str(e))
+
+
+def _comparison_table(rows, title: str):
+    from rich.table import Table
+    table = Table(title=title, title_justify="left")
+    for column in ("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict"):
+        table.add_column(column)
+    colour = {"better": "green", "worse": "red", "~": "dim"}
+    for r in rows:
+        c = r.result
+        table.add_row(r.workload, r.target, r.metric, f"{c.before_median:.4g}", f"{c.after_median:.4g} {r.unit}",
+                      f"{c.change:+.1%} ({c.change_ci[0]:+.1%}..{c.change_ci[1]:+.1%})", f"{c.p_value:.3f}",
+                      f"[{colour[c.verdict]}]{c.verdict}[/{colour[c.verdict]}]")
+    return table
+
+
+@app.command()
+def compare(
+    results: Annotated[list[Path], typer.Argument(help="Two or more result files; each is compared with the first.")],
+    json: JsonOption = False,
+    force: Annotated[bool, typer.Option("--force", help="Compare even when workload parameters differ.")] = False,
+    noise_floor: Annotated[float, typer.Option("--noise-floor", help="Smallest change that counts (003: 3%).")] = 0.03,
+) -> None:
+    """Per workload and metric: medians with 95% intervals, the relative change with its interval,
+    and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""
+    from nastune.stats.runs import Incomparable, compare_runs
+    if len(results) < 2:
+        fail("give at least two result files")
+    loaded = _load_results(results)
+    output = []
+    for path, other in zip(results[1:], loaded[1:]):
+        try:
+            rows, remarks = compare_runs(loaded[0], other, force=force, noise_floor=noise_floor)
+        except Incomparable as e:
+            fail(f"{results[0]} vs {path}: {e}")
+        output.append({"before": str(results[0]), "after": str(path), "rows": [r.to_json() for r in rows],
+                       "notes": remarks})
+        if not json:
+            console.print(_comparison_table(rows, f"{results[0]} -> {path}"))
+            for remark in remarks:
+                console.print(f"  note: {remark}", highlight=False)
+    if json:
+        import json as jsonlib
+        print(jsonlib.dumps(output, indent=1))
+
+
+baseline_app = typer.Typer(help="Keep a result as a named baseline and check later runs against it.")
+app.add_typer(baseline_app, name="baseline")
+BASELINES = Path("/var/lib/nastune/baselines")
+
+
+@baseline_app.command("save")
+def baseline_save(name: Annotated[str, typer.Argument(help="A name, e.g. after-tuning.")],
+                  result: Annotated[Path, typer.Argument(help="The result file to keep.")]) -> None:
+    """Store a result file as baseline NAME."""
+    import re
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", name):
+        fail(f"baseline name {name!r}: use letters, digits, dot, dash, underscore")
+    (loaded,) = _load_results([result])
+    BASELINES.mkdir(parents=True, exist_ok=True)
+    loaded.save(BASELINES / f"{name}.json")
+    console.print(f"saved baseline {name} ({BASELINES / f'{name}.json'})", highlight=False)
+
+
+@baseline_app.command("check")
+def baseline_check(name: Annotated[str, typer.Argument(help="The baseline to compare with.")],
+                   result: Annotated[Path, typer.Argument(help="A new result file.")]) -> None:
+    """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
+    from nastune.stats.runs import Incomparable, compare_runs
+    stored = BASELINES / f"{name}.json"
+    if not stored.exists():
+        fail(f"no baseline {name!r} in {BASELINES}")
+    base, new = _load_results([stored, result])
+    try:
+        rows, remarks = compare_runs(base, new)
+    except Incomparable as e:
+        fail(str(e))
+    console.print(_comparison_table(rows, f"baseline {name} -> {result}"))
+    for remark in remarks:
+        console.print(f"  note: {remark}", highlight=False)
+    if any(r.result.verdict == "worse" for r in rows):
+        raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    results: Annotated[list[Path], typer.Argument(help="Result files; the first is compared with the others.")],
+    out: Annotated[Path, typer.Option("--out", help="The HTML report (a CSV of every number is written beside it).")]
+    = Path("report.html"),
+    facts: Annotated[Path | None, typer.Option("--facts", help="A facts JSON (inspect --json) for the system section.")] = None,
+    findings: Annotated[Path | None, typer.Option("--findings", help="Findings JSON (diagnose --json).")] = None,
+) -> None:
+    """Write a self-contained HTML report (works offline) with charts, profiles and verdicts."""
+    import json as jsonlib
+    from nastune.report import html
+    from nastune.stats.runs import Incomparable, compare_runs
+    loaded = _load_results(results)
+    rows, notes = [], []
+    for other in loaded[1:]:
+        try:
+            more, remarks = compare_runs(loaded[0], other, force=True)
+        except Incomparable as e:
+            notes.append(str(e))
+            continue
+        rows += more
+        notes += remarks
+    try:
+        facts_data = jsonlib.loads(facts.read_text()) if facts else None
+        findings_data = jsonlib.loads(findings.read_text()) if findings else None
+    except (OSError, ValueError) as e:
+        fail(f"{facts or findings}: {e}")
+    if isinstance(findings_data, dict):
+        findings_data = findings_data.get("findings", [])
+    written = html.render(loaded, out, rows, notes, facts=facts_data, findings=findings_data)
+    console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
+
+
+@app.command()
+def optimize(
+    lab: Annotated[bool, typer.Option("--lab/--live", help="Optimize the lab (default) or this live system.")] = True,
+    scenario: Annotated[str, typer.Option("--scenario", help="The lab scenario to start from.")] = "soho",
+    target: Annotated[str | None, typer.Option("--target", help="With --live: where to measure (path or URL).")] = None,
+    workload: Annotated[list[str] | None, typer.Option("--workload", "-w", help="Workloads (default: seq-write, "
+                                                        "seq-read, aged-read on an aged lab, network).")] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=2, max=100)] = 5,
+    size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "256M",
+    out: Annotated[Path, typer.Option("--out", help="Directory for results, plan, report.")] = Path("nastune-optimize"),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply the plan without asking.")] = False,
+    accept_risk: Annotated[list[str] | None, typer.Option("--accept-risk", help="durability: also apply changes that "
+                                                          "trade crash safety for speed.")] = None,
+) -> None:
+    """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
+    On the lab it starts from a fresh `soho` (a small NAS in its factory state)."""
+    import sys
+    from nastune.bench.workloads import DEFAULTS
+    from nastune.lab import scenario as scenarios
+    from nastune.lab.lab import Lab, LabError, require_root
+    from nastune.optimize import lab_facts, run as run_optimize
+    from nastune.tune.system import System, TuneError, lab_system
+    if not yes and not sys.stdin.isatty():
+        fail("optimize changes the system: add --yes (no terminal to ask on)")
+    if not yes:
+        typer.confirm("optimize will apply the changes it finds (you can roll them back). Go on?", abort=True)
+    say = lambda m: err.print(f"[dim]optimize:[/dim] {m}", highlight=False)  # noqa: E731
+    try:
+        if lab:
+            require_root()
+            chosen = scenarios.load(scenario)
+            say(f"lab: starting from a fresh {chosen.name}")
+            fresh = Lab()
+            if fresh.state.exists:
+                fresh.down(log=say)
+            Lab().up(chosen, log=say)
+            facts = lab_facts()
+            system = lab_system()
+        else:
+            if not target:
+                fail("with --live, say where to measure: --target PATH|URL")
+            from nastune.facts import collect
+            from nastune.root import Root
+            import json as jsonlib
+            facts = jsonlib.loads(collect(Root("/")).to_json())
+            system = System(root=Root("/"))
+        pairs = _bench_pairs(None if lab else target, lab, workload or default_workloads(lab))
+        params = {**DEFAULTS, "size": _size_option(size)}
+        outcome = run_optimize(pairs, params, repeats, out, lab, facts, system, bool(accept_risk), err, say)
+    except (LabError, TuneError, ValueError, RuntimeError) as e:
+        fail(str(e), code=1)
+    except KeyboardInterrupt:
+        fail(f"interrupted; results so far in {out}; undo applied changes with `nastune rollback`", code=130)
+    console.print(_comparison_table(outcome.rows, "optimize: before -> after"))
+    for line in outcome.skipped:
+        console.print(f"  left out: {line}", highlight=False)
+    worse = [r for r in outcome.rows if r.result.verdict == "worse"]
+    better = [r for r in outcome.rows if r.result.verdict == "better"]
+    console.print(f"{len(better)} better, {len(worse)} worse, {len(outcome.rows) - len(better) - len(worse)} unchanged "
+                  f"(within noise). Report: {outcome.report}", highlight=False)
+    if worse:
+        console.print(f"[red]some results got worse[/red]: undo everything with `nastune rollback --to {outcome.journal}`")

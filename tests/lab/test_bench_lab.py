@@ -79,7 +79,9 @@ def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
     out = tmp_path / "r.json"
     proc = subprocess.Popen([sys.executable, "-m", "nastune", "bench", "--lab", "--target", "smb", "-w", "seq-write",
                              "--size", "96M", "--repeats", "20", "--out", str(out)], env=lab_env(lab),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # as from a terminal: a background CI job may have inherited SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)

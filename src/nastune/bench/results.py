@@ -4,12 +4,13 @@ provenance that makes two runs comparable (facts snapshot, kernel, settings, too
 from __future__ import annotations
 
 import hashlib
-import json
 import statistics
 import subprocess
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from nastune.jsonfile import load_versioned
 
 SCHEMA = "nastune.results/1"
 
@@ -79,15 +80,12 @@ class ResultSet(BaseModel):
 
 
 def load(path: Path) -> ResultSet:
+    from pydantic import ValidationError
     try:
-        data = json.loads(path.read_text())
-    except OSError as e:
-        raise ValueError(f"{path}: {e.strerror}") from e
-    except ValueError as e:
-        raise ValueError(f"{path}: not JSON ({e})") from e
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: not a nastune result file (expected schema {SCHEMA})")
-    return ResultSet.model_validate(data)
+        return ResultSet.model_validate(load_versioned(path, SCHEMA, "result file"))
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ValueError(f"{path}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from e
 
 
 def tool_versions() -> dict[str, str]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from nastune.jsonfile import load_versioned
 from nastune.rules.model import Change, Finding
 from nastune.tune.knobs import KNOBS
 from nastune.tune.system import TuneError
@@ -48,13 +48,9 @@ def from_findings(findings: list[Finding], lab: bool) -> Plan:
 def load(path: Path) -> Plan:
     """A plan file, validated whole before anything is applied; errors name the file and field."""
     try:
-        data = json.loads(path.read_text())
-    except OSError as e:
-        raise TuneError(f"{path}: {e.strerror}") from e
+        data = load_versioned(path, SCHEMA, "plan")
     except ValueError as e:
-        raise TuneError(f"{path}: not JSON ({e})") from e
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise TuneError(f"{path}: not a nastune plan (expected \"schema\": \"{SCHEMA}\")")
+        raise TuneError(str(e)) from e
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:

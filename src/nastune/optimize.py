@@ -1,0 +1,74 @@
+"""The main job, end to end as the seeds do it: inspect, diagnose, measure, plan, apply (with the
+tuning engine's safety), measure again, compare, report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune import rules as knowledge
+from nastune.bench import runner
+from nastune.facts import Facts
+from nastune.report import html
+from nastune.stats.runs import Row, compare_runs
+from nastune.tune import executor
+from nastune.tune.plan import Plan, from_findings
+
+MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
+
+
+@dataclass
+class Outcome:
+    rows: list[Row]
+    notes: list[str]
+    report: Path
+    plan: Plan
+    skipped: list[str]
+    journal: str
+
+
+def lab_facts(xfs_fragmentation: bool = True) -> dict:
+    argv = [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"] + (["--xfs-fragmentation"] if xfs_fragmentation else [])
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError(f"inspect --lab failed: {proc.stderr.strip()[-300:]}")
+    return json.loads(proc.stdout)
+
+
+def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
+    """The changes optimize applies, and why it leaves the others out."""
+    kept, skipped = [], []
+    for c in plan.changes:
+        if c.durability_risk and not accept_risk:
+            skipped.append(f"{c.knob} {c.target} {c.key or ''}: trades durability (needs --accept-risk durability)")
+        elif lab and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
+            skipped.append(f"sysctl {c.target}: machine-wide; the lab's nas shares this kernel with its clients")
+        else:
+            kept.append(c)
+    return plan.model_copy(update={"changes": kept}), skipped
+
+
+def run(pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dict, system, accept_risk: bool,
+        console, log=print) -> Outcome:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "facts.json").write_text(json.dumps(facts, indent=1))
+    findings = knowledge.evaluate(Facts.model_validate(facts))
+    (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
+    log(f"diagnose: {len(findings)} findings")
+    log("measure: before")
+    before = runner.run(pairs, params, repeats, out / "before.json", label="before", lab=lab, console=console)
+    plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
+    (out / "plan.json").write_text(plan.to_json() + "\n")
+    log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
+    journal = executor.apply(plan, system, accept_risk=accept_risk, log=log)
+    log("measure: after")
+    after = runner.run(pairs, params, repeats, out / "after.json", label="after", lab=lab, console=console)
+    rows, notes = compare_runs(before, after)
+    (out / "compare.json").write_text(json.dumps({"rows": [r.to_json() for r in rows], "notes": notes}, indent=1))
+    report = html.render([before, after], out / "report.html", rows, notes, facts=facts,
+                         findings=[f.model_dump(mode="json") for f in findings],
+                         applied=[c.model_dump(mode="json") for c in plan.changes], title="nastune optimize")
+    return Outcome(rows, notes, report, plan, skipped, journal.path)

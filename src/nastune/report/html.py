@@ -1,0 +1,169 @@
+"""The report: one self-contained HTML file (plotly.js inlined, works offline) with the system,
+the findings and changes, before/after charts with intervals and the physical limit, IOzone
+latency curves, each run's system profile, the NUMA matrix and the verdicts; and a CSV of
+every number. Text from the system is escaped (Jinja2 autoescape; figure JSON has no '<')."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import plotly.graph_objects as go
+from jinja2 import Environment, PackageLoader, select_autoescape
+from plotly.offline import get_plotlyjs
+
+from nastune.bench.results import ResultSet
+from nastune.stats.compare import median_ci
+from nastune.stats.runs import Row
+
+PROFILE_FIELDS = ("user", "system", "softirq", "irq", "iowait")
+
+
+def _figure_json(fig: go.Figure) -> str:
+    return fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _label(rs: ResultSet, i: int) -> str:
+    return rs.label or f"run {i + 1}"
+
+
+def bar_charts(runs: list[ResultSet]) -> list[dict]:
+    """One chart per workload and target: each metric's median per run, with its 95% interval
+    and the link's physical goodput drawn as a line."""
+    import numpy as np
+    charts = []
+    keys = []
+    for rs in runs:
+        for r in rs.results:
+            if r.workload not in ("iozone", "numa-bandwidth") and r.key not in keys:
+                keys.append(r.key)
+    for key in keys:
+        fig = go.Figure()
+        limit = None
+        for i, rs in enumerate(runs):
+            result = next((r for r in rs.results if r.key == key), None)
+            if result is None:
+                continue
+            names, medians, lo, hi = [], [], [], []
+            for name, m in result.metrics.items():
+                values = np.asarray(m.values, float)
+                low, high = median_ci(values, np.random.default_rng(0))
+                names.append(name if m.unit in name else f"{name} ({m.unit})")
+                medians.append(m.median)
+                lo.append(m.median - low)
+                hi.append(high - m.median)
+                limit = m.limit or limit
+            fig.add_bar(name=_label(rs, i), x=names, y=medians,
+                        error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
+        if limit:
+            fig.add_hline(y=limit, line_dash="dash", line_color="red",
+                          annotation_text=f"link goodput {limit:.1f} MB/s")
+        fig.update_layout(title=key, barmode="group", height=380, margin={"t": 50, "b": 40})
+        charts.append({"id": f"bar{len(charts)}", "title": key, "json": _figure_json(fig)})
+    return charts
+
+
+def iozone_charts(runs: list[ResultSet]) -> list[dict]:
+    """Latency versus file size, one curve per record size (as 003 plots IOzone's output)."""
+    charts = []
+    for i, rs in enumerate(runs):
+        for r in rs.results:
+            if r.workload != "iozone":
+                continue
+            for op in ("write", "read", "random-read", "random-write"):
+                fig = go.Figure()
+                curves: dict[str, list[tuple[int, float]]] = {}
+                for name, m in r.metrics.items():
+                    parts = name.split()
+                    if parts[0] != op or parts[-1] != "latency":
+                        continue
+                    size = parts[1]
+                    scale = 1 << 20 if size.endswith("M") else 1 << 10
+                    curves.setdefault(parts[3], []).append((int(size[:-1]) * scale, m.median))
+                for record, points in curves.items():
+                    points.sort()
+                    fig.add_scatter(x=[p[0] / 1024 for p in points], y=[p[1] for p in points], mode="lines+markers",
+                                    name=f"record {record}")
+                fig.update_layout(title=f"{_label(rs, i)}: {op} latency vs file size", height=340,
+                                  xaxis={"title": "file size (KiB)", "type": "log"},
+                                  yaxis={"title": "latency (us)", "type": "log"})
+                charts.append({"id": f"ioz{len(charts)}", "title": f"{_label(rs, i)} {op}", "json": _figure_json(fig)})
+    return charts
+
+
+def profile_charts(runs: list[ResultSet]) -> list[dict]:
+    """Each run's CPU time shares per workload, averaged over the CPUs."""
+    charts = []
+    for i, rs in enumerate(runs):
+        fig = go.Figure()
+        keys = [r.key for r in rs.results if r.profile.get("cpus")]
+        for field in PROFILE_FIELDS:
+            fig.add_bar(name=field, x=keys, y=[
+                sum(c.get(field, 0) for c in r.profile["cpus"].values()) / len(r.profile["cpus"])
+                for r in rs.results if r.profile.get("cpus")])
+        fig.update_layout(title=f"{_label(rs, i)}: where the CPU time went (% of all CPUs)", barmode="stack",
+                          height=380)
+        charts.append({"id": f"prof{i}", "title": _label(rs, i), "json": _figure_json(fig),
+                       "attributions": [(r.key, r.attribution) for r in rs.results]})
+    return charts
+
+
+def numa_charts(runs: list[ResultSet]) -> list[dict]:
+    charts = []
+    for i, rs in enumerate(runs):
+        for r in rs.results:
+            if r.workload != "numa-bandwidth":
+                continue
+            cells = {tuple(int(x[4:]) for x in name.split()[0].split("->")): m.median for name, m in r.metrics.items()}
+            nodes = sorted({a for a, _ in cells})
+            z = [[cells.get((a, b), 0) for b in nodes] for a in nodes]
+            fig = go.Figure(go.Heatmap(z=z, x=[f"memory node {n}" for n in nodes], y=[f"CPU node {n}" for n in nodes],
+                                       text=[[f"{v:.1f}" for v in row] for row in z], texttemplate="%{text} GB/s",
+                                       colorscale="Viridis"))
+            fig.update_layout(title=f"{_label(rs, i)}: memory read bandwidth (GB/s)", height=360)
+            charts.append({"id": f"numa{len(charts)}", "title": _label(rs, i), "json": _figure_json(fig)})
+    return charts
+
+
+def write_csv(runs: list[ResultSet], path: Path) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run", "workload", "target", "metric", "unit", "repeat", "value", "limit"])
+        for i, rs in enumerate(runs):
+            for r in rs.results:
+                for name, m in r.metrics.items():
+                    for n, v in enumerate(m.values, 1):
+                        w.writerow([_label(rs, i), r.workload, r.target["url"], name, m.unit, n, v, m.limit or ""])
+
+
+def system_summary(facts: dict | None) -> list[tuple[str, str]]:
+    if not facts:
+        return []
+    s = facts.get("system", {})
+    val = lambda f: (f or {}).get("value")  # noqa: E731
+    rows = [("kernel", val(s.get("kernel"))), ("distribution", val(s.get("distribution"))),
+            ("CPU", f"{val(s.get('cpu_model'))} x {val(s.get('cpus'))}"),
+            ("memory", f"{(val(s.get('memory_bytes')) or 0) / (1 << 30):.1f} GiB"),
+            ("NUMA nodes", str(len(s.get("numa_nodes", []))))]
+    for i in facts.get("network", {}).get("interfaces", []):
+        rows.append((f"interface {i['name']}", f"MTU {val(i.get('mtu'))}, speed {val(i.get('speed_mbps')) or '?'} Mb/s"))
+    return [(k, str(v)) for k, v in rows]
+
+
+def render(runs: list[ResultSet], out: Path, rows: list[Row] | None = None, notes: list[str] | None = None,
+           facts: dict | None = None, findings: list[dict] | None = None, applied: list[dict] | None = None,
+           title: str = "nastune report") -> Path:
+    env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    html = env.get_template("report.html.j2").render(
+        title=title, runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)], rows=rows or [], notes=notes or [],
+        system=system_summary(facts), findings=findings or [], applied=applied or [],
+        bars=bar_charts(runs), iozone=iozone_charts(runs), profiles=profile_charts(runs), numa=numa_charts(runs),
+        plotly_js=get_plotlyjs(), csv_name=out.with_suffix(".csv").name)
+    out.write_text(html)
+    write_csv(runs, out.with_suffix(".csv"))
+    return out
+
+
+def load_json(path: Path | None) -> dict | list | None:
+    return json.loads(path.read_text()) if path else None

@@ -1,0 +1,93 @@
+"""The HTML report in a real browser: it loads offline without console errors, its charts are
+drawn, system text is escaped; and the CLI writes it with a CSV of every repeat."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
+from nastune.report.html import render
+from nastune.stats.runs import compare_runs
+from tests.conftest import run_cli
+
+ARTIFACTS = Path(__file__).parents[2] / "test-artifacts"
+CHROMIUM = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"]
+EVIL = "<script>alert('share')</script>"
+
+
+def result_set(label: str, scale: float) -> ResultSet:
+    def m(unit, base, higher=True, limit=None):
+        return MetricResult(unit=unit, higher_is_better=higher, values=[base * scale * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
+                            limit=limit)
+    profile = {"cpus": {"cpu0": {"user": 10.0, "system": 30.0, "softirq": 20.0, "iowait": 1.0, "idle": 39.0}}}
+    iozone = {f"{op} {f} rec {r} {kind}": m("MB/s" if kind == "MB/s" else "us", 100 if kind == "MB/s" else 50)
+              for op in ("write", "read", "random-read", "random-write") for f in ("64K", "1M") for r in ("4K", "64K")
+              for kind in ("MB/s", "latency")}
+    results = [
+        WorkloadResult(workload="seq-write", target={"url": f"smb://nas/{EVIL}"}, params={}, started="", seconds=1,
+                       metrics={"MB/s": m("MB/s", 90, limit=117.7)}, profile=profile, attribution="network-bound"),
+        WorkloadResult(workload="iozone", target={"url": "/srv"}, params={}, started="", seconds=1, metrics=iozone,
+                       profile=profile, attribution="storage"),
+        WorkloadResult(workload="numa-bandwidth", target={"url": "system://x"}, params={}, started="", seconds=1,
+                       metrics={f"node{i}->node{j} GB/s": m("GB/s", 46 if i == j else 6.3) for i in (0, 1) for j in (0, 1)}),
+    ]
+    return ResultSet(created="2026-11-21T00:00:00+00:00", label=label, results=results,
+                     provenance=Provenance(nastune="0", kernel="6.1.0", command=[], tools={}))
+
+
+@pytest.fixture
+def report(tmp_path) -> Path:
+    before, after = result_set("before", 1.0), result_set("after", 1.2)
+    rows, notes = compare_runs(before, after)
+    findings = [{"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-",
+                 "source": "001"}]
+    return render([before, after], tmp_path / "report.html", rows, notes, findings=findings)
+
+
+def test_system_text_is_escaped(report):
+    text = report.read_text()
+    assert EVIL not in text and "&lt;script&gt;alert" in text
+
+
+def test_csv_holds_every_repeat(report):
+    rows = list(csv.DictReader(open(report.with_suffix(".csv"))))
+    assert len(rows) == 2 * 5 * (1 + 32 + 4)  # runs x repeats x metrics
+    assert {r["run"] for r in rows} == {"before", "after"}
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by scripts/setup")
+def test_report_opens_in_chromium_without_console_errors_and_draws_its_charts(report, tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    profile = ["--user-data-dir=" + str(tmp_path / "profile")]
+    dom = subprocess.run(["chromium", *CHROMIUM, *profile, "--dump-dom", report.as_uri()], capture_output=True,
+                         text=True, timeout=120)
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert console == []
+    drawn = dom.stdout.count('class="chart js-plotly-plot"')  # plotly marks each div it has drawn into
+    assert drawn == 1 + 2 * 4 + 2 + 2  # bars, IOzone curves per run, profiles, NUMA heatmaps
+    assert dom.stdout.count('class="main-svg"') >= drawn
+    shot = ARTIFACTS / "report.png"
+    subprocess.run(["chromium", *CHROMIUM, *profile, "--window-size=1200,3000", f"--screenshot={shot}",
+                    report.as_uri()], capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 10000
+
+
+def test_report_and_compare_commands(tmp_path):
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    result_set("before", 1.0).save(before)
+    result_set("after", 1.2).save(after)
+    out = run_cli("compare", str(before), str(after), "--json").stdout
+    assert '"verdict": "better"' in out
+    run_cli("report", str(before), str(after), "--out", str(tmp_path / "r.html"))
+    assert (tmp_path / "r.html").stat().st_size > 1_000_000 and (tmp_path / "r.csv").exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    proc = run_cli("compare", str(before), str(bad), check=False)
+    assert proc.returncode == 2 and "not a nastune result file" in proc.stderr

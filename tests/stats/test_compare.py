@@ -1,0 +1,69 @@
+"""The verdict must neither invent changes (A/A), nor miss a real one, nor trust tiny samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
+from nastune.stats.compare import compare
+from nastune.stats.runs import Incomparable, compare_runs
+
+
+def draws(seed: int, mean: float, n: int = 5, sd: float = 0.015) -> list[float]:
+    return list(np.random.default_rng(seed).normal(mean, mean * sd, n))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_a_comparison_says_no_change(seed):
+    assert compare(draws(seed, 100), draws(seed + 1000, 100)).verdict == "~"
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_ten_percent_shift_is_detected(seed):
+    result = compare(draws(seed, 100), draws(seed + 1000, 110))
+    assert result.verdict == "better"
+    assert result.change_ci[0] > 0.03 and 0.05 < result.change < 0.15
+
+
+def test_direction_follows_the_metric():
+    assert compare(draws(1, 100), draws(2, 110), higher_is_better=False).verdict == "worse"
+    assert compare(draws(1, 100), draws(2, 90), higher_is_better=False).verdict == "better"
+
+
+def test_small_samples_give_wide_intervals_not_verdicts():
+    result = compare([100.0, 112.0], [109.0, 121.0])
+    assert result.verdict == "~"
+    assert result.change_ci[1] - result.change_ci[0] > 0.15
+    assert compare([100.0], [150.0]).verdict == "~"
+
+
+def test_changes_inside_the_noise_floor_are_not_counted():
+    result = compare(draws(3, 100, 20, 0.002), draws(4, 101.5, 20, 0.002))
+    assert result.p_value < 0.05 and result.verdict == "~"  # significant, but under 3%
+
+
+def _run(label: str, values: list[float], kernel="6.1.0", params=None, rmem="4096 16384 65536") -> ResultSet:
+    return ResultSet(created="2026-11-21T00:00:00+00:00", label=label,
+                     provenance=Provenance(nastune="0", kernel=kernel, command=[], tools={"fio": "fio-3.33"},
+                                           settings={"sysctl": {"net.ipv4.tcp_rmem": rmem}}),
+                     results=[WorkloadResult(workload="seq-write", target={"url": "smb://nas/data"},
+                                             params=params or {"size": 1 << 30}, started="", seconds=1,
+                                             metrics={"MB/s": MetricResult(unit="MB/s", values=values)})])
+
+
+def test_runs_of_different_parameters_are_refused_unless_forced():
+    a, b = _run("a", draws(1, 100)), _run("b", draws(2, 100), params={"size": 1 << 20})
+    with pytest.raises(Incomparable, match="workload parameters differ \\(size\\)"):
+        compare_runs(a, b)
+    rows, notes = compare_runs(a, b, force=True)
+    assert rows and any("compared anyway" in n for n in notes)
+
+
+def test_kernel_and_setting_changes_are_noted():
+    a = _run("a", draws(1, 100))
+    b = _run("b", draws(2, 70), kernel="6.12.0", rmem="4096 131072 6291456")
+    rows, notes = compare_runs(a, b)
+    assert rows[0].result.verdict == "worse"
+    assert any(n.startswith("kernel changed: 6.1.0 -> 6.12.0") for n in notes)
+    assert any("net.ipv4.tcp_rmem" in n for n in notes)
