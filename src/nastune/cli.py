@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -640,7 +641,7 @@ def compare(
 
 baseline_app = typer.Typer(help="Keep a result as a named baseline and check later runs against it.")
 app.add_typer(baseline_app, name="baseline")
-BASELINES = Path("/var/lib/nastune/baselines")
+BASELINES = Path(os.environ.get("NASTUNE_BASELINES", "/var/lib/nastune/baselines"))
 
 
 @baseline_app.command("save")

@@ -75,6 +75,9 @@ def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
     bad.write_text('[network]\nrate = "fast"\n')
     proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
     assert proc.returncode == 2 and f"{bad}: field network.rate" in proc.stderr
+    bad.write_text('[storage]\nexternal_log = true\nlog_size = "32M"\n')
+    proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
+    assert proc.returncode == 2 and "field storage.log_size" in proc.stderr and "at least 64M" in proc.stderr
     proc = nastune(lab_dir, "lab", "up", "--scenario", "nosuch", check=False)
     assert proc.returncode == 2 and "no scenario 'nosuch'; built in: modern, soho" in proc.stderr
     assert leftovers(lab_dir) == []
@@ -93,3 +96,26 @@ def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
         assert proc.returncode == 2 and "network namespace nt-c1 already exists and is not this lab's" in proc.stderr
     finally:
         subprocess.run(["ip", "netns", "del", "nt-c1"], check=True)
+
+
+def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, tmp_path):
+    scenario = tmp_path / "branch-office.toml"
+    scenario.write_text('clients = 2\n[network]\nrate = "500mbit"\nmtu = 9000\n'
+                        '[storage]\nsize = "1G"\nexternal_log = true\nlog_size = "64M"\nmount_options = ["noatime"]\n')
+    nastune(lab_dir, "lab", "up", "--scenario", str(scenario))
+    assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
+    source = tmp_path / "payload.bin"
+    source.write_bytes(os.urandom(4 << 20))
+    for host in ("client", "client2"):
+        nastune(lab_dir, "lab", "exec", host, "--", "smbclient", "-N", "//10.77.0.1/data", "-c",
+                f"put {source} from-{host}.bin")
+        assert sha256(lab_dir / "mnt" / "share" / f"from-{host}.bin") == sha256(source)
+    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "mounts", "--area", "network").stdout)
+    xfs = facts["mounts"]["xfs"][str(lab_dir / "mnt")]["value"]
+    assert xfs["log"] == "external" and xfs["log_bytes"] == 64 << 20
+    assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
+    result = json.loads(nastune(lab_dir, "lab", "exec", "client2", "--", "iperf3", "-c", "10.77.0.1", "-t", "2",
+                                "-J").stdout)
+    assert 0.4e9 < result["end"]["sum_received"]["bits_per_second"] <= 0.5e9
+    nastune(lab_dir, "lab", "down")
+    assert leftovers(lab_dir) == []

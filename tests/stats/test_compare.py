@@ -67,3 +67,17 @@ def test_kernel_and_setting_changes_are_noted():
     assert rows[0].result.verdict == "worse"
     assert any(n.startswith("kernel changed: 6.1.0 -> 6.12.0") for n in notes)
     assert any("net.ipv4.tcp_rmem" in n for n in notes)
+
+
+def test_baseline_save_and_check(tmp_path):
+    from tests.conftest import run_cli
+    env = {"NASTUNE_BASELINES": str(tmp_path / "baselines")}
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    _run("good", draws(1, 100)).save(good)
+    _run("bad", draws(2, 70)).save(bad)
+    run_cli("baseline", "save", "tuned", str(good), env=env)
+    assert run_cli("baseline", "check", "tuned", str(good), env=env).returncode == 0
+    worse = run_cli("baseline", "check", "tuned", str(bad), env=env, check=False)
+    assert worse.returncode == 1 and "worse" in worse.stdout
+    missing = run_cli("baseline", "check", "nosuch", str(good), env=env, check=False)
+    assert missing.returncode == 2 and "no baseline 'nosuch'" in missing.stderr

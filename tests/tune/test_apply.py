@@ -136,3 +136,14 @@ def test_plan_from_a_fixture_system_is_loadable_and_names_its_rules(tmp_path):
     rules = {c.rule for c in plan.changes}
     assert {"md-stripe-cache-small", "smb-aio-off", "page-allocation-failures"} <= rules
     assert any(c.durability_risk for c in plan.changes)  # sync -> async offered, marked
+
+
+def test_unconfirmed_changes_are_reverted_and_confirmed_ones_kept(root, tmp_path):
+    plan_file = write_plan(tmp_path, [{"knob": "mtu", "target": "eth0", "new": 9000}])
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes")
+    run_cli("rollback", "--root", str(root), "--unless-confirmed", "1")  # what the watchdog runs
+    assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes")
+    run_cli("confirm", "--root", str(root))
+    run_cli("rollback", "--root", str(root), "--unless-confirmed", "1")
+    assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "9000"

@@ -66,6 +66,13 @@ class Storage(Strict):
         size_bytes(v)
         return v
 
+    @field_validator("log_size")
+    @classmethod
+    def _log(cls, v: str) -> str:
+        if size_bytes(v) < 64 << 20:
+            raise ValueError("an XFS log must be at least 64M (mkfs.xfs refuses smaller)")
+        return v
+
 
 class Limits(Strict):
     cpus: float | None = Field(None, gt=0)

@@ -42,8 +42,9 @@ def run(argv: Sequence[str], check: bool = True, timeout: float = 120, input: st
     except subprocess.TimeoutExpired as e:
         raise LabError(f"{' '.join(argv)}: timed out after {timeout:g} s") from e
     if check and proc.returncode != 0:
-        tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-5:]
-        raise LabError(f"{' '.join(argv)} failed (exit {proc.returncode}): " + " | ".join(tail))
+        lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+        shown = lines if len(lines) <= 6 else lines[:2] + ["..."] + lines[-3:]  # tools print the cause first or last
+        raise LabError(f"{' '.join(argv)} failed (exit {proc.returncode}): " + " | ".join(shown))
     return proc
 
 
