@@ -103,9 +103,24 @@ def test_a_server_that_dies_gives_an_error_naming_the_host(lab, tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["-w", "warp"], "unknown workload 'warp'"),
     (["--target", "gopher://x/y"], "use an absolute path, smb://HOST/SHARE"),
-    (["--lab", "--target", "afp"], "the lab's targets are smb, nfs, ftp, iperf3, local"),
+    (["--lab", "--target", "afp"], "the lab's targets are smb, nfs, ftp, iperf3, smbfs, local"),
     (["--lab", "--target", "iperf3", "-w", "iozone"], "workload iozone runs on path targets"),
 ])
 def test_bad_bench_arguments_are_clear_errors(lab, args, message):
     proc = nastune(lab, "bench", *args, check=False)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
+    out = tmp_path / "r.json"
+    nastune(lab, "bench", "--lab", "--target", "smbfs", "-w", "seq-write", "-w", "seq-read", "-w", "small-files",
+            "--files", "50", "--size", "32M", "--repeats", "2", "--out", str(out))
+    results = json.loads(out.read_text())["results"]
+    assert {r["workload"] for r in results} == {"seq-write", "seq-read", "small-files"}
+    for r in results:
+        assert r["target"]["url"].endswith("/smb-client/10.77.0.1/data")
+        for m in r["metrics"].values():
+            assert min(m["values"]) > 0
+            if m["unit"] == "MB/s":
+                assert max(m["values"]) <= m["limit"] * 1.01  # through the link, not a local cache
+    assert leftover_test_files(lab) == []

@@ -30,11 +30,12 @@ class Target:
     link_bps: int | None = None
     mtu: int | None = None
     overhead: int = ETHERNET_OVERHEAD  # per-frame bytes the link's rate also carries
+    via_network: bool = False  # a path on a network file system mount (its I/O crosses the link)
     extra: dict = field(default_factory=dict)
 
     @property
     def crosses_network(self) -> bool:
-        return self.kind in ("smb", "nfs", "ftp", "iperf3")
+        return self.kind in ("smb", "nfs", "ftp", "iperf3") or self.via_network
 
     @property
     def limit_bytes(self) -> float | None:
@@ -87,11 +88,15 @@ def lab_targets() -> dict[str, Target]:
               "server_pid": pids.get("smbd"), "extra": {"aged": aged}}
     ip = network.NAS_IP
     share = lab.state.data["storage"]["share"]
+    from nastune.lab.servers import smbfs_path
+    smbfs = smbfs_path(lab.dir)
     return {
         "smb": Target("smb", f"smb://{ip}/data", host=ip, share="data", **common),
         "nfs": Target("nfs", f"nfs://{ip}/data", host=ip, share="data", **common),
         "ftp": Target("ftp", f"ftp://{ip}/pub", host=ip, share="pub", **common),
         "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
+        "smbfs": Target("path", str(smbfs), share=str(smbfs), via_network=True,
+                        **{k: v for k, v in common.items() if k != "client_ns"}),
         "local": Target("path", share, share=share, server_pid=pids.get("smbd"),
                         extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])}),
     }

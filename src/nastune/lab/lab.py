@@ -13,7 +13,7 @@ from nastune.lab.sh import LabError, need
 from nastune.lab.state import DEFAULT_DIR, State
 
 TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "smbd", "testparm",
-         "smbclient", "ganesha.nfsd", "rpcbind", "vsftpd", "nfs-ls", "nfs-cp", "curl", "iperf3")
+         "smbclient", "ganesha.nfsd", "rpcbind", "vsftpd", "nfs-ls", "nfs-cp", "curl", "iperf3", "smbnetfs")
 CGROUP = "nastune-lab"
 
 
@@ -53,7 +53,7 @@ class Lab:
             checkpoint("lab:storage")
             groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
             checkpoint("lab:cgroups")
-            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3")
+            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3; client: smbnetfs")
             servers.start(self.state, self.dir, disk["share"], scenario, groups)
         except BaseException:
             self.state.set(status="failed")
@@ -101,7 +101,7 @@ class Lab:
             procs.kill([old["pid"]])
         self.state.resources.remove(old)
         groups = [r["path"] for r in self.state.of("cgroup")]
-        new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups)
+        new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups, old.get("env"))
         servers.wait_ready(name, new)
 
     def reset(self, log=print) -> None:
@@ -131,6 +131,9 @@ class Lab:
         for r in st.of("process"):
             parts.append({"part": f"process {r['name']}", "ok": bool(r.get("pid")) and procs.alive(r),
                           "check": f"pid {r.get('pid')} with its start time"})
+        if st.of("mount") and st.data.get("status") == "up":
+            smbfs = servers.smbfs_path(self.dir)
+            parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
         if network.client_ns(1) in existing:
             for name, argv in servers.CHECKS.items():
                 parts.append({"part": f"{name} answers a client", "ok": servers.client_ok(argv),

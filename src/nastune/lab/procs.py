@@ -30,12 +30,13 @@ def alive(entry: dict) -> bool:
     return start_time(entry["pid"]) == entry["start"]
 
 
-def spawn(state: State, name: str, argv: list[str], log: Path, cgroups: list[str] = ()) -> dict:
+def spawn(state: State, name: str, argv: list[str], log: Path, cgroups: list[str] = (),
+          env: dict[str, str] | None = None) -> dict:
     """Start a daemon in its own session, record it, and put it in the lab's cgroups."""
-    entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None)
+    entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None, env=env)
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, env={**os.environ, **(env or {})})
     started = None
     for _ in range(50):  # the start time is readable once the kernel has the process
         started = start_time(proc.pid)

@@ -152,3 +152,34 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
     entry = spawn(state, "iperf3", in_ns(network.NAS_NS, ["iperf3", "-s", "-B", network.NAS_IP]),
                   logs / "iperf3.out")
     _wait("iperf3", entry, lambda: listening(5201))
+    mount_smbnetfs(state, directory)
+
+
+SMBNETFS_CONF = """show_$_shares "false"
+smb_query_browsers "false"
+auth "guest" ""
+host {ip} visible=true
+"""
+
+
+def smbfs_path(directory: Path) -> Path:
+    """Where the client sees the share through smbnetfs (a path for fio)."""
+    return directory / "smb-client" / network.NAS_IP / SHARE
+
+
+def mount_smbnetfs(state: State, directory: Path) -> None:
+    """The SMB share mounted with the FUSE client smbnetfs, in the host's mount namespace but
+    the client's network namespace, with large FUSE requests (big_writes, 1 MiB reads/writes)."""
+    home = directory / "smbnetfs-home"
+    (home / ".smb").mkdir(parents=True, exist_ok=True)
+    conf = home / ".smb" / "smbnetfs.conf"
+    conf.write_text(SMBNETFS_CONF.format(ip=network.NAS_IP))
+    conf.chmod(0o600)  # smbnetfs ignores auth lines in a config others can read
+    (home / ".smb" / "smb.conf").touch()
+    mnt = directory / "smb-client"
+    mnt.mkdir(exist_ok=True)
+    state.add("mount", path=str(mnt))
+    options = f"config={conf},big_writes,max_read=1048576,max_write=1048576,max_rw_block_size=1048576"
+    entry = spawn(state, "smbnetfs", ["nsenter", f"--net=/run/netns/{network.client_ns(1)}", "smbnetfs", str(mnt),
+                                      "-f", "-o", options], directory / "logs" / "smbnetfs.out", env={"HOME": str(home)})
+    _wait("smbnetfs", entry, lambda: (smbfs_path(directory) / "pub").is_dir())
