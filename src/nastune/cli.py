@@ -484,50 +484,12 @@ def _size_option(text: str) -> int:
         fail(str(e))
 
 
-def default_workloads(lab: bool) -> list[str]:
-    """Sequential write and read per protocol and the network; on a lab with an aged data set,
-    its read too."""
-    names = ["seq-write", "seq-read", "network"]
-    if lab:
-        from nastune.bench.targets import lab_targets
-        try:
-            if lab_targets()["smb"].extra.get("aged"):
-                names.insert(2, "aged-read")
-        except ValueError:
-            pass
-    return names
-
-
 def _bench_pairs(target: str | None, lab: bool, names: list[str]):
-    """(workload, target) pairs: each workload on every given target that it supports."""
-    from nastune.bench import targets as bench_targets
-    from nastune.bench.workloads import WORKLOADS
-    unknown = [n for n in names if n not in WORKLOADS]
-    if unknown:
-        fail(f"unknown workload {unknown[0]!r}; `nastune bench list` shows them")
+    from nastune.bench.selection import pairs
     try:
-        if lab:
-            known = bench_targets.lab_targets()
-            if target and target not in known:
-                fail(f"--lab --target {target!r}: the lab's targets are {', '.join(known)}")
-            # the smbnetfs mount is measured when asked for: SMB has its own client by default
-            available = [known[target]] if target else [t for name, t in known.items() if name != "smbfs"]
-        elif target:
-            available = [bench_targets.parse(target)]
-        else:
-            fail("say where to measure: --target URL|PATH or --lab")
+        return pairs(target, lab, names)
     except ValueError as e:
         fail(str(e))
-    system = bench_targets.Target("system", "system://this-host")
-    pairs = []
-    for name in names:
-        w = WORKLOADS[name]
-        chosen = [system] if w.kinds == ("system",) else [t for t in available if t.kind in w.kinds]
-        if not chosen:
-            fail(f"workload {name} runs on {', '.join(w.kinds)} targets, not on "
-                 f"{', '.join(t.url for t in available)}")
-        pairs += [(w, t) for t in chosen]
-    return pairs
 
 
 @bench_app.callback(invoke_without_command=True)
@@ -553,6 +515,7 @@ def bench(
     from rich.table import Table
     from nastune.bench import runner
     from nastune.bench.drivers.common import BenchError
+    from nastune.bench.selection import default_workloads
     from nastune.bench.workloads import DEFAULTS
     pairs = _bench_pairs(target, lab, workload or default_workloads(lab))
     params = {**DEFAULTS, "size": _size_option(size), "files": files}
@@ -729,6 +692,7 @@ def optimize(
     """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
     On the lab it starts from a fresh `soho` (a small NAS in its factory state)."""
     import sys
+    from nastune.bench.selection import default_workloads
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab import scenario as scenarios
     from nastune.lab.lab import Lab, LabError, require_root

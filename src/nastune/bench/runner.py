@@ -57,16 +57,30 @@ def provenance(out: Path, lab: bool) -> Provenance:
                       settings=settings(json.loads(text or "{}")), lab_scenario=scenario)
 
 
-def _metrics(workload: Workload, params: dict, target: Target, rows: list[dict[str, float]]) -> dict[str, MetricResult]:
+def device_limit(workload: Workload, target: Target, cache: dict[str, float]) -> float | None:
+    """For a sequential read of a local path: the rate of the device under it, measured once."""
+    device = target.device() if workload.name == "seq-read" else None
+    if device is None:
+        return None
+    if device not in cache:
+        from nastune.bench.drivers.fio import device_read_rate
+        cache[device] = device_read_rate(device)
+    return cache[device]
+
+
+def _metrics(workload: Workload, params: dict, target: Target, rows: list[dict[str, float]],
+             device_rate: float | None = None) -> dict[str, MetricResult]:
     out = {}
     for name, spec in workload.metrics(params).items():
         values = [row[name] for row in rows if name in row]
         if not values:
             continue
-        limit = target.limit_bytes / 1e6 if spec.throughput and target.limit_bytes and spec.unit == "MB/s" else None
+        link = target.limit_bytes / 1e6 if spec.throughput and target.limit_bytes and spec.unit == "MB/s" else None
+        limit = link or (device_rate if spec.throughput else None)
         m = MetricResult(unit=spec.unit, higher_is_better=spec.higher_is_better, values=values, limit=limit)
         if limit and m.median > limit * OVER_LIMIT:
-            m.flags.append(f"above the link's physical goodput ({limit:.1f} MB/s): a cache was measured, not the NAS")
+            what = "the link's physical goodput" if link else f"the device's sequential read rate ({target.device()})"
+            m.flags.append(f"above {what} ({limit:.1f} MB/s): a cache was measured, not the NAS")
         if len(values) > 1 and m.spread > AGREE:
             m.flags.append(f"repeats differ from their median by up to {m.spread:.0%}")
         out[name] = m
@@ -79,6 +93,7 @@ def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: P
                         provenance=provenance(out, lab), results=[])
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("left"), TimeRemainingColumn())
+    device_rates: dict[str, float] = {}
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
         for workload, target in pairs:
@@ -105,7 +120,8 @@ def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: P
                 limit = target.limit_bytes
                 results.results.append(WorkloadResult(
                     workload=workload.name, target=target.to_json(), params=params,
-                    metrics=_metrics(workload, params, target, rows), profile=profile,
+                    metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates)),
+                    profile=profile,
                     attribution=attribute(profile, limit) if profile else "", started=started,
                     seconds=round(time.monotonic() - clock, 2), interrupted=interrupted))
             results.save(out)

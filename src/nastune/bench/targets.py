@@ -44,6 +44,20 @@ class Target:
             return goodput_bytes(self.link_bps, self.mtu, self.overhead)
         return None
 
+    def device(self) -> str | None:
+        """The block device under a local path (from /proc/mounts), e.g. /dev/loop0."""
+        if self.kind != "path" or self.via_network:
+            return None
+        if self.extra.get("device"):
+            return "/dev/" + self.extra["device"]
+        best = ("", None)
+        for line in Path("/proc/self/mounts").read_text().splitlines():
+            dev, mountpoint = line.split()[:2]
+            inside = self.share == mountpoint or self.share.startswith(mountpoint.rstrip("/") + "/")
+            if inside and dev.startswith("/dev/") and len(mountpoint) > len(best[0]):
+                best = (mountpoint, dev)
+        return best[1]
+
     def client(self, argv: list[str]) -> list[str]:
         return (["ip", "netns", "exec", self.client_ns] if self.client_ns else []) + argv
 

@@ -66,3 +66,12 @@ def cleanup(directory: Path) -> None:
     import shutil
     if directory.name == ".nastune-bench":
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def device_read_rate(device: str, seconds: int = 2) -> float:
+    """MB/s of a sequential read-only, direct-I/O read of a whole block device: the ceiling of
+    any sequential read of a file on it (nothing is written)."""
+    out, _ = run(["fio", "--name=device-rate", f"--filename={device}", "--readonly", "--rw=read", "--bs=1M",
+                  "--direct=1", "--ioengine=psync", f"--runtime={seconds}", "--time_based", "--output-format=json"],
+                 what=f"fio read of {device}")
+    return json.loads(out[out.index("{"):])["jobs"][0]["read"]["bw_bytes"] / 1e6

@@ -1,5 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, MiB, human, ram
+from nastune.rules.query import GiB, human, ram
 
 CLIENTS = 32  # concurrent connections a small NAS should survive at full buffers
 
