@@ -147,3 +147,24 @@ def test_unconfirmed_changes_are_reverted_and_confirmed_ones_kept(root, tmp_path
     run_cli("confirm", "--root", str(root))
     run_cli("rollback", "--root", str(root), "--unless-confirmed", "1")
     assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "9000"
+
+
+def test_persist_skips_mounts_without_an_fstab_entry(root, tmp_path):
+    from nastune.tune.executor import Row, _persistence
+    plan = load(write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/handmade", "key": "noatime",
+                                       "new": "noatime"}]))
+    rows = [Row(plan.changes[0], KNOBS["mount_option"], "strictatime")]
+    assert _persistence(plan, rows, System(root=Root(root))) == []
+
+
+def test_a_torn_last_journal_line_is_ignored_but_a_corrupt_middle_is_an_error(root, tmp_path):
+    from nastune.tune.journal import Journal
+    journal = Journal.create(System(root=Root(root)), {"plan": {}})
+    journal.record({"type": "change", "seq": 1, "state": "started"})
+    with open(journal.host, "a") as f:
+        f.write('{"type": "change", "se')  # what a kill in the middle of a write leaves
+    assert [line["type"] for line in journal.lines()] == ["header", "change"]
+    with open(journal.host, "a") as f:
+        f.write('\n{"type": "confirm"}\n')
+    with pytest.raises(TuneError, match="line 3 is corrupt"):
+        journal.lines()

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 
 from nastune.faults import checkpoint
-from nastune.tune import services
+from nastune.tune import edits, services
 from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import Plan, PlannedChange
@@ -173,8 +173,9 @@ def _persistence(plan: Plan, rows: list[Row], system: System) -> list[Row]:
         text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
             f"{c.target} = {c.new}\n" for c in sysctls)
         out.append(_file_row(system, SYSCTL_PERSIST, text))
-    for r in applied:
-        if r.change.knob == "mount_option" and system.read("/etc/fstab") is not None:
+    fstab = system.read("/etc/fstab") or ""
+    for r in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
+        if r.change.knob == "mount_option" and edits.fstab_options(fstab, r.change.target) is not None:
             change = r.change.model_copy(update={"knob": "nfs_client_mount"})
             out.append(Row(PlannedChange.model_validate(change.model_dump()), KNOBS["nfs_client_mount"], None))
     rest = [r.change for r in applied if r.change.knob not in ("sysctl", "mount_option", "nfs_client_mount", "samba",

@@ -53,11 +53,12 @@ class Journal:
 
     def lines(self) -> list[dict]:
         out = []
-        for n, line in enumerate(self.host.read_text().splitlines(), 1):
+        raw = self.host.read_text().splitlines()
+        for n, line in enumerate(raw, 1):
             try:
                 out.append(json.loads(line))
             except ValueError:
-                if n < len(self.host.read_text().splitlines()):
+                if n < len(raw):
                     raise TuneError(f"{self.path}: line {n} is corrupt") from None
                 # a torn last line is what a kill during a write leaves: ignore it
         return out
