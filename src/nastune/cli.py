@@ -722,9 +722,11 @@ def optimize(
             import json as jsonlib
             facts = jsonlib.loads(collect(Root("/")).to_json())
             system = System(root=Root("/"))
-        pairs = _bench_pairs(None if lab else target, lab, workload or default_workloads(lab))
+        names = workload or default_workloads(lab)
+        _bench_pairs(None if lab else target, lab, names)  # refuse bad workloads before changing anything
         params = {**DEFAULTS, "size": _size_option(size)}
-        outcome = run_optimize(pairs, params, repeats, out, lab, facts, system, bool(accept_risk), err, say)
+        outcome = run_optimize(lambda: _bench_pairs(None if lab else target, lab, names), params, repeats, out, lab,
+                               facts, system, bool(accept_risk), err, say)
     except (LabError, TuneError, ValueError, RuntimeError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:

@@ -51,21 +51,23 @@ def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
     return plan.model_copy(update={"changes": kept}), skipped
 
 
-def run(pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dict, system, accept_risk: bool,
+def run(make_pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dict, system, accept_risk: bool,
         console, log=print) -> Outcome:
+    """`make_pairs()` resolves the targets; it is called for each measurement, because tuning
+    changes what they are (an MTU change moves the link's goodput ceiling)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "facts.json").write_text(json.dumps(facts, indent=1))
     findings = knowledge.evaluate(Facts.model_validate(facts))
     (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
     log(f"diagnose: {len(findings)} findings")
     log("measure: before")
-    before = runner.run(pairs, params, repeats, out / "before.json", label="before", lab=lab, console=console)
+    before = runner.run(make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console)
     plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
     (out / "plan.json").write_text(plan.to_json() + "\n")
     log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
     journal = executor.apply(plan, system, accept_risk=accept_risk, log=log)
     log("measure: after")
-    after = runner.run(pairs, params, repeats, out / "after.json", label="after", lab=lab, console=console)
+    after = runner.run(make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console)
     rows, notes = compare_runs(before, after)
     (out / "compare.json").write_text(json.dumps({"rows": [r.to_json() for r in rows], "notes": notes}, indent=1))
     report = html.render([before, after], out / "report.html", rows, notes, facts=facts,
