@@ -119,3 +119,15 @@ def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, 
     assert 0.4e9 < result["end"]["sum_received"]["bits_per_second"] <= 0.5e9
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []
+
+
+def test_reset_brings_the_scenario_state_back(lab_dir):
+    nastune(lab_dir, "lab", "up", "--scenario", "modern")
+    conf = lab_dir / "smb.conf"
+    original = sha256(conf)
+    conf.write_text(conf.read_text().replace("[data]", "[data]\n   read only = yes"))
+    (lab_dir / "mnt" / "share" / "stray.txt").write_text("left by a user")
+    nastune(lab_dir, "lab", "reset")
+    assert sha256(conf) == original
+    assert not (lab_dir / "mnt" / "share" / "stray.txt").exists()
+    assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)

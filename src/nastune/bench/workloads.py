@@ -59,6 +59,12 @@ def _source(size: int) -> Path:
     return Path(path)
 
 
+def _long_enough(size: int) -> dict[str, str]:
+    """fio loops over a small file until 512 MiB have moved: a local disk at GB/s would
+    otherwise finish in milliseconds, and timing noise would be the result."""
+    return {"loops": str(max(1, 512 * MiB // size))}
+
+
 class SeqWrite(Workload):
     name, title = "seq-write", "Large sequential write of one file"
     doc = ("Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
@@ -74,7 +80,8 @@ class SeqWrite(Workload):
     def once(self, target, params, state):
         size = params["size"]
         if target.kind == "path":
-            got = fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqwrite", "write", MiB, size)])
+            got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+                               [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
         name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
         seconds = transfer.upload(target, state["src"], name)
@@ -110,7 +117,8 @@ class SeqRead(SeqWrite):
 
     def once(self, target, params, state):
         if target.kind == "path":
-            got = fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqread", "read", MiB, params["size"])])
+            got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+                               [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))])
             return {"MB/s": got["seqread"]["MB/s"]}
         return {"MB/s": params["size"] / transfer.download(target, state["name"]) / 1e6}
 
