@@ -428,12 +428,21 @@ def apply(
 def verify(
     root: RootOption = "/",
     journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
+    json: JsonOption = False,
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
     from rich.table import Table
     from nastune.tune import executor
     found, system = _journal_system(root, journal)
     rows = executor.verify(found, system)
+    if json:
+        import json as jsonlib
+        print(jsonlib.dumps({"journal": found.path, "settings": [
+            {"setting": label, "expected": expected, "actual": actual, "ok": ok} for label, expected, actual, ok in rows]},
+            indent=1))
+        if not all(ok for *_, ok in rows):
+            raise typer.Exit(1)
+        return
     table = Table(title=f"Verify {found.path}", title_justify="left")
     for column in ("setting", "expected", "actual", ""):
         table.add_column(column)

@@ -126,6 +126,8 @@ def test_verify_reports_drift_with_exit_1(root, tmp_path):
     (root / "proc/sys/vm/dirty_ratio").write_text("33\n")
     proc = run_cli("verify", "--root", str(root), check=False)
     assert proc.returncode == 1 and "DRIFT" in proc.stdout and "33" in proc.stdout
+    data = json.loads(run_cli("verify", "--root", str(root), "--json", check=False).stdout)
+    assert data["settings"] == [{"setting": "sysctl vm.dirty_ratio", "expected": "10", "actual": "33", "ok": False}]
 
 
 def test_plan_from_a_fixture_system_is_loadable_and_names_its_rules(tmp_path):
