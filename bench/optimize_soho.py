@@ -1,6 +1,7 @@
 """The main job measured: optimize on the lab's soho scenario with the default workloads, then
 print each gain ratio (after/before medians) and each tuned result's fraction of the link's
-goodput. Compare with the seeds' headline ratios (KNOWLEDGE.md section 5).
+goodput (or, for local reads, of the device's rate). Compare with the seeds' headline ratios
+(KNOWLEDGE.md section 5). Use 5 or more repeats: with fewer, no verdict can be significant.
 
     sudo .venv/bin/python bench/optimize_soho.py [--size 256M] [--repeats 5]"""
 
@@ -28,7 +29,7 @@ def main() -> None:
     limits = {(r["workload"], r["target"]["url"], name): m.get("limit")
               for r in after["results"] for name, m in r["metrics"].items()}
     print(f"optimize on soho: {args.repeats} repeats of {args.size}")
-    print(f"{'workload':10} {'target':32} {'metric':14} {'before':>9} {'after':>9} {'gain':>7} {'of goodput':>11} verdict")
+    print(f"{'workload':10} {'target':32} {'metric':14} {'before':>9} {'after':>9} {'gain':>7} {'of limit':>11} verdict")
     for r in rows:
         gain = r["after_median"] / r["before_median"]
         limit = limits.get((r["workload"], r["target"], r["metric"]))

@@ -81,3 +81,9 @@ def test_baseline_save_and_check(tmp_path):
     assert worse.returncode == 1 and "worse" in worse.stdout
     missing = run_cli("baseline", "check", "nosuch", str(good), env=env, check=False)
     assert missing.returncode == 2 and "no baseline 'nosuch'" in missing.stderr
+
+
+def test_too_few_repeats_are_explained():
+    rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 3)))
+    assert rows[0].result.verdict == "~"
+    assert any("only 3 repeats" in n for n in notes)

@@ -80,6 +80,11 @@ def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: f
             rows.append(Row(ra.workload, ra.target["url"], name, ma.unit, ma.higher_is_better, ma.limit,
                             compare(ma.values, mb.values, ma.higher_is_better, noise_floor)))
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
+    fewest = min((min(len(a.metrics[m].values), len(after[k].metrics[m].values))
+                  for k, a in before.items() if k in after for m in a.metrics if m in after[k].metrics), default=0)
+    if 0 < fewest < 4:
+        remarks.append(f"only {fewest} repeats on a side: a rank test cannot reach p < 0.05 with so few, so no "
+                       "change can be called better or worse (use --repeats 5)")
     if not rows:
         raise Incomparable("the two runs share no workload on the same target")
     return rows, remarks
