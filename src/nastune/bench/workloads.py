@@ -42,7 +42,13 @@ class Workload:
         raise NotImplementedError
 
     def teardown(self, target: Target, params: dict, state: dict) -> None:
-        pass
+        if target.kind == "path":
+            fio.cleanup(scratch(target))
+
+
+def scratch(target: Target) -> Path:
+    """The directory a path workload works in (nastune's own, removed afterwards)."""
+    return Path(target.share) / ".nastune-bench"
 
 
 def _name(tag: str) -> str:
@@ -80,7 +86,7 @@ class SeqWrite(Workload):
     def once(self, target, params, state):
         size = params["size"]
         if target.kind == "path":
-            got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+            got = fio.run_jobs(scratch(target),
                                [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
         name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
@@ -97,8 +103,7 @@ class SeqWrite(Workload):
                 transfer.remove(target, state.pop("pending"))
             except BenchError:
                 pass  # the interrupted upload had not created it
-        if target.kind == "path":
-            fio.cleanup(Path(target.share) / ".nastune-bench")
+        super().teardown(target, params, state)
 
 
 class SeqRead(SeqWrite):
@@ -107,7 +112,7 @@ class SeqRead(SeqWrite):
 
     def setup(self, target, params):
         if target.kind == "path":
-            fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("seqread", "write", MiB, params["size"])])
+            fio.run_jobs(scratch(target), [fio.Job("seqread", "write", MiB, params["size"])])
             return {}
         src = _source(params["size"])
         name = _name("read")
@@ -117,7 +122,7 @@ class SeqRead(SeqWrite):
 
     def once(self, target, params, state):
         if target.kind == "path":
-            got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+            got = fio.run_jobs(scratch(target),
                                [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))])
             return {"MB/s": got["seqread"]["MB/s"]}
         return {"MB/s": params["size"] / transfer.download(target, state["name"]) / 1e6}
@@ -181,7 +186,7 @@ class Iozone(Workload):
                 # fio times bandwidth in milliseconds: small files loop until 16 MiB have moved
                 loops = {"loops": str(max(1, 16 * MiB // f))}
                 jobs.append(fio.Job(f"c{_size(f)}{_size(r)}-{op}", rw, r, f, loops, file=f"c{_size(f)}{_size(r)}"))
-        got = fio.run_jobs(Path(target.share) / ".nastune-bench", jobs)
+        got = fio.run_jobs(scratch(target), jobs)
         out = {}
         for f, r in self.cells(params):
             for op, _ in IOZONE_OPS:
@@ -190,8 +195,6 @@ class Iozone(Workload):
                 out[f"{op} {_size(f)} rec {_size(r)} latency"] = cell["lat_us_mean"]
         return out
 
-    def teardown(self, target, params, state):
-        fio.cleanup(Path(target.share) / ".nastune-bench")
 
 
 class SyncWrite(Workload):
@@ -221,16 +224,13 @@ class SyncWrite(Workload):
                 else:
                     extra = {"fsync": "1"} if mode == "sync" else {}
                     job = fio.Job(f"{mode}{label}", "write", record, record * count, extra)
-                    got = fio.run_jobs(Path(target.share) / ".nastune-bench", [job], direct=False)[f"{mode}{label}"]
+                    got = fio.run_jobs(scratch(target), [job], direct=False)[f"{mode}{label}"]
                     # a synchronous write costs the write and the fsync after it
                     p50, p99 = got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
                 out[f"{mode} {label} latency p50"], out[f"{mode} {label} latency p99"] = p50, p99
             out[f"sync/async {label} ratio"] = out[f"sync {label} latency p50"] / max(out[f"async {label} latency p50"], 1e-3)
         return out
 
-    def teardown(self, target, params, state):
-        if target.kind == "path":
-            fio.cleanup(Path(target.share) / ".nastune-bench")
 
 
 class SmallFiles(Workload):
@@ -252,7 +252,7 @@ class SmallFiles(Workload):
         if target.kind == "nfs":
             phases = nfsops.remote(target, {"op": "small-files", "name": _name("small"), "count": count, "size": size})
         else:
-            phases = _local_small_files(Path(target.share) / ".nastune-bench", count, size)
+            phases = _local_small_files(scratch(target), count, size)
         out = {}
         for phase in self.PHASES:
             us = phases[phase]
@@ -260,9 +260,6 @@ class SmallFiles(Workload):
             out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
         return out
 
-    def teardown(self, target, params, state):
-        if target.kind == "path":
-            fio.cleanup(Path(target.share) / ".nastune-bench")
 
 
 def _local_small_files(directory: Path, count: int, size: int) -> dict[str, list[float]]:
@@ -297,16 +294,14 @@ class Latency(Workload):
         return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
 
     def setup(self, target, params):
-        fio.run_jobs(Path(target.share) / ".nastune-bench", [fio.Job("lat", "write", MiB, 64 * MiB)])
+        fio.run_jobs(scratch(target), [fio.Job("lat", "write", MiB, 64 * MiB)])
         return {}
 
     def once(self, target, params, state):
-        got = fio.run_jobs(Path(target.share) / ".nastune-bench",
+        got = fio.run_jobs(scratch(target),
                            [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})])["lat"]
         return {"latency p50": got["lat_us_p50"], "latency p99": got["lat_us_p99"], "iops": got["iops"]}
 
-    def teardown(self, target, params, state):
-        fio.cleanup(Path(target.share) / ".nastune-bench")
 
 
 class Network(Workload):

@@ -21,13 +21,6 @@ class SambaConfig(BaseModel):
     globals: dict[str, str]
     shares: dict[str, dict[str, str]]
 
-    def param(self, share: str | None, name: str) -> str | None:
-        """A share's value of a parameter, falling back to the global one."""
-        name = samba_conf.normalise(name)
-        if share and name in self.shares.get(share, {}):
-            return self.shares[share][name]
-        return self.globals.get(name)
-
 
 class SmbFacts(Section):
     running: bool

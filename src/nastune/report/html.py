@@ -6,7 +6,6 @@ every number. Text from the system is escaped (Jinja2 autoescape; figure JSON ha
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -164,6 +163,3 @@ def render(runs: list[ResultSet], out: Path, rows: list[Row] | None = None, note
     write_csv(runs, out.with_suffix(".csv"))
     return out
 
-
-def load_json(path: Path | None) -> dict | list | None:
-    return json.loads(path.read_text()) if path else None

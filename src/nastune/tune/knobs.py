@@ -307,18 +307,22 @@ class FstabOption(Knob):
             raise TuneError(f"{self.label(change)}: {e}") from e
 
 
+def _config_of(system: System, daemon: str, flags: tuple[str, ...], default: str) -> str:
+    """The config file a running daemon was started with (found once per system: it scans /proc)."""
+    if daemon not in system.config_paths:
+        from nastune.facts.context import Context
+        from nastune.facts.system import daemons
+        running = [p for p in daemons(Context(system.root)) if p.name == daemon]
+        system.config_paths[daemon] = config_path(running, flags, default)
+    return system.config_paths[daemon]
+
+
 def samba_path(system: System) -> str:
-    from nastune.facts.context import Context
-    from nastune.facts.system import daemons
-    running = [p for p in daemons(Context(system.root)) if p.name == "smbd"]
-    return config_path(running, ("-s", "--configfile"), "/etc/samba/smb.conf")
+    return _config_of(system, "smbd", ("-s", "--configfile"), "/etc/samba/smb.conf")
 
 
 def ganesha_path(system: System) -> str:
-    from nastune.facts.context import Context
-    from nastune.facts.system import daemons
-    running = [p for p in daemons(Context(system.root)) if p.name == "ganesha.nfsd"]
-    return config_path(running, ("-f",), "/etc/ganesha/ganesha.conf")
+    return _config_of(system, "ganesha.nfsd", ("-f",), "/etc/ganesha/ganesha.conf")
 
 
 class Samba(Knob):

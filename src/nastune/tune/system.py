@@ -23,6 +23,7 @@ class System:
     lab_dir: Path | None = None
     server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
     peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
+    config_paths: dict[str, str] = field(default_factory=dict)  # daemon -> config file it runs with
 
     @property
     def live(self) -> bool:
