@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
 from nastune import __version__
 from nastune import rules as knowledge
 from nastune.facts import AREAS, GROUPS, Facts, collect, expand
 from nastune.facts.model import Fact
-from nastune.report import findings_view
+from nastune.report import findings_view, layout
 from nastune.report.facts_view import render
 from nastune.root import Unavailable
 from nastune.rules.model import Severity
@@ -31,8 +31,8 @@ bench_app = typer.Typer(help="Measure the NAS end to end: per protocol, latency 
                                "sync vs async, small files, the network, NUMA memory bandwidth.")
 app.add_typer(lab_app, name="lab")
 app.add_typer(bench_app, name="bench")
-console = Console()
-err = Console(stderr=True)
+console = layout.console()
+err = layout.console(stderr=True)
 
 RootOption = Annotated[str, typer.Option(
     "--root", help="Read this system instead of the live one: a directory tree or a snapshot "
@@ -49,7 +49,7 @@ FINDINGS_SCHEMA = "nastune.findings/1"
 
 
 def fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    err.print(Text.assemble(("error:", "red"), f" {message}"))
     raise typer.Exit(code)
 
 
@@ -62,6 +62,11 @@ def main(verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show mor
     if version:
         console.print(f"nastune {__version__}")
         raise typer.Exit()
+
+
+def _say(stage: str):
+    """A progress logger for a stage: its name dimmed, the message as plain text."""
+    return lambda m: err.print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
 
 
 def _verbose(ctx: typer.Context) -> bool:
@@ -242,7 +247,7 @@ def lab_up(
         if clients is not None:
             updated = updated.model_copy(update={"clients": clients})
         final = scenarios.Scenario.model_validate(updated.model_dump())
-        built = Lab().up(final, log=lambda m: err.print(f"[dim]lab:[/dim] {m}", highlight=False))
+        built = Lab().up(final, log=_say("lab"))
         console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
         for name, url in Lab().state.data.get("targets", {}).items():
             console.print(f"  {name:7} {url}", highlight=False)
@@ -260,24 +265,21 @@ def lab_down() -> None:
 def lab_reset() -> None:
     """Rebuild the lab in its scenario's state (undoes any tuning applied to it)."""
     from nastune.lab.lab import Lab
-    _lab(lambda: Lab().reset(log=lambda m: err.print(f"[dim]lab:[/dim] {m}", highlight=False)))
+    _lab(lambda: Lab().reset(log=_say("lab")))
 
 
 @lab_app.command("status")
 def lab_status(json: JsonOption = False) -> None:
     """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
-    from rich.table import Table
     from nastune.lab.lab import Lab
     parts = _lab(lambda: Lab().status())
     if json:
         import json as jsonlib
         print(jsonlib.dumps(parts, indent=1))
     else:
-        table = Table(title="Lab", title_justify="left")
-        for column in ("part", "state", "check"):
-            table.add_column(column)
+        table = layout.Records("Lab", *("part", "state", "check"))
         for p in parts:
-            table.add_row(p["part"], "[green]up[/green]" if p["ok"] else "[red]down[/red]", p["check"])
+            table.add_row(p["part"], layout.styled("up", "green") if p["ok"] else layout.styled("down", "red"), p["check"])
         console.print(table)
     if not all(p["ok"] for p in parts):
         raise typer.Exit(1)
@@ -316,28 +318,31 @@ def _journal_system(root: str, journal: str | None):
     from nastune.tune.journal import Journal
     from nastune.tune.system import System, TuneError, lab_system
     host = _tune_system(root, False) if root != "/" else System(root=Root("/"))
-    if journal:
-        try:
+    try:
+        if journal:
             found = Journal.at(host, journal)
-            return (Journal(lab_system(), found.path), lab_system()) if found.header().get("lab") else (found, host)
-        except TuneError as e:
-            fail(str(e))
-    candidates = []
-    systems = [host]
-    if root == "/":
-        try:
-            systems.append(lab_system())
-        except TuneError:
-            pass
-    for system in systems:
-        try:
-            candidates.append(Journal.latest(system))
-        except TuneError:
-            continue
-    if not candidates:
-        fail("no journal: nothing was applied here (or the lab it was applied to is gone)")
-    newest = max(candidates, key=lambda j: j.host.stat().st_mtime)
-    return newest, newest.system
+            if found.header().get("lab") is True and root == "/":
+                lab = lab_system()
+                return Journal(lab, found.path), lab
+            return found, host
+        candidates = []
+        systems = [host]
+        if root == "/":
+            try:
+                systems.append(lab_system())
+            except TuneError:
+                pass
+        for system in systems:
+            try:
+                candidates.append(Journal.latest(system))
+            except TuneError:
+                continue
+        if not candidates:
+            fail("no journal: nothing was applied here (or the lab it was applied to is gone)")
+        newest = max(candidates, key=lambda j: j.mtime())
+        return newest, newest.system
+    except TuneError as e:
+        fail(str(e))
 
 
 @app.command()
@@ -401,7 +406,7 @@ def apply(
         fail(str(e))
     console.print(diff_table(rows))
     if any(r.change.durability_risk and not r.noop for r in rows):
-        err.print(f"[yellow]risk:[/yellow] {executor.DURABILITY}", highlight=False)
+        err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
     if dry_run:
         console.print("dry run: nothing changed")
         return
@@ -420,8 +425,8 @@ def apply(
     network = [r for r in rows if r.knob.network and not r.noop]
     if network and system.live and system.netns is None and confirm_timeout > 0:
         executor.start_watchdog(journal, confirm_timeout)
-        console.print(f"[yellow]network changes will be reverted in {confirm_timeout} s unless you run "
-                      "`nastune confirm`[/yellow]")
+        console.print(layout.styled(f"network changes will be reverted in {confirm_timeout} s unless you run "
+                                    "`nastune confirm`", "yellow"))
 
 
 @app.command()
@@ -431,7 +436,6 @@ def verify(
     json: JsonOption = False,
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
-    from rich.table import Table
     from nastune.tune import executor
     found, system = _journal_system(root, journal)
     rows = executor.verify(found, system)
@@ -443,11 +447,9 @@ def verify(
         if not all(ok for *_, ok in rows):
             raise typer.Exit(1)
         return
-    table = Table(title=f"Verify {found.path}", title_justify="left")
-    for column in ("setting", "expected", "actual", ""):
-        table.add_column(column)
+    table = layout.Records(f"Verify {found.path}", *("setting", "expected", "actual", ""))
     for label, expected, actual, ok in rows:
-        table.add_row(label, expected[:60], actual[:60], "[green]ok[/green]" if ok else "[red]DRIFT[/red]")
+        table.add_row(label, expected[:60], actual[:60], layout.styled("ok", "green") if ok else layout.styled("DRIFT", "red"))
     console.print(table)
     if not all(ok for *_, ok in rows):
         raise typer.Exit(1)
@@ -462,26 +464,37 @@ def rollback(
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
     import time
-    from nastune.tune import executor
+    from nastune.tune.rollback import rollback as rollback_journal
     from nastune.tune.system import TuneError
     found, system = _journal_system(root, to)
-    if unless_confirmed is not None:
-        time.sleep(unless_confirmed)
-        if found.has("confirm"):
-            return
+    from nastune.tune.rollback import WATCHDOG_WAIT
     try:
-        n = executor.rollback(found, system, log=lambda m: console.print(m, highlight=False))
+        if unless_confirmed is not None:
+            time.sleep(unless_confirmed)
+            if found.has("confirm"):
+                return
+        report = rollback_journal(found, system, log=lambda m: console.print(m, highlight=False),
+                                  wait=WATCHDOG_WAIT if unless_confirmed is not None else 0.0)
     except TuneError as e:
         fail(str(e), code=1)
-    console.print(f"rolled back {n} change(s) from {found.path}", highlight=False)
+    console.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
+    if not report.ok:
+        err.print(f"error: {len(report.failures)} entr{'y' if len(report.failures) == 1 else 'ies'} could not be "
+                  "restored; each is listed above with the command that restores it by hand", highlight=False,
+                  markup=False)
+        raise typer.Exit(1)
 
 
 @app.command()
 def confirm(root: RootOption = "/") -> None:
     """Keep the network changes of the last apply (stops the automatic revert)."""
     import time
+    from nastune.tune.system import TuneError
     found, _ = _journal_system(root, None)
-    found.record({"type": "confirm", "at": time.time()})
+    try:
+        found.record({"type": "confirm", "at": time.time()})
+    except TuneError as e:
+        fail(str(e))
     console.print(f"confirmed {found.path}", highlight=False)
 
 
@@ -521,7 +534,6 @@ def bench(
     """Run workloads against a target and write a result file with every repeat and provenance."""
     if ctx.invoked_subcommand is not None:
         return
-    from rich.table import Table
     from nastune.bench import runner
     from nastune.bench.drivers.common import BenchError
     from nastune.bench.selection import default_workloads
@@ -535,9 +547,7 @@ def bench(
         raise typer.Exit(130)
     except BenchError as e:
         fail(str(e), code=1)
-    table = Table(title=f"Results ({out})", title_justify="left")
-    for column in ("workload", "target", "metric", "median", "CV", "of limit", "flags"):
-        table.add_column(column)
+    table = layout.Records(f"Results ({out})", *("workload", "target", "metric", "median", "CV", "of limit", "flags"))
     for r in results.results:
         for name, m in r.metrics.items():
             table.add_row(r.workload, r.target["url"], name, f"{m.median:.1f} {m.unit}", f"{m.cv:.1%}",
@@ -551,11 +561,8 @@ def bench(
 @bench_app.command("list")
 def bench_list() -> None:
     """The workloads, what they measure, and where they run."""
-    from rich.table import Table
     from nastune.bench.workloads import WORKLOADS
-    table = Table(title="Workloads", title_justify="left")
-    for column in ("name", "targets", "what it measures", "source"):
-        table.add_column(column)
+    table = layout.Records("Workloads", *("name", "targets", "what it measures", "source"))
     for w in WORKLOADS.values():
         table.add_row(w.name, ", ".join(w.kinds), w.doc, w.source)
     console.print(table)
@@ -570,16 +577,13 @@ def _load_results(paths: list[Path]):
 
 
 def _comparison_table(rows, title: str):
-    from rich.table import Table
-    table = Table(title=title, title_justify="left")
-    for column in ("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict"):
-        table.add_column(column)
+    table = layout.Records(title, *("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict"))
     colour = {"better": "green", "worse": "red", "~": "dim"}
     for r in rows:
         c = r.result
         table.add_row(r.workload, r.target, r.metric, f"{c.before_median:.4g}", f"{c.after_median:.4g} {r.unit}",
                       f"{c.change:+.1%} ({c.change_ci[0]:+.1%}..{c.change_ci[1]:+.1%})", f"{c.p_value:.3f}",
-                      f"[{colour[c.verdict]}]{c.verdict}[/{colour[c.verdict]}]")
+                      layout.styled(c.verdict, colour[c.verdict]))
     return table
 
 
@@ -711,7 +715,7 @@ def optimize(
         fail("optimize changes the system: add --yes (no terminal to ask on)")
     if not yes:
         typer.confirm("optimize will apply the changes it finds (you can roll them back). Go on?", abort=True)
-    say = lambda m: err.print(f"[dim]optimize:[/dim] {m}", highlight=False)  # noqa: E731
+    say = _say("optimize")
     try:
         if lab:
             require_root()
@@ -748,4 +752,5 @@ def optimize(
     console.print(f"{len(better)} better, {len(worse)} worse, {len(outcome.rows) - len(better) - len(worse)} unchanged "
                   f"(within noise). Report: {outcome.report}", highlight=False)
     if worse:
-        console.print(f"[red]some results got worse[/red]: undo everything with `nastune rollback --to {outcome.journal}`")
+        console.print(Text.assemble(("some results got worse", "red"),
+                                    f": undo everything with `nastune rollback --to {outcome.journal}`"))

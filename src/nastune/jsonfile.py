@@ -1,18 +1,109 @@
-"""Reading nastune's versioned JSON files (plans, results) with errors that name the file."""
+"""Reading JSON that nastune did not necessarily write (plans, results, journals, snapshot
+records) with bounds and errors that name the file: size, nesting depth, NaN and infinities
+are checked before anything uses the data."""
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
+import stat
 from pathlib import Path
+
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64  # nastune's own files nest at most ~8 deep
+
+
+def _constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _too_deep(text: str) -> bool:
+    """True when an array/object opens deeper than MAX_DEPTH (strings skipped): checked before
+    json.loads, which would raise RecursionError deep inside on hostile nesting."""
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
+
+
+def loads(text: str, where: str) -> object:
+    """Parse JSON text; ValueError naming `where` for anything malformed or hostile."""
+    if _too_deep(text):
+        raise ValueError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, parse_constant=_constant, parse_float=_float)
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply") from None
+    except ValueError as e:
+        raise ValueError(f"{where}: not JSON ({e})") from None
+
+
+def read_text(path: Path, limit: int = MAX_BYTES) -> str:
+    """A regular file's text, bounded; never blocks on a FIFO or reads a device."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"{path}: is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{path}: larger than {limit // (1024 * 1024)} MiB")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit // (1024 * 1024)} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def load(path: Path) -> object:
+    return loads(read_text(path), str(path))
 
 
 def load_versioned(path: Path, schema: str, what: str) -> dict:
-    try:
-        data = json.loads(path.read_text())
-    except OSError as e:
-        raise ValueError(f"{path}: {e.strerror}") from e
-    except ValueError as e:
-        raise ValueError(f"{path}: not JSON ({e})") from e
+    data = load(path)
     if not isinstance(data, dict) or data.get("schema") != schema:
         raise ValueError(f"{path}: not a nastune {what} (expected \"schema\": \"{schema}\")")
     return data
+
+
+def dumps(data: object, indent: int | None = 1) -> str:
+    """JSON for output: NaN and infinities are a bug, never printed as non-JSON."""
+    return json.dumps(data, indent=indent, allow_nan=False)
+
+
+def field_name(loc: tuple) -> str:
+    """pydantic's error location as a person reads it: changes[3].new."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def invalid(path: object, error) -> str:
+    """The first error of a pydantic ValidationError, naming the file and the field."""
+    first = error.errors()[0]
+    return f"{path}: field {field_name(tuple(first['loc']))}: {first['msg']}"

@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import json
 import os
 import re
 import shutil
 import stat
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from nastune.jsonfile import loads
+
 MAX_READ = 16 * 1024 * 1024
 MAX_LINKS = 40
+MAX_ENTRIES = 100_000  # names in one directory listing
 META = ".nastune"
 
 # The Debian package that provides each tool the collectors run.
@@ -109,22 +114,40 @@ class Root:
         if not self.live:
             if not os.path.isdir(self.path):
                 raise Unavailable(self.path, "root is not a directory")
-            self._errors = self._load_meta("errors.json")
-            self._listings = self._load_meta("listings.json")
+            self._errors = self._load_meta("errors.json", str)
+            self._listings = self._load_meta("listings.json", list)
 
     def __repr__(self) -> str:
         return f"Root({self.path!r})"
 
-    def _load_meta(self, name: str) -> dict:
-        meta = os.path.join(self.path, META, name)
+    def _meta_text(self, name: str) -> str | None:
+        """A snapshot metadata file, resolved inside the root like any other path (a link
+        cannot lead out) and read with the same bounds; None when it is absent."""
+        real = self.canonical(f"/{META}/{name}")
         try:
-            with open(meta, encoding="utf-8") as f:
-                data = json.load(f)
+            return self._read_host(self._host(_logical(real)), MAX_READ)
         except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise Unavailable(f"{self.path}/{META}/{name}", f"corrupt snapshot metadata: {_reason(e)}") from e
+
+    def _load_meta(self, name: str, value_type: type) -> dict:
+        text = self._meta_text(name)
+        if text is None:
             return {}
-        except (OSError, ValueError) as e:
-            raise Unavailable(meta, f"corrupt snapshot metadata: {e}") from e
-        return data if isinstance(data, dict) else {}
+        where = f"{self.path}/{META}/{name}"
+        try:
+            data = loads(text, where)
+        except ValueError as e:
+            raise Unavailable(where, f"corrupt snapshot metadata: {e}") from e
+        if not isinstance(data, dict):
+            raise Unavailable(where, "corrupt snapshot metadata: not a JSON object")
+        for key, value in data.items():
+            if not isinstance(value, value_type) or (value_type is list and not all(isinstance(v, str) for v in value)):
+                raise Unavailable(where, f"corrupt snapshot metadata: entry {key[:80]!r} is not a {value_type.__name__}")
+            if value_type is list and len(value) > MAX_ENTRIES:
+                raise Unavailable(where, f"entry {key[:80]!r} lists more than {MAX_ENTRIES} names")
+        return data
 
     # -- path resolution -------------------------------------------------
     def _host(self, parts: Sequence[str]) -> str:
@@ -193,38 +216,47 @@ class Root:
         """The text of a regular file (decoded leniently); Unavailable otherwise."""
         self._recorded_error(path)
         real = self.canonical(path)
-        host = self._host(_logical(real))
         try:
-            fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            text = self._read_host(self._host(_logical(real)), limit)
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
+        if self.recorder:
+            self.recorder.file(real, text)
+        return text
+
+    def _read_host(self, host: str, limit: int) -> str:
+        """Read a regular file, bounded; never blocks on a FIFO and never opens a device of a
+        tree (a live /proc or /sys file is regular too)."""
+        if not self.live and not stat.S_ISREG(os.lstat(host).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise self._fail(path, "not a regular file")
+                raise OSError(errno.EINVAL, "not a regular file")
             chunks, size = [], 0
             while size <= limit:
-                try:
-                    chunk = os.read(fd, 1 << 16)
-                except OSError as e:
-                    raise self._fail(path, _reason(e)) from e
+                chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
             if size > limit:
-                raise self._fail(path, f"larger than {limit} bytes")
+                raise OSError(errno.EFBIG, f"larger than {limit} bytes")
         finally:
             os.close(fd)
-        text = b"".join(chunks).decode("utf-8", errors="replace")
-        if self.recorder:
-            self.recorder.file(real, text)
-        return text
+        return b"".join(chunks).decode("utf-8", errors="replace")
 
     def write(self, path: str, text: str) -> None:
-        """Write a kernel file (/proc, /sys) in place: those cannot be replaced by rename."""
+        """Write a kernel value. Live, in place (/proc and /sys cannot be replaced by rename);
+        in a tree the file is only a file, so it is replaced like a config file."""
+        if not self.live:
+            try:
+                return self.replace(path, text)
+            except OSError as e:
+                raise Unavailable(path, _reason(e)) from e
         host = self._host(_logical(self.canonical(path)))
         try:
-            fd = os.open(host, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | (0 if self.live else os.O_TRUNC))
+            fd = os.open(host, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as e:
             raise Unavailable(path, _reason(e)) from e
         try:
@@ -236,22 +268,35 @@ class Root:
 
     def replace(self, path: str, text: str | None) -> None:
         """Atomically replace a config file (write, fsync, rename), keeping its mode;
-        None removes it. A crash leaves the old or the new file, never a mix."""
+        None removes it. A crash leaves the old or the new file, never a mix. The rename
+        swaps the name, so a hard link or device at the path is never written through."""
         real = self.canonical(path)
         host = self._host(_logical(real))
         if text is None:
             if os.path.lexists(host):
+                if os.path.isdir(host) and not os.path.islink(host):
+                    raise OSError(errno.EISDIR, f"{path} is a directory")
                 os.unlink(host)
             return
         os.makedirs(os.path.dirname(host), exist_ok=True)
-        mode = os.stat(host).st_mode & 0o7777 if os.path.exists(host) else 0o644
-        tmp = f"{host}.nastune-tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
         try:
+            info = os.lstat(host)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise OSError(errno.EISDIR, f"{path} is a directory")
+        mode = info.st_mode & 0o7777 if info is not None and stat.S_ISREG(info.st_mode) else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(host) + ".", suffix=".nastune-tmp",
+                                   dir=os.path.dirname(host))
+        try:
+            os.fchmod(fd, mode)
             os.write(fd, text.encode())
             os.fsync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            os.unlink(tmp)
+            raise
+        os.close(fd)
         os.replace(tmp, host)
         dirfd = os.open(os.path.dirname(host), os.O_RDONLY)
         try:
@@ -270,9 +315,13 @@ class Root:
         if real in self._listings:
             return list(self._listings[real])
         try:
-            names = sorted(os.listdir(self._host(_logical(real))))
+            with os.scandir(self._host(_logical(real))) as entries:
+                names = list(itertools.islice((e.name for e in entries), MAX_ENTRIES + 1))
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
+        if len(names) > MAX_ENTRIES:
+            raise self._fail(path, f"more than {MAX_ENTRIES} entries")
+        names.sort()
         if self.recorder:
             self.recorder.listing(real, names)
         return names
@@ -335,16 +384,25 @@ class Root:
         return result
 
     def _replay(self, argv: tuple[str, ...]) -> CommandResult:
-        host = os.path.join(self.path, META, "commands", command_key(argv))
+        name = f"commands/{command_key(argv)}"
+        where = f"{self.path}/{META}/{name}"
         try:
-            with open(host, encoding="utf-8") as f:
-                data = json.load(f)
-            return CommandResult(tuple(data["argv"]), data.get("returncode"), data.get("stdout", ""),
-                                 data.get("stderr", ""), data.get("error"))
-        except FileNotFoundError:
+            text = self._meta_text(name)
+        except Unavailable as e:
+            return CommandResult(argv, None, error=e.reason)
+        if text is None:
             return CommandResult(argv, None, error="not recorded in this snapshot")
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            return CommandResult(argv, None, error=f"corrupt recorded output {host}: {e}")
+        try:
+            data = loads(text, where)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            fields = (data.get("returncode"), data.get("stdout", ""), data.get("stderr", ""), data.get("error"))
+            if not (isinstance(fields[0], int | None) and not isinstance(fields[0], bool)
+                    and isinstance(fields[1], str) and isinstance(fields[2], str) and isinstance(fields[3], str | None)):
+                raise ValueError("returncode, stdout, stderr or error has the wrong type")
+        except ValueError as e:
+            return CommandResult(argv, None, error=f"corrupt recorded output {where}: {e}")
+        return CommandResult(argv, *fields)
 
 
 def _reason(e: OSError) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -81,20 +83,49 @@ class Context:
             return Fact.missing(result.source, f"unparsable output: {e}")
 
 
+MAX_CPU = 8191  # the kernel's largest NR_CPUS
+
+
 def cpu_list(text: str) -> list[int]:
-    """Parse a kernel CPU list such as '0-3,8,10-11' (empty means none)."""
+    """Parse a kernel CPU list such as '0-3,8,10-11' (empty means none); ids beyond any
+    kernel's CPU count are malformed, not a reason to allocate a billion-entry list."""
     cpus: list[int] = []
     for part in text.strip().split(","):
         if not part:
             continue
         lo, _, hi = part.partition("-")
-        start = int(lo)
-        end = int(hi) if hi else start
+        start = integer(lo, 0, MAX_CPU)
+        end = integer(hi, 0, MAX_CPU) if hi else start
         if end < start:
             raise ValueError(f"bad CPU range {part!r}")
         cpus.extend(range(start, end + 1))
+        if len(cpus) > MAX_CPU + 1:
+            raise ValueError("more CPUs than any kernel has")
     return cpus
 
 
-def integer(text: str) -> int:
-    return int(text.strip())
+_INT = re.compile(r"[+-]?[0-9]{1,20}")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
+
+
+def integer(text: str, low: int | None = None, high: int | None = None) -> int:
+    """A whole number written in ASCII digits (no superscripts, no 5,000-digit values),
+    optionally within [low, high]; ValueError otherwise."""
+    stripped = text.strip()
+    if not _INT.fullmatch(stripped):
+        raise ValueError(f"not a whole number: {stripped[:40]!r}")
+    value = int(stripped)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{value} is out of range")
+    return value
+
+
+def number(text: str, low: float | None = None, high: float | None = None) -> float:
+    """A finite decimal number (no nan, no 1e999), optionally within [low, high]."""
+    stripped = text.strip()
+    if not _FLOAT.fullmatch(stripped):
+        raise ValueError(f"not a number: {stripped[:40]!r}")
+    value = float(stripped)
+    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{stripped[:40]} is out of range")
+    return value

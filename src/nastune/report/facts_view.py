@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from nastune.facts import Facts
 from nastune.facts.model import Fact
 from nastune.facts.sysctl import EXPECTED
+from nastune.report.layout import Records
 
 OFFLOADS = ("rx-checksumming", "tx-checksumming", "scatter-gather", "tcp-segmentation-offload",
             "generic-segmentation-offload", "generic-receive-offload")
@@ -19,12 +19,12 @@ SMB_KNOBS = ("aio read size", "aio write size", "use sendfile", "socket options"
 _why = {"on": False}  # whether unknown cells also say why (-v); tables stay narrow otherwise
 
 
-def show(fact: Fact, fmt=str, why: bool = False) -> str:
+def show(fact: Fact, fmt=str, why: bool = False) -> Text:
     if fact.known:
-        return escape(fmt(fact.value))
+        return Text(fmt(fact.value))
     if why or _why["on"]:
-        return f"[dim]? ({escape(fact.unknown or '')})[/dim]"
-    return "[dim]?[/dim]"
+        return Text(f"? ({fact.unknown or ''})", style="dim")
+    return Text("?", style="dim")
 
 
 def size(n: int) -> str:
@@ -49,11 +49,12 @@ def cpus(values: list[int]) -> str:
     return ",".join(runs)
 
 
-def _table(title: str, *columns: str) -> Table:
-    table = Table(title=escape(title), title_justify="left", title_style="bold")
-    for c in columns:
-        table.add_column(escape(c))
-    return table
+def _table(title: str, *columns: str) -> Records:
+    return Records(title, *columns)
+
+
+def _line(title: str, *rest: str | Text) -> Text:
+    return Text.assemble((title, "bold"), ": ", *rest)
 
 
 
@@ -62,12 +63,13 @@ def _system(f: Facts, out: list) -> None:
     t = _table("System", "fact", "value")
     t.add_row("kernel", show(s.kernel))
     t.add_row("distribution", show(s.distribution))
-    t.add_row("CPU", show(s.cpu_model) + f" x {show(s.cpus)}")
+    t.add_row("CPU", Text.assemble(show(s.cpu_model), " x ", show(s.cpus)))
     t.add_row("memory", show(s.memory_bytes, size))
     for node in s.numa_nodes:
-        t.add_row(f"NUMA node {node.id}", f"CPUs {show(node.cpus, cpus)}, {show(node.memory_bytes, size)}")
+        t.add_row(f"NUMA node {node.id}", Text.assemble("CPUs ", show(node.cpus, cpus), ", ",
+                                                         show(node.memory_bytes, size)))
     t.add_row("irqbalance", "running" if s.irqbalance_running.value else "not running")
-    t.add_row("daemons", escape(", ".join(sorted({p.name for p in s.daemons}))) or "-")
+    t.add_row("daemons", ", ".join(sorted({p.name for p in s.daemons})) or "-")
     out.append(t)
 
 
@@ -75,7 +77,7 @@ def _sysctl(f: Facts, out: list, verbose: bool) -> None:
     t = _table("Kernel tunables (sysctl)", "key", "value")
     for key, fact in f.sysctl.values.items():
         if verbose or key in EXPECTED:
-            t.add_row(escape(key), show(fact))
+            t.add_row(key, show(fact))
     out.append(t)
 
 
@@ -91,7 +93,7 @@ def _network(f: Facts, out: list) -> None:
             cur, mx = i.rings.value.current, i.rings.value.maximum
             rings = f"{cur.get('rx', '?')}/{cur.get('tx', '?')} ({mx.get('rx', '?')}/{mx.get('tx', '?')})"
         adaptive = "-" if not i.coalesce.known else {True: "on", False: "off", None: "n/a"}[i.coalesce.value.adaptive_rx]
-        t.add_row(escape(i.name), i.kind, show(i.mtu), show(i.speed_mbps, lambda v: f"{v} Mb/s"),
+        t.add_row(i.name, i.kind, show(i.mtu), show(i.speed_mbps, lambda v: f"{v} Mb/s"),
                   show(i.driver) if i.kind != "virtual" else "-", show(i.numa_node),
                   f"{i.rx_queues}/{i.tx_queues}", f"{len(i.irqs)} on {cpus(irq_cpus)}" if i.irqs else "-",
                   ", ".join(off) or "-", adaptive, rings)
@@ -101,7 +103,7 @@ def _network(f: Facts, out: list) -> None:
 def _block(f: Facts, out: list) -> None:
     t = _table("Block devices", "name", "kind", "rotational", "scheduler", "read-ahead", "nr_requests", "size")
     for d in f.block.devices:
-        t.add_row(escape(d.name), d.kind, show(d.rotational, lambda v: "yes" if v else "no"),
+        t.add_row(d.name, d.kind, show(d.rotational, lambda v: "yes" if v else "no"),
                   show(d.scheduler, lambda s: s.active), show(d.read_ahead_kb, lambda v: f"{v} KiB"),
                   show(d.nr_requests), show(d.size_bytes, size))
     out.append(t)
@@ -110,7 +112,7 @@ def _block(f: Facts, out: list) -> None:
 def _md(f: Facts, out: list) -> None:
     md = f.md
     if not md.personalities.known:
-        out.append(f"[bold]md RAID[/bold]: {show(md.personalities, why=True)}")
+        out.append(_line("md RAID", show(md.personalities, why=True)))
         return
     t = _table("md RAID arrays", "array", "state", "level", "disks", "status", "chunk", "stripe cache", "sync")
     for a in md.arrays:
@@ -118,8 +120,8 @@ def _md(f: Facts, out: list) -> None:
         sync = "-"
         if a.sync_action:
             sync = f"{a.sync_action} " + (a.sync_pending or f"{a.sync_percent}%")
-        t.add_row(escape(a.name), state, escape(a.level or "-"), f"{a.active_disks}/{a.raid_disks}" if a.raid_disks else
-                  str(len(a.members)), escape(a.member_status or "-"), f"{a.chunk_kb}K" if a.chunk_kb else "-",
+        t.add_row(a.name, state, a.level or "-", f"{a.active_disks}/{a.raid_disks}" if a.raid_disks else
+                  str(len(a.members)), a.member_status or "-", f"{a.chunk_kb}K" if a.chunk_kb else "-",
                   str(a.sysfs_int("stripe_cache_size") or "-"), sync)
     out.append(t)
 
@@ -133,7 +135,7 @@ def _mounts(f: Facts, out: list) -> None:
         xfs = m.xfs.get(mount.mountpoint)
         log = show(xfs, lambda x: f"{x.log} {size(x.log_bytes)}" + (f" on {x.log_device}" if x.log_device else "")) if xfs else "-"
         frag = m.fragmentation.get(mount.mountpoint)
-        t.add_row(escape(mount.mountpoint), escape(mount.device), escape(mount.fstype), escape(",".join(mount.options)), log,
+        t.add_row(mount.mountpoint, mount.device, mount.fstype, ",".join(mount.options), log,
                   show(frag, lambda x: f"{x.percent:.1f}%") if frag else "-")
     out.append(t)
 
@@ -141,12 +143,12 @@ def _mounts(f: Facts, out: list) -> None:
 def _zfs(f: Facts, out: list) -> None:
     z = f.zfs
     if not z.pools.known:
-        out.append(f"[bold]ZFS[/bold]: {show(z.pools, why=True)}")
+        out.append(_line("ZFS", show(z.pools, why=True)))
         return
     t = _table("ZFS datasets", "dataset", "compression", "sync", "dedup", "recordsize", "atime")
     for d in z.datasets.value or []:
         p = d.properties
-        t.add_row(escape(d.name), *(escape(p.get(k, "-")) for k in ("compression", "sync", "dedup", "recordsize", "atime")))
+        t.add_row(d.name, *(p.get(k, "-") for k in ("compression", "sync", "dedup", "recordsize", "atime")))
     out.append(t)
 
 
@@ -155,13 +157,13 @@ def _nfs_server(f: Facts, out: list) -> None:
     t = _table("NFS server", "what", "value")
     t.add_row("nfsd threads", show(n.nfsd_threads))
     for e in n.exports.value or []:
-        t.add_row(escape(f"export {e.path}"), escape("; ".join(f"{c.host}({','.join(c.options)})" for c in e.clients)))
+        t.add_row(f"export {e.path}", "; ".join(f"{c.host}({','.join(c.options)})" for c in e.clients))
     if not n.exports.known:
         t.add_row("/etc/exports", show(n.exports, why=True))
     if n.ganesha.known:
         for e in n.ganesha.value.exports:
-            t.add_row(escape(f"ganesha export {e.path}"), escape(f"pseudo {e.pseudo}, protocols {','.join(e.protocols)}, "
-                      f"MaxRead {e.max_read or 'default'}, MaxWrite {e.max_write or 'default'}"))
+            t.add_row(f"ganesha export {e.path}", f"pseudo {e.pseudo}, protocols {','.join(e.protocols)}, "
+                      f"MaxRead {e.max_read or 'default'}, MaxWrite {e.max_write or 'default'}")
     else:
         t.add_row("NFS-Ganesha", show(n.ganesha, why=True))
     out.append(t)
@@ -170,32 +172,32 @@ def _nfs_server(f: Facts, out: list) -> None:
 def _nfs_client(f: Facts, out: list) -> None:
     mounts = f.nfs_client.mounts
     if not mounts.value:
-        out.append(f"[bold]NFS client mounts[/bold]: {show(mounts, lambda v: 'none', why=True)}")
+        out.append(_line("NFS client mounts", show(mounts, lambda v: "none", why=True)))
         return
     t = _table("NFS client mounts", "mountpoint", "server", "vers", "rsize", "wsize", "proto", "nconnect")
     for m in mounts.value:
-        t.add_row(*(escape(str(v)) for v in (m.mountpoint, m.server, m.version or "?", m.rsize, m.wsize, m.proto or "?", m.nconnect)))
+        t.add_row(*(str(v) for v in (m.mountpoint, m.server, m.version or "?", m.rsize, m.wsize, m.proto or "?", m.nconnect)))
     out.append(t)
 
 
 def _smb(f: Facts, out: list) -> None:
     s = f.smb
     if not s.config.known:
-        out.append(f"[bold]Samba[/bold]: {show(s.config, why=True)}")
+        out.append(_line("Samba", show(s.config, why=True)))
         return
     c = s.config.value
     t = _table(f"Samba ({c.path}, {'resolved by testparm' if c.resolved else 'unresolved'}, "
                f"{'running' if s.running else 'not running'})", "parameter", "global",
                *(name for name in c.shares))
     for knob in SMB_KNOBS:
-        t.add_row(knob, escape(c.globals.get(knob, "-")), *(escape(c.shares[n].get(knob, "")) for n in c.shares))
+        t.add_row(knob, c.globals.get(knob, "-"), *(c.shares[n].get(knob, "") for n in c.shares))
     out.append(t)
 
 
 def _kernel_log(f: Facts, out: list) -> None:
     k = f.kernel_log
-    out.append(f"[bold]Kernel log[/bold]: page allocation failures: {show(k.page_allocation_failures, why=True)}")
-    out.extend(f"  {escape(line)}" for line in k.examples)
+    out.append(_line("Kernel log", "page allocation failures: ", show(k.page_allocation_failures, why=True)))
+    out.extend(Text(f"  {line}") for line in k.examples)
 
 
 def render(facts: Facts, console: Console, verbose: bool = False) -> None:
@@ -209,6 +211,6 @@ def render(facts: Facts, console: Console, verbose: bool = False) -> None:
     if facts.sysctl is not None:
         _sysctl(facts, parts, verbose)
     for part in parts:
-        console.print(part)
+        console.print(part, markup=False, highlight=False)
     for w in facts.warnings:
-        console.print(f"[yellow]warning[/yellow] {w}")
+        console.print(Text.assemble(("warning", "yellow"), f" {w}"), markup=False, highlight=False)

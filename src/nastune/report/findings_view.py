@@ -5,9 +5,9 @@ from __future__ import annotations
 from itertools import groupby
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
+from nastune.report.layout import Records
 from nastune.rules.model import Finding, Rule, Severity
 
 COLOURS = {Severity.info: "dim", Severity.low: "cyan", Severity.medium: "yellow", Severity.high: "red",
@@ -15,39 +15,36 @@ COLOURS = {Severity.info: "dim", Severity.low: "cyan", Severity.medium: "yellow"
 
 
 def render(findings: list[Finding], console: Console, verbose: bool = False) -> None:
+    def say(*parts) -> None:
+        console.print(Text.assemble(*parts), markup=False, highlight=False)
+
     if not findings:
-        console.print("[green]No findings:[/green] no rule found anything to improve in these facts.")
+        say(("No findings:", "green"), " no rule found anything to improve in these facts.")
         return
     by_area = sorted(findings, key=lambda f: (f.area, -f.impact))
     areas = sorted({f.area for f in findings}, key=lambda a: -max(f.impact for f in findings if f.area == a))
     for area in areas:
-        console.rule(f"[bold]{area}[/bold]", align="left")
+        console.rule(Text(area, style="bold"), align="left")
         for f in (f for f in by_area if f.area == area):
-            colour = COLOURS[f.severity]
-            console.print(f"[{colour}]{f.severity.name.upper():8}[/{colour}] [bold]{escape(f.rule)}[/bold] "
-                          f"({escape(f.target)}): {escape(f.message)}", highlight=False)
+            say((f"{f.severity.name.upper():8}", COLOURS[f.severity]), " ", (f.rule, "bold"), f" ({f.target}): {f.message}")
             for e in f.evidence[: None if verbose else 3]:
-                console.print(f"    evidence: {escape(e.fact)} = {escape(str(e.value))}  [dim]({escape(e.source)})[/dim]",
-                              highlight=False)
+                say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:
-                risk = " [red](durability risk: needs --accept-risk durability)[/red]" if c.durability_risk else ""
-                console.print(f"    change:   {escape(c.describe())}{risk}", highlight=False)
+                risk = (" (durability risk: needs --accept-risk durability)", "red") if c.durability_risk else ""
+                say(f"    change:   {c.describe()}", risk)
             if f.advice:
-                console.print(f"    advice:   {escape(f.advice)}", highlight=False)
-            console.print(f"    gain:     {escape(f.gain)}", highlight=False)
+                say(f"    advice:   {f.advice}")
+            say(f"    gain:     {f.gain}")
             if verbose or f.severity >= Severity.medium:
-                console.print(f"    trade-off: {escape(f.tradeoff)}", highlight=False)
-            console.print(f"    [dim]source: {escape(f.source)}; more: nastune explain {escape(f.rule)}[/dim]",
-                          highlight=False)
+                say(f"    trade-off: {f.tradeoff}")
+            say((f"    source: {f.source}; more: nastune explain {f.rule}", "dim"))
     counts = {k: len(list(g)) for k, g in groupby(sorted(f.severity for f in findings))}
     console.print("\n" + ", ".join(f"{n} {s.name}" for s, n in sorted(counts.items(), reverse=True)) +
                   f" ({len(findings)} findings)")
 
 
-def rule_table(rules: list[Rule]) -> Table:
-    table = Table(title="Rules", title_justify="left")
-    for column in ("id", "area", "severity", "title"):
-        table.add_column(column)
+def rule_table(rules: list[Rule]) -> Records:
+    table = Records("Rules", "id", "area", "severity", "title")
     for r in rules:
         table.add_row(r.id, r.area, r.severity.name, r.title)
     return table

@@ -1,9 +1,10 @@
-"""Apply a plan safely, verify it, roll it back.
+"""Apply a plan safely and verify it.
 
-apply: validate everything first; refuse durability trades without opt-in; for each change in
-phase order, journal the original (fsynced) before writing, write, read back; reload the
-services whose files changed; on any failure, restore everything this run changed. rollback:
-restore every journaled original in reverse, idempotently, also after a killed apply."""
+apply: under the system's lock, validate everything and check that every change can be made
+on this system before the first write; refuse durability trades without opt-in; for each change
+in phase order, journal the original (fsynced, config files also backed up beside the journal)
+before writing, write, read back; reload the services whose files changed; on any failure,
+restore everything this run changed (tune/rollback.py)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,14 @@ import sys
 from dataclasses import dataclass
 
 from nastune.faults import checkpoint
-from nastune.tune import edits, services
+from nastune.tune import backup, lock, services
+from nastune.tune import persist as persistence
 from nastune.tune.journal import Journal
+from nastune.tune.rollback import journal_change, rollback
 from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import System, TuneError
 
-SYSCTL_PERSIST = "/etc/sysctl.d/90-nastune.conf"
-PLAN_PERSIST = "/var/lib/nastune/persist/plan.json"
-UNIT = "/etc/systemd/system/nastune-reapply.service"
 DURABILITY = ("These changes trade durability for speed: data acknowledged to clients can be lost "
               "if the server crashes or loses power before it reaches the disks.")
 
@@ -32,6 +32,7 @@ class Row:
     knob: Knob
     current: str | None
     error: str | None = None
+    index: int = 0  # position in the plan file: errors name changes[index]
 
     @property
     def noop(self) -> bool:
@@ -39,82 +40,100 @@ class Row:
 
 
 def validate(plan: Plan) -> None:
-    for change in plan.changes:
+    for i, change in enumerate(plan.changes):
         knob = KNOBS.get(change.knob)
         if knob is None:
-            raise TuneError(f"change {change.id}: unknown knob {change.knob!r}")
-        knob.validate(change)
+            raise TuneError(f"changes[{i}]: unknown knob {change.knob!r}")
+        try:
+            knob.validate(change)
+        except TuneError as e:
+            raise TuneError(f"changes[{i}]: {e}") from e
 
 
 def diff(plan: Plan, system: System) -> list[Row]:
-    """Each change with the value it finds now (read errors are shown, not raised)."""
+    """Each change with the value it finds now (read errors are shown, not raised). A change
+    that cannot be made on this system, or whose original cannot be read as one real value,
+    carries an error: apply refuses the whole plan then, before writing anything."""
     validate(plan)
     rows = []
-    for change in sorted(plan.changes, key=lambda c: (KNOBS[c.knob].phase, c.id)):
+    order = sorted(enumerate(plan.changes), key=lambda ic: (KNOBS[ic[1].knob].phase, ic[1].id, ic[0]))
+    for i, change in order:
         knob = KNOBS[change.knob]
+        reason = knob.applicable(system, change)
+        if reason:
+            rows.append(Row(change, knob, None, f"{knob.label(change)}: {reason}", i))
+            continue
         try:
-            rows.append(Row(change, knob, None if knob.action else knob.read(system, change)))
+            current = None if knob.action else knob.read(system, change)
         except TuneError as e:
-            rows.append(Row(change, knob, None, str(e)))
+            rows.append(Row(change, knob, None, str(e), i))
+            continue
+        if current is None and not knob.action and not knob.files(system, change):
+            rows.append(Row(change, knob, None, f"{knob.label(change)}: the current value cannot be read", i))
+            continue
+        rows.append(Row(change, knob, current, None, i))
     return rows
 
 
-def _before(system: System, knob: Knob, change: PlannedChange, current: str | None) -> dict:
+def _before(system: System, journal: Journal, seq: int, knob: Knob, change: PlannedChange,
+            current: str | None) -> dict:
     files = knob.files(system, change)
     if files:
-        return {"files": {p: system.read(p) for p in files}}
+        saved = {p: system.read(p) for p in files}
+        backup.save(journal, seq, saved)
+        return {"files": saved}
     return {"value": current}
 
 
-def _restore(system: System, knob: Knob, change: dict, before: dict) -> None:
-    if "files" in before:
-        for path, content in before["files"].items():
-            system.root.replace(path, content)
-    elif not knob.action and before.get("value") is not None:
-        knob.write(system, PlannedChange.model_validate(change), before["value"])
-
-
 def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal:
-    rows = diff(plan, system)
-    broken = [r for r in rows if r.error]
-    if broken:
-        raise TuneError("cannot read the current value of: " + "; ".join(r.error for r in broken))
-    risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
-    if risky and not accept_risk:
-        listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
-        raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
-    journal = Journal.create(system, {"plan": plan.model_dump(mode="json", by_alias=True), "lab": system.netns is not None,
-                                      "root": system.root.path, "pid": os.getpid()})
-    seq = 0
-    try:
-        for row in rows:
-            if row.noop:
-                log(f"  = {row.knob.label(row.change)} already {row.current}")
-                continue
-            seq += 1
-            _step(system, journal, seq, row, log)
-        touched = sorted({r.knob.service for r in rows if r.knob.service and not r.noop})
-        for service in touched:
-            log("  " + services.reload(system, service))
-        if persist:
-            for row in _persistence(plan, rows, system):
+    with lock.hold(system, "apply"):
+        rows = diff(plan, system)
+        broken = [r for r in rows if r.error]
+        if broken:
+            raise TuneError("nothing was changed; this plan cannot be applied here: "
+                            + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken))
+        risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
+        if risky and not accept_risk:
+            listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
+            raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
+        journal = Journal.create(system, {"plan": plan.model_dump(mode="json", by_alias=True),
+                                          "lab": system.netns is not None, "root": system.root.path,
+                                          "pid": os.getpid()})
+        seq = 0
+        try:
+            for row in rows:
+                if row.noop:
+                    log(f"  = {row.knob.label(row.change)} already {row.current}")
+                    continue
                 seq += 1
                 _step(system, journal, seq, row, log)
-    except BaseException as e:
-        log(f"apply failed: {e}; rolling back")
-        restored = rollback(journal, system, log)
-        if isinstance(e, TuneError):
-            raise TuneError(f"{e} (rolled back {restored} change(s); journal {journal.path})") from e
-        raise
-    return journal
+            touched = sorted({r.knob.service for r in rows if r.knob.service and not r.noop})
+            for service in touched:
+                log("  " + services.reload(system, service))
+            if persist:
+                applied = [r.change for r in rows if not r.noop]
+                for change, knob, current in persistence.changes(plan, applied, system):
+                    seq += 1
+                    _step(system, journal, seq, Row(change, knob, current), log)
+        except BaseException as e:
+            log(f"apply failed: {e}; rolling back")
+            report = rollback(journal, system, log)
+            if isinstance(e, TuneError):
+                raise TuneError(f"{e} ({report.summary()}; journal {journal.path})") from e
+            raise
+        return journal
 
 
 def _step(system: System, journal: Journal, seq: int, row: Row, log) -> None:
     change, knob = row.change, row.knob
     journal.record({"type": "change", "seq": seq, "state": "started", "change": change.model_dump(mode="json"),
-                    "before": _before(system, knob, change, row.current)})
+                    "before": _before(system, journal, seq, knob, change, row.current)})
     checkpoint(f"apply:{seq}:journaled")
-    knob.write(system, change, change.new)
+    try:
+        knob.write(system, change, change.new)
+    except BaseException as e:
+        journal.record({"type": "change", "seq": seq, "state": "failed", "error": str(e)[:2000]})
+        raise
     checkpoint(f"apply:{seq}:written")
     after = None
     if not knob.action:
@@ -125,33 +144,20 @@ def _step(system: System, journal: Journal, seq: int, row: Row, log) -> None:
     log(f"  + {knob.label(change)}: {row.current!r} -> {change.new!r}")
 
 
-def rollback(journal: Journal, system: System, log=print) -> int:
-    """Restore originals newest first; entries already rolled back are skipped, so a second
-    run (or one after a kill) is harmless."""
-    restored, touched = 0, set()
-    for entry in reversed(journal.changes()):
-        if entry.get("state") == "rolled_back" or "before" not in entry:
-            continue
-        knob = JOURNAL_KNOBS[entry["change"]["knob"]]
-        _restore(system, knob, entry["change"], entry["before"])
-        journal.record({"type": "change", "seq": entry["seq"], "state": "rolled_back"})
-        if knob.service:
-            touched.add(knob.service)
-        restored += 1
-        log(f"  - {knob.label(PlannedChange.model_validate(entry['change']))}: restored")
-    for service in sorted(touched):
-        log("  " + services.reload(system, service))
-    return restored
-
-
 def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]:
-    """(knob, expected, actual, ok) for every change the journal holds as applied."""
-    rows = []
-    for entry in journal.changes():
+    """(knob, expected, actual, ok) for every change the journal holds as applied, and a
+    failing row for each journal line that could not be read."""
+    contents = journal.read()
+    rows = [(f"{journal.path} {p.partition(':')[0]}", "a journal line", p.partition(": ")[2] or p, False)
+            for p in contents.problems]
+    for entry in contents.changes:
         if entry.get("state") != "applied":
             continue
-        change = PlannedChange.model_validate(entry["change"])
-        knob = JOURNAL_KNOBS[change.knob]
+        parsed = journal_change(entry)
+        if isinstance(parsed, str):
+            rows.append((f"journal line {entry['lines'][0]}", "a change", parsed, False))
+            continue
+        change, knob = parsed
         if knob.action:
             rows.append((knob.label(change), "run", "done", True))
             continue
@@ -161,56 +167,6 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
             actual = f"unreadable: {e}"
         rows.append((knob.label(change), str(norm(change.new)), str(actual), norm(actual) == norm(change.new)))
     return rows
-
-
-def _persistence(plan: Plan, rows: list[Row], system: System) -> list[Row]:
-    """Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
-    options, and a systemd unit that re-applies the rest of the plan."""
-    applied = [r for r in rows if not r.noop]
-    out: list[Row] = []
-    sysctls = [r.change for r in applied if r.change.knob == "sysctl"]
-    if sysctls:
-        text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
-            f"{c.target} = {c.new}\n" for c in sysctls)
-        out.append(_file_row(system, SYSCTL_PERSIST, text))
-    fstab = system.read("/etc/fstab") or ""
-    for r in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
-        if r.change.knob == "mount_option" and edits.fstab_options(fstab, r.change.target) is not None:
-            change = r.change.model_copy(update={"knob": "nfs_client_mount"})
-            out.append(Row(PlannedChange.model_validate(change.model_dump()), KNOBS["nfs_client_mount"], None))
-    rest = [r.change for r in applied if r.change.knob not in ("sysctl", "mount_option", "nfs_client_mount", "samba",
-                                                                "ganesha_export", "nfs_export", "xfs_fsr")]
-    if rest:
-        kept = plan.model_copy(update={"changes": rest})
-        out.append(_file_row(system, PLAN_PERSIST, kept.to_json() + "\n"))
-        out.append(_file_row(system, UNIT, "[Unit]\nDescription=Re-apply nastune's tuning\nAfter=network-online.target\n\n"
-                                           "[Service]\nType=oneshot\n"
-                                           f"ExecStart={sys.executable} -m nastune apply {PLAN_PERSIST} --yes\n\n"
-                                           "[Install]\nWantedBy=multi-user.target\n"))
-    return out
-
-
-class _File(Knob):
-    """A whole file nastune writes for persistence (before: absent or its old content)."""
-    kind = "file"
-
-    def files(self, system, change):
-        return [change.target]
-
-    def read(self, system, change):
-        return system.read(change.target)
-
-    def write(self, system, change, value):
-        system.root.replace(change.target, value)
-
-
-# Journals may also hold the persistence files; plans may not name them.
-JOURNAL_KNOBS: dict[str, Knob] = {**KNOBS, "file": _File()}
-
-
-def _file_row(system: System, path: str, text: str) -> Row:
-    return Row(PlannedChange(id=0, knob="file", target=path, new=text, rule="persist"), JOURNAL_KNOBS["file"],
-               system.read(path))
 
 
 def start_watchdog(journal: Journal, timeout: int) -> None:

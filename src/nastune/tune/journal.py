@@ -1,14 +1,34 @@
 """The journal: one JSON line per step, fsynced before the step's effect, so that rollback
-knows every original value even when apply was killed at any point."""
+knows every original value even when apply was killed at any point.
+
+A journal is read as untrusted input (a crash, a full disk or a person can leave it torn or
+edited): it is read through the system's Root with a size bound, every line is checked, and
+the lines that cannot be used are reported with their number instead of stopping the reader."""
 
 from __future__ import annotations
 
-import json
 import os
+import re
+import stat
 import time
-from pathlib import Path
+from dataclasses import dataclass, field
 
+from nastune.jsonfile import dumps, loads
+from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_LINES = 10_000  # a plan of every knob with persistence journals well under 200 lines
+NAME = re.compile(r"\d{8}T\d{6}-\d+\.jsonl")
+STATES = ("started", "applied", "failed", "rolled_back")
+
+
+@dataclass
+class Contents:
+    header: dict | None
+    changes: list[dict]  # merged per seq: change, before, latest state, and the line numbers
+    extra: list[dict]  # confirm records and other typed lines
+    problems: list[str] = field(default_factory=list)  # "line N: why", for lines that were not usable
 
 
 class Journal:
@@ -17,65 +37,106 @@ class Journal:
         self.path = path  # inside the system's root
 
     @property
-    def host(self) -> Path:
-        return Path(self.system.root.host_path(self.path))
+    def host(self) -> str:
+        return self.system.root.host_path(self.path)
 
     @classmethod
-    def create(cls, system: System, header: dict) -> "Journal":
+    def create(cls, system: System, header: dict) -> Journal:
         name = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{os.getpid()}.jsonl"
         journal = cls(system, f"{system.journal_dir}/{name}")
-        journal.host.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(journal.host), exist_ok=True)
+        fd = os.open(journal.host, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.close(fd)
         journal.record({"type": "header", **header})
         return journal
 
     @classmethod
-    def latest(cls, system: System) -> "Journal":
-        directory = Path(system.root.host_path(system.journal_dir))
-        found = sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
-        if not found:
+    def latest(cls, system: System) -> Journal:
+        try:
+            names = [n for n in system.root.listdir(system.journal_dir) if NAME.fullmatch(n)]
+        except Unavailable:
+            names = []
+        if not names:
             raise TuneError(f"no journal in {system.journal_dir}: nothing was applied here")
-        return cls(system, f"{system.journal_dir}/{found[-1].name}")
+        return cls(system, f"{system.journal_dir}/{max(names)}")
 
     @classmethod
-    def at(cls, system: System, path: str) -> "Journal":
+    def at(cls, system: System, path: str) -> Journal:
         journal = cls(system, path)
-        if not journal.host.exists():
+        if not system.root.exists(path):
             raise TuneError(f"{path}: no such journal")
         return journal
 
-    def record(self, entry: dict) -> None:
-        fd = os.open(self.host, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    def mtime(self) -> float:
         try:
-            os.write(fd, (json.dumps(entry) + "\n").encode())
+            return os.lstat(self.host).st_mtime
+        except OSError:
+            return 0.0
+
+    def record(self, entry: dict) -> None:
+        """Append one line and fsync it; only ever to a regular file nastune created."""
+        try:
+            fd = os.open(self.host, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as e:
+            raise TuneError(f"{self.path}: cannot write the journal: {e.strerror}") from e
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+                raise TuneError(f"{self.path}: not a journal nastune can write (not a plain file)")
+            os.write(fd, (dumps(entry, indent=None) + "\n").encode())
             os.fsync(fd)
         finally:
             os.close(fd)
 
-    def lines(self) -> list[dict]:
-        out = []
-        raw = self.host.read_text().splitlines()
+    def read(self) -> Contents:
+        """Every usable line; the others are named in `problems`. Raises only when the journal
+        as a whole cannot be read (missing, not a file, too large, not a nastune journal)."""
+        try:
+            text = self.system.root.read(self.path, limit=MAX_BYTES)
+        except Unavailable as e:
+            raise TuneError(f"{self.path}: cannot read the journal: {e.reason}") from e
+        raw = text.splitlines()
+        if len(raw) > MAX_LINES:
+            raise TuneError(f"{self.path}: {len(raw)} lines, more than a journal nastune writes ({MAX_LINES})")
+        contents = Contents(None, [], [])
+        merged: dict[int, dict] = {}
         for n, line in enumerate(raw, 1):
             try:
-                out.append(json.loads(line))
-            except ValueError:
-                if n < len(raw):
-                    raise TuneError(f"{self.path}: line {n} is corrupt") from None
-                # a torn last line is what a kill during a write leaves: ignore it
-        return out
+                entry = loads(line, f"line {n}")
+                if not isinstance(entry, dict):
+                    raise ValueError(f"line {n}: not a JSON object")
+            except ValueError as e:
+                if n < len(raw) or text.endswith("\n"):
+                    contents.problems.append(f"{e}")
+                continue  # a torn last line is what a kill during a write leaves: nothing to report
+            kind = entry.get("type")
+            if n == 1:
+                if kind != "header":
+                    raise TuneError(f"{self.path}: not a nastune journal (line 1 is not its header)")
+                contents.header = entry
+            elif kind == "change":
+                seq, state = entry.get("seq"), entry.get("state")
+                if not isinstance(seq, int) or isinstance(seq, bool) or not 0 < seq < 1_000_000:
+                    contents.problems.append(f"line {n}: a change without a valid seq")
+                elif state not in STATES:
+                    contents.problems.append(f"line {n}: unknown state {str(state)[:40]!r}")
+                else:
+                    merged.setdefault(seq, {"lines": []}).update(entry)
+                    merged[seq]["lines"].append(n)
+            else:
+                contents.extra.append(entry)
+        if contents.header is None:
+            raise TuneError(f"{self.path}: not a nastune journal (empty)")
+        contents.changes = [merged[k] for k in sorted(merged)]
+        return contents
 
     def header(self) -> dict:
-        lines = self.lines()
-        if not lines or lines[0].get("type") != "header":
-            raise TuneError(f"{self.path}: not a nastune journal")
-        return lines[0]
+        header = self.read().header
+        assert header is not None
+        return header
 
     def changes(self) -> list[dict]:
-        """One merged entry per change: its change, before-state, and latest state."""
-        merged: dict[int, dict] = {}
-        for line in self.lines():
-            if line.get("type") == "change":
-                merged.setdefault(line["seq"], {}).update(line)
-        return [merged[k] for k in sorted(merged)]
+        return self.read().changes
 
     def has(self, kind: str) -> bool:
-        return any(line.get("type") == kind for line in self.lines())
+        return any(e.get("type") == kind for e in self.read().extra)

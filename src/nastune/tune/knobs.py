@@ -4,9 +4,13 @@ executor reads it back). One class per kind; KNOBS maps the kind names rules use
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 
 from nastune.conf import ganesha as ganesha_conf
+from nastune.conf import safe
+from nastune.conf import samba as samba_conf
 from nastune.facts.context import cpu_list
 from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings
 from nastune.facts.nfs_server import config_path
@@ -24,7 +28,18 @@ class Knob:
     phase = 50  # apply order: kernel values, then files and services, network last
     network = False  # may cut an operator off: confirm-or-revert on a live host
     action = False  # a one-off run, not a setting (nothing to read back or restore)
+    needs_live = False  # runs a command (remount, ethtool, zfs): impossible on a directory tree
     service: str | None = None  # what must reload after a change
+
+    def applicable(self, system: System, change: Change) -> str | None:
+        """Why this change cannot be made on this system at all (checked before any write)."""
+        if self.needs_live and not system.live:
+            return f"needs a live system; {system.root.path} is a directory tree"
+        return None
+
+    def manual(self, change: Change, value) -> str:
+        """The command an operator runs to set `value` by hand when nastune cannot."""
+        return f"set {self.label(change)} to {value!r} by hand"
 
     def validate(self, change: Change) -> None:
         """Reject malformed or out-of-range values before anything is touched."""
@@ -43,11 +58,18 @@ class Knob:
         return f"{self.kind} {change.target}" + (f" {change.key}" if change.key else "")
 
 
-def _int_range(change: Change, low: int, high: int, what: str) -> None:
+def _safe(pattern, value, what: str) -> None:
     try:
-        value = int(change.new)
-    except (TypeError, ValueError) as e:
-        raise TuneError(f"{what} {change.target}: {change.new!r} is not a whole number") from e
+        safe.check(pattern, value, what)
+    except ValueError as e:
+        raise TuneError(str(e)) from e
+
+
+def _int_range(change: Change, low: int, high: int, what: str) -> None:
+    text = str(change.new)
+    if isinstance(change.new, bool) or not re.fullmatch(r"[0-9]{1,18}", text):
+        raise TuneError(f"{what} {change.target}: {text[:40]!r} is not a whole number")
+    value = int(text)
     if not low <= value <= high:
         raise TuneError(f"{what} {change.target}: {value} is out of range ({low}-{high})")
 
@@ -57,6 +79,9 @@ class FileValue(Knob):
 
     def path(self, change: Change) -> str:
         raise NotImplementedError
+
+    def manual(self, change, value):
+        return f"echo {shlex.quote(str(value))} > {self.path(change)}"
 
     def read(self, system, change):
         text = system.read(self.path(change))
@@ -81,6 +106,9 @@ class Sysctl(FileValue):
 
     def path(self, change):
         return "/proc/sys/" + change.target.replace(".", "/")
+
+    def manual(self, change, value):
+        return f"sysctl -w {shlex.quote(f'{change.target}={value}')}"
 
     def _per_namespace(self, system, change) -> bool:
         return bool(system.netns) and change.target.startswith("net.")
@@ -169,6 +197,9 @@ class Mtu(FileValue):
     def path(self, change):
         return f"/sys/class/net/{change.target}/mtu"
 
+    def manual(self, change, value):
+        return f"ip link set dev {shlex.quote(change.target)} mtu {value}"
+
     def read(self, system, change):
         if system.netns:
             data = json.loads(system.run(["ip", "-j", "link", "show", "dev", change.target], in_netns=True))
@@ -190,8 +221,11 @@ class Mtu(FileValue):
 
 
 class Ethtool(Knob):
-    phase, network = 90, True
+    phase, network, needs_live = 90, True, True
     flag = ""
+
+    def manual(self, change, value):
+        return shlex.join(["ethtool", self.flag, change.target, change.key or "", str(value)])
 
     def read(self, system, change):
         raise NotImplementedError
@@ -261,7 +295,10 @@ def _option_value(options: list[str] | None, key: str) -> str | None:
 
 class MountOption(Knob):
     """A mount option changed by remount, in every mount namespace that serves the files."""
-    kind, phase = "mount_option", 40
+    kind, phase, needs_live = "mount_option", 40, True
+
+    def manual(self, change, value):
+        return shlex.join(["mount", "-o", f"remount,{value}", change.target])
 
     def validate(self, change):
         if not str(change.target).startswith("/"):
@@ -273,9 +310,12 @@ class MountOption(Knob):
         views = [system.read("/proc/self/mounts")]
         views += [system.read(f"/proc/{pid}/mounts") for pid in system.server_pids]
         values = {_option_value(_mount_options(v, change.target), change.key) for v in views if v is not None}
-        if values == {None}:
+        if not values or values == {None}:
             raise TuneError(f"mount_option: nothing is mounted at {change.target}")
-        return values.pop() if len(values) == 1 else "mixed: " + ",".join(sorted(filter(None, values)))
+        if len(values) > 1:  # no single original to restore: refuse rather than journal a non-value
+            raise TuneError(f"{self.label(change)}: differs between the mount namespaces that serve it "
+                            f"({', '.join(sorted(str(v) for v in values))}); make them agree first")
+        return values.pop()
 
     def write(self, system, change, value):
         remount = ["mount", "-o", f"remount,{value}", change.target]
@@ -287,6 +327,13 @@ class MountOption(Knob):
 class FstabOption(Knob):
     """An option in /etc/fstab: NFS client options (rsize, noatime) take effect at the next mount."""
     kind, phase = "nfs_client_mount", 40
+
+    def validate(self, change):
+        if not str(change.target).startswith("/"):
+            raise TuneError(f"nfs_client_mount: {change.target!r} is not a mount point")
+        _safe(safe.MOUNT_OPTION, change.key, f"nfs_client_mount {change.target} option")
+        if change.new is not None:
+            _safe(safe.MOUNT_OPTION, change.new, f"nfs_client_mount {change.target} {change.key}")
 
     def files(self, system, change):
         return ["/etc/fstab"]
@@ -329,8 +376,11 @@ class Samba(Knob):
     kind, phase, service = "samba", 50, "samba"
 
     def validate(self, change):
-        if not change.key or change.new is None or "\n" in str(change.new):
+        if not change.key or change.new is None:
             raise TuneError(f"samba [{change.target}]: a parameter and a one-line value are needed")
+        _safe(safe.SAMBA_SECTION, change.target, "samba section")
+        _safe(safe.SAMBA_KEY, change.key, f"samba [{change.target}] parameter")
+        _safe(safe.SAMBA_VALUE, change.new, f"samba [{change.target}] {change.key}")
 
     def files(self, system, change):
         return [samba_path(system)]
@@ -343,14 +393,35 @@ class Samba(Knob):
 
     def write(self, system, change, value):
         path = samba_path(system)
-        system.root.replace(path, edits.samba_set(system.read(path) or "", change.target, change.key,
-                                                  None if value is None else str(value)))
-        import subprocess
-        check = subprocess.run(["testparm", "-s", system.root.host_path(path)], capture_output=True, text=True,
-                               stdin=subprocess.DEVNULL)
-        if check.returncode != 0:
-            raise TuneError(f"{self.label(change)}: Samba rejects the edited {path}: "
-                            + (check.stderr.strip().splitlines() or ["testparm failed"])[-1])
+        edited = edits.samba_set(system.read(path) or "", change.target, change.key,
+                                 None if value is None else str(value))
+        problem = _samba_problem(system, path, edited)
+        if problem:
+            raise TuneError(f"{self.label(change)}: Samba would reject the edited {path}: {problem}")
+        system.root.replace(path, edited)
+
+
+def _samba_problem(system: System, path: str, text: str) -> str | None:
+    """Why Samba would refuse `text` as `path`, checked before it is written. Live, testparm
+    reads a copy beside the file (so relative includes mean the same); in a tree only the
+    parser runs, because testparm would follow `include =` out of the tree."""
+    if not system.live:
+        try:
+            samba_conf.parse(text)
+        except ValueError as e:
+            return str(e)
+        return None
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".nastune-check-",
+                                     suffix=".conf") as copy:
+        copy.write(text)
+        copy.flush()
+        check = subprocess.run(["testparm", "-s", copy.name], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
+    if check.returncode != 0:
+        return (check.stderr.strip().splitlines() or ["testparm failed"])[-1]
+    return None
 
 
 class GaneshaExport(Knob):
@@ -358,6 +429,10 @@ class GaneshaExport(Knob):
     SIZES = ("maxread", "maxwrite", "prefread", "prefwrite")
 
     def validate(self, change):
+        _safe(safe.GANESHA_KEY, change.key, f"ganesha_export {change.target} parameter")
+        _safe(safe.GANESHA_VALUE, change.target, "ganesha_export Export_Id")
+        if change.new is not None:
+            _safe(safe.GANESHA_VALUE, change.new, f"ganesha_export {change.target} {change.key}")
         if (change.key or "").lower() in self.SIZES:
             _int_range(change, 4096, 64 << 20, f"ganesha_export {change.key}")
 
@@ -392,7 +467,10 @@ class NfsExport(Knob):
         return host, option
 
     def validate(self, change):
-        self._split(change)
+        host, _ = self._split(change)
+        _safe(safe.HOST, host, f"nfs_export {change.target} client")
+        if not str(change.target).startswith("/") or str(change.new) not in ("sync", "async"):
+            raise TuneError(f"nfs_export {change.target}: needs an absolute path and sync or async")
 
     def files(self, system, change):
         return ["/etc/exports"]
@@ -416,7 +494,10 @@ class NfsExport(Knob):
 
 
 class ZfsProperty(Knob):
-    kind, phase = "zfs_property", 60
+    kind, phase, needs_live = "zfs_property", 60, True
+
+    def manual(self, change, value):
+        return shlex.join(["zfs", "set", f"{change.key}={value}", change.target])
     ALLOWED = {"compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"), "sync": ("standard", "always", "disabled"),
                "dedup": ("on", "off"), "atime": ("on", "off"), "relatime": ("on", "off")}
 
@@ -436,7 +517,7 @@ class ZfsProperty(Knob):
 
 class XfsFsr(Knob):
     """Defragmentation: a run, not a setting; it moves extents, never content."""
-    kind, phase, action = "xfs_fsr", 95, True
+    kind, phase, action, needs_live = "xfs_fsr", 95, True, True
 
     def read(self, system, change):
         return None

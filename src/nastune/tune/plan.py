@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from nastune.jsonfile import load_versioned
+from nastune.jsonfile import invalid, load_versioned
 from nastune.rules.model import Change, Finding
 from nastune.tune.knobs import KNOBS
 from nastune.tune.system import TuneError
@@ -16,16 +17,30 @@ SCHEMA = "nastune.plan/1"
 
 
 class PlannedChange(Change):
-    id: int
+    id: int = Field(ge=0, le=1_000_000)
     rule: str = "manual"
     why: str = ""
+    target: str = Field(min_length=1, max_length=4096)
+    key: str | None = Field(None, max_length=256)
+
+    @field_validator("new", "current")
+    @classmethod
+    def _scalar(cls, v):
+        """A value is one scalar: text, a whole number or a finite number (or none)."""
+        if v is None or isinstance(v, str | int) and not isinstance(v, bool):
+            if isinstance(v, str) and len(v) > 65536:
+                raise ValueError("longer than 65536 characters")
+            return v
+        if isinstance(v, float) and math.isfinite(v):
+            return v
+        raise ValueError(f"must be text or a number, not {type(v).__name__}")
 
 
 class Plan(BaseModel):
     schema_: str = Field(SCHEMA, alias="schema")
     created: str = ""
     lab: bool = False
-    changes: list[PlannedChange]
+    changes: list[PlannedChange] = Field(max_length=10_000)
 
     model_config = {"populate_by_name": True}
 
@@ -51,11 +66,12 @@ def load(path: Path) -> Plan:
         data = load_versioned(path, SCHEMA, "plan")
     except ValueError as e:
         raise TuneError(str(e)) from e
+    if not isinstance(data.get("changes"), list):
+        raise TuneError(f"{path}: field changes: must be a list of changes")
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise TuneError(f"{path}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from e
+        raise TuneError(invalid(path, e)) from e
     for i, change in enumerate(plan.changes):
         knob = KNOBS.get(change.knob)
         if knob is None:

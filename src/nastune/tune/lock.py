@@ -1,0 +1,71 @@
+"""One lock per system, so that two nastune processes never apply, roll back, optimize or
+autotune the same system at once. It is an flock on a file under the system's root: the kernel
+drops it when its holder dies, so a killed nastune never leaves the system locked. The holder
+writes who it is into the file, which is what the second process shows."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterator
+
+from nastune.tune.system import System, TuneError
+
+PATH = "/var/lib/nastune/lock"
+_held: dict[str, int] = {}  # lock files this process holds, with their nesting depth
+
+
+def _holder(fd: int) -> str:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        return (f"pid {data['pid']} (`{data['command']}`, {data['what']}) since "
+                f"{time.strftime('%H:%M:%S', time.localtime(data['since']))}")
+    except (ValueError, KeyError, TypeError, OSError):
+        return "another process"
+
+
+@contextlib.contextmanager
+def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
+    """Hold the system's lock for `what`; re-entrant within one process (optimize applies)."""
+    path = system.root.host_path(PATH)
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as e:
+        raise TuneError(f"{PATH}: cannot open the lock: {e.strerror}") from e
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TuneError(f"{PATH}: the lock is not a plain file")
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TuneError(f"another nastune is changing this system: {_holder(fd)} holds {PATH}; "
+                                    "wait for it to finish") from None
+                time.sleep(0.2)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": " ".join(["nastune", *sys.argv[1:]])[:300],
+                                  "what": what, "since": time.time()}).encode(), 0)
+        _held[path] = 1
+        try:
+            yield
+        finally:
+            del _held[path]
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)

@@ -1,0 +1,67 @@
+"""Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
+options, and a systemd unit that re-applies the rest of the plan. Rollback removes them."""
+
+from __future__ import annotations
+
+import sys
+
+from nastune.tune import edits
+from nastune.tune.knobs import KNOBS, Knob
+from nastune.tune.plan import Plan, PlannedChange
+from nastune.tune.system import System, TuneError
+
+SYSCTL = "/etc/sysctl.d/90-nastune.conf"
+PLAN = "/var/lib/nastune/persist/plan.json"
+UNIT = "/etc/systemd/system/nastune-reapply.service"
+PATHS = (SYSCTL, PLAN, UNIT)
+APPLIED_BY_FILES = ("sysctl", "mount_option", "nfs_client_mount", "samba", "ganesha_export", "nfs_export", "xfs_fsr")
+
+
+class FileKnob(Knob):
+    """A whole file nastune writes for persistence (before: absent or its old content); only
+    the files above, so a journal can never name another file for rollback to write."""
+    kind = "file"
+
+    def validate(self, change):
+        if change.target not in PATHS:
+            raise TuneError(f"file {change.target!r}: not a file nastune persists to")
+
+    def files(self, system, change):
+        return [change.target]
+
+    def read(self, system, change):
+        return system.read(change.target)
+
+    def write(self, system, change, value):
+        system.root.replace(change.target, value)
+
+
+FILE = FileKnob()
+
+
+def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tuple[PlannedChange, Knob, str | None]]:
+    """The journaled writes that make `applied` survive a reboot."""
+    out = []
+    sysctls = [c for c in applied if c.knob == "sysctl"]
+    if sysctls:
+        text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
+            f"{c.target} = {c.new}\n" for c in sysctls)
+        out.append(_file(system, SYSCTL, text))
+    fstab = system.read("/etc/fstab") or ""
+    for c in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
+        if c.knob == "mount_option" and edits.fstab_options(fstab, c.target) is not None:
+            moved = PlannedChange.model_validate({**c.model_dump(), "knob": "nfs_client_mount"})
+            out.append((moved, KNOBS["nfs_client_mount"], None))
+    rest = [c for c in applied if c.knob not in APPLIED_BY_FILES]
+    if rest:
+        kept = plan.model_copy(update={"changes": rest})
+        out.append(_file(system, PLAN, kept.to_json() + "\n"))
+        out.append(_file(system, UNIT, "[Unit]\nDescription=Re-apply nastune's tuning\nAfter=network-online.target\n\n"
+                                       "[Service]\nType=oneshot\n"
+                                       f"ExecStart={sys.executable} -m nastune apply {PLAN} --yes\n\n"
+                                       "[Install]\nWantedBy=multi-user.target\n"))
+    return out
+
+
+def _file(system: System, path: str, text: str) -> tuple[PlannedChange, Knob, str | None]:
+    return PlannedChange(id=0, knob="file", target=path, new=text, rule="persist"), FILE, system.read(path)

@@ -1,0 +1,164 @@
+"""Rollback: put back every original a journal holds, newest first.
+
+It never stops at the first problem: an entry that cannot be restored is reported with its
+reason and the command that restores it by hand, and rollback goes on with the next one. An
+entry is restored only to a real recorded value, and only where it differs now (so an entry
+whose write never happened, or a second rollback, changes nothing). A journal line can name
+only the files its own change edits: rollback writes no other file."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from nastune.jsonfile import invalid
+from nastune.root import Unavailable
+from nastune.tune import backup, lock, persist, services
+from nastune.tune.journal import Journal
+from nastune.tune.knobs import KNOBS, Knob, norm
+from nastune.tune.plan import PlannedChange
+from nastune.tune.system import System, TuneError
+
+# Journals may also hold the persistence files; plans may not name them.
+JOURNAL_KNOBS: dict[str, Knob] = {**KNOBS, persist.FILE.kind: persist.FILE}
+WATCHDOG_WAIT = 120.0  # a confirm-or-revert rollback waits this long for a running nastune
+
+
+@dataclass
+class Failure:
+    what: str
+    reason: str
+    manual: str  # what an operator runs to finish by hand
+
+
+@dataclass
+class Report:
+    restored: int = 0
+    unchanged: int = 0
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> str:
+        text = f"rolled back {self.restored} change(s)"
+        if self.unchanged:
+            text += f", {self.unchanged} already at their original"
+        if self.failures:
+            text += f"; {len(self.failures)} NOT restored: " + "; ".join(
+                f"{f.what} ({f.reason}; by hand: {f.manual})" for f in self.failures)
+        return text
+
+
+def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:
+    """The change a journal entry records, validated like a plan's; or why it is unusable."""
+    raw = entry.get("change")
+    if not isinstance(raw, dict):
+        return "no change recorded on this line"
+    knob = JOURNAL_KNOBS.get(raw.get("knob")) if isinstance(raw.get("knob"), str) else None
+    if knob is None:
+        return f"unknown knob {str(raw.get('knob'))[:40]!r}"
+    try:
+        change = PlannedChange.model_validate(raw)
+        knob.validate(change)
+    except ValidationError as e:
+        return invalid("change", e)
+    except TuneError as e:
+        return str(e)
+    return change, knob
+
+
+def _restore_files(system: System, knob: Knob, change: PlannedChange, files: object) -> bool:
+    if not isinstance(files, dict) or not files:
+        raise TuneError("the recorded files are malformed")
+    allowed = set(knob.files(system, change))
+    names = {posixpath.basename(p) for p in allowed}  # a daemon's config found elsewhere now
+    for path, content in files.items():
+        if not isinstance(path, str) or path not in allowed and posixpath.basename(path) not in names:
+            raise TuneError(f"the journal names {str(path)[:80]!r}, which this change does not edit: refused")
+        if not isinstance(content, str | None):
+            raise TuneError(f"the recorded content of {path} is malformed")
+    changed = False
+    for path, content in files.items():
+        if system.read(path) != content:
+            system.root.replace(path, content)
+            changed = True
+    return changed
+
+
+def _restore_value(system: System, knob: Knob, change: PlannedChange, value: object) -> bool:
+    if knob.action:
+        return False  # a run (xfs_fsr) is not a setting: nothing to put back
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise TuneError("no original value was recorded for it")
+    try:
+        current = knob.read(system, change)
+    except TuneError:
+        current = None
+    if current is not None and norm(current) == norm(value):
+        return False
+    knob.write(system, change, value)
+    after = knob.read(system, change)
+    if norm(after) != norm(value):
+        raise TuneError(f"wrote {value!r} but it reads back {after!r}")
+    return True
+
+
+def _manual(journal: Journal, seq: int, knob: Knob, change: PlannedChange, before: object) -> str:
+    if isinstance(before, dict) and isinstance(before.get("files"), dict):
+        return "; ".join(backup.manual(journal, seq, p, c if isinstance(c, str) else None)
+                         for p, c in before["files"].items())
+    if isinstance(before, dict) and before.get("value") is not None:
+        return knob.manual(change, before["value"])
+    return f"check {knob.label(change)} by hand"
+
+
+def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> Report:
+    """Restore originals newest first; entries already rolled back are skipped, so a second
+    run (or one after a kill) is harmless."""
+    report = Report()
+    with lock.hold(system, "rollback", wait=wait):
+        contents = journal.read()
+        for problem in contents.problems:
+            report.failures.append(Failure(f"{journal.path} {problem}", "the line is unreadable",
+                                           "if it recorded a change, restore that setting by hand"))
+        touched: set[str] = set()
+        for entry in reversed(contents.changes):
+            if entry.get("state") == "rolled_back":
+                continue
+            parsed = journal_change(entry)
+            if isinstance(parsed, str):
+                report.failures.append(Failure(f"{journal.path} line {entry['lines'][0]}", parsed,
+                                               "check that line's setting by hand"))
+                continue
+            change, knob = parsed
+            before, seq = entry.get("before"), entry["seq"]
+            try:
+                if not isinstance(before, dict):
+                    raise TuneError("no original was recorded for it")
+                if "files" in before:
+                    changed = _restore_files(system, knob, change, before["files"])
+                else:
+                    changed = _restore_value(system, knob, change, before.get("value"))
+            except (TuneError, Unavailable, OSError, ValueError) as e:
+                failure = Failure(knob.label(change), str(e), _manual(journal, seq, knob, change, before))
+                report.failures.append(failure)
+                log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
+                continue
+            journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
+            if changed:
+                report.restored += 1
+                touched |= {knob.service} if knob.service else set()
+                log(f"  - {knob.label(change)}: restored")
+            else:
+                report.unchanged += 1
+                log(f"  = {knob.label(change)}: already at its original")
+        for service in sorted(touched):
+            try:
+                log("  " + services.reload(system, service))
+            except TuneError as e:
+                report.failures.append(Failure(f"reload {service}", str(e), f"reload or restart {service} by hand"))
+    return report
