@@ -305,6 +305,9 @@ class MountOption(Knob):
             raise TuneError(f"mount_option: {change.target!r} is not a mount point")
         if change.key not in edits.ATIME + ("nodiratime", "diratime"):
             raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
+        if change.new not in edits.EXCLUSIVE[change.key]:
+            raise TuneError(f"mount_option {change.target}: {change.new!r} is not one of "
+                            f"{', '.join(edits.EXCLUSIVE[change.key])}")
 
     def read(self, system, change):
         views = [system.read("/proc/self/mounts")]

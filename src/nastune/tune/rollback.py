@@ -94,6 +94,10 @@ def _restore_value(system: System, knob: Knob, change: PlannedChange, value: obj
         return False  # a run (xfs_fsr) is not a setting: nothing to put back
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise TuneError("no original value was recorded for it")
+    try:  # the original must be a value this knob accepts, as a plan's new value must be
+        knob.validate(change.model_copy(update={"new": value}))
+    except TuneError as e:
+        raise TuneError(f"the recorded original {str(value)[:40]!r} is not a real value ({e})") from e
     try:
         current = knob.read(system, change)
     except TuneError:

@@ -1,0 +1,153 @@
+"""Rollback never strands a system: it restores every entry it can, goes past the ones it
+cannot (naming each with the command that restores it by hand), never restores a value read
+from nowhere, writes only the files a change edits; apply refuses a plan it cannot finish on
+this system before writing anything; one lock keeps two processes apart."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+import time
+
+import pytest
+
+from nastune.root import Root
+from nastune.tune import executor, lock
+from nastune.tune.journal import Journal
+from nastune.tune.knobs import KNOBS
+from nastune.tune.plan import load
+from nastune.tune.system import System, TuneError
+from tests.conftest import ROOTS, run_cli
+from tests.tune.conftest import CHANGES, snapshot, write_plan
+
+
+def test_a_plan_with_a_change_this_system_cannot_make_is_refused_before_any_write(tmp_path):
+    # The first version wrote 8 changes to this RAID5 NAS tree, failed at the remount, and
+    # could restore none of them.
+    root = tmp_path / "nas"
+    with tarfile.open(ROOTS / "small-nas-raid5.tar.gz") as tar:
+        tar.extractall(root, filter="data")
+    plan = tmp_path / "plan.json"
+    run_cli("plan", "--root", str(root), "--out", str(plan))
+    assert any(c["knob"] == "mount_option" for c in json.loads(plan.read_text())["changes"])
+    before = snapshot(root)
+    refused = run_cli("apply", str(plan), "--root", str(root), "--yes", "--accept-risk", "durability", check=False)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "nothing was changed" in refused.stderr and "mount_option /srv/data noatime: needs a live system" in \
+        " ".join(refused.stderr.split())
+    assert "changes[" in refused.stderr
+    assert snapshot(root) == before
+    assert not (root / "var/lib/nastune/journal").exists() or not list((root / "var/lib/nastune/journal").iterdir())
+
+
+def test_rollback_goes_past_an_entry_it_cannot_restore_and_names_it(root, tmp_path):
+    changes = [CHANGES[0], CHANGES[4], CHANGES[8]]  # sysctl, read_ahead_kb, samba
+    plan_file = write_plan(tmp_path, changes)
+    before = snapshot(root)
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes")
+    read_ahead = root / "sys/block/sda/queue/read_ahead_kb"
+    read_ahead.unlink()
+    read_ahead.mkdir()  # the restore target is now something rollback cannot write
+    stuck = run_cli("rollback", "--root", str(root), check=False)
+    assert stuck.returncode == 1 and "Traceback" not in stuck.stderr
+    out = " ".join(stuck.stdout.split())
+    assert "sysfs /sys/block/sda/queue/read_ahead_kb: NOT restored" in out
+    assert "by hand: echo 128 > /sys/block/sda/queue/read_ahead_kb" in out
+    after = snapshot(root)  # the others were restored all the same, newest first
+    assert after["proc/sys/vm/dirty_ratio"].strip() == before["proc/sys/vm/dirty_ratio"].strip()
+    assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]
+    read_ahead.rmdir()
+    read_ahead.write_text("4096\n")  # repaired by hand: a second rollback finishes the job
+    done = run_cli("rollback", "--root", str(root))
+    assert "rolled back 1 change(s)" in done.stdout
+    assert {k: v.strip() for k, v in snapshot(root).items()} == {k: v.strip() for k, v in before.items()}
+
+
+def _journal(root, entries: list[dict]) -> Journal:
+    journal = Journal.create(System(root=Root(root)), {"plan": {}, "root": str(root)})
+    for entry in entries:
+        journal.record(entry)
+    return journal
+
+
+def test_an_entry_without_a_real_original_is_reported_never_written(root):
+    # What the first version journaled for a remount it could not read: "mixed: ".
+    mixed = {"type": "change", "seq": 2, "state": "started", "before": {"value": "mixed: "},
+             "change": {"id": 2, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb", "new": 4096}}
+    nothing = {"type": "change", "seq": 3, "state": "started", "before": {"value": None},
+               "change": {"id": 3, "knob": "sysfs", "target": "/sys/block/sda/queue/scheduler", "new": "none"}}
+    sysctl = {"type": "change", "seq": 1, "state": "applied", "before": {"value": "40"},
+              "change": {"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}}
+    (root / "proc/sys/vm/dirty_ratio").write_text("10\n")
+    journal = _journal(root, [sysctl, mixed, nothing])
+    report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
+    assert report.restored == 1 and (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "40"
+    failed = {f.what: f.reason for f in report.failures}
+    assert set(failed) == {"sysfs /sys/block/sda/queue/read_ahead_kb", "sysfs /sys/block/sda/queue/scheduler"}
+    assert "the recorded original 'mixed: ' is not a real value" in failed["sysfs /sys/block/sda/queue/read_ahead_kb"]
+    assert (root / "sys/block/sda/queue/read_ahead_kb").read_text() == "128\n"
+    assert failed["sysfs /sys/block/sda/queue/scheduler"] == "no original value was recorded for it"
+    assert (root / "sys/block/sda/queue/scheduler").read_text() == "[mq-deadline] none\n"
+
+
+def test_mount_options_that_differ_between_namespaces_are_refused_at_apply_time(tmp_path):
+    tree = tmp_path / "t"
+    (tree / "proc/self").mkdir(parents=True)
+    (tree / "proc/77").mkdir(parents=True)
+    (tree / "proc/self/mounts").write_text("/dev/loop0 /srv/data xfs rw,relatime 0 0\n")
+    (tree / "proc/77/mounts").write_text("/dev/loop0 /srv/data xfs rw,noatime 0 0\n")
+    plan = load(write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/data", "key": "noatime",
+                                       "new": "noatime"}]))
+    system = System(root=Root(tree), server_pids=[77])
+    with pytest.raises(TuneError, match="differs between the mount namespaces"):
+        KNOBS["mount_option"].read(system, plan.changes[0])
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "/../../outside.txt", "/etc/samba/../../etc/shadow"])
+def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(root, tmp_path, path):
+    (root / "etc/passwd").write_text("root:x:0:0\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside\n")
+    entry = {"type": "change", "seq": 1, "state": "applied", "before": {"files": {path: "pwned\n"}},
+             "change": {"id": 1, "knob": "samba", "target": "global", "key": "aio read size", "new": "1"}}
+    journal = _journal(root, [entry])
+    report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
+    assert not report.ok and "which this change does not edit: refused" in report.failures[0].reason
+    assert (root / "etc/passwd").read_text() == "root:x:0:0\n"
+    assert outside.read_text() == "outside\n"
+    assert not (root / "etc/shadow").exists()
+
+
+def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])
+    first = subprocess.Popen([sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
+                             env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:6"},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lockfile = root / "var/lib/nastune/lock"
+    for _ in range(100):  # until the first holds the lock (its record names it)
+        if lockfile.exists() and lockfile.read_text():
+            break
+        time.sleep(0.1)
+    second = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
+    assert second.returncode != 0 and "Traceback" not in second.stderr
+    assert f"another nastune is changing this system: pid {first.pid}" in " ".join(second.stderr.split())
+    rolled = run_cli("rollback", "--root", str(root), check=False)
+    assert rolled.returncode != 0 and f"pid {first.pid}" in rolled.stderr
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"  # the first finished its work
+    run_cli("rollback", "--root", str(root))  # and the lock is free again
+    assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "40"
+
+
+def test_the_lock_is_reentrant_within_one_process_and_freed_by_a_kill(root, tmp_path):
+    system = System(root=Root(root))
+    with lock.hold(system, "optimize"), lock.hold(system, "apply"):  # optimize applies under its own lock
+        pass
+    plan_file = write_plan(tmp_path, [CHANGES[0]])
+    killed = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False,
+                     env={"NASTUNE_KILL_AT": "apply:1:written"})
+    assert killed.returncode < 0
+    run_cli("rollback", "--root", str(root))  # a dead holder leaves no lock behind
