@@ -556,6 +556,11 @@ def bench(
     for r in results.results:
         if r.attribution:
             console.print(f"{r.workload} @ {r.target['url']}: {r.attribution}", highlight=False)
+    failed = [r for r in results.results if r.failed]
+    for r in failed:
+        err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))
+    if failed:
+        raise typer.Exit(1)
 
 
 @bench_app.command("list")
@@ -709,7 +714,7 @@ def optimize(
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab import scenario as scenarios
     from nastune.lab.lab import Lab, LabError, require_root
-    from nastune.optimize import lab_facts, run as run_optimize
+    from nastune.optimize import OptimizeError, lab_facts, run as run_optimize
     from nastune.tune.system import System, TuneError, lab_system
     if not yes and not sys.stdin.isatty():
         fail("optimize changes the system: add --yes (no terminal to ask on)")
@@ -740,17 +745,23 @@ def optimize(
         params = {**DEFAULTS, "size": _size_option(size)}
         outcome = run_optimize(lambda: _bench_pairs(None if lab else target, lab, names), params, repeats, out, lab,
                                facts, system, bool(accept_risk), err, say)
-    except (LabError, TuneError, ValueError, RuntimeError) as e:
+    except OptimizeError as e:
+        fail(str(e), code=130 if e.interrupted else 1)
+    except (LabError, TuneError, ValueError, RuntimeError, OSError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:
-        fail(f"interrupted; results so far in {out}; undo applied changes with `nastune rollback`", code=130)
+        fail(f"interrupted before the plan was applied; results so far in {out}", code=130)
     console.print(_comparison_table(outcome.rows, "optimize: before -> after"))
     for line in outcome.skipped:
         console.print(f"  left out: {line}", highlight=False)
+    for line in outcome.failed:
+        console.print(layout.styled(f"  FAILED: {line}", "red"))
     worse = [r for r in outcome.rows if r.result.verdict == "worse"]
     better = [r for r in outcome.rows if r.result.verdict == "better"]
     console.print(f"{len(better)} better, {len(worse)} worse, {len(outcome.rows) - len(better) - len(worse)} unchanged "
                   f"(within noise). Report: {outcome.report}", highlight=False)
-    if worse:
-        console.print(Text.assemble(("some results got worse", "red"),
-                                    f": undo everything with `nastune rollback --to {outcome.journal}`"))
+    if worse or outcome.failed:
+        what = "some results got worse" if worse else "some workloads failed"
+        console.print(Text.assemble((what, "red"), f": undo everything with `nastune rollback --to {outcome.journal}`"))
+    if outcome.failed:
+        raise typer.Exit(1)

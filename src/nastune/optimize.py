@@ -13,8 +13,9 @@ from nastune import rules as knowledge
 from nastune.bench import runner
 from nastune.facts import Facts
 from nastune.report import html
-from nastune.stats.runs import Row, compare_runs
-from nastune.tune import executor
+from nastune.jsonfile import dumps
+from nastune.stats.runs import Row, compare_runs, failures
+from nastune.tune import executor, lock
 from nastune.tune.plan import Plan, from_findings
 
 MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
@@ -28,6 +29,7 @@ class Outcome:
     plan: Plan
     skipped: list[str]
     journal: str
+    failed: list[str]
 
 
 def lab_facts(xfs_fragmentation: bool = True) -> dict:
@@ -51,26 +53,48 @@ def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
     return plan.model_copy(update={"changes": kept}), skipped
 
 
+class OptimizeError(RuntimeError):
+    """optimize stopped after applying its plan; the message says how to undo it."""
+
+    def __init__(self, message: str, interrupted: bool = False):
+        super().__init__(message)
+        self.interrupted = interrupted
+
+
 def run(make_pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dict, system, accept_risk: bool,
         console, log=print) -> Outcome:
     """`make_pairs()` resolves the targets; it is called for each measurement, because tuning
-    changes what they are (an MTU change moves the link's goodput ceiling)."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "facts.json").write_text(json.dumps(facts, indent=1))
-    findings = knowledge.evaluate(Facts.model_validate(facts))
-    (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
-    log(f"diagnose: {len(findings)} findings")
-    log("measure: before")
-    before = runner.run(make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console)
-    plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
-    (out / "plan.json").write_text(plan.to_json() + "\n")
-    log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
-    journal = executor.apply(plan, system, accept_risk=accept_risk, log=log)
-    log("measure: after")
-    after = runner.run(make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console)
-    rows, notes = compare_runs(before, after)
-    (out / "compare.json").write_text(json.dumps({"rows": [r.to_json() for r in rows], "notes": notes}, indent=1))
-    report = html.render([before, after], out / "report.html", rows, notes, facts=facts,
-                         findings=[f.model_dump(mode="json") for f in findings],
-                         applied=[c.model_dump(mode="json") for c in plan.changes], title="nastune optimize")
-    return Outcome(rows, notes, report, plan, skipped, journal.path)
+    changes what they are (an MTU change moves the link's goodput ceiling). A workload that
+    fails is reported as failed and the rest compared; anything that stops the run once the
+    plan is applied ends in an OptimizeError that names the rollback command."""
+    with lock.hold(system, "optimize"):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "facts.json").write_text(json.dumps(facts, indent=1))
+        findings = knowledge.evaluate(Facts.model_validate(facts))
+        (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
+        log(f"diagnose: {len(findings)} findings")
+        log("measure: before")
+        before = runner.run(make_pairs(), params, repeats, out / "before.json", label="before", lab=lab,
+                            console=console)
+        plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
+        (out / "plan.json").write_text(plan.to_json() + "\n")
+        log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
+        journal = executor.apply(plan, system, accept_risk=accept_risk, log=log)
+        undo = f"undo it with `nastune rollback --to {journal.path}`"
+        try:
+            log("measure: after")
+            after = runner.run(make_pairs(), params, repeats, out / "after.json", label="after", lab=lab,
+                               console=console)
+            rows, notes = compare_runs(before, after)
+            failed = failures([before, after])
+            (out / "compare.json").write_text(dumps({"rows": [r.to_json() for r in rows], "notes": notes,
+                                                     "failed": failed}))
+            report = html.render([before, after], out / "report.html", rows, notes, facts=facts,
+                                 findings=[f.model_dump(mode="json") for f in findings],
+                                 applied=[c.model_dump(mode="json") for c in plan.changes], title="nastune optimize")
+        except KeyboardInterrupt:
+            raise OptimizeError(f"interrupted after the plan was applied; results so far in {out}; {undo}",
+                                interrupted=True) from None
+        except Exception as e:
+            raise OptimizeError(f"stopped after the plan was applied: {e}; results so far in {out}; {undo}") from e
+    return Outcome(rows, notes, report, plan, skipped, journal.path, failed)

@@ -26,3 +26,38 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     assert {"xfs_fsr", "ganesha_export", "samba"} <= {c["knob"] for c in plan["changes"]}
     assert not any(c["target"].startswith("vm.") for c in plan["changes"])  # the host's kernel is left alone
     nastune(lab_dir, "rollback")
+
+
+def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(lab_dir, tmp_path):
+    """The first version ended in a traceback with no comparison and no report when iperf3 failed
+    once after the MTU change. Here the iperf3 server is killed as the after-run starts."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.lab.conftest import lab_env
+    out = tmp_path / "optimize"
+    proc = subprocess.Popen([sys.executable, "-m", "nastune", "optimize", "--scenario", "modern", "--yes",
+                             "-w", "seq-write", "-w", "network", "--size", "16M", "--repeats", "2", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=lab_env(lab_dir),
+                            stdin=subprocess.DEVNULL)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "measure: after" in line:
+            state = json.loads((lab_dir / "state.json").read_text())
+            iperf3 = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "iperf3")
+            os.kill(iperf3, signal.SIGKILL)
+            break
+    stdout, stderr = proc.communicate(timeout=600)
+    stderr = "".join(seen) + stderr
+    assert proc.returncode == 1 and "Traceback" not in stderr, stderr
+    assert "FAILED" in stdout and "network @ iperf3://10.77.0.1" in stdout and "nastune rollback --to" in stdout
+    compared = json.loads((out / "compare.json").read_text())
+    assert {r["workload"] for r in compared["rows"]} == {"seq-write"}  # the other workload is still compared
+    assert any("network" in f and "failed" in f for f in compared["failed"])
+    after = {r["workload"]: r for r in json.loads((out / "after.json").read_text())["results"]}
+    assert after["network"]["error"] and len(after["network"]["retries"]) == 3
+    assert "network" in (out / "report.html").read_text() and "FAILED" in (out / "report.html").read_text()
+    nastune(lab_dir, "rollback")

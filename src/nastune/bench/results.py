@@ -4,23 +4,46 @@ provenance that makes two runs comparable (facts snapshot, kernel, settings, too
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 import subprocess
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from nastune.jsonfile import load_versioned
+from nastune.jsonfile import invalid, load_versioned
 
 SCHEMA = "nastune.results/1"
 
 
+MAX_REPEATS = 10_000
+
+
 class MetricResult(BaseModel):
-    unit: str
+    unit: str = Field(max_length=32)
     higher_is_better: bool = True
-    values: list[float]
+    values: list[float] = Field(max_length=MAX_REPEATS)
     limit: float | None = None  # the physical ceiling (link goodput), same unit
     flags: list[str] = []
+
+    @field_validator("values")
+    @classmethod
+    def _measured(cls, v: list[float]) -> list[float]:
+        """Rates, times and counts: a comparison divides by them, so each must be a finite,
+        positive number, and there must be at least one."""
+        if not v:
+            raise ValueError("no values (an empty list of repeats)")
+        for i, x in enumerate(v):
+            if not math.isfinite(x) or x <= 0:
+                raise ValueError(f"repeat {i + 1} is {x}: a measured value must be finite and positive")
+        return v
+
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, v: float | None) -> float | None:
+        if v is not None and (not math.isfinite(v) or v <= 0):
+            raise ValueError(f"{v} is not a physical limit")
+        return v
 
     @property
     def median(self) -> float:
@@ -48,6 +71,19 @@ class WorkloadResult(BaseModel):
     started: str
     seconds: float
     interrupted: bool = False
+    error: str | None = None  # why the workload failed after its retries (its finished repeats are kept)
+    retries: list[str] = []  # every failed attempt, with its reason
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, v: dict) -> dict:
+        if not isinstance(v.get("url"), str) or not v["url"]:
+            raise ValueError("has no url")
+        return v
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
     @property
     def key(self) -> str:
@@ -70,7 +106,7 @@ class ResultSet(BaseModel):
     created: str
     label: str = ""
     provenance: Provenance
-    results: list[WorkloadResult]
+    results: list[WorkloadResult] = Field(max_length=10_000)
     model_config = {"populate_by_name": True}
 
     def save(self, path: Path) -> None:
@@ -80,12 +116,19 @@ class ResultSet(BaseModel):
 
 
 def load(path: Path) -> ResultSet:
-    from pydantic import ValidationError
+    """A result file, validated whole; errors name the file, then the workload and metric."""
+    data = load_versioned(path, SCHEMA, "result file")
     try:
-        return ResultSet.model_validate(load_versioned(path, SCHEMA, "result file"))
+        return ResultSet.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise ValueError(f"{path}: field {'.'.join(map(str, err['loc']))}: {err['msg']}") from e
+        message = invalid(path, e)
+        loc = e.errors()[0]["loc"]
+        if len(loc) >= 4 and loc[0] == "results" and loc[2] == "metrics" and isinstance(loc[1], int):
+            try:
+                message += f" (workload {data['results'][loc[1]]['workload']}, metric {loc[3]})"
+            except (KeyError, IndexError, TypeError):
+                pass
+        raise ValueError(message) from e
 
 
 def tool_versions() -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from nastune import __version__
+from nastune.bench.drivers.common import BenchError
 from nastune.bench.profile import Profiler, attribute
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult, fingerprint, settings, tool_versions
 from nastune.bench.targets import Target
@@ -22,6 +23,8 @@ from nastune.bench.workloads import Workload
 
 AGREE = 0.10  # repeats further than this from their median are flagged
 OVER_LIMIT = 1.01
+RETRIES = 2  # a failed step is tried again this many times before its workload counts as failed
+RETRY_PAUSE = 3.0  # seconds: lets a restarted server or a renegotiated link settle
 
 
 def drop_caches() -> None:
@@ -87,8 +90,23 @@ def _metrics(workload: Workload, params: dict, target: Target, rows: list[dict[s
     return out
 
 
+def _attempt(action, what: str, retries: list[str]):
+    """Run one step of a workload, trying again after a failure (a connection reset right after
+    an MTU change, a server that restarts) up to RETRIES times; each failure is kept as a reason."""
+    for attempt in range(RETRIES + 1):
+        try:
+            return action()
+        except BenchError as e:
+            retries.append(f"{what}, attempt {attempt + 1}: {e}")
+            if attempt == RETRIES:
+                raise
+            time.sleep(RETRY_PAUSE)
+
+
 def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: Path, label: str = "",
         lab: bool = False, console=None) -> ResultSet:
+    """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
+    the repeats it finished, and the others still run: a run is never lost to one workload."""
     results = ResultSet(created=datetime.now(timezone.utc).isoformat(timespec="seconds"), label=label,
                         provenance=provenance(out, lab), results=[])
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -100,31 +118,41 @@ def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: P
             progress.update(task, description=f"{workload.name} @ {target.url}")
             started, clock = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.monotonic()
             rows: list[dict[str, float]] = []
+            retries: list[str] = []
             profiler = Profiler(net_pid=target.server_pid)
-            interrupted = False
-            state = workload.setup(target, params)
+            interrupted, error, state = False, None, None
             try:
-                workload.once(target, params, state)  # warm-up: connections, metadata, allocation
+                state = _attempt(lambda: workload.setup(target, params), "setup", retries)
+                # warm-up: connections, metadata, allocation
+                _attempt(lambda: workload.once(target, params, state), "warm-up", retries)
                 progress.advance(task)
                 with profiler:
-                    for _ in range(repeats):
+                    for n in range(repeats):
                         drop_caches()
-                        rows.append(workload.once(target, params, state))
+                        rows.append(_attempt(lambda: workload.once(target, params, state), f"repeat {n + 1}", retries))
                         progress.advance(task)
             except KeyboardInterrupt:
                 interrupted = True
+            except BenchError as e:
+                error = str(e)
             finally:
-                workload.teardown(target, params, state)
-            if rows:
-                profile = profiler.summary() if len(profiler.samples) > 1 else {}
-                limit = target.limit_bytes
+                try:
+                    workload.teardown(target, params, state or {})
+                except BenchError as e:
+                    retries.append(f"teardown: {e}")
+            profile = profiler.summary() if len(profiler.samples) > 1 else {}
+            if rows or error:
                 results.results.append(WorkloadResult(
                     workload=workload.name, target=target.to_json(), params=params,
-                    metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates)),
-                    profile=profile,
-                    attribution=attribute(profile, limit) if profile else "", started=started,
-                    seconds=round(time.monotonic() - clock, 2), interrupted=interrupted))
+                    metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates))
+                    if rows else {},
+                    profile=profile, attribution=attribute(profile, target.limit_bytes) if profile else "",
+                    started=started, seconds=round(time.monotonic() - clock, 2), interrupted=interrupted,
+                    error=error, retries=retries))
             results.save(out)
             if interrupted:
                 raise KeyboardInterrupt
+            if error:
+                progress.console.print(f"{workload.name} @ {target.url} failed after {RETRIES + 1} attempts: {error}",
+                                       markup=False, highlight=False)
     return results

@@ -14,7 +14,7 @@ from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
 from nastune.stats.compare import median_ci
-from nastune.stats.runs import Row
+from nastune.stats.runs import Row, failures
 
 PROFILE_FIELDS = ("user", "system", "softirq", "irq", "iowait")
 
@@ -156,6 +156,7 @@ def render(runs: list[ResultSet], out: Path, rows: list[Row] | None = None, note
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title, runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)], rows=rows or [], notes=notes or [],
+        failed=failures(runs),
         system=system_summary(facts), findings=findings or [], applied=applied or [],
         bars=bar_charts(runs), iozone=iozone_charts(runs), profiles=profile_charts(runs), numa=numa_charts(runs),
         plotly_js=get_plotlyjs(), csv_name=out.with_suffix(".csv").name)

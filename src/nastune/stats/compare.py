@@ -46,6 +46,11 @@ def median_ci(values: np.ndarray, rng: np.random.Generator) -> tuple[float, floa
 def compare(before: list[float], after: list[float], higher_is_better: bool = True,
             noise_floor: float = NOISE_FLOOR) -> Comparison:
     a, b = np.asarray(before, float), np.asarray(after, float)
+    for side, values in (("before", a), ("after", b)):
+        if values.size == 0:
+            raise ValueError(f"no {side} values to compare")
+        if not np.all(np.isfinite(values)) or np.any(values <= 0):
+            raise ValueError(f"the {side} values must be finite and positive")
     rng = _rng(a, b)
     ma, mb = float(np.median(a)), float(np.median(b))
     if len(a) > 1 and len(b) > 1:

@@ -57,6 +57,12 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     return found
 
 
+def failures(runs: list[ResultSet]) -> list[str]:
+    """One line per workload that failed in any of the runs, for consoles and reports."""
+    return [f"{rs.label or f'run {i + 1}'}: {r.key} failed: {r.error}" for i, rs in enumerate(runs)
+            for r in rs.results if r.failed]
+
+
 def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03) -> tuple[list[Row], list[str]]:
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
@@ -67,6 +73,11 @@ def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: f
             remarks.append(f"{key}: only in the first run")
             continue
         ra, rb = before[key], after[key]
+        failed = [(label, r.error) for label, r in (("first", ra), ("second", rb)) if r.failed]
+        if failed:
+            remarks.append(f"{key}: FAILED in the " + " and the ".join(f"{label} run ({error})" for label, error in failed)
+                           + "; not compared")
+            continue
         if ra.params != rb.params:
             differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
             message = f"{key}: workload parameters differ ({', '.join(differing)})"
@@ -81,10 +92,11 @@ def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: f
                             compare(ma.values, mb.values, ma.higher_is_better, noise_floor)))
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
     fewest = min((min(len(a.metrics[m].values), len(after[k].metrics[m].values))
-                  for k, a in before.items() if k in after for m in a.metrics if m in after[k].metrics), default=0)
+                  for k, a in before.items() if k in after and not (a.failed or after[k].failed)
+                  for m in a.metrics if m in after[k].metrics), default=0)
     if 0 < fewest < 4:
         remarks.append(f"only {fewest} repeats on a side: a rank test cannot reach p < 0.05 with so few, so no "
                        "change can be called better or worse (use --repeats 5)")
-    if not rows:
+    if not rows and not any(key in after for key in before):
         raise Incomparable("the two runs share no workload on the same target")
     return rows, remarks
