@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
@@ -58,7 +59,6 @@ def main(verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show mor
          version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
          ) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    app.info.context_settings = {"verbose": verbose}
     if version:
         console.print(f"nastune {__version__}")
         raise typer.Exit()
@@ -110,16 +110,24 @@ def _facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
 
 def _numa_matrix(path: Path) -> Fact[list[list[float]]]:
     """A measured memory bandwidth matrix (GB/s): {"matrix": [[...], ...]} or a bare list of rows."""
-    import json as jsonlib
+    from nastune import jsonfile
     try:
-        data = jsonlib.loads(path.read_text())
+        data = jsonfile.load(path)
         rows = data["matrix"] if isinstance(data, dict) else data
-        matrix = [[float(v) for v in row] for row in rows]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows) or len(rows) > 1024:
+            raise ValueError("a list of at most 1024 rows is needed")
+        matrix = [[_bandwidth(v) for v in row] for row in rows]
+    except (ValueError, KeyError, TypeError) as e:
         fail(f"{path}: not a bandwidth matrix ({e}); expected {{\"matrix\": [[GB/s, ...], ...]}}")
-    if any(len(row) != len(matrix) for row in matrix):
+    if not matrix or any(len(row) != len(matrix) for row in matrix):
         fail(f"{path}: the matrix must be square (one row and one column per NUMA node)")
     return Fact(value=matrix, source=str(path))
+
+
+def _bandwidth(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e6:
+        raise ValueError(f"{str(value)[:20]!r} is not a bandwidth in GB/s")
+    return float(value)
 
 
 @app.command()
@@ -341,7 +349,7 @@ def _journal_system(root: str, journal: str | None):
             fail("no journal: nothing was applied here (or the lab it was applied to is gone)")
         newest = max(candidates, key=lambda j: j.mtime())
         return newest, newest.system
-    except TuneError as e:
+    except (TuneError, Unavailable) as e:
         fail(str(e))
 
 
@@ -437,8 +445,12 @@ def verify(
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
     from nastune.tune import executor
+    from nastune.tune.system import TuneError
     found, system = _journal_system(root, journal)
-    rows = executor.verify(found, system)
+    try:
+        rows = executor.verify(found, system)
+    except (TuneError, Unavailable) as e:
+        fail(str(e))
     if json:
         import json as jsonlib
         print(jsonlib.dumps({"journal": found.path, "settings": [
@@ -475,7 +487,7 @@ def rollback(
                 return
         report = rollback_journal(found, system, log=lambda m: console.print(m, highlight=False),
                                   wait=WATCHDOG_WAIT if unless_confirmed is not None else 0.0)
-    except TuneError as e:
+    except (TuneError, Unavailable) as e:
         fail(str(e), code=1)
     console.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
     if not report.ok:
@@ -618,8 +630,8 @@ def compare(
             for remark in remarks:
                 console.print(f"  note: {remark}", highlight=False)
     if json:
-        import json as jsonlib
-        print(jsonlib.dumps(output, indent=1))
+        from nastune.jsonfile import dumps
+        print(dumps(output))
 
 
 baseline_app = typer.Typer(help="Keep a result as a named baseline and check later runs against it.")
@@ -669,7 +681,6 @@ def report(
     findings: Annotated[Path | None, typer.Option("--findings", help="Findings JSON (diagnose --json).")] = None,
 ) -> None:
     """Write a self-contained HTML report (works offline) with charts, profiles and verdicts."""
-    import json as jsonlib
     from nastune.report import html
     from nastune.stats.runs import Incomparable, compare_runs
     loaded = _load_results(results)
@@ -682,14 +693,28 @@ def report(
             continue
         rows += more
         notes += remarks
+    from nastune import jsonfile
+    if out.is_dir() or not out.parent.is_dir():
+        fail(f"{out}: {'is a directory' if out.is_dir() else 'its directory does not exist'}; give a file path")
     try:
-        facts_data = jsonlib.loads(facts.read_text()) if facts else None
-        findings_data = jsonlib.loads(findings.read_text()) if findings else None
-    except (OSError, ValueError) as e:
-        fail(f"{facts or findings}: {e}")
+        facts_data = jsonfile.load(facts) if facts else None
+        findings_data = jsonfile.load(findings) if findings else None
+    except ValueError as e:
+        fail(str(e))
+    from pydantic import TypeAdapter, ValidationError
+    from nastune.rules.model import Finding
     if isinstance(findings_data, dict):
         findings_data = findings_data.get("findings", [])
-    written = html.render(loaded, out, rows, notes, facts=facts_data, findings=findings_data)
+    for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
+        try:
+            if data is not None:
+                TypeAdapter(model).validate_python(data)
+        except ValidationError as e:
+            fail(jsonfile.invalid(path, e))
+    try:
+        written = html.render(loaded, out, rows, notes, facts=facts_data, findings=findings_data)
+    except OSError as e:
+        fail(f"{out}: {e.strerror}")
     console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
 
 
@@ -737,8 +762,7 @@ def optimize(
                 fail("with --live, say where to measure: --target PATH|URL")
             from nastune.facts import collect
             from nastune.root import Root
-            import json as jsonlib
-            facts = jsonlib.loads(collect(Root("/")).to_json())
+            facts = json.loads(collect(Root("/")).to_json())
             system = System(root=Root("/"))
         names = workload or default_workloads(lab)
         _bench_pairs(None if lab else target, lab, names)  # refuse bad workloads before changing anything

@@ -8,6 +8,7 @@ import json
 import os
 import tarfile
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,12 +34,22 @@ def capture(out: Path, xfs_fragmentation: bool = False) -> Facts:
     return facts
 
 
+MAX_MEMBERS = 20_000  # a capture of a large server holds a few thousand
+MAX_BYTES = 512 * 1024 * 1024
+
+
 def _extract(archive: Path, dest: Path) -> None:
     """Unpack with tarfile's 'data' filter; symbolic links are made last, so no member
-    can be written through one (links may point anywhere: Root never follows them out)."""
+    can be written through one (links may point anywhere: Root never follows them out).
+    Bounded in members and bytes, so a hostile archive cannot fill the disk or take hours."""
     links = []
+    count = size = 0
     with tarfile.open(archive) as tar:
         for member in tar:
+            count, size = count + 1, size + member.size
+            if count > MAX_MEMBERS or size > MAX_BYTES:
+                raise Unavailable(str(archive), f"more than {MAX_MEMBERS} members or {MAX_BYTES >> 20} MiB: "
+                                                "not a snapshot nastune wrote")
             if member.issym():
                 links.append(member)
             elif member.isreg() or member.isdir():
@@ -61,8 +72,8 @@ def open_root(path: str | os.PathLike) -> Iterator[Root]:
         with tempfile.TemporaryDirectory(prefix="nastune-root-") as tmp:
             try:
                 _extract(p, Path(tmp))
-            except (tarfile.TarError, OSError) as e:
-                raise Unavailable(str(p), f"not a readable snapshot archive: {e}") from e
+            except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+                raise Unavailable(str(p), f"not a readable snapshot archive: {e or 'truncated'}") from e
             yield Root(tmp)
     elif p.is_dir():
         yield Root(p)

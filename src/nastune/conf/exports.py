@@ -25,23 +25,30 @@ class Export(BaseModel):
         return any(option in c.options for c in self.clients)
 
 
+MAX_LINE = 65536  # far beyond any real export line; bounds the parser's work on a hostile file
+
+
 def parse(text: str, source: str) -> list[Export]:
     exports = []
-    logical = ""
-    start = 0
+    parts: list[str] = []
+    size = start = 0
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].rstrip()
-        if not logical:
-            start = number
+        if not parts:
+            start, size = number, 0
+        size += len(line)
+        if size > MAX_LINE:
+            raise ValueError(f"line {start}: longer than {MAX_LINE} characters")
         if line.endswith("\\"):
-            logical += line[:-1] + " "
+            parts.append(line[:-1] + " ")
             continue
-        logical += line
+        parts.append(line)
+        logical = "".join(parts)
         if logical.strip():
             exports.append(_entry(logical, source, start))
-        logical = ""
-    if logical.strip():
-        exports.append(_entry(logical, source, start))
+        parts = []
+    if "".join(parts).strip():
+        exports.append(_entry("".join(parts), source, start))
     return exports
 
 

@@ -7,6 +7,9 @@ Parameter names are case- and space-insensitive in Samba ("AIO Read Size" is
 from __future__ import annotations
 
 
+MAX_LINE = 1 << 20
+
+
 def normalise(name: str) -> str:
     return " ".join(name.lower().split())
 
@@ -15,13 +18,18 @@ def parse(text: str) -> dict[str, dict[str, str]]:
     """Sections (lower-cased names, 'global' included) to their parameters."""
     sections: dict[str, dict[str, str]] = {}
     current: dict[str, str] | None = None
-    pending = ""
+    pending: list[str] = []  # continued lines, joined once (re-joining each time is quadratic)
+    size = 0
     for number, raw in enumerate(text.splitlines(), 1):
-        line = pending + raw.strip()
-        pending = ""
-        if line.endswith("\\"):
-            pending = line[:-1].rstrip() + " "
+        piece = raw.strip()
+        size += len(piece)
+        if size > MAX_LINE:
+            raise ValueError(f"line {number}: a parameter longer than {MAX_LINE} characters")
+        if piece.endswith("\\"):
+            pending.append(piece[:-1].rstrip() + " ")
             continue
+        line = "".join(pending) + piece
+        pending, size = [], 0
         if not line or line[0] in "#;":
             continue
         if line.startswith("["):

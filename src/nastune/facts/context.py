@@ -59,10 +59,16 @@ class Context:
             return Fact.missing(path, f"malformed: {text.strip()[:60]!r}")
 
     def listdir(self, path: str) -> list[str]:
+        """Names in a directory; a name that is not UTF-8 cannot be reported (or read back
+        through JSON), so it is left out with a warning."""
         try:
-            return self.root.listdir(path)
+            names = self.root.listdir(path)
         except Unavailable:
             return []
+        kept = [n for n in names if n.isprintable() and not any("\udc80" <= c <= "\udcff" for c in n)]
+        if len(kept) != len(names):
+            self.warn(path, f"{len(names) - len(kept)} name(s) that are not printable UTF-8 were left out")
+        return kept
 
     def run(self, argv: Sequence[str]) -> CommandResult:
         """A command's result, run (or replayed) at most once per collection."""
@@ -104,8 +110,15 @@ def cpu_list(text: str) -> list[int]:
     return cpus
 
 
+_DIGITS = re.compile(r"[0-9]{1,18}")
 _INT = re.compile(r"[+-]?[0-9]{1,20}")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
+
+
+def digits(text: str) -> bool:
+    """Whether `text` is a whole number in ASCII digits of sane length: str.isdigit() also
+    accepts superscripts and other scripts' digits, which int() then refuses or misreads."""
+    return _DIGITS.fullmatch(text) is not None
 
 
 def integer(text: str, low: int | None = None, high: int | None = None) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nastune.facts.context import digits
+
 _TRIGGER = re.compile(r"\S*(?:edge|level|fasteoi|simple|ioapic)\s+(.+)$", re.IGNORECASE)
 
 
@@ -21,17 +23,17 @@ def parse_interrupts(text: str) -> tuple[list[int], list[IrqLine]]:
     lines = text.splitlines()
     if not lines:
         raise ValueError("empty file")
-    cpus = [int(c[3:]) for c in lines[0].split() if c.startswith("CPU") and c[3:].isdigit()]
+    cpus = [int(c[3:]) for c in lines[0].split() if c.startswith("CPU") and digits(c[3:])]
     if not cpus:
         raise ValueError("no CPU columns in the header")
     irqs = []
     for line in lines[1:]:
         head, sep, rest = line.partition(":")
-        if not sep or not head.strip().isdigit():
+        if not sep or not digits(head.strip()):
             continue  # NMI, LOC, ERR, ... are not IRQs with affinity
         fields = rest.split()
         numbers = fields[: len(cpus)]
-        if len(numbers) < len(cpus) or not all(n.isdigit() for n in numbers):
+        if len(numbers) < len(cpus) or not all(digits(n) for n in numbers):
             raise ValueError(f"IRQ {head.strip()}: expected {len(cpus)} counts")
         desc = " ".join(fields[len(cpus):])
         match = _TRIGGER.search(desc)

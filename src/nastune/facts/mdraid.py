@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel
 
-from nastune.facts.context import Context
+from nastune.facts.context import Context, digits
 from nastune.facts.model import Fact, Section
 
 AREA = "md"
@@ -53,7 +53,7 @@ class MdArray(BaseModel):
     def sysfs_int(self, key: str) -> int | None:
         fact = self.sysfs.get(key)
         value = (fact.value or "").strip() if fact and fact.known else ""
-        return int(value) if value.isdigit() else None
+        return int(value) if digits(value) else None
 
 
 class MdFacts(Section):

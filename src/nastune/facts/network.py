@@ -8,7 +8,7 @@ import re
 
 from pydantic import BaseModel
 
-from nastune.facts.context import Context, NoValue, cpu_list, integer
+from nastune.facts.context import Context, NoValue, cpu_list, digits, integer
 from nastune.facts.interrupts import IrqLine, parse_interrupts
 from nastune.facts.model import Fact, Section
 from nastune.root import Unavailable
@@ -90,7 +90,7 @@ def ethtool_features(text: str) -> dict[str, Feature]:
 
 def _number(value: str) -> int | None:
     value = value.strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if digits(value) else None
 
 
 def ethtool_coalesce(text: str) -> Coalesce:
@@ -141,7 +141,7 @@ def _irqs(ctx: Context, name: str, device: str | None, lines: dict[int, IrqLine]
     source = "/proc/interrupts (by name)"
     msi = _ancestor_with(ctx, device, "msi_irqs") if device else None
     if msi:
-        numbers = sorted(int(n) for n in ctx.listdir(msi) if n.isdigit())
+        numbers = sorted(int(n) for n in ctx.listdir(msi) if digits(n))
         source = msi
     if not numbers:
         token = re.compile(rf"(^|[^A-Za-z0-9]){re.escape(name)}([^A-Za-z0-9.]|$)")

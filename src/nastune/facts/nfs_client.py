@@ -6,7 +6,7 @@ import re
 
 from pydantic import BaseModel
 
-from nastune.facts.context import Context
+from nastune.facts.context import Context, digits
 from nastune.facts.model import Fact, Section
 
 AREA = "nfs_client"
@@ -49,7 +49,7 @@ class NfsClientFacts(Section):
 
 def _int(options: dict[str, str], key: str) -> int | None:
     value = options.get(key)
-    return int(value) if value and value.isdigit() else None
+    return int(value) if value and digits(value) else None
 
 
 def _mount(head: re.Match, body: list[str]) -> NfsMount:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from nastune.facts.context import Context, cpu_list
+from nastune.facts.context import Context, cpu_list, digits, integer
 from nastune.facts.model import Fact, Section
 
 AREA = "system"
@@ -48,7 +48,10 @@ def meminfo_bytes(text: str, key: str = "MemTotal") -> int:
         head, _, rest = line.partition(":")
         if head.split()[-1:] == [key]:
             number, *unit = rest.split()
-            return int(number) * (1024 if unit == ["kB"] else 1)
+            value = integer(number) * (1024 if unit == ["kB"] else 1)
+            if not 1 << 20 <= value <= 1 << 60:  # 1 MiB .. 1 EiB: anything else is not a machine's memory
+                raise ValueError(f"{key} {number} {' '.join(unit)} is out of range")
+            return value
     raise KeyError(key)
 
 
@@ -75,7 +78,7 @@ def count_cpus(text: str) -> int:
 
 def _numa_nodes(ctx: Context) -> list[NumaNode]:
     base = "/sys/devices/system/node"
-    nodes = sorted(int(n[4:]) for n in ctx.listdir(base) if n.startswith("node") and n[4:].isdigit())
+    nodes = sorted(int(n[4:]) for n in ctx.listdir(base) if n.startswith("node") and digits(n[4:]))
     return [NumaNode(id=n, cpus=ctx.fact(f"{base}/node{n}/cpulist", cpu_list),
                      memory_bytes=ctx.fact(f"{base}/node{n}/meminfo", meminfo_bytes)) for n in nodes]
 
@@ -83,7 +86,7 @@ def _numa_nodes(ctx: Context) -> list[NumaNode]:
 def daemons(ctx: Context) -> list[Process]:
     found = []
     for pid in ctx.listdir("/proc"):
-        if not pid.isdigit():
+        if not digits(pid):
             continue
         comm = ctx.text(f"/proc/{pid}/comm")
         if comm is None or comm.strip() not in DAEMONS:

@@ -8,9 +8,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from nastune.conf import safe
+from nastune.jsonfile import invalid, read_text
+
 HERE = Path(__file__).parent / "scenarios"
-_SIZE = re.compile(r"^(\d+)([KMGT]?)i?B?$", re.IGNORECASE)
-_RATE = re.compile(r"^(\d+(?:\.\d+)?)(k|m|g)?bit$", re.IGNORECASE)
+_SIZE = re.compile(r"^([0-9]{1,15})([KMGT]?)i?B?$", re.IGNORECASE)
+_RATE = re.compile(r"^([0-9]{1,6}(?:\.[0-9]{1,6})?)(k|m|g)?bit$", re.IGNORECASE)
+MAX_SIZE = 1 << 50  # 1 PiB
+MAX_RATE = 400e9  # bits/s: beyond any NIC
 
 
 def size_bytes(text: str | int) -> int:
@@ -18,15 +23,21 @@ def size_bytes(text: str | int) -> int:
         return text
     m = _SIZE.match(text.strip())
     if not m:
-        raise ValueError(f"not a size: {text!r} (use e.g. 512M, 4G)")
-    return int(m.group(1)) << (10 * " KMGT".index(m.group(2).upper() or " "))
+        raise ValueError(f"not a size: {text[:40]!r} (use e.g. 512M, 4G)")
+    value = int(m.group(1)) << (10 * " KMGT".index(m.group(2).upper() or " "))
+    if value > MAX_SIZE:
+        raise ValueError(f"{text[:40]!r} is larger than 1 PiB")
+    return value
 
 
 def rate_bits(text: str) -> int:
     m = _RATE.match(text.strip())
     if not m:
-        raise ValueError(f"not a rate: {text!r} (use e.g. 100mbit, 1gbit)")
-    return int(float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[(m.group(2) or "").lower() or None])
+        raise ValueError(f"not a rate: {text[:40]!r} (use e.g. 100mbit, 1gbit)")
+    value = float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[(m.group(2) or "").lower() or None]
+    if not 1000 <= value <= MAX_RATE:
+        raise ValueError(f"{text[:40]!r} is outside 1kbit..400gbit")
+    return int(value)
 
 
 class Strict(BaseModel):
@@ -38,6 +49,13 @@ class Network(Strict):
     mtu: int = Field(1500, ge=576, le=65535)
     tcp_rmem: str | None = None  # per-namespace sysctls of the nas host
     tcp_wmem: str | None = None
+
+    @field_validator("tcp_rmem", "tcp_wmem")
+    @classmethod
+    def _triple(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[0-9]{1,12}[ \t]+[0-9]{1,12}[ \t]+[0-9]{1,12}", v):
+            raise ValueError("three whole numbers (min default max), e.g. '4096 131072 6291456'")
+        return v
 
     @field_validator("rate")
     @classmethod
@@ -60,6 +78,11 @@ class Storage(Strict):
     mount_options: list[str] = []
     aging: Aging | None = None
 
+    @field_validator("mount_options")
+    @classmethod
+    def _options(cls, v: list[str]) -> list[str]:
+        return [safe.check(safe.MOUNT_OPTION, o, "mount option") for o in v]
+
     @field_validator("size", "log_size")
     @classmethod
     def _size(cls, v: str) -> str:
@@ -75,10 +98,17 @@ class Storage(Strict):
 
 
 class Limits(Strict):
-    cpus: float | None = Field(None, gt=0)
+    cpus: float | None = Field(None, gt=0, le=1024, allow_inf_nan=False)
     memory: str | None = None
     read_bps: str | None = None
     write_bps: str | None = None
+
+    @field_validator("memory", "read_bps", "write_bps")
+    @classmethod
+    def _size(cls, v: str | None) -> str | None:
+        if v is not None:
+            size_bytes(v)
+        return v
     read_iops: int | None = Field(None, gt=0)
     write_iops: int | None = Field(None, gt=0)
 
@@ -94,6 +124,22 @@ class Scenario(Strict):
     ganesha_export: dict[str, int | str] = {}
     limits: Limits | None = None
 
+    @field_validator("samba", "samba_share")
+    @classmethod
+    def _samba(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            safe.check(safe.SAMBA_KEY, key, "Samba parameter")
+            safe.check(safe.SAMBA_VALUE, value, f"Samba parameter {key[:40]!r}")
+        return v
+
+    @field_validator("ganesha_export")
+    @classmethod
+    def _ganesha(cls, v: dict[str, int | str]) -> dict[str, int | str]:
+        for key, value in v.items():
+            safe.check(safe.GANESHA_KEY, key, "Ganesha parameter")
+            safe.check(safe.GANESHA_VALUE, value, f"Ganesha parameter {key[:40]!r}")
+        return v
+
 
 def load(name_or_file: str) -> Scenario:
     """A built-in scenario by name, or a TOML file; errors name the file and field."""
@@ -104,15 +150,13 @@ def load(name_or_file: str) -> Scenario:
             choices = ", ".join(sorted(p.stem for p in HERE.glob("*.toml")))
             raise ValueError(f"no scenario {name_or_file!r}; built in: {choices}; or give a .toml file")
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as e:
-        raise ValueError(f"{path}: {e.strerror}") from e
+        data = tomllib.loads(read_text(path, limit=1 << 20))
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{path}: {e}") from e
     data.setdefault("name", path.stem)
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"{path}: field {field}: {first['msg']}") from e
+        raise ValueError(invalid(path, e)) from e

@@ -6,6 +6,8 @@ def check(rule, facts):
         if not (i.numa_node.known and i.local_cpus.known and i.irqs):
             continue
         local = i.local_cpus.value
+        if not local:  # an empty local_cpulist names no CPU to move the IRQs to
+            continue
         remote = [irq for irq in i.irqs if irq.affinity.known and not set(irq.affinity.value) <= set(local)]
         if not remote:
             continue
