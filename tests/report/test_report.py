@@ -4,6 +4,7 @@ drawn, system text is escaped; and the CLI writes it with a CSV of every repeat.
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,7 +28,8 @@ def result_set(label: str, scale: float) -> ResultSet:
         return MetricResult(unit=unit, higher_is_better=higher, values=[base * scale * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
                             limit=limit)
     profile = {"cpus": {"cpu0": {"user": 10.0, "system": 30.0, "softirq": 20.0, "iowait": 1.0, "idle": 39.0}}}
-    iozone = {f"{op} {f} rec {r} {kind}": m("MB/s" if kind == "MB/s" else "us", 100 if kind == "MB/s" else 50)
+    iozone = {f"{op} {f} rec {r} {kind}": m("MB/s" if kind == "MB/s" else "us", 100 if kind == "MB/s" else 50,
+                                             higher=kind == "MB/s")
               for op in ("write", "read", "random-read", "random-write") for f in ("64K", "1M") for r in ("4K", "64K")
               for kind in ("MB/s", "latency")}
     results = [
@@ -54,6 +56,16 @@ def report(tmp_path) -> Path:
 def test_system_text_is_escaped(report):
     text = report.read_text()
     assert EVIL not in text and "&lt;script&gt;alert" in text
+
+
+def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
+    # every value grew by 20%: throughput is better, latency (lower is better) is worse
+    rows = re.findall(r"<tr><td>(.*?)</tr>", report.read_text(), re.S)
+    latency = [r for r in rows if " latency</td>" in r]
+    throughput = [r for r in rows if " MB/s</td>" in r and "iozone" in r]
+    assert len(latency) == 16 and len(throughput) == 16
+    assert all('class="worse">worse<' in r for r in latency)
+    assert all('class="better">better<' in r for r in throughput)
 
 
 def test_csv_holds_every_repeat(report):

@@ -87,3 +87,50 @@ def test_too_few_repeats_are_explained():
     rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 3)))
     assert rows[0].result.verdict == "~"
     assert any("only 3 repeats" in n for n in notes)
+
+
+@pytest.mark.parametrize("before,after", [([], [100.0]), ([100.0, float("nan")], [100.0]), ([100.0], [float("inf")]),
+                                          ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]), ([100.0, 0.0, 99.0], [100.0])])
+def test_values_a_comparison_cannot_divide_by_are_refused(before, after):
+    with pytest.raises(ValueError, match="no before values|must be finite and positive"):
+        compare(before, after)
+
+
+@pytest.mark.parametrize("values,message", [
+    ([], "no values"), ([100.0, "NaN"], "not JSON"), ([100.0, 0.0], "repeat 2 is 0.0"),
+    ([-1.0], "repeat 1 is -1.0"), ([100.0] * 60_000, "at most 10000"),
+])
+def test_result_files_with_unusable_values_name_the_file_workload_and_metric(tmp_path, values, message):
+    import json
+
+    from nastune.bench.results import load
+    data = {"schema": "nastune.results/1", "created": "", "label": "x",
+            "provenance": {"nastune": "0", "kernel": "6.1", "command": [], "tools": {}},
+            "results": [{"workload": "seq-write", "target": {"url": "smb://nas/data"}, "params": {}, "started": "",
+                         "seconds": 1, "metrics": {"MB/s": {"unit": "MB/s", "values": values}}}]}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data).replace('"NaN"', "NaN"))
+    with pytest.raises(ValueError) as refused:
+        load(path)
+    text = str(refused.value)
+    assert str(path) in text and message in text
+    if message != "not JSON":
+        assert "workload seq-write, metric MB/s" in text
+
+
+def test_compare_json_is_strict_json(tmp_path):
+    import json
+
+    from tests.conftest import run_cli
+    paths = []
+    for name, scale in (("a", 1.0), ("b", 1.1)):
+        rs = ResultSet(created="", label=name, provenance=Provenance(nastune="0", kernel="6.1", command=[], tools={}),
+                       results=[WorkloadResult(workload="w", target={"url": "smb://x/y"}, params={}, started="",
+                                               seconds=1, metrics={"MB/s": MetricResult(
+                                                   unit="MB/s", values=draws(int(scale * 10), 100 * scale))})])
+        rs.save(tmp_path / f"{name}.json")
+        paths.append(str(tmp_path / f"{name}.json"))
+    out = run_cli("compare", *paths, "--json").stdout
+    json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in compare --json"))
+    single = run_cli("compare", paths[0], check=False)
+    assert single.returncode == 2 and "give at least two result files" in single.stderr
