@@ -1,0 +1,34 @@
+"""At 80 columns every table stays readable: nothing is cut down to an ellipsis (wide tables are
+drawn one record at a time instead)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ROOTS, run_cli
+
+
+@pytest.mark.parametrize("args", [
+    ["inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz")],
+    ["inspect", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
+    ["diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
+    ["explain"],
+    ["bench", "list"],
+], ids=lambda a: "-".join(a[:1] + [a[-1].rsplit("/", 1)[-1]]))
+def test_tables_fit_80_columns_without_ellipses(args):
+    out = run_cli(*args, env={"COLUMNS": "80"}).stdout
+    assert "…" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "enp1s0" in out or "ens1f0" in out or args[0] in ("explain", "bench", "diagnose")
+
+
+def test_the_apply_diff_fits_80_columns(tmp_path):
+    import tarfile
+    root = tmp_path / "nas"
+    with tarfile.open(ROOTS / "small-nas-raid5.tar.gz") as tar:
+        tar.extractall(root, filter="data")
+    plan = tmp_path / "plan.json"
+    run_cli("plan", "--root", str(root), "--out", str(plan), env={"COLUMNS": "80"})
+    out = run_cli("apply", str(plan), "--root", str(root), "--dry-run", check=False, env={"COLUMNS": "80"}).stdout
+    assert "…" not in out and "stripe_cache_size" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
