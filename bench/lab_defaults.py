@@ -1,7 +1,7 @@
 """The lab's default workloads, measured: each median, its coefficient of variation over the
 repeats, and its ratio to the link's physical goodput.
 
-    sudo .venv/bin/python bench/lab_defaults.py [--scenario soho] [--size 256M] [--repeats 5]
+    .venv/bin/python bench/lab_defaults.py [--scenario soho] [--size 256M] [--repeats 5]
 
 Brings the lab up with the scenario if it is not up (and takes it down again afterwards)."""
 

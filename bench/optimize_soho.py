@@ -3,7 +3,7 @@ print each gain ratio (after/before medians) and each tuned result's fraction of
 goodput (or, for local reads, of the device's rate). Compare with the seeds' headline ratios
 (KNOWLEDGE.md section 5). Use 5 or more repeats: with fewer, no verdict can be significant.
 
-    sudo .venv/bin/python bench/optimize_soho.py [--size 256M] [--repeats 5]"""
+    .venv/bin/python bench/optimize_soho.py [--size 256M] [--repeats 5]"""
 
 from __future__ import annotations
 
