@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from nastune.facts import collect  # noqa: E402
-from nastune.root import Root  # noqa: E402
-from tests.fixtures.make_roots import BASE_SYSCTL, Tree  # noqa: E402
+from nastune.facts import collect
+from nastune.root import Root
+from tests.fixtures.make_roots import BASE_SYSCTL, Tree
 
 CPUS = 64
 
@@ -31,10 +31,21 @@ def build(parent: Path, irqs: int, interfaces: int, devices: int) -> Path:
     lines = []
     for n in range(interfaces):
         numbers = list(range(100 + n * per_nic, 100 + (n + 1) * per_nic))
-        t.nic(f"eth{n}", f"pci0000:00/0000:00:02.0/0000:{n + 1:02x}:00.0", "ixgbe", 1500, 10000, n % 2,
-              "0-31" if n % 2 == 0 else "32-63", numbers, per_nic)
+        t.nic(
+            f"eth{n}",
+            f"pci0000:00/0000:00:02.0/0000:{n + 1:02x}:00.0",
+            "ixgbe",
+            1500,
+            10000,
+            n % 2,
+            "0-31" if n % 2 == 0 else "32-63",
+            numbers,
+            per_nic,
+        )
         for irq in numbers:
-            lines.append((irq, [irq % 97] * CPUS, f"IR-PCI-MSIX-0000:{n + 1:02x}:00.0  0-edge     ", f"eth{n}-TxRx-{irq}"))
+            lines.append(
+                (irq, [irq % 97] * CPUS, f"IR-PCI-MSIX-0000:{n + 1:02x}:00.0  0-edge     ", f"eth{n}-TxRx-{irq}")
+            )
             t.w(f"/proc/irq/{irq}/smp_affinity_list", "0-31\n")
             t.w(f"/proc/irq/{irq}/effective_affinity_list", "0\n")
     t.interrupts(CPUS, lines)

@@ -45,7 +45,10 @@ def main() -> None:
             mean = sum(values) / len(values)
             cv = (sum((v - mean) ** 2 for v in values) / max(len(values) - 1, 1)) ** 0.5 / mean
             ratio = f"{median / m['limit']:.1%}" if m.get("limit") else "-"
-            print(f"{r['workload']:10} {r['target']['url']:28} {name:14} {median:9.1f} {m['unit']:>2} {cv:6.1%} {ratio:>9}")
+            print(
+                f"{r['workload']:10} {r['target']['url']:28} {name:14} {median:9.1f} {m['unit']:>2} "
+                f"{cv:6.1%} {ratio:>9}"
+            )
 
 
 if __name__ == "__main__":

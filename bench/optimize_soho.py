@@ -22,20 +22,42 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "optimize"
-        subprocess.run([sys.executable, "-m", "nastune", "optimize", "--yes", "--size", args.size,
-                        "--repeats", args.repeats, "--out", str(out)], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nastune",
+                "optimize",
+                "--yes",
+                "--size",
+                args.size,
+                "--repeats",
+                args.repeats,
+                "--out",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+        )
         rows = json.loads((out / "compare.json").read_text())["rows"]
         after = json.loads((out / "after.json").read_text())
-    limits = {(r["workload"], r["target"]["url"], name): m.get("limit")
-              for r in after["results"] for name, m in r["metrics"].items()}
+    limits = {
+        (r["workload"], r["target"]["url"], name): m.get("limit")
+        for r in after["results"]
+        for name, m in r["metrics"].items()
+    }
     print(f"optimize on soho: {args.repeats} repeats of {args.size}")
-    print(f"{'workload':10} {'target':32} {'metric':14} {'before':>9} {'after':>9} {'gain':>7} {'of limit':>11} verdict")
+    print(
+        f"{'workload':10} {'target':32} {'metric':14} {'before':>9} {'after':>9} {'gain':>7} {'of limit':>11} verdict"
+    )
     for r in rows:
         gain = r["after_median"] / r["before_median"]
         limit = limits.get((r["workload"], r["target"], r["metric"]))
         share = f"{r['after_median'] / limit:.1%}" if limit else "-"
-        print(f"{r['workload']:10} {r['target']:32} {r['metric']:14} {r['before_median']:9.1f} {r['after_median']:9.1f} "
-              f"{gain:6.2f}x {share:>11} {r['verdict']}")
+        print(
+            f"{r['workload']:10} {r['target']:32} {r['metric']:14} {r['before_median']:9.1f} {r['after_median']:9.1f} "
+            f"{gain:6.2f}x {share:>11} {r['verdict']}"
+        )
 
 
 if __name__ == "__main__":

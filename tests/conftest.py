@@ -17,8 +17,14 @@ UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"
 
 def run_cli(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The real command line in a child process, as a user runs it."""
-    proc = subprocess.run([sys.executable, "-m", "nastune", *args], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "200", **(env or {})}, stdin=subprocess.DEVNULL, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nastune", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
     return proc
@@ -39,10 +45,12 @@ def assert_golden(name: str, got: dict) -> None:
 @pytest.fixture
 def tree(tmp_path):
     """A writable root: tree('proc/mdstat', 'text') writes a file into it."""
+
     def write(path: str, text: str = "") -> Path:
         target = tmp_path / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
         return target
+
     write.root = tmp_path
     return write

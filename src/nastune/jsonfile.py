@@ -86,7 +86,7 @@ def load(path: Path) -> object:
 def load_versioned(path: Path, schema: str, what: str) -> dict:
     data = load(path)
     if not isinstance(data, dict) or data.get("schema") != schema:
-        raise ValueError(f"{path}: not a nastune {what} (expected \"schema\": \"{schema}\")")
+        raise ValueError(f'{path}: not a nastune {what} (expected "schema": "{schema}")')
     return data
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from nastune import rules as knowledge
 from nastune.bench import runner
 from nastune.facts import Facts
-from nastune.report import html
 from nastune.jsonfile import dumps
+from nastune.report import html
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune import executor, lock
 from nastune.tune.plan import Plan, from_findings
@@ -33,7 +33,9 @@ class Outcome:
 
 
 def lab_facts(xfs_fragmentation: bool = True) -> dict:
-    argv = [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"] + (["--xfs-fragmentation"] if xfs_fragmentation else [])
+    argv = [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"] + (
+        ["--xfs-fragmentation"] if xfs_fragmentation else []
+    )
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise RuntimeError(f"inspect --lab failed: {proc.stderr.strip()[-300:]}")
@@ -61,8 +63,18 @@ class OptimizeError(RuntimeError):
         self.interrupted = interrupted
 
 
-def run(make_pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dict, system, accept_risk: bool,
-        console, log=print) -> Outcome:
+def run(
+    make_pairs,
+    params: dict,
+    repeats: int,
+    out: Path,
+    lab: bool,
+    facts: dict,
+    system,
+    accept_risk: bool,
+    console,
+    log=print,
+) -> Outcome:
     """`make_pairs()` resolves the targets; it is called for each measurement, because tuning
     changes what they are (an MTU change moves the link's goodput ceiling). A workload that
     fails is reported as failed and the rest compared; anything that stops the run once the
@@ -74,8 +86,9 @@ def run(make_pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dic
         (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
         log(f"diagnose: {len(findings)} findings")
         log("measure: before")
-        before = runner.run(make_pairs(), params, repeats, out / "before.json", label="before", lab=lab,
-                            console=console)
+        before = runner.run(
+            make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console
+        )
         plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
         (out / "plan.json").write_text(plan.to_json() + "\n")
         log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
@@ -83,18 +96,28 @@ def run(make_pairs, params: dict, repeats: int, out: Path, lab: bool, facts: dic
         undo = f"undo it with `nastune rollback --to {journal.path}`"
         try:
             log("measure: after")
-            after = runner.run(make_pairs(), params, repeats, out / "after.json", label="after", lab=lab,
-                               console=console)
+            after = runner.run(
+                make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console
+            )
             rows, notes = compare_runs(before, after)
             failed = failures([before, after])
-            (out / "compare.json").write_text(dumps({"rows": [r.to_json() for r in rows], "notes": notes,
-                                                     "failed": failed}))
-            report = html.render([before, after], out / "report.html", rows, notes, facts=facts,
-                                 findings=[f.model_dump(mode="json") for f in findings],
-                                 applied=[c.model_dump(mode="json") for c in plan.changes], title="nastune optimize")
+            (out / "compare.json").write_text(
+                dumps({"rows": [r.to_json() for r in rows], "notes": notes, "failed": failed})
+            )
+            report = html.render(
+                [before, after],
+                out / "report.html",
+                rows,
+                notes,
+                facts=facts,
+                findings=[f.model_dump(mode="json") for f in findings],
+                applied=[c.model_dump(mode="json") for c in plan.changes],
+                title="nastune optimize",
+            )
         except KeyboardInterrupt:
-            raise OptimizeError(f"interrupted after the plan was applied; results so far in {out}; {undo}",
-                                interrupted=True) from None
+            raise OptimizeError(
+                f"interrupted after the plan was applied; results so far in {out}; {undo}", interrupted=True
+            ) from None
         except Exception as e:
             raise OptimizeError(f"stopped after the plan was applied: {e}; results so far in {out}; {undo}") from e
     return Outcome(rows, notes, report, plan, skipped, journal.path, failed)

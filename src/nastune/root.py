@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from nastune.jsonfile import loads
 
@@ -84,8 +85,13 @@ class CommandResult:
         return f"exit {self.returncode}" + (f": {detail[-1]}" if detail else "")
 
     def to_json(self) -> dict:
-        return {"argv": list(self.argv), "returncode": self.returncode,
-                "stdout": self.stdout, "stderr": self.stderr, "error": self.error}
+        return {
+            "argv": list(self.argv),
+            "returncode": self.returncode,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "error": self.error,
+        }
 
 
 def command_key(argv: Sequence[str]) -> str:
@@ -142,10 +148,14 @@ class Root:
             raise Unavailable(where, f"corrupt snapshot metadata: {e}") from e
         if not isinstance(data, dict):
             raise Unavailable(where, "corrupt snapshot metadata: not a JSON object")
-        for key, value in data.items():
-            if not isinstance(value, value_type) or (value_type is list and not all(isinstance(v, str) for v in value)):
-                raise Unavailable(where, f"corrupt snapshot metadata: entry {key[:80]!r} is not a {value_type.__name__}")
-            if value_type is list and len(value) > MAX_ENTRIES:
+        for key, value in cast(dict[str, Any], data).items():
+            if not isinstance(value, value_type) or (
+                isinstance(value, list) and not all(isinstance(v, str) for v in value)
+            ):
+                raise Unavailable(
+                    where, f"corrupt snapshot metadata: entry {key[:80]!r} is not a {value_type.__name__}"
+                )
+            if isinstance(value, list) and len(value) > MAX_ENTRIES:
                 raise Unavailable(where, f"entry {key[:80]!r} lists more than {MAX_ENTRIES} names")
         return data
 
@@ -286,8 +296,9 @@ class Root:
         if info is not None and stat.S_ISDIR(info.st_mode):
             raise OSError(errno.EISDIR, f"{path} is a directory")
         mode = info.st_mode & 0o7777 if info is not None and stat.S_ISREG(info.st_mode) else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(host) + ".", suffix=".nastune-tmp",
-                                   dir=os.path.dirname(host))
+        fd, tmp = tempfile.mkstemp(
+            prefix=os.path.basename(host) + ".", suffix=".nastune-tmp", dir=os.path.dirname(host)
+        )
         try:
             os.fchmod(fd, mode)
             os.write(fd, text.encode())
@@ -372,8 +383,15 @@ class Root:
         else:
             env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
             try:
-                proc = subprocess.run(argv, capture_output=True, text=True, errors="replace",
-                                      timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+                proc = subprocess.run(
+                    argv,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=timeout,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                )
                 result = CommandResult(argv, proc.returncode, proc.stdout, proc.stderr)
             except subprocess.TimeoutExpired:
                 result = CommandResult(argv, None, error=f"timed out after {timeout:g} s")
@@ -397,8 +415,13 @@ class Root:
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             fields = (data.get("returncode"), data.get("stdout", ""), data.get("stderr", ""), data.get("error"))
-            if not (isinstance(fields[0], int | None) and not isinstance(fields[0], bool)
-                    and isinstance(fields[1], str) and isinstance(fields[2], str) and isinstance(fields[3], str | None)):
+            if not (
+                isinstance(fields[0], int | None)
+                and not isinstance(fields[0], bool)
+                and isinstance(fields[1], str)
+                and isinstance(fields[2], str)
+                and isinstance(fields[3], str | None)
+            ):
                 raise ValueError("returncode, stdout, stderr or error has the wrong type")
         except ValueError as e:
             return CommandResult(argv, None, error=f"corrupt recorded output {where}: {e}")
@@ -413,8 +436,7 @@ def _reason(e: OSError) -> str:
 
 # A parameter whose name ends in a secret word ("ldap admin password = x"), not one that
 # merely mentions it ("check password script", "passwd chat").
-_SECRET_ASSIGNMENT = re.compile(
-    r"(?im)^(\s*(?:[^=#;\n]*\s)?(?:password|passwd|secret|credentials?)\s*=)[^\n]*$")
+_SECRET_ASSIGNMENT = re.compile(r"(?im)^(\s*(?:[^=#;\n]*\s)?(?:password|passwd|secret|credentials?)\s*=)[^\n]*$")
 _SECRET_OPTION = re.compile(r"(?i)\b(password|passwd|pass|secret|credentials)=([^,\s]+)")
 
 

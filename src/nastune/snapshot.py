@@ -24,9 +24,16 @@ def capture(out: Path, xfs_fragmentation: bool = False) -> Facts:
         recorder = Recorder(tree)
         facts = collect(Root("/", recorder=recorder), AREAS, xfs_fragmentation=xfs_fragmentation)
         recorder.close()
-        (tree / META / "capture.json").write_text(json.dumps(
-            {"nastune": __version__, "schema": facts.schema_,
-             "kernel": facts.system.kernel.value if facts.system else None}, indent=1))
+        (tree / META / "capture.json").write_text(
+            json.dumps(
+                {
+                    "nastune": __version__,
+                    "schema": facts.schema_,
+                    "kernel": facts.system.kernel.value if facts.system else None,
+                },
+                indent=1,
+            )
+        )
         partial = out.with_name(out.name + ".part")
         with tarfile.open(partial, "w:gz") as tar:
             tar.add(tree, arcname=".")
@@ -48,8 +55,10 @@ def _extract(archive: Path, dest: Path) -> None:
         for member in tar:
             count, size = count + 1, size + member.size
             if count > MAX_MEMBERS or size > MAX_BYTES:
-                raise Unavailable(str(archive), f"more than {MAX_MEMBERS} members or {MAX_BYTES >> 20} MiB: "
-                                                "not a snapshot nastune wrote")
+                raise Unavailable(
+                    str(archive),
+                    f"more than {MAX_MEMBERS} members or {MAX_BYTES >> 20} MiB: not a snapshot nastune wrote",
+                )
             if member.issym():
                 links.append(member)
             elif member.isreg() or member.isdir():

@@ -46,19 +46,30 @@ def test_console_output_shows_evidence_change_and_source():
 def test_numa_matrix_feeds_the_numa_rule(tmp_path):
     matrix = tmp_path / "m.json"
     matrix.write_text(json.dumps({"matrix": [[46.0, 6.3], [6.3, 46.0]]}))
-    out = cli_json("diagnose", "--root", str(ROOTS / "two-socket-numa.tar.gz"), "--json", "--numa-matrix", str(matrix),
-                   "--only", "numa-remote-bandwidth")
+    out = cli_json(
+        "diagnose",
+        "--root",
+        str(ROOTS / "two-socket-numa.tar.gz"),
+        "--json",
+        "--numa-matrix",
+        str(matrix),
+        "--only",
+        "numa-remote-bandwidth",
+    )
     assert [f["target"] for f in out["findings"]] == ["node0", "node1"]
     matrix.write_text(json.dumps({"matrix": [[46.0, 6.3]]}))
     proc = run_cli("diagnose", "--numa-matrix", str(matrix), check=False)
     assert proc.returncode == 2 and "must be square" in proc.stderr
 
 
-@pytest.mark.parametrize("args,message", [
-    (["diagnose", "--min-severity", "loud"], "--min-severity 'loud': choose from info"),
-    (["diagnose", "--only", "no-such-rule"], "unknown rule no-such-rule"),
-    (["explain", "no-such-rule"], "unknown rule 'no-such-rule'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["diagnose", "--min-severity", "loud"], "--min-severity 'loud': choose from info"),
+        (["diagnose", "--only", "no-such-rule"], "unknown rule no-such-rule"),
+        (["explain", "no-such-rule"], "unknown rule 'no-such-rule'"),
+    ],
+)
 def test_bad_arguments_are_clear_errors(args, message):
     proc = run_cli(*args, check=False)
     assert proc.returncode == 2 and message in proc.stderr

@@ -23,8 +23,9 @@ def test_inspect_tables_render(system):
 
 
 def test_two_socket_story_is_visible_in_the_facts():
-    facts = cli_json("inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz"), "--json", "--area", "network",
-                     "--area", "system")
+    facts = cli_json(
+        "inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz"), "--json", "--area", "network", "--area", "system"
+    )
     nic = next(i for i in facts["network"]["interfaces"] if i["name"] == "ens1f0")
     assert nic["numa_node"]["value"] == 1 and nic["local_cpus"]["value"] == list(range(8, 16))
     assert {tuple(irq["affinity"]["value"]) for irq in nic["irqs"]} == {tuple(range(8))}

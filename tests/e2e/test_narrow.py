@@ -8,13 +8,17 @@ import pytest
 from tests.conftest import ROOTS, run_cli
 
 
-@pytest.mark.parametrize("args", [
-    ["inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz")],
-    ["inspect", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
-    ["diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
-    ["explain"],
-    ["bench", "list"],
-], ids=lambda a: "-".join(a[:1] + [a[-1].rsplit("/", 1)[-1]]))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz")],
+        ["inspect", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
+        ["diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
+        ["explain"],
+        ["bench", "list"],
+    ],
+    ids=lambda a: "-".join(a[:1] + [a[-1].rsplit("/", 1)[-1]]),
+)
 def test_tables_fit_80_columns_without_ellipses(args):
     out = run_cli(*args, env={"COLUMNS": "80"}).stdout
     assert "…" not in out
@@ -24,6 +28,7 @@ def test_tables_fit_80_columns_without_ellipses(args):
 
 def test_the_apply_diff_fits_80_columns(tmp_path):
     import tarfile
+
     root = tmp_path / "nas"
     with tarfile.open(ROOTS / "small-nas-raid5.tar.gz") as tar:
         tar.extractall(root, filter="data")

@@ -48,7 +48,7 @@ def tree(work: Path, name: str = "small-nas-raid5") -> Path:
 def put(root: Path, path: str, text: str | bytes) -> Path:
     target = root / path.lstrip("/")
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.is_symlink() or target.exists() and not target.is_dir():
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
         target.unlink()
     if isinstance(text, bytes):
         target.write_bytes(text)
@@ -67,19 +67,29 @@ def fifo(path: Path) -> Path:
 
 def plan_file(work: Path, changes: list | object, raw: str | None = None) -> Path:
     path = work / "plan.json"
-    path.write_text(raw if raw is not None else json.dumps(
-        {"schema": "nastune.plan/1", "lab": False, "changes": changes}))
+    path.write_text(
+        raw if raw is not None else json.dumps({"schema": "nastune.plan/1", "lab": False, "changes": changes})
+    )
     return path
 
 
 def result(label: str = "before", values=(100.0, 101.0, 99.0), **over) -> dict:
     metric = {"unit": "MB/s", "higher_is_better": True, "values": list(values), "limit": 120.0, "flags": []}
-    workload = {"workload": "seq-write", "target": {"url": "smb://10.0.0.1/data", "kind": "smb"},
-                "params": {"size": 1}, "metrics": {"MB/s": metric}, "started": "2026-01-01T00:00:00",
-                "seconds": 1.0}
-    data = {"schema": "nastune.results/1", "created": "2026-01-01T00:00:00", "label": label,
-            "provenance": {"nastune": "0.1.0", "kernel": "6.1", "command": ["nastune"], "tools": {}},
-            "results": [workload]}
+    workload = {
+        "workload": "seq-write",
+        "target": {"url": "smb://10.0.0.1/data", "kind": "smb"},
+        "params": {"size": 1},
+        "metrics": {"MB/s": metric},
+        "started": "2026-01-01T00:00:00",
+        "seconds": 1.0,
+    }
+    data = {
+        "schema": "nastune.results/1",
+        "created": "2026-01-01T00:00:00",
+        "label": label,
+        "provenance": {"nastune": "0.1.0", "kernel": "6.1", "command": ["nastune"], "tools": {}},
+        "results": [workload],
+    }
     for key, value in over.items():
         if key == "metric":
             metric.update(value)
@@ -107,36 +117,72 @@ def journal(root: Path, lines: list) -> Path:
 
 
 HEADER = {"type": "header", "plan": {}, "root": "/", "pid": 1}
-SYSCTL_ENTRY = {"type": "change", "seq": 1, "state": "applied", "before": {"value": "20"},
-                "change": {"id": 1, "knob": "sysctl", "target": "vm.dirty_background_ratio", "new": 5}}
+SYSCTL_ENTRY = {
+    "type": "change",
+    "seq": 1,
+    "state": "applied",
+    "before": {"value": "20"},
+    "change": {"id": 1, "knob": "sysctl", "target": "vm.dirty_background_ratio", "new": 5},
+}
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def _numbers() -> list[Case]:
     """Every numeric file the collectors parse, with values no kernel writes."""
-    files = ["/proc/sys/vm/dirty_ratio", "/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/core/rmem_max",
-             "/sys/block/md0/md/stripe_cache_size", "/sys/block/sda/queue/read_ahead_kb", "/sys/block/md0/size",
-             "/sys/block/md0/md/chunk_size", "/proc/fs/nfsd/threads", "/sys/class/net/enp1s0/mtu",
-             "/sys/class/net/enp1s0/speed", "/proc/irq/27/smp_affinity_list", "/sys/devices/system/cpu/online",
-             "/proc/sys/vm/swappiness", "/proc/sys/fs/xfs/xfssyncd_centisecs", "/proc/sys/vm/min_free_kbytes"]
-    values = {"nan": "nan\n", "inf": "1e999\n", "huge": "9" * 5000 + "\n", "superscript": "\u00b2\u00b3\n",
-              "arabic": "\u0663\n", "negative": "-5\n", "zero": "0\n", "range": "0-999999999\n", "empty": "",
-              "overflow": "99999999999999999999999999\n"}
+    files = [
+        "/proc/sys/vm/dirty_ratio",
+        "/proc/sys/net/ipv4/tcp_rmem",
+        "/proc/sys/net/core/rmem_max",
+        "/sys/block/md0/md/stripe_cache_size",
+        "/sys/block/sda/queue/read_ahead_kb",
+        "/sys/block/md0/size",
+        "/sys/block/md0/md/chunk_size",
+        "/proc/fs/nfsd/threads",
+        "/sys/class/net/enp1s0/mtu",
+        "/sys/class/net/enp1s0/speed",
+        "/proc/irq/27/smp_affinity_list",
+        "/sys/devices/system/cpu/online",
+        "/proc/sys/vm/swappiness",
+        "/proc/sys/fs/xfs/xfssyncd_centisecs",
+        "/proc/sys/vm/min_free_kbytes",
+    ]
+    values = {
+        "nan": "nan\n",
+        "inf": "1e999\n",
+        "huge": "9" * 5000 + "\n",
+        "superscript": "\u00b2\u00b3\n",
+        "arabic": "\u0663\n",
+        "negative": "-5\n",
+        "zero": "0\n",
+        "range": "0-999999999\n",
+        "empty": "",
+        "overflow": "99999999999999999999999999\n",
+    }
     cases = []
     for path in files:
         for label, value in values.items():
+
             def build(work, outside, path=path, value=value):
                 root = tree(work)
                 put(root, path, value)
                 return ["diagnose", "--root", str(root)]
+
             cases.append(Case(f"number-{path.strip('/').replace('/', '.')}-{label}", build))
-    meminfo = {"memtotal-zero": "MemTotal: 0 kB\n", "memtotal-huge": f"MemTotal: {'9' * 400} kB\n",
-               "memtotal-nan": "MemTotal: nan kB\n"}
+    meminfo = {
+        "memtotal-zero": "MemTotal: 0 kB\n",
+        "memtotal-huge": f"MemTotal: {'9' * 400} kB\n",
+        "memtotal-nan": "MemTotal: nan kB\n",
+    }
     for label, text in meminfo.items():
-        cases.append(Case(f"number-{label}", lambda w, o, text=text: [
-            "diagnose", "--root", str(_with(tree(w), "/proc/meminfo", text))]))
+        cases.append(
+            Case(
+                f"number-{label}",
+                lambda w, o, text=text: ["diagnose", "--root", str(_with(tree(w), "/proc/meminfo", text))],
+            )
+        )
     numa = {"local-cpulist-empty": "", "local-cpulist-range": "0-999999999\n", "numa-node-huge": None}
     for label, text in numa.items():
+
         def build(work, outside, label=label, text=text):
             root = tree(work, "two-socket-numa")
             device = root / "sys/devices/pci0000:80/0000:80:02.0/0000:81:00.0"
@@ -145,6 +191,7 @@ def _numbers() -> list[Case]:
             else:
                 put(device, "local_cpulist", text)
             return ["diagnose", "--root", str(root)]
+
         cases.append(Case(f"number-{label}", build))
     return cases
 
@@ -157,8 +204,10 @@ def _with(root: Path, path: str, text: str) -> Path:
 def _markup() -> list[Case]:
     def mount(work, outside):
         root = tree(work)
-        mounts = (root / "proc/mounts").read_text() + "/dev/sdf1 /mnt/[/] xfs rw,relatime 0 0\n" \
-                                                     "/dev/sdf2 /mnt/[backup] xfs rw 0 0\n/dev/sdf3 /mnt/[bold]x ext4 rw 0 0\n"
+        mounts = (
+            (root / "proc/mounts").read_text() + "/dev/sdf1 /mnt/[/] xfs rw,relatime 0 0\n"
+            "/dev/sdf2 /mnt/[backup] xfs rw 0 0\n/dev/sdf3 /mnt/[bold]x ext4 rw 0 0\n"
+        )
         put(root, "/proc/mounts", mounts)
         put(root, "/proc/self/mounts", mounts)
         return ["inspect", "--root", str(root)]
@@ -179,8 +228,12 @@ def _markup() -> list[Case]:
     def label(work, outside):
         return ["compare", *results(work, result("[/]"), result("[bold]after[/bold] \\"))]
 
-    return [Case("markup-mountpoint", mount), Case("markup-share", share), Case("markup-kernel-log", kernel_log),
-            Case("markup-compare-label", label)]
+    return [
+        Case("markup-mountpoint", mount),
+        Case("markup-share", share),
+        Case("markup-kernel-log", kernel_log),
+        Case("markup-compare-label", label),
+    ]
 
 
 def _escapes() -> list[Case]:
@@ -213,8 +266,13 @@ def _escapes() -> list[Case]:
         target = root / "proc/sys/vm/dirty_ratio"
         target.unlink()
         os.link(outside / "kernel-value", target)
-        return ["apply", str(plan_file(work, [{"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}])),
-                "--root", str(root), "--yes"]
+        return [
+            "apply",
+            str(plan_file(work, [{"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}])),
+            "--root",
+            str(root),
+            "--yes",
+        ]
 
     def hard_link_rollback(work, outside):
         root = tree(work)
@@ -229,15 +287,33 @@ def _escapes() -> list[Case]:
         target = root / "sys/block/sda/queue/read_ahead_kb"
         target.unlink()
         os.mknod(target, 0o600 | 0o020000, os.makedev(1, 3))  # a character device (/dev/null's numbers)
-        return ["apply", str(plan_file(work, [{"id": 1, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb",
-                                               "new": 4096}])), "--root", str(root), "--yes"]
+        return [
+            "apply",
+            str(
+                plan_file(
+                    work, [{"id": 1, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb", "new": 4096}]
+                )
+            ),
+            "--root",
+            str(root),
+            "--yes",
+        ]
 
     def journal_dotdot(work, outside):
         root = tree(work)
-        entry = {"type": "change", "seq": 1, "state": "applied",
-                 "before": {"files": {"/../../../outside/secret.json": "pwned"}},
-                 "change": {"id": 1, "knob": "nfs_export", "target": "/srv/data", "key": "192.168.1.0/24:async",
-                            "new": "async"}}
+        entry = {
+            "type": "change",
+            "seq": 1,
+            "state": "applied",
+            "before": {"files": {"/../../../outside/secret.json": "pwned"}},
+            "change": {
+                "id": 1,
+                "knob": "nfs_export",
+                "target": "/srv/data",
+                "key": "192.168.1.0/24:async",
+                "new": "async",
+            },
+        }
         journal(root, [HEADER, entry])
         return ["rollback", "--root", str(root)]
 
@@ -251,8 +327,13 @@ def _escapes() -> list[Case]:
     def samba_include(work, outside):
         root = tree(work)
         put(root, "/etc/samba/smb.conf", f"[global]\n   include = {outside / 'fifo'}\n   aio read size = 0\n")
-        return ["apply", str(plan_file(work, [{"id": 1, "knob": "samba", "target": "global", "key": "aio read size",
-                                               "new": "1"}])), "--root", str(root), "--yes"]
+        return [
+            "apply",
+            str(plan_file(work, [{"id": 1, "knob": "samba", "target": "global", "key": "aio read size", "new": "1"}])),
+            "--root",
+            str(root),
+            "--yes",
+        ]
 
     def snapshot_link(work, outside):
         archive = work / "snap.tar.gz"
@@ -264,15 +345,23 @@ def _escapes() -> list[Case]:
             data = b"x"
             info.size = len(data)
             import io
+
             tar.addfile(info, io.BytesIO(data))
         return ["inspect", "--root", str(archive)]
 
-    return [Case("escape-command-record-link", command_link), Case("escape-meta-links", errors_link),
-            Case("escape-meta-fifo", meta_fifo), Case("escape-command-fifo", command_fifo),
-            Case("escape-apply-hard-link", hard_link), Case("escape-rollback-hard-link", hard_link_rollback),
-            Case("escape-apply-device", device), Case("escape-journal-dotdot", journal_dotdot),
-            Case("escape-journal-link", journal_link), Case("escape-samba-include", samba_include),
-            Case("escape-snapshot-links", snapshot_link)]
+    return [
+        Case("escape-command-record-link", command_link),
+        Case("escape-meta-links", errors_link),
+        Case("escape-meta-fifo", meta_fifo),
+        Case("escape-command-fifo", command_fifo),
+        Case("escape-apply-hard-link", hard_link),
+        Case("escape-rollback-hard-link", hard_link_rollback),
+        Case("escape-apply-device", device),
+        Case("escape-journal-dotdot", journal_dotdot),
+        Case("escape-journal-link", journal_link),
+        Case("escape-samba-include", samba_include),
+        Case("escape-snapshot-links", snapshot_link),
+    ]
 
 
 def _hangs() -> list[Case]:
@@ -285,6 +374,7 @@ def _hangs() -> list[Case]:
         archive = work / "many.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
             import io
+
             for i in range(30_000):
                 info = tarfile.TarInfo(f"./proc/x{i}")
                 tar.addfile(info, io.BytesIO(b""))
@@ -318,10 +408,15 @@ def _hangs() -> list[Case]:
         fifo(root / "var/lib/nastune/journal/20260101T000000-1.jsonl")
         return ["verify", "--root", str(root)]
 
-    return [Case("hang-smb-continuation", continuation), Case("hang-archive-members", members),
-            Case("hang-listing", listing), Case("hang-long-exports-line", long_exports),
-            Case("hang-long-kernel-log", long_log), Case("hang-long-journal", long_journal, names="journal"),
-            Case("hang-journal-fifo", journal_fifo, names="journal")]
+    return [
+        Case("hang-smb-continuation", continuation),
+        Case("hang-archive-members", members),
+        Case("hang-listing", listing),
+        Case("hang-long-exports-line", long_exports),
+        Case("hang-long-kernel-log", long_log),
+        Case("hang-long-journal", long_journal, names="journal"),
+        Case("hang-journal-fifo", journal_fifo, names="journal"),
+    ]
 
 
 def _structure() -> list[Case]:
@@ -331,32 +426,65 @@ def _structure() -> list[Case]:
         "plan-changes-not-list": ({"a": 1}, None),
         "plan-change-string": (["sysctl vm.dirty_ratio=1"], None),
         "plan-new-list": ([{"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": [1, 2]}], None),
-        "plan-mtu-inf": ([{"id": 1, "knob": "mtu", "target": "enp1s0", "new": 1e308 * 10}], '{"schema": '
-                         '"nastune.plan/1", "changes": [{"id": 1, "knob": "mtu", "target": "enp1s0", "new": 1e999}]}'),
+        "plan-mtu-inf": (
+            [{"id": 1, "knob": "mtu", "target": "enp1s0", "new": 1e308 * 10}],
+            '{"schema": "nastune.plan/1", "changes": [{"id": 1, "knob": "mtu", "target": "enp1s0", "new": 1e999}]}',
+        ),
         "plan-mtu-huge": ([{"id": 1, "knob": "mtu", "target": "enp1s0", "new": "9" * 5000}], None),
         "plan-irq-range": ([{"id": 1, "knob": "irq_affinity", "target": "irq/27", "new": "0-999999999"}], None),
-        "plan-fstab-exec": ([{"id": 1, "knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize",
-                              "new": "1,exec,suid"}], None),
-        "plan-samba-newline": ([{"id": 1, "knob": "samba", "target": "global", "key": "aio read size",
-                                 "new": "1\n[evil]\n   root preexec = touch /tmp/x"}], None),
-        "plan-samba-key-newline": ([{"id": 1, "knob": "samba", "target": "global",
-                                     "key": "root preexec = /bin/sh\n   x", "new": "1"}], None),
-        "plan-ganesha-brace": ([{"id": 1, "knob": "ganesha_export", "target": "1", "key": "Protocols",
-                                 "new": "3; } EXPORT { Export_Id = 9; Path = /"}], None),
-        "plan-sysctl-huge-id": ([{"id": 10 ** 30, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 1}], None),
-        "plan-superscript": ([{"id": 1, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb",
-                               "new": "\u00b2\u00b3"}], None),
-        "plan-nan": (None, '{"schema": "nastune.plan/1", "changes": [{"id": 1, "knob": "sysctl", '
-                           '"target": "vm.dirty_ratio", "new": NaN}]}'),
+        "plan-fstab-exec": (
+            [{"id": 1, "knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize", "new": "1,exec,suid"}],
+            None,
+        ),
+        "plan-samba-newline": (
+            [
+                {
+                    "id": 1,
+                    "knob": "samba",
+                    "target": "global",
+                    "key": "aio read size",
+                    "new": "1\n[evil]\n   root preexec = touch /tmp/x",
+                }
+            ],
+            None,
+        ),
+        "plan-samba-key-newline": (
+            [{"id": 1, "knob": "samba", "target": "global", "key": "root preexec = /bin/sh\n   x", "new": "1"}],
+            None,
+        ),
+        "plan-ganesha-brace": (
+            [
+                {
+                    "id": 1,
+                    "knob": "ganesha_export",
+                    "target": "1",
+                    "key": "Protocols",
+                    "new": "3; } EXPORT { Export_Id = 9; Path = /",
+                }
+            ],
+            None,
+        ),
+        "plan-sysctl-huge-id": ([{"id": 10**30, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 1}], None),
+        "plan-superscript": (
+            [{"id": 1, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb", "new": "\u00b2\u00b3"}],
+            None,
+        ),
+        "plan-nan": (
+            None,
+            '{"schema": "nastune.plan/1", "changes": [{"id": 1, "knob": "sysctl", '
+            '"target": "vm.dirty_ratio", "new": NaN}]}',
+        ),
         "plan-not-utf8": (None, None),
     }
     for label, (changes, raw) in plans.items():
+
         def build(work, outside, changes=changes, raw=raw, label=label):
             root = tree(work)
             path = plan_file(work, changes, raw)
             if label == "plan-not-utf8":
                 path.write_bytes(b'{"schema": "nastune.plan/1", "changes": [\xff\xfe]}')
             return ["apply", str(path), "--root", str(root), "--yes"]
+
         cases.append(Case(label, build, names="plan.json"))
 
     result_cases = {
@@ -376,23 +504,71 @@ def _structure() -> list[Case]:
     }
     for label, data in result_cases.items():
         cases.append(Case(label, lambda w, o, data=data: ["compare", "--json", *results(w, data)], names="a.json"))
-        cases.append(Case(label + "-report", lambda w, o, data=data: [
-            "report", *results(w, data), "--out", str(w / "r.html")], names="a.json"))
+        cases.append(
+            Case(
+                label + "-report",
+                lambda w, o, data=data: ["report", *results(w, data), "--out", str(w / "r.html")],
+                names="a.json",
+            )
+        )
     cases.append(Case("compare-one-file", lambda w, o: ["compare", results(w, result())[0]]))
     cases.append(Case("report-out-directory", lambda w, o: ["report", *results(w, result()), "--out", str(w)]))
-    cases.append(Case("report-out-missing-dir", lambda w, o: [
-        "report", *results(w, result()), "--out", str(w / "missing" / "r.html")], names="missing"))
-    cases.append(Case("report-facts-deep", lambda w, o: [
-        "report", *results(w, result()), "--out", str(w / "r.html"), "--facts", str(_write(w / "f.json", DEEP))],
-        names="f.json"))
-    cases.append(Case("report-facts-list", lambda w, o: [
-        "report", *results(w, result()), "--out", str(w / "r.html"), "--facts", str(_write(w / "f.json", "[1]")),
-        "--findings", str(_write(w / "g.json", '{"findings": 5}'))]))
-    for label, text in {"numa-deep": DEEP, "numa-ragged": '{"matrix": [[1, 2], [3]]}',
-                        "numa-nan": '{"matrix": [[NaN]]}', "numa-strings": '{"matrix": [["a"]]}',
-                        "numa-huge": json.dumps({"matrix": [[1.0] * 2000] * 2000})}.items():
-        cases.append(Case(label, lambda w, o, text=text: [
-            "diagnose", "--root", str(tree(w)), "--numa-matrix", str(_write(w / "m.json", text))], names="m.json"))
+    cases.append(
+        Case(
+            "report-out-missing-dir",
+            lambda w, o: ["report", *results(w, result()), "--out", str(w / "missing" / "r.html")],
+            names="missing",
+        )
+    )
+    cases.append(
+        Case(
+            "report-facts-deep",
+            lambda w, o: [
+                "report",
+                *results(w, result()),
+                "--out",
+                str(w / "r.html"),
+                "--facts",
+                str(_write(w / "f.json", DEEP)),
+            ],
+            names="f.json",
+        )
+    )
+    cases.append(
+        Case(
+            "report-facts-list",
+            lambda w, o: [
+                "report",
+                *results(w, result()),
+                "--out",
+                str(w / "r.html"),
+                "--facts",
+                str(_write(w / "f.json", "[1]")),
+                "--findings",
+                str(_write(w / "g.json", '{"findings": 5}')),
+            ],
+        )
+    )
+    for label, text in {
+        "numa-deep": DEEP,
+        "numa-ragged": '{"matrix": [[1, 2], [3]]}',
+        "numa-nan": '{"matrix": [[NaN]]}',
+        "numa-strings": '{"matrix": [["a"]]}',
+        "numa-huge": json.dumps({"matrix": [[1.0] * 2000] * 2000}),
+    }.items():
+        cases.append(
+            Case(
+                label,
+                lambda w, o, text=text: [
+                    "diagnose",
+                    "--root",
+                    str(tree(w)),
+                    "--numa-matrix",
+                    str(_write(w / "m.json", text)),
+                ],
+                names="m.json",
+            )
+        )
 
     def bad_interface(work, outside):
         root = tree(work)
@@ -427,9 +603,13 @@ def _structure() -> list[Case]:
     def not_a_snapshot(work, outside):
         return ["inspect", "--root", str(_write(work / "x.tar.gz", "not an archive"))]
 
-    cases += [Case("interface-non-utf8", bad_interface), Case("archive-truncated", truncated, names="snap.tar.gz"),
-              Case("record-wrong-types", wrong_ethtool), Case("record-deep", deep_record),
-              Case("archive-not-an-archive", not_a_snapshot, names="x.tar.gz")]
+    cases += [
+        Case("interface-non-utf8", bad_interface),
+        Case("archive-truncated", truncated, names="snap.tar.gz"),
+        Case("record-wrong-types", wrong_ethtool),
+        Case("record-deep", deep_record),
+        Case("archive-not-an-archive", not_a_snapshot, names="x.tar.gz"),
+    ]
     return cases
 
 
@@ -457,13 +637,23 @@ def _journals() -> list[Case]:
     cases = []
     for label, lines in entries.items():
         for command in ("rollback", "verify"):
+
             def build(work, outside, lines=lines, command=command):
                 root = tree(work)
                 path = journal(root, [])
-                path.write_bytes(b"".join((line if isinstance(line, bytes) else
-                                           (line if isinstance(line, str) else json.dumps(line)).encode()) + b"\n"
-                                          for line in lines))
+                path.write_bytes(
+                    b"".join(
+                        (
+                            line
+                            if isinstance(line, bytes)
+                            else (line if isinstance(line, str) else json.dumps(line)).encode()
+                        )
+                        + b"\n"
+                        for line in lines
+                    )
+                )
                 return [command, "--root", str(root)]
+
             cases.append(Case(f"{label}-{command}", build, names="journal"))
 
     def directory(work, outside):
@@ -482,8 +672,11 @@ def _journals() -> list[Case]:
         root = tree(work)
         return ["rollback", "--root", str(root), "--to", "/var/lib/nastune/journal/../../../../etc/passwd"]
 
-    return cases + [Case("journal-directory", directory, names="journal"), Case("journal-link-loop", loop, names="journal"),
-                    Case("journal-named-outside", named)]
+    return cases + [
+        Case("journal-directory", directory, names="journal"),
+        Case("journal-link-loop", loop, names="journal"),
+        Case("journal-named-outside", named),
+    ]
 
 
 def all_cases() -> list[Case]:

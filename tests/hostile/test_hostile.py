@@ -35,9 +35,12 @@ def _outside(directory: Path) -> None:
 
 
 def _state(directory: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "fifo"
-            for p in sorted(directory.parent.glob("*")) if p.name not in ("work", "bases")
-            for p in ([p] if p.is_file() else sorted(p.iterdir()) if p.is_dir() and p.name == "outside" else [p])}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "fifo"
+        for p in sorted(directory.parent.glob("*"))
+        if p.name not in ("work", "bases")
+        for p in ([p] if p.is_file() else sorted(p.iterdir()) if p.is_dir() and p.name == "outside" else [p])
+    }
 
 
 @pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.name)
@@ -57,8 +60,9 @@ def test_hostile_input(case, tmp_path_factory):
         signal.signal(signal.SIGALRM, previous)
     output = got.output
     assert not isinstance(got.exception, Hang), f"hang: nastune {' '.join(args)}"
-    assert got.exception is None or isinstance(got.exception, SystemExit), \
+    assert got.exception is None or isinstance(got.exception, SystemExit), (
         f"traceback: {type(got.exception).__name__}: {got.exception}"
+    )
     assert "Traceback" not in output and "Aborted" not in output, output[-2000:]
     assert TOKEN not in output, "read outside the root"
     assert _state(outside) == before, "wrote outside the root"

@@ -23,8 +23,14 @@ def lab_env(directory: Path, **extra: str) -> dict[str, str]:
 
 
 def nastune(directory: Path, *args: str, check: bool = True, **extra: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "nastune", *args], capture_output=True, text=True,
-                          env=lab_env(directory, **extra), stdin=subprocess.DEVNULL, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nastune", *args],
+        capture_output=True,
+        text=True,
+        env=lab_env(directory, **extra),
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -30,8 +30,23 @@ def leftover_test_files(lab_dir: Path) -> list[str]:
 
 def test_transfers_and_network_stay_under_the_link_and_repeat(lab, tmp_path):
     out = tmp_path / "r.json"
-    nastune(lab, "bench", "--lab", "-w", "seq-write", "-w", "seq-read", "-w", "network", "--size", "48M",
-            "--repeats", "3", "--out", str(out))
+    nastune(
+        lab,
+        "bench",
+        "--lab",
+        "-w",
+        "seq-write",
+        "-w",
+        "seq-read",
+        "-w",
+        "network",
+        "--size",
+        "48M",
+        "--repeats",
+        "3",
+        "--out",
+        str(out),
+    )
     data = json.loads(out.read_text())
     kinds = {(r["workload"], r["target"]["kind"]) for r in data["results"]}
     assert {(w, k) for w in ("seq-write", "seq-read") for k in ("smb", "nfs", "ftp", "path")} <= kinds
@@ -57,12 +72,37 @@ def test_transfers_and_network_stay_under_the_link_and_repeat(lab, tmp_path):
 
 def test_storage_nfs_and_memory_workloads(lab, tmp_path):
     out = tmp_path / "r.json"
-    nastune(lab, "bench", "--lab", "-w", "iozone", "-w", "sync-write", "-w", "small-files", "-w", "latency",
-            "-w", "numa-bandwidth", "--files", "100", "--repeats", "2", "--out", str(out))
+    nastune(
+        lab,
+        "bench",
+        "--lab",
+        "-w",
+        "iozone",
+        "-w",
+        "sync-write",
+        "-w",
+        "small-files",
+        "-w",
+        "latency",
+        "-w",
+        "numa-bandwidth",
+        "--files",
+        "100",
+        "--repeats",
+        "2",
+        "--out",
+        str(out),
+    )
     results = {(r["workload"], r["target"]["kind"]): r for r in json.loads(out.read_text())["results"]}
-    assert set(results) == {("iozone", "path"), ("sync-write", "path"), ("sync-write", "nfs"),
-                            ("small-files", "path"), ("small-files", "nfs"), ("latency", "path"),
-                            ("numa-bandwidth", "system")}
+    assert set(results) == {
+        ("iozone", "path"),
+        ("sync-write", "path"),
+        ("sync-write", "nfs"),
+        ("small-files", "path"),
+        ("small-files", "nfs"),
+        ("latency", "path"),
+        ("numa-bandwidth", "system"),
+    }
     for r in results.values():
         assert all(min(m["values"]) > 0 for m in r["metrics"].values()), r["workload"]
     iozone = results[("iozone", "path")]["metrics"]
@@ -79,11 +119,31 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
 
 def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
     out = tmp_path / "r.json"
-    proc = subprocess.Popen([sys.executable, "-m", "nastune", "bench", "--lab", "--target", "smb", "-w", "seq-write",
-                             "--size", "96M", "--repeats", "20", "--out", str(out)], env=lab_env(lab),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # as from a terminal: a background CI job may have inherited SIGINT ignored
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "nastune",
+            "bench",
+            "--lab",
+            "--target",
+            "smb",
+            "-w",
+            "seq-write",
+            "--size",
+            "96M",
+            "--repeats",
+            "20",
+            "--out",
+            str(out),
+        ],
+        env=lab_env(lab),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: a background CI job may have inherited SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(6)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
@@ -97,19 +157,36 @@ def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab
     state = json.loads((lab / "state.json").read_text())
     smbd = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "smbd")
     os.kill(smbd, signal.SIGKILL)
-    proc = nastune(lab, "bench", "--lab", "--target", "smb", "-w", "seq-write", "--size", "8M", "--repeats", "1",
-                   "--out", str(tmp_path / "r.json"), check=False)
+    proc = nastune(
+        lab,
+        "bench",
+        "--lab",
+        "--target",
+        "smb",
+        "-w",
+        "seq-write",
+        "--size",
+        "8M",
+        "--repeats",
+        "1",
+        "--out",
+        str(tmp_path / "r.json"),
+        check=False,
+    )
     assert proc.returncode == 1 and "10.77.0.1" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
     assert result["error"] and len(result["retries"]) == 3  # tried three times, each reason kept
 
 
-@pytest.mark.parametrize("args,message", [
-    (["-w", "warp"], "unknown workload 'warp'"),
-    (["--target", "gopher://x/y"], "use an absolute path, smb://HOST/SHARE"),
-    (["--lab", "--target", "afp"], "the lab's targets are smb, nfs, ftp, iperf3, smbfs, local"),
-    (["--lab", "--target", "iperf3", "-w", "iozone"], "workload iozone runs on path targets"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-w", "warp"], "unknown workload 'warp'"),
+        (["--target", "gopher://x/y"], "use an absolute path, smb://HOST/SHARE"),
+        (["--lab", "--target", "afp"], "the lab's targets are smb, nfs, ftp, iperf3, smbfs, local"),
+        (["--lab", "--target", "iperf3", "-w", "iozone"], "workload iozone runs on path targets"),
+    ],
+)
 def test_bad_bench_arguments_are_clear_errors(lab, args, message):
     proc = nastune(lab, "bench", *args, check=False)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
@@ -117,8 +194,27 @@ def test_bad_bench_arguments_are_clear_errors(lab, args, message):
 
 def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
     out = tmp_path / "r.json"
-    nastune(lab, "bench", "--lab", "--target", "smbfs", "-w", "seq-write", "-w", "seq-read", "-w", "small-files",
-            "--files", "50", "--size", "32M", "--repeats", "2", "--out", str(out))
+    nastune(
+        lab,
+        "bench",
+        "--lab",
+        "--target",
+        "smbfs",
+        "-w",
+        "seq-write",
+        "-w",
+        "seq-read",
+        "-w",
+        "small-files",
+        "--files",
+        "50",
+        "--size",
+        "32M",
+        "--repeats",
+        "2",
+        "--out",
+        str(out),
+    )
     results = json.loads(out.read_text())["results"]
     assert {r["workload"] for r in results} == {"seq-write", "seq-read", "small-files"}
     for r in results:

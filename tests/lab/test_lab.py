@@ -21,8 +21,9 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
     source = tmp_path / "payload.bin"
     source.write_bytes(os.urandom(SIZE))
     share = lab_dir / "mnt" / "share"
-    nastune(lab_dir, "lab", "exec", "client", "--", "smbclient", "-N", "//10.77.0.1/data", "-c",
-            f"put {source} via-smb.bin")
+    nastune(
+        lab_dir, "lab", "exec", "client", "--", "smbclient", "-N", "//10.77.0.1/data", "-c", f"put {source} via-smb.bin"
+    )
     nastune(lab_dir, "lab", "exec", "client", "--", "nfs-cp", str(source), "nfs://10.77.0.1/data/via-nfs.bin")
     nastune(lab_dir, "lab", "exec", "client", "--", "curl", "-sS", "-T", str(source), "ftp://10.77.0.1/pub/via-ftp.bin")
     want = sha256(source)
@@ -30,8 +31,9 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
     assert sha256(share / "via-nfs.bin") == want
     assert sha256(share / "pub" / "via-ftp.bin") == want
 
-    result = json.loads(nastune(lab_dir, "lab", "exec", "client", "--", "iperf3", "-c", "10.77.0.1", "-t", "2",
-                                "-J").stdout)
+    result = json.loads(
+        nastune(lab_dir, "lab", "exec", "client", "--", "iperf3", "-c", "10.77.0.1", "-t", "2", "-J").stdout
+    )
     rate = result["end"]["sum_received"]["bits_per_second"]
     assert 0.8e9 < rate <= 1.0e9, f"{rate / 1e9:.3f} Gbit/s through a 1 Gbit/s shaped link"
 
@@ -43,8 +45,9 @@ def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
     nastune(lab_dir, "lab", "up", "--scenario", "modern")
     again = nastune(lab_dir, "lab", "up", "--scenario", "modern")
     assert "already up" in again.stdout
-    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "nfs",
-                               "--area", "smb").stdout)
+    facts = json.loads(
+        nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "nfs", "--area", "smb").stdout
+    )
     assert [i["name"] for i in facts["network"]["interfaces"]] == ["lab0", "lo"]
     assert facts["nfs_server"]["ganesha_running"] is True
     assert facts["nfs_server"]["ganesha"]["value"]["exports"][0]["path"] == str(lab_dir / "mnt" / "share")
@@ -55,8 +58,14 @@ def test_soho_is_the_factory_state_the_rules_find(lab_dir):
     nastune(lab_dir, "lab", "up", "--scenario", "soho")
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--xfs-fragmentation").stdout)["findings"]
     rules = {f["rule"] for f in findings}
-    assert {"ganesha-io-size-small", "smb-aio-off", "mount-atime", "tcp-buffers-below-bdp", "xfs-fragmentation",
-            "mtu-jumbo-frames"} <= rules
+    assert {
+        "ganesha-io-size-small",
+        "smb-aio-off",
+        "mount-atime",
+        "tcp-buffers-below-bdp",
+        "xfs-fragmentation",
+        "mtu-jumbo-frames",
+    } <= rules
     frag = next(f for f in findings if f["rule"] == "xfs-fragmentation")
     assert frag["evidence"][0]["value"]["percent"] > 90
 
@@ -90,6 +99,7 @@ def test_exec_without_a_lab_is_a_clear_error(lab_dir):
 
 def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
     import subprocess
+
     subprocess.run(["ip", "netns", "add", "nt-c1"], check=True)
     try:
         proc = nastune(lab_dir, "lab", "up", "--scenario", "modern", check=False)
@@ -100,22 +110,35 @@ def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
 
 def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, tmp_path):
     scenario = tmp_path / "branch-office.toml"
-    scenario.write_text('clients = 2\n[network]\nrate = "500mbit"\nmtu = 9000\n'
-                        '[storage]\nsize = "1G"\nexternal_log = true\nlog_size = "64M"\nmount_options = ["noatime"]\n')
+    scenario.write_text(
+        'clients = 2\n[network]\nrate = "500mbit"\nmtu = 9000\n'
+        '[storage]\nsize = "1G"\nexternal_log = true\nlog_size = "64M"\nmount_options = ["noatime"]\n'
+    )
     nastune(lab_dir, "lab", "up", "--scenario", str(scenario))
     assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
     source = tmp_path / "payload.bin"
     source.write_bytes(os.urandom(4 << 20))
     for host in ("client", "client2"):
-        nastune(lab_dir, "lab", "exec", host, "--", "smbclient", "-N", "//10.77.0.1/data", "-c",
-                f"put {source} from-{host}.bin")
+        nastune(
+            lab_dir,
+            "lab",
+            "exec",
+            host,
+            "--",
+            "smbclient",
+            "-N",
+            "//10.77.0.1/data",
+            "-c",
+            f"put {source} from-{host}.bin",
+        )
         assert sha256(lab_dir / "mnt" / "share" / f"from-{host}.bin") == sha256(source)
     facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "mounts", "--area", "network").stdout)
     xfs = facts["mounts"]["xfs"][str(lab_dir / "mnt")]["value"]
     assert xfs["log"] == "external" and xfs["log_bytes"] == 64 << 20
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
-    result = json.loads(nastune(lab_dir, "lab", "exec", "client2", "--", "iperf3", "-c", "10.77.0.1", "-t", "2",
-                                "-J").stdout)
+    result = json.loads(
+        nastune(lab_dir, "lab", "exec", "client2", "--", "iperf3", "-c", "10.77.0.1", "-t", "2", "-J").stdout
+    )
     assert 0.4e9 < result["end"]["sum_received"]["bits_per_second"] <= 0.5e9
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []

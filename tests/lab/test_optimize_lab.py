@@ -10,8 +10,21 @@ from tests.lab.conftest import nastune
 
 def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path):
     out = tmp_path / "optimize"
-    proc = nastune(lab_dir, "optimize", "--yes", "-w", "aged-read", "-w", "seq-write", "--size", "32M",
-                   "--repeats", "5", "--out", str(out))
+    proc = nastune(
+        lab_dir,
+        "optimize",
+        "--yes",
+        "-w",
+        "aged-read",
+        "-w",
+        "seq-write",
+        "--size",
+        "32M",
+        "--repeats",
+        "5",
+        "--out",
+        str(out),
+    )
     assert "Report:" in proc.stdout
     rows = json.loads((out / "compare.json").read_text())["rows"]
     verdicts = {(r["workload"], r["target"].split(":")[0]): r["verdict"] for r in rows}
@@ -37,11 +50,34 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
     import sys
 
     from tests.lab.conftest import lab_env
+
     out = tmp_path / "optimize"
-    proc = subprocess.Popen([sys.executable, "-m", "nastune", "optimize", "--scenario", "modern", "--yes",
-                             "-w", "seq-write", "-w", "network", "--size", "16M", "--repeats", "2", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=lab_env(lab_dir),
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "nastune",
+            "optimize",
+            "--scenario",
+            "modern",
+            "--yes",
+            "-w",
+            "seq-write",
+            "-w",
+            "network",
+            "--size",
+            "16M",
+            "--repeats",
+            "2",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=lab_env(lab_dir),
+        stdin=subprocess.DEVNULL,
+    )
     seen = []
     for line in proc.stderr:
         seen.append(line)

@@ -36,8 +36,11 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
 
     nastune(lab_dir, "rollback")
     assert {name: sha256(lab_dir / name) for name in configs} == configs
-    facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "mounts",
-                               "--area", "sysctl").stdout)
+    facts = json.loads(
+        nastune(
+            lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "mounts", "--area", "sysctl"
+        ).stdout
+    )
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 1500
     assert facts["sysctl"]["values"]["net.ipv4.tcp_rmem"]["value"] == "4096 16384 65536"
     mount = next(m for m in facts["mounts"]["mounts"]["value"] if m["mountpoint"] == str(lab_dir / "mnt"))

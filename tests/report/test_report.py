@@ -17,39 +17,86 @@ from nastune.stats.runs import compare_runs
 from tests.conftest import run_cli
 
 ARTIFACTS = Path(__file__).parents[2] / "test-artifacts"
-CHROMIUM = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000"]
+CHROMIUM = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--virtual-time-budget=5000",
+]
 EVIL = "<script>alert('share')</script>"
 
 
 def result_set(label: str, scale: float) -> ResultSet:
     def m(unit, base, higher=True, limit=None):
-        return MetricResult(unit=unit, higher_is_better=higher, values=[base * scale * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
-                            limit=limit)
+        return MetricResult(
+            unit=unit,
+            higher_is_better=higher,
+            values=[base * scale * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)],
+            limit=limit,
+        )
+
     profile = {"cpus": {"cpu0": {"user": 10.0, "system": 30.0, "softirq": 20.0, "iowait": 1.0, "idle": 39.0}}}
-    iozone = {f"{op} {f} rec {r} {kind}": m("MB/s" if kind == "MB/s" else "us", 100 if kind == "MB/s" else 50,
-                                             higher=kind == "MB/s")
-              for op in ("write", "read", "random-read", "random-write") for f in ("64K", "1M") for r in ("4K", "64K")
-              for kind in ("MB/s", "latency")}
+    iozone = {
+        f"{op} {f} rec {r} {kind}": m(
+            "MB/s" if kind == "MB/s" else "us", 100 if kind == "MB/s" else 50, higher=kind == "MB/s"
+        )
+        for op in ("write", "read", "random-read", "random-write")
+        for f in ("64K", "1M")
+        for r in ("4K", "64K")
+        for kind in ("MB/s", "latency")
+    }
     results = [
-        WorkloadResult(workload="seq-write", target={"url": f"smb://nas/{EVIL}"}, params={}, started="", seconds=1,
-                       metrics={"MB/s": m("MB/s", 90, limit=117.7)}, profile=profile, attribution="network-bound"),
-        WorkloadResult(workload="iozone", target={"url": "/srv"}, params={}, started="", seconds=1, metrics=iozone,
-                       profile=profile, attribution="storage"),
-        WorkloadResult(workload="numa-bandwidth", target={"url": "system://x"}, params={}, started="", seconds=1,
-                       metrics={f"node{i}->node{j} GB/s": m("GB/s", 46 if i == j else 6.3) for i in (0, 1) for j in (0, 1)}),
+        WorkloadResult(
+            workload="seq-write",
+            target={"url": f"smb://nas/{EVIL}"},
+            params={},
+            started="",
+            seconds=1,
+            metrics={"MB/s": m("MB/s", 90, limit=117.7)},
+            profile=profile,
+            attribution="network-bound",
+        ),
+        WorkloadResult(
+            workload="iozone",
+            target={"url": "/srv"},
+            params={},
+            started="",
+            seconds=1,
+            metrics=iozone,
+            profile=profile,
+            attribution="storage",
+        ),
+        WorkloadResult(
+            workload="numa-bandwidth",
+            target={"url": "system://x"},
+            params={},
+            started="",
+            seconds=1,
+            metrics={f"node{i}->node{j} GB/s": m("GB/s", 46 if i == j else 6.3) for i in (0, 1) for j in (0, 1)},
+        ),
     ]
-    return ResultSet(created="2026-11-21T00:00:00+00:00", label=label, results=results,
-                     provenance=Provenance(nastune="0", kernel="6.1.0", command=[], tools={}))
+    return ResultSet(
+        created="2026-11-21T00:00:00+00:00",
+        label=label,
+        results=results,
+        provenance=Provenance(nastune="0", kernel="6.1.0", command=[], tools={}),
+    )
 
 
 @pytest.fixture
 def report(tmp_path) -> Path:
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     rows, notes = compare_runs(before, after)
-    findings = [{"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-",
-                 "source": "001"}]
+    findings = [
+        {"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-", "source": "001"}
+    ]
     return render([before, after], tmp_path / "report.html", rows, notes, findings=findings)
 
 
@@ -69,7 +116,8 @@ def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
 
 
 def test_csv_holds_every_repeat(report):
-    rows = list(csv.DictReader(open(report.with_suffix(".csv"))))
+    with open(report.with_suffix(".csv")) as f:
+        rows = list(csv.DictReader(f))
     assert len(rows) == 2 * 5 * (1 + 32 + 4)  # runs x repeats x metrics
     assert {r["run"] for r in rows} == {"before", "after"}
 
@@ -78,16 +126,21 @@ def test_csv_holds_every_repeat(report):
 def test_report_opens_in_chromium_without_console_errors_and_draws_its_charts(report, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     profile = ["--user-data-dir=" + str(tmp_path / "profile")]
-    dom = subprocess.run(["chromium", *CHROMIUM, *profile, "--dump-dom", report.as_uri()], capture_output=True,
-                         text=True, timeout=120)
+    dom = subprocess.run(
+        ["chromium", *CHROMIUM, *profile, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120
+    )
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert console == []
     drawn = dom.stdout.count('class="chart js-plotly-plot"')  # plotly marks each div it has drawn into
     assert drawn == 1 + 2 * 4 + 2 + 2  # bars, IOzone curves per run, profiles, NUMA heatmaps
     assert dom.stdout.count('class="main-svg"') >= drawn
     shot = ARTIFACTS / "report.png"
-    subprocess.run(["chromium", *CHROMIUM, *profile, "--window-size=1200,3000", f"--screenshot={shot}",
-                    report.as_uri()], capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        ["chromium", *CHROMIUM, *profile, "--window-size=1200,3000", f"--screenshot={shot}", report.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     assert shot.stat().st_size > 10000
 
 

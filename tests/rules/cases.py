@@ -66,6 +66,7 @@ def smb(facts: Facts, scope: str, **params) -> Facts:
 def zfs(props: dict[str, str], used: int = 0) -> Facts:
     facts = nas()
     from nastune.facts.zfs import Dataset
+
     facts.zfs.datasets = F([Dataset(name="tank/vm", properties={"used": str(used), **props})], "command: zfs get")
     return facts
 
@@ -166,7 +167,9 @@ def _scheduler(rotational: bool, active: str) -> Facts:
     f = client()
     d = f.block.device("sda")
     d.rotational = F(rotational)
-    d.scheduler = F(d.scheduler.value.model_copy(update={"active": active, "available": ["mq-deadline", "none", "bfq"]}))
+    d.scheduler = F(
+        d.scheduler.value.model_copy(update={"active": active, "available": ["mq-deadline", "none", "bfq"]})
+    )
     return f
 
 
@@ -189,9 +192,11 @@ def _mount_options(facts: Facts, mountpoint: str, options: list[str]) -> Facts:
 
 def _frag(percent: float) -> Facts:
     from nastune.facts.mounts import XfsFragmentation
+
     f = nas()
-    f.mounts.fragmentation["/srv/data"] = F(XfsFragmentation(actual=99813, ideal=1008, percent=percent,
-                                                             extents_per_file=99.0, method="frozen"))
+    f.mounts.fragmentation["/srv/data"] = F(
+        XfsFragmentation(actual=99813, ideal=1008, percent=percent, extents_per_file=99.0, method="frozen")
+    )
     return f
 
 
@@ -204,18 +209,41 @@ def _big_box():
 
 def _pool(arrived: int, enqueued: int) -> Facts:
     from nastune.facts.nfs_server import PoolStats
+
     f = nas()
-    f.nfs_server.pool_stats = F([PoolStats(pool=0, packets_arrived=arrived, sockets_enqueued=enqueued,
-                                           threads_woken=arrived - enqueued, threads_timedout=0)])
+    f.nfs_server.pool_stats = F(
+        [
+            PoolStats(
+                pool=0,
+                packets_arrived=arrived,
+                sockets_enqueued=enqueued,
+                threads_woken=arrived - enqueued,
+                threads_timedout=0,
+            )
+        ]
+    )
     return f
 
 
 def _ganesha(max_read: int | None) -> Facts:
     from nastune.facts.nfs_server import GaneshaConfig, GaneshaExport
+
     f = nas()
-    export = GaneshaExport(export_id=1, path="/srv/data", pseudo="/data", protocols=["3", "4"], transports=["TCP"],
-                           access_type="RW", squash="No_Root_Squash", fsal="VFS", max_read=max_read,
-                           max_write=max_read, pref_read=None, pref_write=None, line=4)
+    export = GaneshaExport(
+        export_id=1,
+        path="/srv/data",
+        pseudo="/data",
+        protocols=["3", "4"],
+        transports=["TCP"],
+        access_type="RW",
+        squash="No_Root_Squash",
+        fsal="VFS",
+        max_read=max_read,
+        max_write=max_read,
+        pref_read=None,
+        pref_write=None,
+        line=4,
+    )
     f.nfs_server.ganesha = F(GaneshaConfig(path="/etc/ganesha/ganesha.conf", core={}, exports=[export], includes=[]))
     return f
 
@@ -268,6 +296,7 @@ def check_irq_numa(findings):
     assert f.target == "ens1f0" and len(f.changes) == 9
     assert {c.new for c in f.changes} == {str(c) for c in range(8, 16)}
     assert all(c.current == "0,1,2,3,4,5,6,7" for c in f.changes)
+    return True
 
 
 def check_stripe(findings):
@@ -275,77 +304,166 @@ def check_stripe(findings):
     # 1.9 GiB box, 3 disks: 8192 entries take 96 MiB, under RAM/16 (122 MiB)
     assert changes(findings) == [("/sys/block/md0/md/stripe_cache_size", None, 256, 8192)]
     assert "96 MiB" in f.tradeoff
+    return True
 
 
 CASES: dict[str, Case] = {
     "mtu-jumbo-frames": Case(nas, _mtu_quiet, lambda fs: changes(fs) == [("enp1s0", None, 1500, 9000)] or _fail(fs)),
     "irq-numa-locality": Case(server, nas, check_irq_numa),
-    "irq-single-cpu": Case(_irq_single_fires, server,
-                           lambda fs: {c[3] for c in changes(fs)} == {str(c) for c in range(8, 16)} or _fail(fs)),
+    "irq-single-cpu": Case(
+        _irq_single_fires, server, lambda fs: {c[3] for c in changes(fs)} == {str(c) for c in range(8, 16)} or _fail(fs)
+    ),
     "irqbalance-absent": Case(vm, server, lambda fs: _one(fs).target == "eth0" and _one(fs).advice),
-    "nic-coalescing-off": Case(nas, _coalesce_quiet, lambda fs: changes(fs) == [("enp1s0", "rx-usecs", 0, 50)] or _fail(fs)),
-    "nic-offloads-disabled": Case(nas, _offloads_quiet,
-                                  lambda fs: changes(fs) == [("enp1s0", "generic-receive-offload", "off", "on")] or _fail(fs)),
-    "nic-ring-buffers-small": Case(client, _rings_quiet,
-                                   lambda fs: changes(fs) == [("enp3s0", "rx", 256, 4096), ("enp3s0", "tx", 256, 4096)] or _fail(fs)),
-    "tcp-buffers-below-bdp": Case(nas, client, lambda fs: changes(fs) == [
-        ("net.ipv4.tcp_rmem", None, "4096 16384 65536", "4096 16384 6291456"),
-        ("net.ipv4.tcp_wmem", None, "4096 16384 65536", "4096 16384 6291456"),
-        ("net.core.rmem_max", None, 65536, 6291456), ("net.core.wmem_max", None, 65536, 6291456)] or _fail(fs)),
-    "tcp-buffers-small-ram": Case(lambda: _small_ram(512 << 20, "4096 131072 6291456"),
-                                  lambda: _small_ram(512 << 20, "4096 131072 1048576"),
-                                  lambda fs: changes(fs) == [("net.ipv4.tcp_rmem", None, "4096 131072 6291456",
-                                                              "4096 131072 4194304")] or _fail(fs)),
-    "page-allocation-failures": Case(nas, _no_failures,
-                                     lambda fs: changes(fs) == [("vm.min_free_kbytes", None, 2048, 4096)] or _fail(fs)),
-    "vm-dirty-writeback": Case(nas, lambda: sysctl(nas(), vm__dirty_ratio=20, vm__dirty_background_ratio=10),
-                               lambda fs: changes(fs) == [("vm.dirty_ratio", None, 40, 20),
-                                                          ("vm.dirty_background_ratio", None, 20, 10)] or _fail(fs)),
+    "nic-coalescing-off": Case(
+        nas, _coalesce_quiet, lambda fs: changes(fs) == [("enp1s0", "rx-usecs", 0, 50)] or _fail(fs)
+    ),
+    "nic-offloads-disabled": Case(
+        nas,
+        _offloads_quiet,
+        lambda fs: changes(fs) == [("enp1s0", "generic-receive-offload", "off", "on")] or _fail(fs),
+    ),
+    "nic-ring-buffers-small": Case(
+        client,
+        _rings_quiet,
+        lambda fs: changes(fs) == [("enp3s0", "rx", 256, 4096), ("enp3s0", "tx", 256, 4096)] or _fail(fs),
+    ),
+    "tcp-buffers-below-bdp": Case(
+        nas,
+        client,
+        lambda fs: (
+            changes(fs)
+            == [
+                ("net.ipv4.tcp_rmem", None, "4096 16384 65536", "4096 16384 6291456"),
+                ("net.ipv4.tcp_wmem", None, "4096 16384 65536", "4096 16384 6291456"),
+                ("net.core.rmem_max", None, 65536, 6291456),
+                ("net.core.wmem_max", None, 65536, 6291456),
+            ]
+            or _fail(fs)
+        ),
+    ),
+    "tcp-buffers-small-ram": Case(
+        lambda: _small_ram(512 << 20, "4096 131072 6291456"),
+        lambda: _small_ram(512 << 20, "4096 131072 1048576"),
+        lambda fs: (
+            changes(fs) == [("net.ipv4.tcp_rmem", None, "4096 131072 6291456", "4096 131072 4194304")] or _fail(fs)
+        ),
+    ),
+    "page-allocation-failures": Case(
+        nas, _no_failures, lambda fs: changes(fs) == [("vm.min_free_kbytes", None, 2048, 4096)] or _fail(fs)
+    ),
+    "vm-dirty-writeback": Case(
+        nas,
+        lambda: sysctl(nas(), vm__dirty_ratio=20, vm__dirty_background_ratio=10),
+        lambda fs: (
+            changes(fs) == [("vm.dirty_ratio", None, 40, 20), ("vm.dirty_background_ratio", None, 20, 10)] or _fail(fs)
+        ),
+    ),
     "swappiness-high": Case(nas, _no_swap, lambda fs: changes(fs) == [("vm.swappiness", None, 60, 10)] or _fail(fs)),
     "md-stripe-cache-small": Case(nas, lambda: _md_sysfs(nas(), "md0", "stripe_cache_size", "8192"), check_stripe),
     "md-chunk-size": Case(lambda: _raid10(512), lambda: _raid10(64), lambda fs: "64K" in _one(fs).message),
-    "md-degraded-or-syncing": Case(nas, _pending_md,
-                                   lambda fs: _one(fs).target == "md1" and "recovery at 17.3%" in _one(fs).message),
-    "block-scheduler": Case(lambda: _scheduler(True, "none"), lambda: _scheduler(True, "mq-deadline"),
-                            lambda fs: changes(fs) == [("/sys/block/sda/queue/scheduler", None, "none", "mq-deadline")] or _fail(fs)),
-    "read-ahead-small": Case(lambda: _read_ahead(128), lambda: _read_ahead(4096),
-                             lambda fs: changes(fs) == [("/sys/block/sda/queue/read_ahead_kb", None, 128, 4096)] or _fail(fs)),
-    "xfs-external-log": Case(nas, _no_fast_device, lambda fs: _one(fs).target == "/srv/data" and "logdev" in _one(fs).advice),
-    "mount-atime": Case(nas, lambda: _mount_options(nas(), "/srv/data", ["rw", "noatime"]),
-                        lambda fs: changes(fs) == [("/srv/data", "noatime", "strictatime", "noatime")] or _fail(fs)),
-    "xfs-fragmentation": Case(lambda: _frag(98.99), lambda: _frag(5.0),
-                              lambda fs: _one(fs).impact == 30 and changes(fs) == [("/srv/data", None, "99.0%", "defragmented")]),
-    "xfssyncd-centisecs": Case(nas, _big_box,
-                               lambda fs: changes(fs) == [("fs.xfs.xfssyncd_centisecs", None, 3000, 500)] or _fail(fs)),
+    "md-degraded-or-syncing": Case(
+        nas, _pending_md, lambda fs: _one(fs).target == "md1" and "recovery at 17.3%" in _one(fs).message
+    ),
+    "block-scheduler": Case(
+        lambda: _scheduler(True, "none"),
+        lambda: _scheduler(True, "mq-deadline"),
+        lambda fs: changes(fs) == [("/sys/block/sda/queue/scheduler", None, "none", "mq-deadline")] or _fail(fs),
+    ),
+    "read-ahead-small": Case(
+        lambda: _read_ahead(128),
+        lambda: _read_ahead(4096),
+        lambda fs: changes(fs) == [("/sys/block/sda/queue/read_ahead_kb", None, 128, 4096)] or _fail(fs),
+    ),
+    "xfs-external-log": Case(
+        nas, _no_fast_device, lambda fs: _one(fs).target == "/srv/data" and "logdev" in _one(fs).advice
+    ),
+    "mount-atime": Case(
+        nas,
+        lambda: _mount_options(nas(), "/srv/data", ["rw", "noatime"]),
+        lambda fs: changes(fs) == [("/srv/data", "noatime", "strictatime", "noatime")] or _fail(fs),
+    ),
+    "xfs-fragmentation": Case(
+        lambda: _frag(98.99),
+        lambda: _frag(5.0),
+        lambda fs: _one(fs).impact == 30 and changes(fs) == [("/srv/data", None, "99.0%", "defragmented")],
+    ),
+    "xfssyncd-centisecs": Case(
+        nas, _big_box, lambda fs: changes(fs) == [("fs.xfs.xfssyncd_centisecs", None, 3000, 500)] or _fail(fs)
+    ),
     "xfs-legacy-knobs-absent": Case(nas, client, lambda fs: _one(fs).changes == [] and "xfsbufd" in _one(fs).message),
-    "nfs-export-sync-mode": Case(lambda: _exports("async"), lambda: base("two-socket-numa"),
-                                 lambda fs: changes(fs) == [("/srv/data", "192.168.1.0/24:sync", "async", "sync")] or _fail(fs)),
-    "nfsd-threads-low": Case(nas, lambda: _pool(1000, 10), lambda fs: changes(fs) == [("nfsd", None, 8, 32)] or _fail(fs)),
-    "ganesha-io-size-small": Case(lambda: _ganesha(8192), lambda: _ganesha(None),
-                                  lambda fs: changes(fs) == [("1", "MaxRead", 8192, 1048576), ("1", "MaxWrite", 8192, 1048576)] or _fail(fs)),
-    "nfs-client-rsize-small": Case(client, lambda: _rsize(1048576),
-                                   lambda fs: changes(fs) == [("/mnt/data", "rsize", 8192, 1048576), ("/mnt/data", "wsize", 8192, 1048576)] or _fail(fs)),
-    "nfs-client-atime": Case(client, lambda: _mount_options(client(), "/mnt/data", ["rw", "noatime", "vers=3"]),
-                             lambda fs: changes(fs) == [("/mnt/data", "noatime", "relatime", "noatime")] or _fail(fs)),
-    "nfs-client-obsolete-options": Case(client, _fstab_quiet, lambda fs: changes(fs) == [("/mnt/data", "intr", "intr", None)] or _fail(fs)),
-    "smb-aio-off": Case(nas, lambda: smb(nas(), "global", aio_read_size="1", aio_write_size="1"),
-                        lambda fs: changes(fs) == [("global", "aio read size", "0", "1"), ("global", "aio write size", "0", "1")] or _fail(fs)),
-    "smb-socket-buffers-fixed": Case(nas, lambda: smb(nas(), "global", socket_options="TCP_NODELAY"),
-                                     lambda fs: changes(fs)[0][3] == "TCP_NODELAY" or _fail(fs)),
-    "smb-sendfile-off": Case(nas, lambda: smb(nas(), "global", use_sendfile="yes"),
-                             lambda fs: changes(fs) == [("global", "use sendfile", "no", "yes")] or _fail(fs)),
-    "smb-sync-always": Case(nas, lambda: smb(nas(), "data", sync_always="no"),
-                            lambda fs: _one(fs).changes[0].durability_risk and changes(fs) == [("data", "sync always", "yes", "no")]),
-    "zfs-compression-off": Case(lambda: zfs({"compression": "off"}), lambda: zfs({"compression": "lz4"}),
-                                lambda fs: changes(fs) == [("tank/vm", "compression", "off", "lz4")] or _fail(fs)),
-    "zfs-sync-always": Case(lambda: zfs({"sync": "always"}), lambda: zfs({"sync": "standard"}),
-                            lambda fs: _one(fs).changes[0].durability_risk and changes(fs) == [("tank/vm", "sync", "always", "standard")]),
-    "zfs-dedup-ram": Case(lambda: zfs({"dedup": "on"}, used=1 << 40), lambda: zfs({"dedup": "on"}, used=100 << 30),
-                          lambda fs: changes(fs) == [("tank/vm", "dedup", "on", "off")] or _fail(fs)),
-    "zfs-atime": Case(lambda: zfs({"atime": "on"}), lambda: zfs({"atime": "off"}),
-                      lambda fs: changes(fs) == [("tank/vm", "atime", "on", "off")] or _fail(fs)),
-    "numa-remote-bandwidth": Case(lambda: _numa(6.3), lambda: _numa(25.0),
-                                  lambda fs: len(fs) == 2 and "snoop" in fs[0].advice),
+    "nfs-export-sync-mode": Case(
+        lambda: _exports("async"),
+        lambda: base("two-socket-numa"),
+        lambda fs: changes(fs) == [("/srv/data", "192.168.1.0/24:sync", "async", "sync")] or _fail(fs),
+    ),
+    "nfsd-threads-low": Case(
+        nas, lambda: _pool(1000, 10), lambda fs: changes(fs) == [("nfsd", None, 8, 32)] or _fail(fs)
+    ),
+    "ganesha-io-size-small": Case(
+        lambda: _ganesha(8192),
+        lambda: _ganesha(None),
+        lambda fs: changes(fs) == [("1", "MaxRead", 8192, 1048576), ("1", "MaxWrite", 8192, 1048576)] or _fail(fs),
+    ),
+    "nfs-client-rsize-small": Case(
+        client,
+        lambda: _rsize(1048576),
+        lambda fs: (
+            changes(fs) == [("/mnt/data", "rsize", 8192, 1048576), ("/mnt/data", "wsize", 8192, 1048576)] or _fail(fs)
+        ),
+    ),
+    "nfs-client-atime": Case(
+        client,
+        lambda: _mount_options(client(), "/mnt/data", ["rw", "noatime", "vers=3"]),
+        lambda fs: changes(fs) == [("/mnt/data", "noatime", "relatime", "noatime")] or _fail(fs),
+    ),
+    "nfs-client-obsolete-options": Case(
+        client, _fstab_quiet, lambda fs: changes(fs) == [("/mnt/data", "intr", "intr", None)] or _fail(fs)
+    ),
+    "smb-aio-off": Case(
+        nas,
+        lambda: smb(nas(), "global", aio_read_size="1", aio_write_size="1"),
+        lambda fs: (
+            changes(fs) == [("global", "aio read size", "0", "1"), ("global", "aio write size", "0", "1")] or _fail(fs)
+        ),
+    ),
+    "smb-socket-buffers-fixed": Case(
+        nas,
+        lambda: smb(nas(), "global", socket_options="TCP_NODELAY"),
+        lambda fs: changes(fs)[0][3] == "TCP_NODELAY" or _fail(fs),
+    ),
+    "smb-sendfile-off": Case(
+        nas,
+        lambda: smb(nas(), "global", use_sendfile="yes"),
+        lambda fs: changes(fs) == [("global", "use sendfile", "no", "yes")] or _fail(fs),
+    ),
+    "smb-sync-always": Case(
+        nas,
+        lambda: smb(nas(), "data", sync_always="no"),
+        lambda fs: _one(fs).changes[0].durability_risk and changes(fs) == [("data", "sync always", "yes", "no")],
+    ),
+    "zfs-compression-off": Case(
+        lambda: zfs({"compression": "off"}),
+        lambda: zfs({"compression": "lz4"}),
+        lambda fs: changes(fs) == [("tank/vm", "compression", "off", "lz4")] or _fail(fs),
+    ),
+    "zfs-sync-always": Case(
+        lambda: zfs({"sync": "always"}),
+        lambda: zfs({"sync": "standard"}),
+        lambda fs: _one(fs).changes[0].durability_risk and changes(fs) == [("tank/vm", "sync", "always", "standard")],
+    ),
+    "zfs-dedup-ram": Case(
+        lambda: zfs({"dedup": "on"}, used=1 << 40),
+        lambda: zfs({"dedup": "on"}, used=100 << 30),
+        lambda fs: changes(fs) == [("tank/vm", "dedup", "on", "off")] or _fail(fs),
+    ),
+    "zfs-atime": Case(
+        lambda: zfs({"atime": "on"}),
+        lambda: zfs({"atime": "off"}),
+        lambda fs: changes(fs) == [("tank/vm", "atime", "on", "off")] or _fail(fs),
+    ),
+    "numa-remote-bandwidth": Case(
+        lambda: _numa(6.3), lambda: _numa(25.0), lambda fs: len(fs) == 2 and "snoop" in fs[0].advice
+    ),
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from nastune import rules
 from nastune.rules.model import KNOBS
-from tests.rules.cases import CASES
+from tests.rules.cases import CASES, nas
 
 ALL = rules.all_rules()
 
@@ -26,7 +26,7 @@ def test_rule_fires_with_evidence_and_values(rule):
         assert f.evidence and all(e.source for e in f.evidence)
         assert f.changes or f.advice or f.severity.name == "info"
         assert all(c.knob in KNOBS for c in f.changes)
-    assert CASES[rule.id].check(findings) is not False
+    assert CASES[rule.id].check(findings), f"{rule.id}: its check found the findings wrong or empty"
 
 
 def test_stripe_cache_is_capped_by_ram_on_a_small_box():
@@ -55,8 +55,14 @@ def test_registry_conformance():
         assert r.source and r.gain and r.tradeoff and r.title
 
 
-def test_durability_trades_are_marked():
-    risky = {c.key for r in ("smb-sync-always", "zfs-sync-always", "nfs-export-sync-mode")
-             for f in _findings(rules.get(r), CASES[r].fires() if r != "nfs-export-sync-mode" else CASES[r].quiet())
-             for c in f.changes if c.durability_risk}
-    assert {"sync always", "sync"} <= risky
+@pytest.mark.parametrize(
+    "rule,facts,key",
+    [
+        ("smb-sync-always", lambda: CASES["smb-sync-always"].fires(), "sync always"),
+        ("zfs-sync-always", lambda: CASES["zfs-sync-always"].fires(), "sync"),
+        ("nfs-export-sync-mode", nas, "192.168.1.0/24:async"),  # sync exports: async is offered, as a risk
+    ],
+)
+def test_durability_trades_are_marked(rule, facts, key):
+    risky = {c.key for f in _findings(rules.get(rule), facts()) for c in f.changes if c.durability_risk}
+    assert key in risky

@@ -44,12 +44,27 @@ def test_changes_inside_the_noise_floor_are_not_counted():
 
 
 def _run(label: str, values: list[float], kernel="6.1.0", params=None, rmem="4096 16384 65536") -> ResultSet:
-    return ResultSet(created="2026-11-21T00:00:00+00:00", label=label,
-                     provenance=Provenance(nastune="0", kernel=kernel, command=[], tools={"fio": "fio-3.33"},
-                                           settings={"sysctl": {"net.ipv4.tcp_rmem": rmem}}),
-                     results=[WorkloadResult(workload="seq-write", target={"url": "smb://nas/data"},
-                                             params=params or {"size": 1 << 30}, started="", seconds=1,
-                                             metrics={"MB/s": MetricResult(unit="MB/s", values=values)})])
+    return ResultSet(
+        created="2026-11-21T00:00:00+00:00",
+        label=label,
+        provenance=Provenance(
+            nastune="0",
+            kernel=kernel,
+            command=[],
+            tools={"fio": "fio-3.33"},
+            settings={"sysctl": {"net.ipv4.tcp_rmem": rmem}},
+        ),
+        results=[
+            WorkloadResult(
+                workload="seq-write",
+                target={"url": "smb://nas/data"},
+                params=params or {"size": 1 << 30},
+                started="",
+                seconds=1,
+                metrics={"MB/s": MetricResult(unit="MB/s", values=values)},
+            )
+        ],
+    )
 
 
 def test_runs_of_different_parameters_are_refused_unless_forced():
@@ -71,6 +86,7 @@ def test_kernel_and_setting_changes_are_noted():
 
 def test_baseline_save_and_check(tmp_path):
     from tests.conftest import run_cli
+
     env = {"NASTUNE_BASELINES": str(tmp_path / "baselines")}
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     _run("good", draws(1, 100)).save(good)
@@ -89,25 +105,52 @@ def test_too_few_repeats_are_explained():
     assert any("only 3 repeats" in n for n in notes)
 
 
-@pytest.mark.parametrize("before,after", [([], [100.0]), ([100.0, float("nan")], [100.0]), ([100.0], [float("inf")]),
-                                          ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]), ([100.0, 0.0, 99.0], [100.0])])
+@pytest.mark.parametrize(
+    "before,after",
+    [
+        ([], [100.0]),
+        ([100.0, float("nan")], [100.0]),
+        ([100.0], [float("inf")]),
+        ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]),
+        ([100.0, 0.0, 99.0], [100.0]),
+    ],
+)
 def test_values_a_comparison_cannot_divide_by_are_refused(before, after):
-    with pytest.raises(ValueError, match="no before values|must be finite and positive"):
+    with pytest.raises(ValueError, match=r"no before values|must be finite and positive"):
         compare(before, after)
 
 
-@pytest.mark.parametrize("values,message", [
-    ([], "no values"), ([100.0, "NaN"], "not JSON"), ([100.0, 0.0], "repeat 2 is 0.0"),
-    ([-1.0], "repeat 1 is -1.0"), ([100.0] * 60_000, "at most 10000"),
-])
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        ([], "no values"),
+        ([100.0, "NaN"], "not JSON"),
+        ([100.0, 0.0], "repeat 2 is 0.0"),
+        ([-1.0], "repeat 1 is -1.0"),
+        ([100.0] * 60_000, "at most 10000"),
+    ],
+)
 def test_result_files_with_unusable_values_name_the_file_workload_and_metric(tmp_path, values, message):
     import json
 
     from nastune.bench.results import load
-    data = {"schema": "nastune.results/1", "created": "", "label": "x",
-            "provenance": {"nastune": "0", "kernel": "6.1", "command": [], "tools": {}},
-            "results": [{"workload": "seq-write", "target": {"url": "smb://nas/data"}, "params": {}, "started": "",
-                         "seconds": 1, "metrics": {"MB/s": {"unit": "MB/s", "values": values}}}]}
+
+    data = {
+        "schema": "nastune.results/1",
+        "created": "",
+        "label": "x",
+        "provenance": {"nastune": "0", "kernel": "6.1", "command": [], "tools": {}},
+        "results": [
+            {
+                "workload": "seq-write",
+                "target": {"url": "smb://nas/data"},
+                "params": {},
+                "started": "",
+                "seconds": 1,
+                "metrics": {"MB/s": {"unit": "MB/s", "values": values}},
+            }
+        ],
+    }
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data).replace('"NaN"', "NaN"))
     with pytest.raises(ValueError) as refused:
@@ -122,12 +165,24 @@ def test_compare_json_is_strict_json(tmp_path):
     import json
 
     from tests.conftest import run_cli
+
     paths = []
     for name, scale in (("a", 1.0), ("b", 1.1)):
-        rs = ResultSet(created="", label=name, provenance=Provenance(nastune="0", kernel="6.1", command=[], tools={}),
-                       results=[WorkloadResult(workload="w", target={"url": "smb://x/y"}, params={}, started="",
-                                               seconds=1, metrics={"MB/s": MetricResult(
-                                                   unit="MB/s", values=draws(int(scale * 10), 100 * scale))})])
+        rs = ResultSet(
+            created="",
+            label=name,
+            provenance=Provenance(nastune="0", kernel="6.1", command=[], tools={}),
+            results=[
+                WorkloadResult(
+                    workload="w",
+                    target={"url": "smb://x/y"},
+                    params={},
+                    started="",
+                    seconds=1,
+                    metrics={"MB/s": MetricResult(unit="MB/s", values=draws(int(scale * 10), 100 * scale))},
+                )
+            ],
+        )
         rs.save(tmp_path / f"{name}.json")
         paths.append(str(tmp_path / f"{name}.json"))
     out = run_cli("compare", *paths, "--json").stdout

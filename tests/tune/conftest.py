@@ -19,7 +19,7 @@ FILES = {
     "/sys/class/net/eth0/mtu": "1500\n",
     "/etc/samba/smb.conf": "# NAS\n[global]\n   workgroup = HOME\n   aio read size = 0\n\n[data]\n   path = /srv/data\n",
     "/etc/ganesha/ganesha.conf": "EXPORT {\n    Export_Id = 1;\n    Path = /srv/data;\n    Pseudo = /data;\n"
-                                 "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
+    "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
     "/etc/exports": "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check)\n",
     "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n",
 }
@@ -36,15 +36,20 @@ CHANGES = [
     {"knob": "samba", "target": "global", "key": "aio read size", "new": "1"},
     {"knob": "samba", "target": "data", "key": "use sendfile", "new": "yes"},
     {"knob": "ganesha_export", "target": "1", "key": "MaxRead", "new": 1048576},
-    {"knob": "nfs_export", "target": "/srv/data", "key": "192.168.1.0/24:async", "new": "async", "durability_risk": True},
+    {
+        "knob": "nfs_export",
+        "target": "/srv/data",
+        "key": "192.168.1.0/24:async",
+        "new": "async",
+        "durability_risk": True,
+    },
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize", "new": 1048576},
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "intr", "new": None},
 ]
 
 
 def make_plan(changes: list[dict]) -> dict:
-    return {"schema": "nastune.plan/1", "lab": False,
-            "changes": [{"id": i + 1, **c} for i, c in enumerate(changes)]}
+    return {"schema": "nastune.plan/1", "lab": False, "changes": [{"id": i + 1, **c} for i, c in enumerate(changes)]}
 
 
 @pytest.fixture
@@ -58,8 +63,11 @@ def root(tmp_path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and "var/lib/nastune" not in str(p)}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "var/lib/nastune" not in str(p)
+    }
 
 
 def write_plan(tmp_path: Path, changes: list[dict], name: str = "plan.json") -> Path:

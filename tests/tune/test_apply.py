@@ -46,7 +46,9 @@ def test_failure_midway_rolls_back_everything_already_changed(root, tmp_path):
     bad = {"knob": "sysfs", "target": "/sys/block/sda/queue/scheduler", "new": "kyber"}  # not available
     plan = load(write_plan(tmp_path, CHANGES[:2] + [CHANGES[8], bad]))
     before = snapshot(root)
-    with pytest.raises(TuneError, match="'kyber' is not one of mq-deadline, none.*rolled back 2 change.*1 already at their original"):
+    with pytest.raises(
+        TuneError, match=r"'kyber' is not one of mq-deadline, none.*rolled back 2 change.*1 already at their original"
+    ):
         executor.apply(plan, System(root=Root(root)), log=lambda m: None)
     after = snapshot(root)
     assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]
@@ -62,8 +64,7 @@ def test_sigkill_at_any_step_then_rollback_restores_every_original(root, tmp_pat
     plan_file = write_plan(tmp_path, changes)
     plan = load(plan_file)
     before_values, before_files = values(root, plan), snapshot(root)
-    killed = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False,
-                     env={"NASTUNE_KILL_AT": point})
+    killed = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False, env={"NASTUNE_KILL_AT": point})
     assert killed.returncode == -signal.SIGKILL
     run_cli("rollback", "--root", str(root))
     assert values(root, plan) == before_values
@@ -72,16 +73,29 @@ def test_sigkill_at_any_step_then_rollback_restores_every_original(root, tmp_pat
         assert after_files[name] == before_files[name], name
 
 
-@pytest.mark.parametrize("content,message", [
-    ("{not json", "not JSON"),
-    ('{"schema": "other/1", "changes": []}', "not a nastune plan"),
-    (json.dumps(make_plan([{"knob": "warp_drive", "target": "x", "new": 1}])), "changes[0].knob: unknown knob 'warp_drive'"),
-    (json.dumps(make_plan([{"knob": "sysfs", "target": "/sys/block/md0/md/stripe_cache_size", "new": 99999999}])),
-     "99999999 is out of range (17-32768)"),
-    (json.dumps(make_plan([{"knob": "sysctl", "target": "vm.dirty_ratio; rm -rf /", "new": 1}])), "is not a sysctl key"),
-    (json.dumps(make_plan([{"knob": "mtu", "target": "eth0", "new": "big"}])), "'big' is not a whole number"),
-    (json.dumps({"schema": "nastune.plan/1", "changes": [{"knob": "mtu"}]}), "field changes[0].target"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("{not json", "not JSON"),
+        ('{"schema": "other/1", "changes": []}', "not a nastune plan"),
+        (
+            json.dumps(make_plan([{"knob": "warp_drive", "target": "x", "new": 1}])),
+            "changes[0].knob: unknown knob 'warp_drive'",
+        ),
+        (
+            json.dumps(
+                make_plan([{"knob": "sysfs", "target": "/sys/block/md0/md/stripe_cache_size", "new": 99999999}])
+            ),
+            "99999999 is out of range (17-32768)",
+        ),
+        (
+            json.dumps(make_plan([{"knob": "sysctl", "target": "vm.dirty_ratio; rm -rf /", "new": 1}])),
+            "is not a sysctl key",
+        ),
+        (json.dumps(make_plan([{"knob": "mtu", "target": "eth0", "new": "big"}])), "'big' is not a whole number"),
+        (json.dumps({"schema": "nastune.plan/1", "changes": [{"knob": "mtu"}]}), "field changes[0].target"),
+    ],
+)
 def test_malformed_plans_are_refused_and_change_nothing(root, tmp_path, content, message):
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(content)
@@ -133,6 +147,7 @@ def test_verify_reports_drift_with_exit_1(root, tmp_path):
 
 def test_plan_from_a_fixture_system_is_loadable_and_names_its_rules(tmp_path):
     from tests.conftest import ROOTS
+
     out = tmp_path / "plan.json"
     run_cli("plan", "--root", str(ROOTS / "small-nas-raid5.tar.gz"), "--out", str(out))
     plan = load(out)
@@ -154,13 +169,16 @@ def test_unconfirmed_changes_are_reverted_and_confirmed_ones_kept(root, tmp_path
 
 def test_persist_skips_mounts_without_an_fstab_entry(root, tmp_path):
     from nastune.tune import persist
-    plan = load(write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/handmade", "key": "noatime",
-                                       "new": "noatime"}]))
+
+    plan = load(
+        write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/handmade", "key": "noatime", "new": "noatime"}])
+    )
     assert persist.changes(plan, plan.changes, System(root=Root(root))) == []
 
 
 def test_a_torn_last_journal_line_is_ignored_and_a_corrupt_middle_one_is_reported(root, tmp_path):
     from nastune.tune.journal import Journal
+
     journal = Journal.create(System(root=Root(root)), {"plan": {}})
     journal.record({"type": "change", "seq": 1, "state": "started"})
     with open(journal.host, "a") as f:

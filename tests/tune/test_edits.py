@@ -31,7 +31,9 @@ def test_samba_set_replaces_in_place_and_inserts_and_removes():
 def test_ganesha_set_touches_only_the_export_and_not_nested_blocks():
     out = edits.ganesha_set(GANESHA, "1", "MaxRead", "1048576")
     assert out == GANESHA.replace("MaxRead = 8192; # small", "MaxRead = 1048576; # small")
-    assert edits.ganesha_set(GANESHA, "1", "maxread", None) == GANESHA.replace("    MaxRead = 8192; # small\n", "    # small\n")
+    assert edits.ganesha_set(GANESHA, "1", "maxread", None) == GANESHA.replace(
+        "    MaxRead = 8192; # small\n", "    # small\n"
+    )
     assert edits.ganesha_set(GANESHA, "1", "Path", None) == GANESHA.replace("    Path = /srv;\n", "")
     assert "MaxRead = 99" in out and edits.ganesha_get(out, "1", "maxread") == "1048576"
     added = edits.ganesha_set(GANESHA, "2", "MaxWrite", "65536")

@@ -35,8 +35,10 @@ def test_a_plan_with_a_change_this_system_cannot_make_is_refused_before_any_writ
     before = snapshot(root)
     refused = run_cli("apply", str(plan), "--root", str(root), "--yes", "--accept-risk", "durability", check=False)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
-    assert "nothing was changed" in refused.stderr and "mount_option /srv/data noatime: needs a live system" in \
-        " ".join(refused.stderr.split())
+    assert (
+        "nothing was changed" in refused.stderr
+        and "mount_option /srv/data noatime: needs a live system" in " ".join(refused.stderr.split())
+    )
     assert "changes[" in refused.stderr
     assert snapshot(root) == before
     assert not (root / "var/lib/nastune/journal").exists() or not list((root / "var/lib/nastune/journal").iterdir())
@@ -74,12 +76,27 @@ def _journal(root, entries: list[dict]) -> Journal:
 
 def test_an_entry_without_a_real_original_is_reported_never_written(root):
     # What the first version journaled for a remount it could not read: "mixed: ".
-    mixed = {"type": "change", "seq": 2, "state": "started", "before": {"value": "mixed: "},
-             "change": {"id": 2, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb", "new": 4096}}
-    nothing = {"type": "change", "seq": 3, "state": "started", "before": {"value": None},
-               "change": {"id": 3, "knob": "sysfs", "target": "/sys/block/sda/queue/scheduler", "new": "none"}}
-    sysctl = {"type": "change", "seq": 1, "state": "applied", "before": {"value": "40"},
-              "change": {"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}}
+    mixed = {
+        "type": "change",
+        "seq": 2,
+        "state": "started",
+        "before": {"value": "mixed: "},
+        "change": {"id": 2, "knob": "sysfs", "target": "/sys/block/sda/queue/read_ahead_kb", "new": 4096},
+    }
+    nothing = {
+        "type": "change",
+        "seq": 3,
+        "state": "started",
+        "before": {"value": None},
+        "change": {"id": 3, "knob": "sysfs", "target": "/sys/block/sda/queue/scheduler", "new": "none"},
+    }
+    sysctl = {
+        "type": "change",
+        "seq": 1,
+        "state": "applied",
+        "before": {"value": "40"},
+        "change": {"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10},
+    }
     (root / "proc/sys/vm/dirty_ratio").write_text("10\n")
     journal = _journal(root, [sysctl, mixed, nothing])
     report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
@@ -98,8 +115,9 @@ def test_mount_options_that_differ_between_namespaces_are_refused_at_apply_time(
     (tree / "proc/77").mkdir(parents=True)
     (tree / "proc/self/mounts").write_text("/dev/loop0 /srv/data xfs rw,relatime 0 0\n")
     (tree / "proc/77/mounts").write_text("/dev/loop0 /srv/data xfs rw,noatime 0 0\n")
-    plan = load(write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/data", "key": "noatime",
-                                       "new": "noatime"}]))
+    plan = load(
+        write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/data", "key": "noatime", "new": "noatime"}])
+    )
     system = System(root=Root(tree), server_pids=[77])
     with pytest.raises(TuneError, match="differs between the mount namespaces"):
         KNOBS["mount_option"].read(system, plan.changes[0])
@@ -110,8 +128,13 @@ def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(ro
     (root / "etc/passwd").write_text("root:x:0:0\n")
     outside = tmp_path / "outside.txt"
     outside.write_text("outside\n")
-    entry = {"type": "change", "seq": 1, "state": "applied", "before": {"files": {path: "pwned\n"}},
-             "change": {"id": 1, "knob": "samba", "target": "global", "key": "aio read size", "new": "1"}}
+    entry = {
+        "type": "change",
+        "seq": 1,
+        "state": "applied",
+        "before": {"files": {path: "pwned\n"}},
+        "change": {"id": 1, "knob": "samba", "target": "global", "key": "aio read size", "new": "1"},
+    }
     journal = _journal(root, [entry])
     report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
     assert not report.ok and "which this change does not edit: refused" in report.failures[0].reason
@@ -122,9 +145,13 @@ def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(ro
 
 def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
     plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])
-    first = subprocess.Popen([sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
-                             env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:6"},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
+        env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:6"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lockfile = root / "var/lib/nastune/lock"
     for _ in range(100):  # until the first holds the lock (its record names it)
         if lockfile.exists() and lockfile.read_text():
@@ -147,7 +174,18 @@ def test_the_lock_is_reentrant_within_one_process_and_freed_by_a_kill(root, tmp_
     with lock.hold(system, "optimize"), lock.hold(system, "apply"):  # optimize applies under its own lock
         pass
     plan_file = write_plan(tmp_path, [CHANGES[0]])
-    killed = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False,
-                     env={"NASTUNE_KILL_AT": "apply:1:written"})
+    killed = run_cli(
+        "apply", str(plan_file), "--root", str(root), "--yes", check=False, env={"NASTUNE_KILL_AT": "apply:1:written"}
+    )
     assert killed.returncode < 0
     run_cli("rollback", "--root", str(root))  # a dead holder leaves no lock behind
+
+
+def test_a_mount_point_with_a_space_is_read_from_the_escaped_mount_table(tmp_path):
+    tree = tmp_path / "t"
+    (tree / "proc/self").mkdir(parents=True)
+    (tree / "proc/self/mounts").write_text("/dev/loop0 /srv/my\\040data xfs rw,noatime 0 0\n")
+    plan = load(
+        write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/my data", "key": "noatime", "new": "noatime"}])
+    )
+    assert KNOBS["mount_option"].read(System(root=Root(tree)), plan.changes[0]) == "noatime"

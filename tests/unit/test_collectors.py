@@ -29,8 +29,12 @@ MALFORMED = [
     ("/etc/ganesha/ganesha.conf", "EXPORT {\n Path = /x;\n", "nfs_server", "/etc/ganesha/ganesha.conf"),
     ("/etc/samba/smb.conf", "[global\nfoo\n", "smb", "/etc/samba/smb.conf"),
     ("/proc/fs/nfsd/threads", "eight\n", "nfs_server", "/proc/fs/nfsd/threads"),
-    ("/proc/self/mountstats", "device a mounted on /m with fstype nfs statvers=1.1\n\tper-op statistics\n\tREAD: x y\n",
-     "nfs_client", "/proc/self/mountstats"),
+    (
+        "/proc/self/mountstats",
+        "device a mounted on /m with fstype nfs statvers=1.1\n\tper-op statistics\n\tREAD: x y\n",
+        "nfs_client",
+        "/proc/self/mountstats",
+    ),
     ("/sys/devices/system/cpu/online", "0-x\n", "system", "/sys/devices/system/cpu/online"),
     ("/proc/interrupts", "no header here\n", "network", "/proc/interrupts"),
 ]

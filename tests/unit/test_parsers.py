@@ -38,9 +38,15 @@ def test_mdstat_degraded_raid10_with_faulty_member():
     assert [m.flags for m in a["members"] if m.flags] == [["faulty"]]
 
 
-@pytest.mark.parametrize("name,array,action,percent", [
-    ("recovery", "md3", "recovery", 22.5), ("resync", "md4", "resync", 8.1),
-    ("reshape", "md7", "reshape", 1.2), ("check", "md8", "check", 35.0)])
+@pytest.mark.parametrize(
+    "name,array,action,percent",
+    [
+        ("recovery", "md3", "recovery", 22.5),
+        ("resync", "md4", "resync", 8.1),
+        ("reshape", "md7", "reshape", 1.2),
+        ("check", "md8", "check", 35.0),
+    ],
+)
 def test_mdstat_sync_progress(name, array, action, percent):
     a = arrays(name)[array]
     assert (a["sync_action"], a["sync_percent"]) == (action, percent)
@@ -67,8 +73,10 @@ def test_mdstat_garbage_member_is_an_error_with_line():
 
 
 def test_interrupts_maps_counts_to_cpu_ids_and_names():
-    text = ("           CPU0       CPU2\n 38:          0        890 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0\n"
-            " 16:   10   20   IO-APIC  16-fasteoi   ehci_hcd:usb1, ahci[0000:00:1f.2]\nNMI:  0 0  Non-maskable\n")
+    text = (
+        "           CPU0       CPU2\n 38:          0        890 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0\n"
+        " 16:   10   20   IO-APIC  16-fasteoi   ehci_hcd:usb1, ahci[0000:00:1f.2]\nNMI:  0 0  Non-maskable\n"
+    )
     cpus, irqs = parse_interrupts(text)
     assert cpus == [0, 2]
     assert irqs[0].counts == {0: 0, 2: 890} and irqs[0].names == ("virtio2-input.0",)
@@ -94,16 +102,22 @@ log      =internal log           bsize=4096   blocks=2560, version=2
 
 
 def test_xfs_frag_output():
-    out = "actual 99813, ideal 1008, fragmentation factor 98.99%\nNote, this number is largely meaningless.\n" \
-          "Files on this filesystem average 99.02 extents per file\n"
+    out = (
+        "actual 99813, ideal 1008, fragmentation factor 98.99%\nNote, this number is largely meaningless.\n"
+        "Files on this filesystem average 99.02 extents per file\n"
+    )
     assert parse_frag(out) == (99813, 1008, 98.99, 99.02)
 
 
 def test_ethtool_text_outputs():
-    c = ethtool_coalesce("Coalesce parameters for eth0:\nAdaptive RX: off  TX: n/a\nrx-usecs: 0\nrx-frames: 1\nrx-usecs-irq: n/a\n")
+    c = ethtool_coalesce(
+        "Coalesce parameters for eth0:\nAdaptive RX: off  TX: n/a\nrx-usecs: 0\nrx-frames: 1\nrx-usecs-irq: n/a\n"
+    )
     assert (c.adaptive_rx, c.adaptive_tx, c.params) == (False, None, {"rx-usecs": 0, "rx-frames": 1})
-    r = ethtool_rings("Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t4096\nRX Mini:\tn/a\nTX:\t\t4096\n"
-                      "Current hardware settings:\nRX:\t\t512\nTX:\t\t512\nTX Push:\toff\n")
+    r = ethtool_rings(
+        "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t4096\nRX Mini:\tn/a\nTX:\t\t4096\n"
+        "Current hardware settings:\nRX:\t\t512\nTX:\t\t512\nTX Push:\toff\n"
+    )
     assert r.maximum == {"rx": 4096, "tx": 4096} and r.current == {"rx": 512, "tx": 512}
 
 
@@ -132,7 +146,9 @@ def test_ganesha_syntax_errors_name_the_line(text, line):
 
 
 def test_samba_names_are_normalised_and_continuations_joined():
-    conf = samba.parse("[global]\n  AIO   Read Size = 0\n  socket options = TCP_NODELAY \\\n    SO_RCVBUF=8192\n; c\n[Data]\npath=/srv\n")
+    conf = samba.parse(
+        "[global]\n  AIO   Read Size = 0\n  socket options = TCP_NODELAY \\\n    SO_RCVBUF=8192\n; c\n[Data]\npath=/srv\n"
+    )
     assert conf["global"]["aio read size"] == "0"
     assert conf["global"]["socket options"] == "TCP_NODELAY SO_RCVBUF=8192"
     assert conf["data"]["path"] == "/srv"
@@ -141,7 +157,9 @@ def test_samba_names_are_normalised_and_continuations_joined():
 
 
 def test_exports_defaults_continuations_and_quotes():
-    found = exports.parse('"/srv/my data" -rw,sync a(ro) \\\n  b\n/srv/x *(async,no_root_squash)\n/srv/y\n', "/etc/exports")
+    found = exports.parse(
+        '"/srv/my data" -rw,sync a(ro) \\\n  b\n/srv/x *(async,no_root_squash)\n/srv/y\n', "/etc/exports"
+    )
     assert found[0].path == "/srv/my data" and found[0].line == 1
     assert [(c.host, c.options) for c in found[0].clients] == [("a", ["rw", "sync", "ro"]), ("b", ["rw", "sync"])]
     assert found[1].has("async") and found[1].line == 3

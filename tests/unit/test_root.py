@@ -65,8 +65,10 @@ def test_fifo_and_directories_are_not_read(tree):
 
 def test_commands_are_replayed_never_run_on_a_tree(tree):
     argv = ["ethtool", "-g", "eth0"]
-    tree(f"{META}/commands/{command_key(argv)}",
-         json.dumps({"argv": argv, "returncode": 0, "stdout": "Ring parameters", "stderr": ""}))
+    tree(
+        f"{META}/commands/{command_key(argv)}",
+        json.dumps({"argv": argv, "returncode": 0, "stdout": "Ring parameters", "stderr": ""}),
+    )
     root = Root(tree.root)
     assert root.run(argv).stdout == "Ring parameters"
     missing = root.run(["ethtool", "-k", "eth0"])
@@ -86,8 +88,10 @@ def test_root_must_be_a_directory(tmp_path):
 
 
 def test_redact_removes_secret_values_but_keeps_parameters_that_only_mention_them():
-    text = ("[global]\n   ldap admin password = hunter2\n   check password script = /bin/x\n"
-            "//srv/s /mnt cifs username=u,password=s3cret,uid=0 0 0\n")
+    text = (
+        "[global]\n   ldap admin password = hunter2\n   check password script = /bin/x\n"
+        "//srv/s /mnt cifs username=u,password=s3cret,uid=0 0 0\n"
+    )
     out = redact(text)
     assert "hunter2" not in out and "s3cret" not in out
     assert "check password script = /bin/x" in out

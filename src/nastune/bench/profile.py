@@ -14,8 +14,9 @@ CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "ste
 
 
 def _cpu_times(text: str) -> dict[str, list[int]]:
-    return {line.split()[0]: [int(v) for v in line.split()[1:9]] for line in text.splitlines()
-            if line.startswith("cpu")}
+    return {
+        line.split()[0]: [int(v) for v in line.split()[1:9]] for line in text.splitlines() if line.startswith("cpu")
+    }
 
 
 def _net(text: str) -> dict[str, tuple[int, int, int, int]]:
@@ -44,6 +45,7 @@ class Sample:
 @dataclass
 class Profiler:
     """Samples /proc every `interval` seconds in a thread while a run goes on."""
+
     net_pid: int | None = None  # read /proc/PID/net/dev: the server's network namespace
     interval: float = 0.5
     samples: list[Sample] = field(default_factory=list)
@@ -59,13 +61,14 @@ class Profiler:
             net = _net(Path("/proc/net/dev").read_text())
         return Sample(time.monotonic(), _cpu_times(stat), irqs, ctxt, net, _disks(Path("/proc/diskstats").read_text()))
 
-    def __enter__(self) -> "Profiler":
+    def __enter__(self) -> Profiler:
         self._stop = threading.Event()
         self.samples = [self._sample()]
 
         def loop():
             while not self._stop.wait(self.interval):
                 self.samples.append(self._sample())
+
         self._thread = threading.Thread(target=loop, daemon=True)
         self._thread.start()
         return self
@@ -88,19 +91,33 @@ class Profiler:
             total = sum(delta) or 1
             cpus[name] = {f: round(100 * d / total, 1) for f, d in zip(CPU_FIELDS, delta)}
         irq_rates = {n: (b.irq[n] - a.irq.get(n, 0)) / dt for n in b.irq}
-        top_irqs = dict(sorted(((str(n), round(r, 1)) for n, r in irq_rates.items() if r > 0),
-                               key=lambda kv: -kv[1])[:5])
-        net = {}
-        for dev, after in b.net.items():
+        top_irqs = dict(
+            sorted(((str(n), round(r, 1)) for n, r in irq_rates.items() if r > 0), key=lambda kv: -kv[1])[:5]
+        )
+        net: dict[str, dict[str, float]] = {}
+        for dev, counters in b.net.items():
             if dev == "lo" or dev not in a.net:
                 continue
-            d = [y - x for x, y in zip(a.net[dev], after)]
-            net[dev] = {"rx_MBps": round(d[0] / dt / 1e6, 2), "rx_pps": round(d[1] / dt), "tx_MBps": round(d[2] / dt / 1e6, 2),
-                        "tx_pps": round(d[3] / dt)}
-        disks = {dev: round(100 * (b.disk[dev] - a.disk.get(dev, 0)) / (dt * 1000), 1) for dev in b.disk
-                 if not dev.startswith(("ram", "zram")) and b.disk[dev] - a.disk.get(dev, 0) > 0}
-        return {"seconds": round(dt, 2), "cpus": cpus, "irqs_per_s": top_irqs,
-                "context_switches_per_s": round((b.ctxt - a.ctxt) / dt), "net": net, "disk_busy_percent": disks}
+            d = [y - x for x, y in zip(a.net[dev], counters)]
+            net[dev] = {
+                "rx_MBps": round(d[0] / dt / 1e6, 2),
+                "rx_pps": round(d[1] / dt),
+                "tx_MBps": round(d[2] / dt / 1e6, 2),
+                "tx_pps": round(d[3] / dt),
+            }
+        disks = {
+            dev: round(100 * (b.disk[dev] - a.disk.get(dev, 0)) / (dt * 1000), 1)
+            for dev in b.disk
+            if not dev.startswith(("ram", "zram")) and b.disk[dev] - a.disk.get(dev, 0) > 0
+        }
+        return {
+            "seconds": round(dt, 2),
+            "cpus": cpus,
+            "irqs_per_s": top_irqs,
+            "context_switches_per_s": round((b.ctxt - a.ctxt) / dt),
+            "net": net,
+            "disk_busy_percent": disks,
+        }
 
 
 def attribute(profile: dict, limit_bytes: float | None = None) -> str:

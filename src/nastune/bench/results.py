@@ -57,8 +57,11 @@ class MetricResult(BaseModel):
 
     @property
     def cv(self) -> float:
-        return statistics.stdev(self.values) / statistics.mean(self.values) if len(self.values) > 1 and \
-            statistics.mean(self.values) else 0.0
+        return (
+            statistics.stdev(self.values) / statistics.mean(self.values)
+            if len(self.values) > 1 and statistics.mean(self.values)
+            else 0.0
+        )
 
 
 class WorkloadResult(BaseModel):
@@ -133,9 +136,13 @@ def load(path: Path) -> ResultSet:
 
 def tool_versions() -> dict[str, str]:
     found = {}
-    for tool, argv in (("fio", ["fio", "--version"]), ("iperf3", ["iperf3", "--version"]),
-                       ("smbclient", ["smbclient", "--version"]), ("curl", ["curl", "--version"]),
-                       ("libnfs", ["dpkg-query", "-W", "-f=${Version}", "libnfs13"])):
+    for tool, argv in (
+        ("fio", ["fio", "--version"]),
+        ("iperf3", ["iperf3", "--version"]),
+        ("smbclient", ["smbclient", "--version"]),
+        ("curl", ["curl", "--version"]),
+        ("libnfs", ["dpkg-query", "-W", "-f=${Version}", "libnfs13"]),
+    ):
         try:
             out = subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout
             found[tool] = (out.strip().splitlines() or ["unknown"])[0]
@@ -148,16 +155,28 @@ def settings(facts: dict) -> dict:
     """The settings that decide a NAS's speed, from a facts snapshot: what a comparison must
     see to tell a tuning (or a kernel upgrade) from noise."""
     sysctl = facts.get("sysctl", {}).get("values", {})
-    keys = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
-            "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.min_free_kbytes", "fs.xfs.xfssyncd_centisecs")
+    keys = (
+        "net.ipv4.tcp_rmem",
+        "net.ipv4.tcp_wmem",
+        "net.core.rmem_max",
+        "net.core.wmem_max",
+        "vm.dirty_ratio",
+        "vm.dirty_background_ratio",
+        "vm.min_free_kbytes",
+        "fs.xfs.xfssyncd_centisecs",
+    )
     out: dict = {"sysctl": {k: sysctl[k].get("value") for k in keys if k in sysctl}}
     out["mtu"] = {i["name"]: i["mtu"].get("value") for i in facts.get("network", {}).get("interfaces", [])}
     smb = (facts.get("smb", {}).get("config", {}) or {}).get("value") or {}
-    out["samba"] = {k: smb.get("globals", {}).get(k) for k in ("aio read size", "aio write size", "socket options",
-                                                              "use sendfile", "sync always")}
+    out["samba"] = {
+        k: smb.get("globals", {}).get(k)
+        for k in ("aio read size", "aio write size", "socket options", "use sendfile", "sync always")
+    }
     ganesha = (facts.get("nfs_server", {}).get("ganesha", {}) or {}).get("value") or {}
-    out["ganesha"] = [{k: e.get(k) for k in ("path", "max_read", "max_write", "pref_read", "pref_write")}
-                      for e in ganesha.get("exports", [])]
+    out["ganesha"] = [
+        {k: e.get(k) for k in ("path", "max_read", "max_write", "pref_read", "pref_write")}
+        for e in ganesha.get("exports", [])
+    ]
     mounts = (facts.get("mounts", {}).get("mounts", {}) or {}).get("value") or []
     out["mounts"] = {m["mountpoint"]: ",".join(m["options"]) for m in mounts if not m["pseudo"]}
     return out

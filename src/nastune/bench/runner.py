@@ -9,7 +9,8 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -17,7 +18,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from nastune import __version__
 from nastune.bench.drivers.common import BenchError
 from nastune.bench.profile import Profiler, attribute
-from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult, fingerprint, settings, tool_versions
+from nastune.bench.results import (
+    MetricResult,
+    Provenance,
+    ResultSet,
+    WorkloadResult,
+    fingerprint,
+    settings,
+    tool_versions,
+)
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
 
@@ -39,11 +48,13 @@ def drop_caches() -> None:
 
 def facts_snapshot(lab: bool) -> str:
     if lab:
-        out = subprocess.run([sys.executable, "-m", "nastune", "inspect", "--lab", "--json"], capture_output=True,
-                             text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"], capture_output=True, text=True, timeout=120
+        )
         return out.stdout if out.returncode == 0 else "{}"
     from nastune.facts import collect
     from nastune.root import Root
+
     return collect(Root("/")).to_json()
 
 
@@ -54,10 +65,18 @@ def provenance(out: Path, lab: bool) -> Provenance:
     scenario = None
     if lab:
         from nastune.lab.lab import Lab
+
         scenario = Lab().state.data.get("scenario", {}).get("name")
-    return Provenance(nastune=__version__, kernel=os.uname().release, command=sys.argv, tools=tool_versions(),
-                      facts_sha256=fingerprint(text), facts_path=str(facts_path),
-                      settings=settings(json.loads(text or "{}")), lab_scenario=scenario)
+    return Provenance(
+        nastune=__version__,
+        kernel=os.uname().release,
+        command=sys.argv,
+        tools=tool_versions(),
+        facts_sha256=fingerprint(text),
+        facts_path=str(facts_path),
+        settings=settings(json.loads(text or "{}")),
+        lab_scenario=scenario,
+    )
 
 
 def device_limit(workload: Workload, target: Target, cache: dict[str, float]) -> float | None:
@@ -67,12 +86,14 @@ def device_limit(workload: Workload, target: Target, cache: dict[str, float]) ->
         return None
     if device not in cache:
         from nastune.bench.drivers.fio import device_read_rate
+
         cache[device] = device_read_rate(device)
     return cache[device]
 
 
-def _metrics(workload: Workload, params: dict, target: Target, rows: list[dict[str, float]],
-             device_rate: float | None = None) -> dict[str, MetricResult]:
+def _metrics(
+    workload: Workload, params: dict, target: Target, rows: list[dict[str, float]], device_rate: float | None = None
+) -> dict[str, MetricResult]:
     out = {}
     for name, spec in workload.metrics(params).items():
         values = [row[name] for row in rows if name in row]
@@ -103,33 +124,50 @@ def _attempt(action, what: str, retries: list[str]):
             time.sleep(RETRY_PAUSE)
 
 
-def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: Path, label: str = "",
-        lab: bool = False, console=None) -> ResultSet:
+def run(
+    pairs: list[tuple[Workload, Target]],
+    params: dict,
+    repeats: int,
+    out: Path,
+    label: str = "",
+    lab: bool = False,
+    console=None,
+) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload."""
-    results = ResultSet(created=datetime.now(timezone.utc).isoformat(timespec="seconds"), label=label,
-                        provenance=provenance(out, lab), results=[])
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("left"), TimeRemainingColumn())
+    results = ResultSet(
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        label=label,
+        provenance=provenance(out, lab),
+        results=[],
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+    )
     device_rates: dict[str, float] = {}
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
-            started, clock = datetime.now(timezone.utc).isoformat(timespec="seconds"), time.monotonic()
+            started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
             rows: list[dict[str, float]] = []
             retries: list[str] = []
             profiler = Profiler(net_pid=target.server_pid)
             interrupted, error, state = False, None, None
             try:
-                state = _attempt(lambda: workload.setup(target, params), "setup", retries)
+                state = _attempt(partial(workload.setup, target, params), "setup", retries)
                 # warm-up: connections, metadata, allocation
-                _attempt(lambda: workload.once(target, params, state), "warm-up", retries)
+                _attempt(partial(workload.once, target, params, state), "warm-up", retries)
                 progress.advance(task)
                 with profiler:
                     for n in range(repeats):
                         drop_caches()
-                        rows.append(_attempt(lambda: workload.once(target, params, state), f"repeat {n + 1}", retries))
+                        rows.append(_attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
                         progress.advance(task)
             except KeyboardInterrupt:
                 interrupted = True
@@ -142,17 +180,30 @@ def run(pairs: list[tuple[Workload, Target]], params: dict, repeats: int, out: P
                     retries.append(f"teardown: {e}")
             profile = profiler.summary() if len(profiler.samples) > 1 else {}
             if rows or error:
-                results.results.append(WorkloadResult(
-                    workload=workload.name, target=target.to_json(), params=params,
-                    metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates))
-                    if rows else {},
-                    profile=profile, attribution=attribute(profile, target.limit_bytes) if profile else "",
-                    started=started, seconds=round(time.monotonic() - clock, 2), interrupted=interrupted,
-                    error=error, retries=retries))
+                results.results.append(
+                    WorkloadResult(
+                        workload=workload.name,
+                        target=target.to_json(),
+                        params=params,
+                        metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates))
+                        if rows
+                        else {},
+                        profile=profile,
+                        attribution=attribute(profile, target.limit_bytes) if profile else "",
+                        started=started,
+                        seconds=round(time.monotonic() - clock, 2),
+                        interrupted=interrupted,
+                        error=error,
+                        retries=retries,
+                    )
+                )
             results.save(out)
             if interrupted:
                 raise KeyboardInterrupt
             if error:
-                progress.console.print(f"{workload.name} @ {target.url} failed after {RETRIES + 1} attempts: {error}",
-                                       markup=False, highlight=False)
+                progress.console.print(
+                    f"{workload.name} @ {target.url} failed after {RETRIES + 1} attempts: {error}",
+                    markup=False,
+                    highlight=False,
+                )
     return results

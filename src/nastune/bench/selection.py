@@ -40,7 +40,8 @@ def pairs(target: str | None, lab: bool, names: list[str]) -> list[tuple[Workloa
         w = WORKLOADS[name]
         chosen = [system] if w.kinds == ("system",) else [t for t in available if t.kind in w.kinds]
         if not chosen:
-            raise ValueError(f"workload {name} runs on {', '.join(w.kinds)} targets, not on "
-                             f"{', '.join(t.url for t in available)}")
+            raise ValueError(
+                f"workload {name} runs on {', '.join(w.kinds)} targets, not on {', '.join(t.url for t in available)}"
+            )
         chosen_pairs += [(w, t) for t in chosen]
     return chosen_pairs

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from nastune.facts.mounts import parse_mounts
+from nastune.root import Root
+
 TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
 ETHERNET_OVERHEAD = 38  # Ethernet header, FCS, preamble, inter-frame gap: what a real wire carries
 HTB_OVERHEAD = 14  # htb on a veth counts only the Ethernet header of each frame
@@ -50,10 +53,11 @@ class Target:
             return None
         if self.extra.get("device"):
             return "/dev/" + self.extra["device"]
-        best = ("", None)
-        for line in Path("/proc/self/mounts").read_text().splitlines():
-            dev, mountpoint = line.split()[:2]
-            inside = self.share == mountpoint or self.share.startswith(mountpoint.rstrip("/") + "/")
+        best: tuple[str, str | None] = ("", None)
+        share = self.share or "/"
+        for mount in parse_mounts(Root("/").read("/proc/self/mounts")):
+            dev, mountpoint = mount.device, mount.mountpoint
+            inside = share == mountpoint or share.startswith(mountpoint.rstrip("/") + "/")
             if inside and dev.startswith("/dev/") and len(mountpoint) > len(best[0]):
                 best = (mountpoint, dev)
         return best[1]
@@ -62,8 +66,13 @@ class Target:
         return (["ip", "netns", "exec", self.client_ns] if self.client_ns else []) + argv
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "url": self.url, "link_bps": self.link_bps, "mtu": self.mtu,
-                "overhead": self.overhead}
+        return {
+            "kind": self.kind,
+            "url": self.url,
+            "link_bps": self.link_bps,
+            "mtu": self.mtu,
+            "overhead": self.overhead,
+        }
 
 
 def parse(spec: str) -> Target:
@@ -75,8 +84,9 @@ def parse(spec: str) -> Target:
         return Target(url.scheme, spec, host=url.hostname, share=url.path.strip("/"))
     if url.scheme == "iperf3" and url.hostname:
         return Target("iperf3", spec, host=url.hostname)
-    raise ValueError(f"target {spec!r}: use an absolute path, smb://HOST/SHARE, nfs://HOST/EXPORT, "
-                     "ftp://HOST/DIR or iperf3://HOST")
+    raise ValueError(
+        f"target {spec!r}: use an absolute path, smb://HOST/SHARE, nfs://HOST/EXPORT, ftp://HOST/DIR or iperf3://HOST"
+    )
 
 
 def lab_targets() -> dict[str, Target]:
@@ -88,29 +98,50 @@ def lab_targets() -> dict[str, Target]:
     from nastune.lab.lab import Lab
     from nastune.lab.procs import alive
     from nastune.lab.scenario import rate_bits
+
     lab = Lab()
     if lab.state.data.get("status") != "up":
         raise ValueError("the lab is not up: run `nastune lab up` first")
     rate = rate_bits(lab.state.data["scenario"]["network"]["rate"])
-    link = json.loads(subprocess.run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK],
-                                     capture_output=True, text=True, check=True).stdout)
+    link = json.loads(
+        subprocess.run(
+            ["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK], capture_output=True, text=True, check=True
+        ).stdout
+    )
     mtu = link[0]["mtu"]
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
     aged_dir = Path(lab.state.data["storage"]["share"]) / "aged"
     aged = sorted([f"aged/{p.name}", p.stat().st_size] for p in aged_dir.glob("*.bin")) if aged_dir.is_dir() else []
-    common = {"client_ns": network.client_ns(1), "link_bps": rate, "mtu": mtu, "overhead": HTB_OVERHEAD,
-              "server_pid": pids.get("smbd"), "extra": {"aged": aged}}
+    common = {
+        "client_ns": network.client_ns(1),
+        "link_bps": rate,
+        "mtu": mtu,
+        "overhead": HTB_OVERHEAD,
+        "server_pid": pids.get("smbd"),
+        "extra": {"aged": aged},
+    }
     ip = network.NAS_IP
     share = lab.state.data["storage"]["share"]
     from nastune.lab.servers import smbfs_path
+
     smbfs = smbfs_path(lab.dir)
     return {
         "smb": Target("smb", f"smb://{ip}/data", host=ip, share="data", **common),
         "nfs": Target("nfs", f"nfs://{ip}/data", host=ip, share="data", **common),
         "ftp": Target("ftp", f"ftp://{ip}/pub", host=ip, share="pub", **common),
         "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
-        "smbfs": Target("path", str(smbfs), share=str(smbfs), via_network=True,
-                        **{k: v for k, v in common.items() if k != "client_ns"}),
-        "local": Target("path", share, share=share, server_pid=pids.get("smbd"),
-                        extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])}),
+        "smbfs": Target(
+            "path",
+            str(smbfs),
+            share=str(smbfs),
+            via_network=True,
+            **{k: v for k, v in common.items() if k != "client_ns"},
+        ),
+        "local": Target(
+            "path",
+            share,
+            share=share,
+            server_pid=pids.get("smbd"),
+            extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])},
+        ),
     }

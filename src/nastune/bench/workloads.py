@@ -48,7 +48,7 @@ class Workload:
 
 def scratch(target: Target) -> Path:
     """The directory a path workload works in (nastune's own, removed afterwards)."""
-    return Path(target.share) / ".nastune-bench"
+    return Path(target.share or "/") / ".nastune-bench"
 
 
 def _name(tag: str) -> str:
@@ -73,8 +73,10 @@ def _long_enough(size: int) -> dict[str, str]:
 
 class SeqWrite(Workload):
     name, title = "seq-write", "Large sequential write of one file"
-    doc = ("Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
-           "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report.")
+    doc = (
+        "Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
+        "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report."
+    )
     kinds, source = ("smb", "nfs", "ftp", "path"), "001 (IOzone, NetBench), 002 (dd, rsync)"
 
     def metrics(self, params):
@@ -86,8 +88,7 @@ class SeqWrite(Workload):
     def once(self, target, params, state):
         size = params["size"]
         if target.kind == "path":
-            got = fio.run_jobs(scratch(target),
-                               [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
+            got = fio.run_jobs(scratch(target), [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
         name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
         seconds = transfer.upload(target, state["src"], name)
@@ -122,8 +123,9 @@ class SeqRead(SeqWrite):
 
     def once(self, target, params, state):
         if target.kind == "path":
-            got = fio.run_jobs(scratch(target),
-                               [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))])
+            got = fio.run_jobs(
+                scratch(target), [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))]
+            )
             return {"MB/s": got["seqread"]["MB/s"]}
         return {"MB/s": params["size"] / transfer.download(target, state["name"]) / 1e6}
 
@@ -135,8 +137,10 @@ class SeqRead(SeqWrite):
 
 class AgedRead(Workload):
     name, title = "aged-read", "Read of the aged (fragmented) data set"
-    doc = ("Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
-           "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads.")
+    doc = (
+        "Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
+        "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads."
+    )
     kinds, source = ("smb", "nfs", "ftp"), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
 
     def metrics(self, params):
@@ -154,8 +158,14 @@ class AgedRead(Workload):
         return {"MB/s": size / transfer.download(target, name, from_root=True) / 1e6}
 
 
-IOZONE_OPS = (("write", "write"), ("rewrite", "write"), ("read", "read"), ("reread", "read"),
-              ("random-read", "randread"), ("random-write", "randwrite"))
+IOZONE_OPS = (
+    ("write", "write"),
+    ("rewrite", "write"),
+    ("read", "read"),
+    ("reread", "read"),
+    ("random-read", "randread"),
+    ("random-write", "randwrite"),
+)
 
 
 def _size(n: int) -> str:
@@ -164,8 +174,10 @@ def _size(n: int) -> str:
 
 class Iozone(Workload):
     name, title = "iozone", "IOzone-style matrix: file size x record size"
-    doc = ("Write, rewrite, read, reread, random read and random write for every file size and record size "
-           "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell.")
+    doc = (
+        "Write, rewrite, read, reread, random read and random write for every file size and record size "
+        "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell."
+    )
     kinds, source = ("path",), "003 (iozone auto mode, latency vs file size per record size)"
 
     def cells(self, params):
@@ -196,11 +208,12 @@ class Iozone(Workload):
         return out
 
 
-
 class SyncWrite(Workload):
     name, title = "sync-write", "Synchronous versus buffered writes"
-    doc = ("Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
-           "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path.")
+    doc = (
+        "Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
+        "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path."
+    )
     kinds, source = ("path", "nfs"), "003 (sync raised latency 10x for large files, 20x for small ones)"
     RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
 
@@ -218,8 +231,16 @@ class SyncWrite(Workload):
         for record, label, count in self.RECORDS:
             for mode in ("sync", "async"):
                 if target.kind == "nfs":
-                    us = nfsops.remote(target, {"op": "write-latency", "name": _name("sync"), "record": record,
-                                                "count": count, "sync": mode == "sync"})["us"]
+                    us = nfsops.remote(
+                        target,
+                        {
+                            "op": "write-latency",
+                            "name": _name("sync"),
+                            "record": record,
+                            "count": count,
+                            "sync": mode == "sync",
+                        },
+                    )["us"]
                     p50, p99 = statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
                 else:
                     extra = {"fsync": "1"} if mode == "sync" else {}
@@ -228,15 +249,18 @@ class SyncWrite(Workload):
                     # a synchronous write costs the write and the fsync after it
                     p50, p99 = got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
                 out[f"{mode} {label} latency p50"], out[f"{mode} {label} latency p99"] = p50, p99
-            out[f"sync/async {label} ratio"] = out[f"sync {label} latency p50"] / max(out[f"async {label} latency p50"], 1e-3)
+            out[f"sync/async {label} ratio"] = out[f"sync {label} latency p50"] / max(
+                out[f"async {label} latency p50"], 1e-3
+            )
         return out
-
 
 
 class SmallFiles(Workload):
     name, title = "small-files", "Small files: create, stat, read, delete"
-    doc = ("Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
-           "bonnie++ does: operations per second and the 99th percentile latency of each phase.")
+    doc = (
+        "Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
+        "bonnie++ does: operations per second and the 99th percentile latency of each phase."
+    )
     kinds, source = ("path", "nfs"), "001 (bonnie++), 003 (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
@@ -261,7 +285,6 @@ class SmallFiles(Workload):
         return out
 
 
-
 def _local_small_files(directory: Path, count: int, size: int) -> dict[str, list[float]]:
     directory.mkdir(parents=True, exist_ok=True)
     data = os.urandom(size)
@@ -275,6 +298,7 @@ def _local_small_files(directory: Path, count: int, size: int) -> dict[str, list
     def read(p):
         with open(p, "rb") as f:
             f.read()
+
     for phase, fn in (("create", create), ("stat", os.stat), ("read", read), ("delete", os.unlink)):
         times = []
         for p in names:
@@ -298,10 +322,10 @@ class Latency(Workload):
         return {}
 
     def once(self, target, params, state):
-        got = fio.run_jobs(scratch(target),
-                           [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})])["lat"]
+        got = fio.run_jobs(
+            scratch(target), [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})]
+        )["lat"]
         return {"latency p50": got["lat_us_p50"], "latency p99": got["lat_us_p99"], "iops": got["iops"]}
-
 
 
 class Network(Workload):
@@ -320,8 +344,10 @@ class Network(Workload):
 
 class NumaBandwidth(Workload):
     name, title = "numa-bandwidth", "Memory read bandwidth between NUMA nodes"
-    doc = ("For every pair (CPU node, memory node), a process pinned with numactl reads a buffer bound to that "
-           "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix.")
+    doc = (
+        "For every pair (CPU node, memory node), a process pinned with numactl reads a buffer bound to that "
+        "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix."
+    )
     kinds, source = ("system",), "004 (MLC matrix; snoop mode)"
 
     def nodes(self):
@@ -337,9 +363,26 @@ class NumaBandwidth(Workload):
         return {f"node{i}->node{j} GB/s": m[a][b] for a, i in enumerate(nodes) for b, j in enumerate(nodes)}
 
 
-WORKLOADS: dict[str, Workload] = {w.name: w for w in (
-    SeqWrite(), SeqRead(), AgedRead(), Iozone(), SyncWrite(), SmallFiles(), Latency(), Network(), NumaBandwidth())}
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        SeqWrite(),
+        SeqRead(),
+        AgedRead(),
+        Iozone(),
+        SyncWrite(),
+        SmallFiles(),
+        Latency(),
+        Network(),
+        NumaBandwidth(),
+    )
+}
 
-DEFAULTS = {"size": 1 << 30, "file_sizes": [64 * KiB, MiB, 16 * MiB], "record_sizes": [4 * KiB, 64 * KiB, MiB],
-            "files": 500, "seconds": 3, "buffer_mib": 256}
-
+DEFAULTS = {
+    "size": 1 << 30,
+    "file_sizes": [64 * KiB, MiB, 16 * MiB],
+    "record_sizes": [4 * KiB, 64 * KiB, MiB],
+    "files": 500,
+    "seconds": 3,
+    "buffer_mib": 256,
+}

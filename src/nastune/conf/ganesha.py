@@ -23,7 +23,7 @@ class GaneshaSyntaxError(ValueError):
 class Block:
     name: str
     params: dict[str, list[str]] = field(default_factory=dict)
-    blocks: list["Block"] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     line: int = 0
 
     def get(self, key: str) -> list[str] | None:
@@ -33,7 +33,7 @@ class Block:
         values = self.get(key)
         return values[0] if values else None
 
-    def children(self, name: str) -> list["Block"]:
+    def children(self, name: str) -> list[Block]:
         return [b for b in self.blocks if b.name.lower() == name.lower()]
 
 
@@ -101,7 +101,8 @@ def parse(text: str) -> tuple[Block, list[str]]:
 def block_spans(text: str) -> list[tuple[str, int, int, int]]:
     """(name, start of name, offset after the closing brace, depth) of every block, for edits
     that must leave the rest of the file byte for byte."""
-    spans, stack = [], []
+    spans: list[tuple[str, int, int, int]] = []
+    stack: list[tuple[str, int, int]] = []
     prev: tuple[int, str] | None = None
     for m in _TOKEN.finditer(text):
         tok = m.group(0)

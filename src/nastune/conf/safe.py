@@ -23,6 +23,8 @@ def check(pattern: re.Pattern, value: object, what: str) -> str:
     text = str(value)
     if not pattern.fullmatch(text):
         shown = text if len(text) <= 60 else text[:57] + "..."
-        raise ValueError(f"{what}: {shown!r} is not allowed here (no newlines, braces, semicolons, "
-                         "quotes or other characters that could change the file's structure)")
+        raise ValueError(
+            f"{what}: {shown!r} is not allowed here (no newlines, braces, semicolons, "
+            "quotes or other characters that could change the file's structure)"
+        )
     return text

@@ -6,7 +6,6 @@ Parameter names are case- and space-insensitive in Samba ("AIO Read Size" is
 
 from __future__ import annotations
 
-
 MAX_LINE = 1 << 20
 
 

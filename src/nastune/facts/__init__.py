@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from nastune.facts import (block, kernel_log, mdraid, mounts, network, nfs_client, nfs_server, smb,
-                           sysctl, system, zfs)
+from nastune.facts import block, kernel_log, mdraid, mounts, network, nfs_client, nfs_server, smb, sysctl, system, zfs
 from nastune.facts.block import BlockFacts
 from nastune.facts.context import Context
 from nastune.facts.kernel_log import KernelLogFacts
@@ -24,10 +23,8 @@ from nastune.facts.zfs import ZfsFacts
 from nastune.root import Root
 
 SCHEMA = "nastune.facts/1"
-AREAS = ("system", "sysctl", "network", "block", "md", "mounts", "zfs", "nfs_server", "nfs_client",
-         "smb", "kernel_log")
-GROUPS = {"storage": ("block", "md", "mounts", "zfs"), "nfs": ("nfs_server", "nfs_client"),
-          "kernel": ("kernel_log",)}
+AREAS = ("system", "sysctl", "network", "block", "md", "mounts", "zfs", "nfs_server", "nfs_client", "smb", "kernel_log")
+GROUPS = {"storage": ("block", "md", "mounts", "zfs"), "nfs": ("nfs_server", "nfs_client"), "kernel": ("kernel_log",)}
 
 
 class Facts(BaseModel):

@@ -68,17 +68,20 @@ def collect(ctx: Context) -> BlockFacts:
         size = ctx.fact(f"{base}/size", sectors)
         if _kind(name) in ("loop", "ram") and size.value == 0:
             continue  # an unattached loop or ram device holds no data
-        devices.append(BlockDevice(
-            name=name,
-            kind=_kind(name),
-            rotational=ctx.fact(f"{base}/queue/rotational", flag),
-            scheduler=ctx.fact(f"{base}/queue/scheduler", scheduler),
-            read_ahead_kb=ctx.fact(f"{base}/queue/read_ahead_kb", integer),
-            nr_requests=ctx.fact(f"{base}/queue/nr_requests", integer),
-            size_bytes=size,
-            model=ctx.fact(f"{base}/device/model") if ctx.root.exists(f"{base}/device")
-            else Fact.missing(f"{base}/device/model", "virtual device"),
-            holders=ctx.listdir(f"{base}/holders"),
-            slaves=ctx.listdir(f"{base}/slaves"),
-        ))
+        devices.append(
+            BlockDevice(
+                name=name,
+                kind=_kind(name),
+                rotational=ctx.fact(f"{base}/queue/rotational", flag),
+                scheduler=ctx.fact(f"{base}/queue/scheduler", scheduler),
+                read_ahead_kb=ctx.fact(f"{base}/queue/read_ahead_kb", integer),
+                nr_requests=ctx.fact(f"{base}/queue/nr_requests", integer),
+                size_bytes=size,
+                model=ctx.fact(f"{base}/device/model")
+                if ctx.root.exists(f"{base}/device")
+                else Fact.missing(f"{base}/device/model", "virtual device"),
+                holders=ctx.listdir(f"{base}/holders"),
+                slaves=ctx.listdir(f"{base}/slaves"),
+            )
+        )
     return BlockFacts(devices=devices)

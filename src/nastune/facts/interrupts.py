@@ -35,13 +35,15 @@ def parse_interrupts(text: str) -> tuple[list[int], list[IrqLine]]:
         numbers = fields[: len(cpus)]
         if len(numbers) < len(cpus) or not all(digits(n) for n in numbers):
             raise ValueError(f"IRQ {head.strip()}: expected {len(cpus)} counts")
-        desc = " ".join(fields[len(cpus):])
+        desc = " ".join(fields[len(cpus) :])
         match = _TRIGGER.search(desc)
         names_text = match.group(1) if match else (desc.split()[-1] if desc else "")
-        irqs.append(IrqLine(
-            number=int(head),
-            counts=dict(zip(cpus, map(int, numbers))),
-            chip=desc.split()[0] if desc else "",
-            names=tuple(n.strip() for n in names_text.split(",") if n.strip()),
-        ))
+        irqs.append(
+            IrqLine(
+                number=int(head),
+                counts=dict(zip(cpus, map(int, numbers))),
+                chip=desc.split()[0] if desc else "",
+                names=tuple(n.strip() for n in names_text.split(",") if n.strip()),
+            )
+        )
     return cpus, irqs

@@ -12,14 +12,24 @@ from nastune.facts.model import Fact, Section
 
 AREA = "md"
 MDSTAT = "/proc/mdstat"
-SYSFS_KEYS = ("level", "chunk_size", "raid_disks", "degraded", "sync_action", "sync_completed",
-              "stripe_cache_size", "array_state", "metadata_version")
+SYSFS_KEYS = (
+    "level",
+    "chunk_size",
+    "raid_disks",
+    "degraded",
+    "sync_action",
+    "sync_completed",
+    "stripe_cache_size",
+    "array_state",
+    "metadata_version",
+)
 _FLAGS = {"F": "faulty", "S": "spare", "W": "write-mostly", "J": "journal", "R": "replacement"}
 _MEMBER = re.compile(r"^(\S+)\[(\d+)\]((?:\([A-Z]\))*)$")
 _HEAD = re.compile(r"^(md\w*|md_d\d+)\s*:\s*(\S+)\s*(.*)$")
 _PROGRESS = re.compile(
     r"(resync|recovery|reshape|check|repair)\s*=\s*([\d.]+)%"
-    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=(\S+))?(?:\s*speed=(\S+))?")
+    r"(?:\s*\((\d+)/(\d+)\))?(?:\s*finish=(\S+))?(?:\s*speed=(\S+))?"
+)
 _PENDING = re.compile(r"(resync|recovery|reshape|check|repair)\s*=\s*(DELAYED|PENDING|REMOTE)")
 
 
@@ -65,7 +75,7 @@ def _head(rest: str) -> tuple[str | None, str | None, list[MdMember]]:
     read_only = None
     ro = re.match(r"\((read-only|auto-read-only)\)\s*", rest)
     if ro:
-        read_only, rest = ro.group(1), rest[ro.end():]
+        read_only, rest = ro.group(1), rest[ro.end() :]
     level = None
     members = []
     for token in rest.split():
@@ -95,11 +105,25 @@ def parse_mdstat(text: str) -> tuple[list[str], list[dict]]:
                 read_only, level, members = _head(head.group(3))
             except ValueError as e:
                 raise ValueError(f"line {number}: {e}") from e
-            current = {"name": head.group(1), "state": head.group(2), "read_only": read_only,
-                       "level": level, "members": members, "blocks": None, "metadata": None,
-                       "chunk_kb": None, "raid_disks": None, "active_disks": None,
-                       "member_status": None, "sync_action": None, "sync_percent": None,
-                       "sync_finish": None, "sync_speed": None, "sync_pending": None, "bitmap": None}
+            current = {
+                "name": head.group(1),
+                "state": head.group(2),
+                "read_only": read_only,
+                "level": level,
+                "members": members,
+                "blocks": None,
+                "metadata": None,
+                "chunk_kb": None,
+                "raid_disks": None,
+                "active_disks": None,
+                "member_status": None,
+                "sync_action": None,
+                "sync_percent": None,
+                "sync_finish": None,
+                "sync_speed": None,
+                "sync_pending": None,
+                "bitmap": None,
+            }
             arrays.append(current)
             continue
         if current is None or not line.strip():
@@ -116,8 +140,9 @@ def parse_mdstat(text: str) -> tuple[list[str], list[dict]]:
             current["raid_disks"], current["active_disks"] = int(m.group(1)), int(m.group(2))
             current["member_status"] = m.group(3)
         if m := _PROGRESS.search(line):
-            current.update(sync_action=m.group(1), sync_percent=float(m.group(2)),
-                           sync_finish=m.group(5), sync_speed=m.group(6))
+            current.update(
+                sync_action=m.group(1), sync_percent=float(m.group(2)), sync_finish=m.group(5), sync_speed=m.group(6)
+            )
         if m := _PENDING.search(line):
             current.update(sync_action=m.group(1), sync_pending=m.group(2))
         if m := re.search(r"bitmap:\s*(.+)$", line):
@@ -140,8 +165,11 @@ def collect(ctx: Context) -> MdFacts:
     arrays = []
     for entry in parsed:
         base = f"/sys/block/{entry['name']}/md"
-        sysfs = {key: ctx.fact(f"{base}/{key}") for key in SYSFS_KEYS
-                 if key != "stripe_cache_size" or (entry["level"] or "") in ("raid4", "raid5", "raid6")}
+        sysfs: dict[str, Fact[str]] = {
+            key: ctx.fact(f"{base}/{key}")
+            for key in SYSFS_KEYS
+            if key != "stripe_cache_size" or (entry["level"] or "") in ("raid4", "raid5", "raid6")
+        }
         degraded = bool(entry["member_status"] and "_" in entry["member_status"])
         arrays.append(MdArray(**entry, degraded=degraded, sysfs=sysfs))
     return MdFacts(personalities=Fact(value=personalities, source=MDSTAT), arrays=arrays)

@@ -23,7 +23,7 @@ class Fact(BaseModel, Generic[T]):
         return self.unknown is None
 
     @classmethod
-    def missing(cls, source: str, reason: str) -> "Fact[T]":
+    def missing(cls, source: str, reason: str) -> Fact[T]:
         return cls(source=source, unknown=reason)
 
 

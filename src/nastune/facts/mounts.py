@@ -11,9 +11,32 @@ from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
 
 AREA = "mounts"
-PSEUDO = {"proc", "sysfs", "devtmpfs", "devpts", "tmpfs", "cgroup", "cgroup2", "securityfs",
-          "pstore", "bpf", "debugfs", "tracefs", "mqueue", "hugetlbfs", "configfs", "fusectl",
-          "binfmt_misc", "autofs", "rpc_pipefs", "nsfs", "efivarfs", "ramfs", "nfsd", "selinuxfs"}
+PSEUDO = {
+    "proc",
+    "sysfs",
+    "devtmpfs",
+    "devpts",
+    "tmpfs",
+    "cgroup",
+    "cgroup2",
+    "securityfs",
+    "pstore",
+    "bpf",
+    "debugfs",
+    "tracefs",
+    "mqueue",
+    "hugetlbfs",
+    "configfs",
+    "fusectl",
+    "binfmt_misc",
+    "autofs",
+    "rpc_pipefs",
+    "nsfs",
+    "efivarfs",
+    "ramfs",
+    "nfsd",
+    "selinuxfs",
+}
 
 
 class Mount(BaseModel):
@@ -84,8 +107,15 @@ def parse_mounts(text: str) -> list[Mount]:
             continue
         if len(fields) < 4:
             raise ValueError(f"line {number}: expected at least 4 fields, got {len(fields)}")
-        mounts.append(Mount(device=unescape(fields[0]), mountpoint=unescape(fields[1]), fstype=fields[2],
-                            options=fields[3].split(","), pseudo=fields[2] in PSEUDO))
+        mounts.append(
+            Mount(
+                device=unescape(fields[0]),
+                mountpoint=unescape(fields[1]),
+                fstype=fields[2],
+                options=fields[3].split(","),
+                pseudo=fields[2] in PSEUDO,
+            )
+        )
     return mounts
 
 
@@ -102,9 +132,15 @@ def _fstab(ctx: Context) -> Fact[list[FstabEntry]]:
         if len(fields) < 3:
             ctx.warn(path, f"expected at least 3 fields, got {len(fields)}", number)
             continue
-        entries.append(FstabEntry(spec=unescape(fields[0]), file=unescape(fields[1]), vfstype=fields[2],
-                                  options=(fields[3] if len(fields) > 3 else "defaults").split(","),
-                                  line=number))
+        entries.append(
+            FstabEntry(
+                spec=unescape(fields[0]),
+                file=unescape(fields[1]),
+                vfstype=fields[2],
+                options=(fields[3] if len(fields) > 3 else "defaults").split(","),
+                line=number,
+            )
+        )
     return Fact(value=entries, source=path)
 
 
@@ -164,8 +200,10 @@ def _fragmentation(ctx: Context, mount: Mount) -> Fact[XfsFragmentation]:
         actual, ideal, percent, per_file = parse_frag(result.stdout)
     except ValueError as e:
         return Fact.missing(result.source, f"unparsable output: {e}")
-    return Fact(value=XfsFragmentation(actual=actual, ideal=ideal, percent=percent,
-                                       extents_per_file=per_file, method="frozen"), source=result.source)
+    return Fact(
+        value=XfsFragmentation(actual=actual, ideal=ideal, percent=percent, extents_per_file=per_file, method="frozen"),
+        source=result.source,
+    )
 
 
 def collect(ctx: Context) -> MountFacts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -84,8 +85,7 @@ def numa_node(text: str) -> int:
 def ethtool_features(text: str) -> dict[str, Feature]:
     data = json.loads(text)
     entry = data[0] if isinstance(data, list) else data
-    return {k: Feature(active=v.get("active"), fixed=v.get("fixed"))
-            for k, v in entry.items() if isinstance(v, dict)}
+    return {k: Feature(active=v.get("active"), fixed=v.get("fixed")) for k, v in entry.items() if isinstance(v, dict)}
 
 
 def _number(value: str) -> int | None:
@@ -149,13 +149,15 @@ def _irqs(ctx: Context, name: str, device: str | None, lines: dict[int, IrqLine]
     irqs = []
     for n in numbers:
         line = lines.get(n)
-        irqs.append(Irq(
-            number=n,
-            name=",".join(line.names) if line else "",
-            affinity=ctx.fact(f"/proc/irq/{n}/smp_affinity_list", cpu_list),
-            effective_affinity=ctx.fact(f"/proc/irq/{n}/effective_affinity_list", cpu_list),
-            counts=line.counts if line else {},
-        ))
+        irqs.append(
+            Irq(
+                number=n,
+                name=",".join(line.names) if line else "",
+                affinity=ctx.fact(f"/proc/irq/{n}/smp_affinity_list", cpu_list),
+                effective_affinity=ctx.fact(f"/proc/irq/{n}/effective_affinity_list", cpu_list),
+                counts=line.counts if line else {},
+            )
+        )
     return source, irqs
 
 
@@ -169,29 +171,37 @@ def _interface(ctx: Context, name: str, lines: dict[int, IrqLine]) -> Interface:
     if device:
         driver_link = f"{base}/device/driver"
         try:
-            driver = Fact(value=ctx.root.readlink(driver_link).rsplit("/", 1)[-1], source=driver_link)
+            driver: Fact[str] = Fact(value=ctx.root.readlink(driver_link).rsplit("/", 1)[-1], source=driver_link)
         except Unavailable as e:
             driver = Fact.missing(driver_link, e.reason)
     else:
         driver = Fact.missing(f"{base}/device/driver", f"{kind} interface")
     queues = ctx.listdir(f"{base}/queues")
     irq_source, irqs = _irqs(ctx, name, device, lines)
-    no_nic = Fact.missing("ethtool", "loopback interface")
+    no_nic: Fact[Any] = Fact.missing("ethtool", "loopback interface")
     return Interface(
         name=name,
         kind=kind,
         mtu=ctx.fact(f"{base}/mtu", integer),
-        speed_mbps=ctx.fact(f"{base}/speed", speed) if kind != "loopback" else Fact.missing(f"{base}/speed", "loopback"),
+        speed_mbps=ctx.fact(f"{base}/speed", speed)
+        if kind != "loopback"
+        else Fact.missing(f"{base}/speed", "loopback"),
         operstate=ctx.fact(f"{base}/operstate"),
         driver=driver,
         pci_address=pci,
-        numa_node=ctx.fact(numa_path, numa_node) if numa_path else Fact.missing(f"{base}/device/numa_node", "no NUMA information"),
-        local_cpus=ctx.fact(cpus_path, cpu_list) if cpus_path else Fact.missing(f"{base}/device/local_cpulist", "no locality information"),
+        numa_node=ctx.fact(numa_path, numa_node)
+        if numa_path
+        else Fact.missing(f"{base}/device/numa_node", "no NUMA information"),
+        local_cpus=ctx.fact(cpus_path, cpu_list)
+        if cpus_path
+        else Fact.missing(f"{base}/device/local_cpulist", "no locality information"),
         rx_queues=sum(q.startswith("rx-") for q in queues),
         tx_queues=sum(q.startswith("tx-") for q in queues),
         irq_source=irq_source,
         irqs=irqs,
-        features=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "--json", "-k", name], ethtool_features),
+        features=no_nic
+        if kind == "loopback"
+        else ctx.command_fact(["ethtool", "--json", "-k", name], ethtool_features),
         coalesce=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "-c", name], ethtool_coalesce),
         rings=no_nic if kind == "loopback" else ctx.command_fact(["ethtool", "-g", name], ethtool_rings),
     )
@@ -205,5 +215,8 @@ def collect(ctx: Context) -> NetworkFacts:
             lines = {irq.number: irq for irq in parse_interrupts(text)[1]}
         except ValueError as e:
             ctx.warn("/proc/interrupts", f"cannot parse: {e}")
-    return NetworkFacts(interfaces=[_interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net")
-                                    if ctx.root.isdir(f"/sys/class/net/{n}")])
+    return NetworkFacts(
+        interfaces=[
+            _interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net") if ctx.root.isdir(f"/sys/class/net/{n}")
+        ]
+    )

@@ -12,8 +12,17 @@ from nastune.facts.model import Fact, Section
 AREA = "nfs_client"
 MOUNTSTATS = "/proc/self/mountstats"
 _DEVICE = re.compile(r"^device (\S+) mounted on (\S+) with fstype (\S+)(?: statvers=(\S+))?")
-_OP_FIELDS = ("ops", "transmissions", "timeouts", "bytes_sent", "bytes_received",
-              "queue_ms", "rtt_ms", "execute_ms", "errors")
+_OP_FIELDS = (
+    "ops",
+    "transmissions",
+    "timeouts",
+    "bytes_sent",
+    "bytes_received",
+    "queue_ms",
+    "rtt_ms",
+    "execute_ms",
+    "errors",
+)
 
 
 class NfsOp(BaseModel):
@@ -69,16 +78,25 @@ def _mount(head: re.Match, body: list[str]) -> NfsMount:
             values = [int(v) for v in numbers.split()]
             ops[name.strip()] = NfsOp(**dict(zip(_OP_FIELDS, values)))
     return NfsMount(
-        server=head.group(1), mountpoint=head.group(2), fstype=head.group(3), options=options,
-        version=options.get("vers"), rsize=_int(options, "rsize"), wsize=_int(options, "wsize"),
-        proto=options.get("proto"), nconnect=_int(options, "nconnect") or 1,
-        timeo=_int(options, "timeo"), hard="soft" not in options, ops=ops,
+        server=head.group(1),
+        mountpoint=head.group(2),
+        fstype=head.group(3),
+        options=options,
+        version=options.get("vers"),
+        rsize=_int(options, "rsize"),
+        wsize=_int(options, "wsize"),
+        proto=options.get("proto"),
+        nconnect=_int(options, "nconnect") or 1,
+        timeo=_int(options, "timeo"),
+        hard="soft" not in options,
+        ops=ops,
     )
 
 
 def parse_mountstats(text: str) -> list[NfsMount]:
     mounts = []
-    head, body = None, []
+    head: re.Match[str] | None = None
+    body: list[str] = []
     for line in text.splitlines() + ["device end mounted on end with fstype end"]:
         m = _DEVICE.match(line)
         if m:

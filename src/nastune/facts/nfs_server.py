@@ -63,15 +63,21 @@ def pool_stats(text: str) -> list[PoolStats]:
         if line.startswith("#") or not line.strip():
             continue
         values = [int(v) for v in line.split()[:5]]
-        pools.append(PoolStats(pool=values[0], packets_arrived=values[1], sockets_enqueued=values[2],
-                               threads_woken=values[3], threads_timedout=values[4]))
+        pools.append(
+            PoolStats(
+                pool=values[0],
+                packets_arrived=values[1],
+                sockets_enqueued=values[2],
+                threads_woken=values[3],
+                threads_timedout=values[4],
+            )
+        )
     return pools
 
 
 def rpc_stats(text: str) -> dict[str, list[float]]:
     """/proc/net/rpc/nfsd: one line per counter group ('th 8 0 ...', 'io R W', 'rpc ...')."""
-    return {words[0]: [float(w) for w in words[1:]] for line in text.splitlines()
-            if (words := line.split())}
+    return {words[0]: [float(w) for w in words[1:]] for line in text.splitlines() if (words := line.split())}
 
 
 def _size(block: ganesha_conf.Block, key: str) -> int | None:
@@ -88,17 +94,23 @@ def ganesha_config(text: str, path: str) -> GaneshaConfig:
     for block in top.children("EXPORT"):
         fsal = block.children("FSAL")
         export_id = block.first("export_id")
-        exports.append(GaneshaExport(
-            export_id=int(export_id) if export_id is not None else None,
-            path=block.first("path"), pseudo=block.first("pseudo"),
-            protocols=block.get("protocols") or core.get("protocols") or [],
-            transports=block.get("transports") or [],
-            access_type=block.first("access_type"), squash=block.first("squash"),
-            fsal=fsal[0].first("name") if fsal else None,
-            max_read=_size(block, "maxread"), max_write=_size(block, "maxwrite"),
-            pref_read=_size(block, "prefread"), pref_write=_size(block, "prefwrite"),
-            line=block.line,
-        ))
+        exports.append(
+            GaneshaExport(
+                export_id=int(export_id) if export_id is not None else None,
+                path=block.first("path"),
+                pseudo=block.first("pseudo"),
+                protocols=block.get("protocols") or core.get("protocols") or [],
+                transports=block.get("transports") or [],
+                access_type=block.first("access_type"),
+                squash=block.first("squash"),
+                fsal=fsal[0].first("name") if fsal else None,
+                max_read=_size(block, "maxread"),
+                max_write=_size(block, "maxwrite"),
+                pref_read=_size(block, "prefread"),
+                pref_write=_size(block, "prefwrite"),
+                line=block.line,
+            )
+        )
     return GaneshaConfig(path=path, core=core, exports=exports, includes=includes)
 
 
@@ -116,8 +128,7 @@ def config_path(processes: list[Process], flags: tuple[str, ...], default: str) 
 
 
 def _exports(ctx: Context) -> Fact[list[Export]]:
-    files = ["/etc/exports"] + [f"/etc/exports.d/{n}" for n in ctx.listdir("/etc/exports.d")
-                                if n.endswith(".exports")]
+    files = ["/etc/exports"] + [f"/etc/exports.d/{n}" for n in ctx.listdir("/etc/exports.d") if n.endswith(".exports")]
     found: list[Export] = []
     read_any = False
     for path in files:

@@ -28,8 +28,12 @@ class SmbFacts(Section):
 
 
 def _split(sections: dict[str, dict[str, str]], path: str, resolved: bool) -> SambaConfig:
-    return SambaConfig(path=path, resolved=resolved, globals=sections.get("global", {}),
-                       shares={k: v for k, v in sections.items() if k != "global"})
+    return SambaConfig(
+        path=path,
+        resolved=resolved,
+        globals=sections.get("global", {}),
+        shares={k: v for k, v in sections.items() if k != "global"},
+    )
 
 
 def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
@@ -38,7 +42,8 @@ def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
     resolved = ctx.run(["testparm", "-s", "-v", path])
     if resolved.ok and resolved.stdout.strip():
         try:
-            config = Fact(value=_split(samba_conf.parse(resolved.stdout), path, True), source=resolved.source)
+            parsed = _split(samba_conf.parse(resolved.stdout), path, True)
+            config: Fact[SambaConfig] = Fact(value=parsed, source=resolved.source)
             return SmbFacts(running=bool(smbd), config=config)
         except ValueError as e:
             ctx.warn(resolved.source, str(e))

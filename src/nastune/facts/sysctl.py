@@ -13,21 +13,49 @@ from nastune.facts.model import Fact, Section
 AREA = "sysctl"
 
 # (directory under /proc/sys, name prefix) whose every key is collected.
-FAMILIES = (("net/core", ""), ("net/ipv4", "tcp_"), ("vm", "dirty"), ("vm", "min_free_kbytes"),
-            ("vm", "swappiness"), ("vm", "vfs_cache_pressure"), ("vm", "zone_reclaim_mode"),
-            ("vm", "overcommit"), ("fs/xfs", ""), ("sunrpc", ""))
+FAMILIES = (
+    ("net/core", ""),
+    ("net/ipv4", "tcp_"),
+    ("vm", "dirty"),
+    ("vm", "min_free_kbytes"),
+    ("vm", "swappiness"),
+    ("vm", "vfs_cache_pressure"),
+    ("vm", "zone_reclaim_mode"),
+    ("vm", "overcommit"),
+    ("fs/xfs", ""),
+    ("sunrpc", ""),
+)
 
 # Keys that rules read by name; recorded as absent when the kernel does not have them.
 EXPECTED = (
-    "net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "net.core.wmem_default",
-    "net.core.netdev_max_backlog", "net.core.somaxconn",
-    "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.ipv4.tcp_mem", "net.ipv4.tcp_window_scaling",
-    "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_congestion_control",
-    "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_slow_start_after_idle",
-    "vm.min_free_kbytes", "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes",
-    "vm.dirty_background_bytes", "vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs",
-    "vm.swappiness", "vm.vfs_cache_pressure", "vm.zone_reclaim_mode",
-    "fs.xfs.xfssyncd_centisecs", "fs.xfs.xfsbufd_centisecs", "fs.xfs.age_buffer_centisecs",
+    "net.core.rmem_max",
+    "net.core.wmem_max",
+    "net.core.rmem_default",
+    "net.core.wmem_default",
+    "net.core.netdev_max_backlog",
+    "net.core.somaxconn",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_mem",
+    "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_moderate_rcvbuf",
+    "net.ipv4.tcp_slow_start_after_idle",
+    "vm.min_free_kbytes",
+    "vm.dirty_ratio",
+    "vm.dirty_background_ratio",
+    "vm.dirty_bytes",
+    "vm.dirty_background_bytes",
+    "vm.dirty_expire_centisecs",
+    "vm.dirty_writeback_centisecs",
+    "vm.swappiness",
+    "vm.vfs_cache_pressure",
+    "vm.zone_reclaim_mode",
+    "fs.xfs.xfssyncd_centisecs",
+    "fs.xfs.xfsbufd_centisecs",
+    "fs.xfs.age_buffer_centisecs",
     "sunrpc.tcp_slot_table_entries",
 )
 

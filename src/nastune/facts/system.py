@@ -10,8 +10,19 @@ from nastune.facts.model import Fact, Section
 AREA = "system"
 
 # Daemons whose presence a rule or the lab needs to know about (comm names, 15 chars max).
-DAEMONS = ("irqbalance", "smbd", "nmbd", "ganesha.nfsd", "nfsd", "rpcbind", "rpc.mountd",
-           "vsftpd", "zed", "mdadm", "tuned")
+DAEMONS = (
+    "irqbalance",
+    "smbd",
+    "nmbd",
+    "ganesha.nfsd",
+    "nfsd",
+    "rpcbind",
+    "rpc.mountd",
+    "vsftpd",
+    "zed",
+    "mdadm",
+    "tuned",
+)
 
 
 class NumaNode(BaseModel):
@@ -49,10 +60,18 @@ def meminfo_bytes(text: str, key: str = "MemTotal") -> int:
         if head.split()[-1:] == [key]:
             number, *unit = rest.split()
             value = integer(number) * (1024 if unit == ["kB"] else 1)
-            if not 1 << 20 <= value <= 1 << 60:  # 1 MiB .. 1 EiB: anything else is not a machine's memory
+            if value > 1 << 60:  # 1 EiB: beyond any machine
                 raise ValueError(f"{key} {number} {' '.join(unit)} is out of range")
             return value
     raise KeyError(key)
+
+
+def total_memory(text: str) -> int:
+    """The machine's memory: every rule that sizes a buffer by it needs a real amount."""
+    value = meminfo_bytes(text)
+    if value < 1 << 20:
+        raise ValueError(f"MemTotal of {value} bytes is not a machine's memory")
+    return value
 
 
 def os_release(text: str) -> str:
@@ -79,8 +98,14 @@ def count_cpus(text: str) -> int:
 def _numa_nodes(ctx: Context) -> list[NumaNode]:
     base = "/sys/devices/system/node"
     nodes = sorted(int(n[4:]) for n in ctx.listdir(base) if n.startswith("node") and digits(n[4:]))
-    return [NumaNode(id=n, cpus=ctx.fact(f"{base}/node{n}/cpulist", cpu_list),
-                     memory_bytes=ctx.fact(f"{base}/node{n}/meminfo", meminfo_bytes)) for n in nodes]
+    return [
+        NumaNode(
+            id=n,
+            cpus=ctx.fact(f"{base}/node{n}/cpulist", cpu_list),
+            memory_bytes=ctx.fact(f"{base}/node{n}/meminfo", meminfo_bytes),
+        )
+        for n in nodes
+    ]
 
 
 def daemons(ctx: Context) -> list[Process]:
@@ -99,8 +124,11 @@ def daemons(ctx: Context) -> list[Process]:
 def collect(ctx: Context) -> SystemFacts:
     running = daemons(ctx)
     online = ctx.fact("/sys/devices/system/cpu/online", count_cpus)
-    cpus = online if online.known else ctx.fact(
-        "/proc/cpuinfo", lambda t: sum(1 for ln in t.splitlines() if ln.startswith("processor")))
+    cpus = (
+        online
+        if online.known
+        else ctx.fact("/proc/cpuinfo", lambda t: sum(1 for ln in t.splitlines() if ln.startswith("processor")))
+    )
     return SystemFacts(
         kernel=ctx.fact("/proc/sys/kernel/osrelease"),
         kernel_build=ctx.fact("/proc/sys/kernel/version"),
@@ -108,7 +136,7 @@ def collect(ctx: Context) -> SystemFacts:
         cpu_model=ctx.fact("/proc/cpuinfo", cpuinfo_model),
         cpus=cpus,
         numa_nodes=_numa_nodes(ctx),
-        memory_bytes=ctx.fact("/proc/meminfo", meminfo_bytes),
+        memory_bytes=ctx.fact("/proc/meminfo", total_memory),
         swap_bytes=ctx.fact("/proc/meminfo", lambda t: meminfo_bytes(t, "SwapTotal")),
         irqbalance_running=Fact(value=any(p.name == "irqbalance" for p in running), source="/proc/[pid]/comm"),
         daemons=running,

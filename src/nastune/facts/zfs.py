@@ -8,8 +8,17 @@ from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
 
 AREA = "zfs"
-PROPERTIES = ("compression", "compressratio", "sync", "dedup", "recordsize", "atime", "used",
-              "logicalused", "primarycache")
+PROPERTIES = (
+    "compression",
+    "compressratio",
+    "sync",
+    "dedup",
+    "recordsize",
+    "atime",
+    "used",
+    "logicalused",
+    "primarycache",
+)
 ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
 
 
@@ -43,8 +52,9 @@ def pools(text: str) -> list[Pool]:
     for line in text.splitlines():
         if line.strip():
             name, size, alloc, free, health, dedup = line.split("\t")[:6]
-            found.append(Pool(name=name, size=int(size), allocated=int(alloc), free=int(free),
-                              health=health, dedupratio=dedup))
+            found.append(
+                Pool(name=name, size=int(size), allocated=int(alloc), free=int(free), health=health, dedupratio=dedup)
+            )
     return found
 
 
@@ -68,9 +78,12 @@ def arcstats(text: str) -> Arc:
 
 def collect(ctx: Context) -> ZfsFacts:
     return ZfsFacts(
-        pools=ctx.command_fact(["zpool", "list", "-H", "-p", "-o",
-                                "name,size,allocated,free,health,dedupratio"], pools),
-        datasets=ctx.command_fact(["zfs", "get", "-H", "-p", "-o", "name,property,value",
-                                   "-t", "filesystem,volume", ",".join(PROPERTIES)], datasets),
+        pools=ctx.command_fact(
+            ["zpool", "list", "-H", "-p", "-o", "name,size,allocated,free,health,dedupratio"], pools
+        ),
+        datasets=ctx.command_fact(
+            ["zfs", "get", "-H", "-p", "-o", "name,property,value", "-t", "filesystem,volume", ",".join(PROPERTIES)],
+            datasets,
+        ),
         arc=ctx.fact(ARCSTATS, arcstats),
     )

@@ -6,14 +6,33 @@ import os
 import shutil
 from pathlib import Path
 
+from nastune.faults import checkpoint
 from nastune.lab import network, procs, servers, storage
 from nastune.lab.scenario import Scenario
-from nastune.faults import checkpoint
 from nastune.lab.sh import LabError, need
 from nastune.lab.state import DEFAULT_DIR, State
 
-TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "smbd", "testparm",
-         "smbclient", "ganesha.nfsd", "rpcbind", "vsftpd", "nfs-ls", "nfs-cp", "curl", "iperf3", "smbnetfs")
+TOOLS = (
+    "ip",
+    "tc",
+    "mkfs.xfs",
+    "losetup",
+    "mount",
+    "umount",
+    "unshare",
+    "nsenter",
+    "smbd",
+    "testparm",
+    "smbclient",
+    "ganesha.nfsd",
+    "rpcbind",
+    "vsftpd",
+    "nfs-ls",
+    "nfs-cp",
+    "curl",
+    "iperf3",
+    "smbnetfs",
+)
 CGROUP = "nastune-lab"
 
 
@@ -26,17 +45,25 @@ class Lab:
     def up(self, scenario: Scenario, log=print) -> bool:
         """Build the lab; False when an identical lab was already up (nothing done)."""
         if self.state.exists:
-            if self.state.data.get("status") == "up" and self.state.data.get("scenario") == scenario.model_dump() \
-                    and all(part["ok"] for part in self.status()):
+            if (
+                self.state.data.get("status") == "up"
+                and self.state.data.get("scenario") == scenario.model_dump()
+                and all(part["ok"] for part in self.status())
+            ):
                 return False
             log("an earlier lab is here: removing it first")
             self.down(log)
         need(*TOOLS)
-        taken = network.existing_namespaces() & {network.NAS_NS, network.SWITCH_NS,
-                                                  *(network.client_ns(i) for i in range(1, scenario.clients + 1))}
+        taken = network.existing_namespaces() & {
+            network.NAS_NS,
+            network.SWITCH_NS,
+            *(network.client_ns(i) for i in range(1, scenario.clients + 1)),
+        }
         if taken:
-            raise LabError(f"network namespace {', '.join(sorted(taken))} already exists and is not this lab's: "
-                           "remove it (ip netns del NAME) or stop what uses it")
+            raise LabError(
+                f"network namespace {', '.join(sorted(taken))} already exists and is not this lab's: "
+                "remove it (ip netns del NAME) or stop what uses it"
+            )
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state.set(status="building", scenario=scenario.model_dump(), dir=str(self.dir))
         try:
@@ -47,8 +74,10 @@ class Lab:
                 value = getattr(scenario.network, key)
                 if value:
                     network.set_sysctl(network.NAS_NS, f"net.ipv4.{key}", value)
-            log(f"storage: XFS on a {scenario.storage.size} loop image"
-                + (", aging the data set" if scenario.storage.aging else ""))
+            log(
+                f"storage: XFS on a {scenario.storage.size} loop image"
+                + (", aging the data set" if scenario.storage.aging else "")
+            )
             disk = storage.build(self.state, self.dir, scenario.storage)
             checkpoint("lab:storage")
             groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
@@ -124,20 +153,31 @@ class Lab:
             parts.append({"part": f"namespace {r['name']}", "ok": r["name"] in existing, "check": "ip netns list"})
         rate = network.qdisc_rate(network.NAS_NS) if network.NAS_NS in existing else None
         want = st.data.get("scenario", {}).get("network", {}).get("rate")
-        parts.append({"part": "shaping", "ok": rate is not None,
-                      "check": f"htb class on {network.NAS_NS}/{network.LINK}: {rate or 'none'} bit/s (scenario {want})"})
+        parts.append(
+            {
+                "part": "shaping",
+                "ok": rate is not None,
+                "check": f"htb class on {network.NAS_NS}/{network.LINK}: {rate or 'none'} bit/s (scenario {want})",
+            }
+        )
         for r in st.of("mount"):
             parts.append({"part": f"mount {r['path']}", "ok": storage.mounted(r["path"]), "check": "/proc/self/mounts"})
         for r in st.of("process"):
-            parts.append({"part": f"process {r['name']}", "ok": bool(r.get("pid")) and procs.alive(r),
-                          "check": f"pid {r.get('pid')} with its start time"})
+            parts.append(
+                {
+                    "part": f"process {r['name']}",
+                    "ok": bool(r.get("pid")) and procs.alive(r),
+                    "check": f"pid {r.get('pid')} with its start time",
+                }
+            )
         if st.of("mount") and st.data.get("status") == "up":
             smbfs = servers.smbfs_path(self.dir)
             parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
         if network.client_ns(1) in existing:
             for name, argv in servers.CHECKS.items():
-                parts.append({"part": f"{name} answers a client", "ok": servers.client_ok(argv),
-                              "check": " ".join(argv)})
+                parts.append(
+                    {"part": f"{name} answers a client", "ok": servers.client_ok(argv), "check": " ".join(argv)}
+                )
         return parts
 
     def exec_argv(self, host: str, argv: list[str]) -> list[str]:
@@ -153,4 +193,3 @@ class Lab:
 def require_root() -> None:
     if os.geteuid() != 0:
         raise LabError("the lab needs root (namespaces, loop devices, mounts)")
-

@@ -49,8 +49,28 @@ def shape(ns: str, dev: str, rate: str) -> None:
     """htb root qdisc with one class at `rate` (ceil = rate), default for all traffic."""
     bits = str(rate_bits(rate))
     run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])
-    run(["tc", "-n", ns, "class", "replace", "dev", dev, "parent", "1:", "classid", "1:10", "htb",
-         "rate", bits + "bit", "ceil", bits + "bit", "quantum", "200000"])
+    run(
+        [
+            "tc",
+            "-n",
+            ns,
+            "class",
+            "replace",
+            "dev",
+            dev,
+            "parent",
+            "1:",
+            "classid",
+            "1:10",
+            "htb",
+            "rate",
+            bits + "bit",
+            "ceil",
+            bits + "bit",
+            "quantum",
+            "200000",
+        ]
+    )
 
 
 def set_sysctl(ns: str, key: str, value: str) -> None:

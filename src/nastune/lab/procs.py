@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from nastune.lab.sh import LabError, run
@@ -30,13 +31,20 @@ def alive(entry: dict) -> bool:
     return start_time(entry["pid"]) == entry["start"]
 
 
-def spawn(state: State, name: str, argv: list[str], log: Path, cgroups: list[str] = (),
-          env: dict[str, str] | None = None) -> dict:
+def spawn(
+    state: State, name: str, argv: list[str], log: Path, cgroups: Sequence[str] = (), env: dict[str, str] | None = None
+) -> dict:
     """Start a daemon in its own session, record it, and put it in the lab's cgroups."""
     entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None, env=env)
     with open(log, "ab") as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
     started = None
     for _ in range(50):  # the start time is readable once the kernel has the process
         started = start_time(proc.pid)
@@ -76,10 +84,14 @@ def namespace_pids(ns: str) -> list[int]:
 def make_cgroups(state: State, name: str, limits, device: str | None) -> list[str]:
     """cgroup (v1) directories for the servers with the scenario's CPU, memory and block I/O limits."""
     from nastune.lab.scenario import size_bytes
+
     made = []
-    wanted = {"cpu": limits.cpus is not None, "memory": limits.memory is not None,
-              "blkio": any(v is not None for v in (limits.read_bps, limits.write_bps, limits.read_iops,
-                                                    limits.write_iops)) and device is not None}
+    wanted = {
+        "cpu": limits.cpus is not None,
+        "memory": limits.memory is not None,
+        "blkio": any(v is not None for v in (limits.read_bps, limits.write_bps, limits.read_iops, limits.write_iops))
+        and device is not None,
+    }
     for controller in CONTROLLERS:
         if not wanted[controller]:
             continue
@@ -95,11 +107,15 @@ def make_cgroups(state: State, name: str, limits, device: str | None) -> list[st
             (path / "cpu.cfs_quota_us").write_text(str(int(limits.cpus * period)))
         elif controller == "memory":
             (path / "memory.limit_in_bytes").write_text(str(size_bytes(limits.memory)))
-        else:
+        elif device is not None:
             devnum = os.stat(device).st_rdev
             majmin = f"{os.major(devnum)}:{os.minor(devnum)}"
-            for key, value in (("read_bps_device", limits.read_bps), ("write_bps_device", limits.write_bps),
-                               ("read_iops_device", limits.read_iops), ("write_iops_device", limits.write_iops)):
+            for key, value in (
+                ("read_bps_device", limits.read_bps),
+                ("write_bps_device", limits.write_bps),
+                ("read_iops_device", limits.read_iops),
+                ("write_iops_device", limits.write_iops),
+            ):
                 if value is not None:
                     amount = size_bytes(value) if isinstance(value, str) else value
                     (path / f"blkio.throttle.{key}").write_text(f"{majmin} {amount}")

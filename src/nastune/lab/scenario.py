@@ -66,6 +66,7 @@ class Network(Strict):
 
 class Aging(Strict):
     """An aged data set: files written in small interleaved synchronous appends."""
+
     files: int = Field(4, ge=1, le=64)
     file_size: str = "64M"
     chunk: str = "64K"
@@ -109,6 +110,7 @@ class Limits(Strict):
         if v is not None:
             size_bytes(v)
         return v
+
     read_iops: int | None = Field(None, gt=0)
     write_iops: int | None = Field(None, gt=0)
 

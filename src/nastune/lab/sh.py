@@ -9,11 +9,28 @@ import subprocess
 from collections.abc import Sequence
 
 PACKAGES = {
-    "ip": "iproute2", "tc": "iproute2", "mkfs.xfs": "xfsprogs", "xfs_db": "xfsprogs", "xfs_info": "xfsprogs",
-    "losetup": "mount", "mount": "mount", "umount": "mount", "unshare": "util-linux", "nsenter": "util-linux",
-    "fallocate": "util-linux", "smbd": "samba", "testparm": "samba-common-bin", "smbclient": "smbclient",
-    "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs", "rpcbind": "rpcbind", "vsftpd": "vsftpd",
-    "nfs-cp": "libnfs-utils", "nfs-ls": "libnfs-utils", "curl": "curl", "iperf3": "iperf3", "fio": "fio",
+    "ip": "iproute2",
+    "tc": "iproute2",
+    "mkfs.xfs": "xfsprogs",
+    "xfs_db": "xfsprogs",
+    "xfs_info": "xfsprogs",
+    "losetup": "mount",
+    "mount": "mount",
+    "umount": "mount",
+    "unshare": "util-linux",
+    "nsenter": "util-linux",
+    "fallocate": "util-linux",
+    "smbd": "samba",
+    "testparm": "samba-common-bin",
+    "smbclient": "smbclient",
+    "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
+    "rpcbind": "rpcbind",
+    "vsftpd": "vsftpd",
+    "nfs-cp": "libnfs-utils",
+    "nfs-ls": "libnfs-utils",
+    "curl": "curl",
+    "iperf3": "iperf3",
+    "fio": "fio",
 }
 
 
@@ -29,13 +46,24 @@ def need(*tools: str) -> None:
         raise LabError(f"missing {', '.join(missing)}: install with apt-get install {' '.join(packages)}")
 
 
-def run(argv: Sequence[str], check: bool = True, timeout: float = 120, input: str | None = None,
-        ) -> subprocess.CompletedProcess:
+def run(
+    argv: Sequence[str],
+    check: bool = True,
+    timeout: float = 120,
+    input: str | None = None,
+) -> subprocess.CompletedProcess:
     """Run a command; on failure raise LabError with the command and the tail of its output."""
     env = {**os.environ, "LC_ALL": "C"}
     try:
-        proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, env=env,
-                              input=input, stdin=None if input is not None else subprocess.DEVNULL)
+        proc = subprocess.run(
+            list(argv),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
     except FileNotFoundError as e:
         need(argv[0])
         raise LabError(f"{argv[0]}: {e}") from e
@@ -50,4 +78,3 @@ def run(argv: Sequence[str], check: bool = True, timeout: float = 120, input: st
 
 def in_ns(ns: str, argv: Sequence[str]) -> list[str]:
     return ["ip", "netns", "exec", ns, *argv]
-

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from nastune.facts.mounts import parse_mounts
 from nastune.lab.scenario import Storage, size_bytes
 from nastune.lab.sh import LabError, run
 from nastune.lab.state import State
+from nastune.root import Root
 
 
 def _image(state: State, path: Path, size: int) -> str:
@@ -28,8 +30,7 @@ def loops_of(image: str) -> list[str]:
 
 def mounted(path: str) -> bool:
     target = os.path.realpath(path)
-    with open("/proc/self/mounts") as f:
-        return any(line.split()[1] == target for line in f)
+    return any(m.mountpoint == target for m in parse_mounts(Root("/").read("/proc/self/mounts")))
 
 
 def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:
@@ -46,8 +47,12 @@ def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:
     mnt.mkdir(exist_ok=True)
     if storage.aging:
         _mount(state, data, mnt, ["allocsize=64k"] + ([f"logdev={log}"] if log else []))
-        age(mnt / "share" / "aged", storage.aging.files, size_bytes(storage.aging.file_size),
-            size_bytes(storage.aging.chunk))
+        age(
+            mnt / "share" / "aged",
+            storage.aging.files,
+            size_bytes(storage.aging.file_size),
+            size_bytes(storage.aging.chunk),
+        )
         unmount(str(mnt))
     _mount(state, data, mnt, options)
     share = mnt / "share"
@@ -67,8 +72,10 @@ def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
     NAS written by many slow clients for months (001's 99% fragmented case)."""
     directory.mkdir(parents=True, exist_ok=True)
     block = os.urandom(chunk)
-    fds = [os.open(directory / f"aged-{i}.bin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_SYNC, 0o644)
-           for i in range(files)]
+    fds = [
+        os.open(directory / f"aged-{i}.bin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_SYNC, 0o644)
+        for i in range(files)
+    ]
     try:
         for _ in range(file_size // chunk):
             for fd in fds:

@@ -10,10 +10,24 @@ from nastune.facts.model import Fact
 from nastune.facts.sysctl import EXPECTED
 from nastune.report.layout import Records
 
-OFFLOADS = ("rx-checksumming", "tx-checksumming", "scatter-gather", "tcp-segmentation-offload",
-            "generic-segmentation-offload", "generic-receive-offload")
-SMB_KNOBS = ("aio read size", "aio write size", "use sendfile", "socket options", "strict sync",
-             "sync always", "min receivefile size", "server multi channel support")
+OFFLOADS = (
+    "rx-checksumming",
+    "tx-checksumming",
+    "scatter-gather",
+    "tcp-segmentation-offload",
+    "generic-segmentation-offload",
+    "generic-receive-offload",
+)
+SMB_KNOBS = (
+    "aio read size",
+    "aio write size",
+    "use sendfile",
+    "socket options",
+    "strict sync",
+    "sync always",
+    "min receivefile size",
+    "server multi channel support",
+)
 
 
 _why = {"on": False}  # whether unknown cells also say why (-v); tables stay narrow otherwise
@@ -27,7 +41,7 @@ def show(fact: Fact, fmt=str, why: bool = False) -> Text:
     return Text("?", style="dim")
 
 
-def size(n: int) -> str:
+def size(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -57,60 +71,88 @@ def _line(title: str, *rest: str | Text) -> Text:
     return Text.assemble((title, "bold"), ": ", *rest)
 
 
-
-def _system(f: Facts, out: list) -> None:
-    s = f.system
+def _system(s, out: list) -> None:
     t = _table("System", "fact", "value")
     t.add_row("kernel", show(s.kernel))
     t.add_row("distribution", show(s.distribution))
     t.add_row("CPU", Text.assemble(show(s.cpu_model), " x ", show(s.cpus)))
     t.add_row("memory", show(s.memory_bytes, size))
     for node in s.numa_nodes:
-        t.add_row(f"NUMA node {node.id}", Text.assemble("CPUs ", show(node.cpus, cpus), ", ",
-                                                         show(node.memory_bytes, size)))
+        t.add_row(
+            f"NUMA node {node.id}", Text.assemble("CPUs ", show(node.cpus, cpus), ", ", show(node.memory_bytes, size))
+        )
     t.add_row("irqbalance", "running" if s.irqbalance_running.value else "not running")
     t.add_row("daemons", ", ".join(sorted({p.name for p in s.daemons})) or "-")
     out.append(t)
 
 
-def _sysctl(f: Facts, out: list, verbose: bool) -> None:
+def _sysctl(sysctl, out: list, verbose: bool) -> None:
     t = _table("Kernel tunables (sysctl)", "key", "value")
-    for key, fact in f.sysctl.values.items():
+    for key, fact in sysctl.values.items():
         if verbose or key in EXPECTED:
             t.add_row(key, show(fact))
     out.append(t)
 
 
-def _network(f: Facts, out: list) -> None:
-    t = _table("Network interfaces", "name", "kind", "MTU", "speed", "driver", "NUMA", "queues",
-               "IRQs on CPUs", "offloads off", "adaptive rx", "rings rx/tx (max)")
-    for i in f.network.interfaces:
+def _network(network, out: list) -> None:
+    t = _table(
+        "Network interfaces",
+        "name",
+        "kind",
+        "MTU",
+        "speed",
+        "driver",
+        "NUMA",
+        "queues",
+        "IRQs on CPUs",
+        "offloads off",
+        "adaptive rx",
+        "rings rx/tx (max)",
+    )
+    for i in network.interfaces:
         irq_cpus = sorted({c for irq in i.irqs for c in (irq.affinity.value or [])})
-        off = [k for k in OFFLOADS if i.features.known and k in i.features.value
-               and i.features.value[k].active is False]
+        off = [
+            k for k in OFFLOADS if i.features.known and k in i.features.value and i.features.value[k].active is False
+        ]
         rings = "-"
         if i.rings.known:
             cur, mx = i.rings.value.current, i.rings.value.maximum
             rings = f"{cur.get('rx', '?')}/{cur.get('tx', '?')} ({mx.get('rx', '?')}/{mx.get('tx', '?')})"
-        adaptive = "-" if not i.coalesce.known else {True: "on", False: "off", None: "n/a"}[i.coalesce.value.adaptive_rx]
-        t.add_row(i.name, i.kind, show(i.mtu), show(i.speed_mbps, lambda v: f"{v} Mb/s"),
-                  show(i.driver) if i.kind != "virtual" else "-", show(i.numa_node),
-                  f"{i.rx_queues}/{i.tx_queues}", f"{len(i.irqs)} on {cpus(irq_cpus)}" if i.irqs else "-",
-                  ", ".join(off) or "-", adaptive, rings)
+        adaptive = (
+            "-" if not i.coalesce.known else {True: "on", False: "off", None: "n/a"}[i.coalesce.value.adaptive_rx]
+        )
+        t.add_row(
+            i.name,
+            i.kind,
+            show(i.mtu),
+            show(i.speed_mbps, lambda v: f"{v} Mb/s"),
+            show(i.driver) if i.kind != "virtual" else "-",
+            show(i.numa_node),
+            f"{i.rx_queues}/{i.tx_queues}",
+            f"{len(i.irqs)} on {cpus(irq_cpus)}" if i.irqs else "-",
+            ", ".join(off) or "-",
+            adaptive,
+            rings,
+        )
     out.append(t)
 
 
-def _block(f: Facts, out: list) -> None:
+def _block(block, out: list) -> None:
     t = _table("Block devices", "name", "kind", "rotational", "scheduler", "read-ahead", "nr_requests", "size")
-    for d in f.block.devices:
-        t.add_row(d.name, d.kind, show(d.rotational, lambda v: "yes" if v else "no"),
-                  show(d.scheduler, lambda s: s.active), show(d.read_ahead_kb, lambda v: f"{v} KiB"),
-                  show(d.nr_requests), show(d.size_bytes, size))
+    for d in block.devices:
+        t.add_row(
+            d.name,
+            d.kind,
+            show(d.rotational, lambda v: "yes" if v else "no"),
+            show(d.scheduler, lambda s: s.active),
+            show(d.read_ahead_kb, lambda v: f"{v} KiB"),
+            show(d.nr_requests),
+            show(d.size_bytes, size),
+        )
     out.append(t)
 
 
-def _md(f: Facts, out: list) -> None:
-    md = f.md
+def _md(md, out: list) -> None:
     if not md.personalities.known:
         out.append(_line("md RAID", show(md.personalities, why=True)))
         return
@@ -120,28 +162,43 @@ def _md(f: Facts, out: list) -> None:
         sync = "-"
         if a.sync_action:
             sync = f"{a.sync_action} " + (a.sync_pending or f"{a.sync_percent}%")
-        t.add_row(a.name, state, a.level or "-", f"{a.active_disks}/{a.raid_disks}" if a.raid_disks else
-                  str(len(a.members)), a.member_status or "-", f"{a.chunk_kb}K" if a.chunk_kb else "-",
-                  str(a.sysfs_int("stripe_cache_size") or "-"), sync)
+        t.add_row(
+            a.name,
+            state,
+            a.level or "-",
+            f"{a.active_disks}/{a.raid_disks}" if a.raid_disks else str(len(a.members)),
+            a.member_status or "-",
+            f"{a.chunk_kb}K" if a.chunk_kb else "-",
+            str(a.sysfs_int("stripe_cache_size") or "-"),
+            sync,
+        )
     out.append(t)
 
 
-def _mounts(f: Facts, out: list) -> None:
-    m = f.mounts
+def _mounts(m, out: list) -> None:
     t = _table("File systems", "mountpoint", "device", "type", "options", "XFS log", "fragmentation")
     for mount in m.mounts.value or []:
         if mount.pseudo:
             continue
         xfs = m.xfs.get(mount.mountpoint)
-        log = show(xfs, lambda x: f"{x.log} {size(x.log_bytes)}" + (f" on {x.log_device}" if x.log_device else "")) if xfs else "-"
+        log = (
+            show(xfs, lambda x: f"{x.log} {size(x.log_bytes)}" + (f" on {x.log_device}" if x.log_device else ""))
+            if xfs
+            else "-"
+        )
         frag = m.fragmentation.get(mount.mountpoint)
-        t.add_row(mount.mountpoint, mount.device, mount.fstype, ",".join(mount.options), log,
-                  show(frag, lambda x: f"{x.percent:.1f}%") if frag else "-")
+        t.add_row(
+            mount.mountpoint,
+            mount.device,
+            mount.fstype,
+            ",".join(mount.options),
+            log,
+            show(frag, lambda x: f"{x.percent:.1f}%") if frag else "-",
+        )
     out.append(t)
 
 
-def _zfs(f: Facts, out: list) -> None:
-    z = f.zfs
+def _zfs(z, out: list) -> None:
     if not z.pools.known:
         out.append(_line("ZFS", show(z.pools, why=True)))
         return
@@ -152,8 +209,7 @@ def _zfs(f: Facts, out: list) -> None:
     out.append(t)
 
 
-def _nfs_server(f: Facts, out: list) -> None:
-    n = f.nfs_server
+def _nfs_server(n, out: list) -> None:
     t = _table("NFS server", "what", "value")
     t.add_row("nfsd threads", show(n.nfsd_threads))
     for e in n.exports.value or []:
@@ -162,40 +218,47 @@ def _nfs_server(f: Facts, out: list) -> None:
         t.add_row("/etc/exports", show(n.exports, why=True))
     if n.ganesha.known:
         for e in n.ganesha.value.exports:
-            t.add_row(f"ganesha export {e.path}", f"pseudo {e.pseudo}, protocols {','.join(e.protocols)}, "
-                      f"MaxRead {e.max_read or 'default'}, MaxWrite {e.max_write or 'default'}")
+            t.add_row(
+                f"ganesha export {e.path}",
+                f"pseudo {e.pseudo}, protocols {','.join(e.protocols)}, "
+                f"MaxRead {e.max_read or 'default'}, MaxWrite {e.max_write or 'default'}",
+            )
     else:
         t.add_row("NFS-Ganesha", show(n.ganesha, why=True))
     out.append(t)
 
 
-def _nfs_client(f: Facts, out: list) -> None:
-    mounts = f.nfs_client.mounts
+def _nfs_client(client, out: list) -> None:
+    mounts = client.mounts
     if not mounts.value:
         out.append(_line("NFS client mounts", show(mounts, lambda v: "none", why=True)))
         return
     t = _table("NFS client mounts", "mountpoint", "server", "vers", "rsize", "wsize", "proto", "nconnect")
     for m in mounts.value:
-        t.add_row(*(str(v) for v in (m.mountpoint, m.server, m.version or "?", m.rsize, m.wsize, m.proto or "?", m.nconnect)))
+        t.add_row(
+            *(str(v) for v in (m.mountpoint, m.server, m.version or "?", m.rsize, m.wsize, m.proto or "?", m.nconnect))
+        )
     out.append(t)
 
 
-def _smb(f: Facts, out: list) -> None:
-    s = f.smb
+def _smb(s, out: list) -> None:
     if not s.config.known:
         out.append(_line("Samba", show(s.config, why=True)))
         return
     c = s.config.value
-    t = _table(f"Samba ({c.path}, {'resolved by testparm' if c.resolved else 'unresolved'}, "
-               f"{'running' if s.running else 'not running'})", "parameter", "global",
-               *(name for name in c.shares))
+    t = _table(
+        f"Samba ({c.path}, {'resolved by testparm' if c.resolved else 'unresolved'}, "
+        f"{'running' if s.running else 'not running'})",
+        "parameter",
+        "global",
+        *(name for name in c.shares),
+    )
     for knob in SMB_KNOBS:
         t.add_row(knob, c.globals.get(knob, "-"), *(c.shares[n].get(knob, "") for n in c.shares))
     out.append(t)
 
 
-def _kernel_log(f: Facts, out: list) -> None:
-    k = f.kernel_log
+def _kernel_log(k, out: list) -> None:
     out.append(_line("Kernel log", "page allocation failures: ", show(k.page_allocation_failures, why=True)))
     out.extend(Text(f"  {line}") for line in k.examples)
 
@@ -203,13 +266,22 @@ def _kernel_log(f: Facts, out: list) -> None:
 def render(facts: Facts, console: Console, verbose: bool = False) -> None:
     _why["on"] = verbose
     parts: list = []
-    for area, draw in (("system", _system), ("network", _network), ("block", _block), ("md", _md),
-                       ("mounts", _mounts), ("zfs", _zfs), ("nfs_server", _nfs_server),
-                       ("nfs_client", _nfs_client), ("smb", _smb), ("kernel_log", _kernel_log)):
+    for area, draw in (
+        ("system", _system),
+        ("network", _network),
+        ("block", _block),
+        ("md", _md),
+        ("mounts", _mounts),
+        ("zfs", _zfs),
+        ("nfs_server", _nfs_server),
+        ("nfs_client", _nfs_client),
+        ("smb", _smb),
+        ("kernel_log", _kernel_log),
+    ):
         if getattr(facts, area) is not None:
-            draw(facts, parts)
+            draw(getattr(facts, area), parts)
     if facts.sysctl is not None:
-        _sysctl(facts, parts, verbose)
+        _sysctl(facts.sysctl, parts, verbose)
     for part in parts:
         console.print(part, markup=False, highlight=False)
     for w in facts.warnings:

@@ -10,8 +10,13 @@ from rich.text import Text
 from nastune.report.layout import Records
 from nastune.rules.model import Finding, Rule, Severity
 
-COLOURS = {Severity.info: "dim", Severity.low: "cyan", Severity.medium: "yellow", Severity.high: "red",
-           Severity.critical: "bold red"}
+COLOURS = {
+    Severity.info: "dim",
+    Severity.low: "cyan",
+    Severity.medium: "yellow",
+    Severity.high: "red",
+    Severity.critical: "bold red",
+}
 
 
 def render(findings: list[Finding], console: Console, verbose: bool = False) -> None:
@@ -26,7 +31,12 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
     for area in areas:
         console.rule(Text(area, style="bold"), align="left")
         for f in (f for f in by_area if f.area == area):
-            say((f"{f.severity.name.upper():8}", COLOURS[f.severity]), " ", (f.rule, "bold"), f" ({f.target}): {f.message}")
+            say(
+                (f"{f.severity.name.upper():8}", COLOURS[f.severity]),
+                " ",
+                (f.rule, "bold"),
+                f" ({f.target}): {f.message}",
+            )
             for e in f.evidence[: None if verbose else 3]:
                 say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:
@@ -39,8 +49,11 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
                 say(f"    trade-off: {f.tradeoff}")
             say((f"    source: {f.source}; more: nastune explain {f.rule}", "dim"))
     counts = {k: len(list(g)) for k, g in groupby(sorted(f.severity for f in findings))}
-    console.print("\n" + ", ".join(f"{n} {s.name}" for s, n in sorted(counts.items(), reverse=True)) +
-                  f" ({len(findings)} findings)")
+    console.print(
+        "\n"
+        + ", ".join(f"{n} {s.name}" for s, n in sorted(counts.items(), reverse=True))
+        + f" ({len(findings)} findings)"
+    )
 
 
 def rule_table(rules: list[Rule]) -> Records:

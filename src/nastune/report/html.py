@@ -31,7 +31,8 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
     """One chart per workload and target: each metric's median per run, with its 95% interval
     and the link's physical goodput drawn as a line."""
     import numpy as np
-    charts = []
+
+    charts: list[dict] = []
     keys = []
     for rs in runs:
         for r in rs.results:
@@ -53,11 +54,14 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
                 lo.append(m.median - low)
                 hi.append(high - m.median)
                 limit = m.limit or limit
-            fig.add_bar(name=_label(rs, i), x=names, y=medians,
-                        error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo})
+            fig.add_bar(
+                name=_label(rs, i),
+                x=names,
+                y=medians,
+                error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
+            )
         if limit:
-            fig.add_hline(y=limit, line_dash="dash", line_color="red",
-                          annotation_text=f"link goodput {limit:.1f} MB/s")
+            fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=f"link goodput {limit:.1f} MB/s")
         fig.update_layout(title=key, barmode="group", height=380, margin={"t": 50, "b": 40})
         charts.append({"id": f"bar{len(charts)}", "title": key, "json": _figure_json(fig)})
     return charts
@@ -65,7 +69,7 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
 
 def iozone_charts(runs: list[ResultSet]) -> list[dict]:
     """Latency versus file size, one curve per record size (as 003 plots IOzone's output)."""
-    charts = []
+    charts: list[dict] = []
     for i, rs in enumerate(runs):
         for r in rs.results:
             if r.workload != "iozone":
@@ -82,34 +86,54 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
                     curves.setdefault(parts[3], []).append((int(size[:-1]) * scale, m.median))
                 for record, points in curves.items():
                     points.sort()
-                    fig.add_scatter(x=[p[0] / 1024 for p in points], y=[p[1] for p in points], mode="lines+markers",
-                                    name=f"record {record}")
-                fig.update_layout(title=f"{_label(rs, i)}: {op} latency vs file size", height=340,
-                                  xaxis={"title": "file size (KiB)", "type": "log"},
-                                  yaxis={"title": "latency (us)", "type": "log"})
+                    fig.add_scatter(
+                        x=[p[0] / 1024 for p in points],
+                        y=[p[1] for p in points],
+                        mode="lines+markers",
+                        name=f"record {record}",
+                    )
+                fig.update_layout(
+                    title=f"{_label(rs, i)}: {op} latency vs file size",
+                    height=340,
+                    xaxis={"title": "file size (KiB)", "type": "log"},
+                    yaxis={"title": "latency (us)", "type": "log"},
+                )
                 charts.append({"id": f"ioz{len(charts)}", "title": f"{_label(rs, i)} {op}", "json": _figure_json(fig)})
     return charts
 
 
 def profile_charts(runs: list[ResultSet]) -> list[dict]:
     """Each run's CPU time shares per workload, averaged over the CPUs."""
-    charts = []
+    charts: list[dict] = []
     for i, rs in enumerate(runs):
         fig = go.Figure()
         keys = [r.key for r in rs.results if r.profile.get("cpus")]
         for field in PROFILE_FIELDS:
-            fig.add_bar(name=field, x=keys, y=[
-                sum(c.get(field, 0) for c in r.profile["cpus"].values()) / len(r.profile["cpus"])
-                for r in rs.results if r.profile.get("cpus")])
-        fig.update_layout(title=f"{_label(rs, i)}: where the CPU time went (% of all CPUs)", barmode="stack",
-                          height=380)
-        charts.append({"id": f"prof{i}", "title": _label(rs, i), "json": _figure_json(fig),
-                       "attributions": [(r.key, r.attribution) for r in rs.results]})
+            fig.add_bar(
+                name=field,
+                x=keys,
+                y=[
+                    sum(c.get(field, 0) for c in r.profile["cpus"].values()) / len(r.profile["cpus"])
+                    for r in rs.results
+                    if r.profile.get("cpus")
+                ],
+            )
+        fig.update_layout(
+            title=f"{_label(rs, i)}: where the CPU time went (% of all CPUs)", barmode="stack", height=380
+        )
+        charts.append(
+            {
+                "id": f"prof{i}",
+                "title": _label(rs, i),
+                "json": _figure_json(fig),
+                "attributions": [(r.key, r.attribution) for r in rs.results],
+            }
+        )
     return charts
 
 
 def numa_charts(runs: list[ResultSet]) -> list[dict]:
-    charts = []
+    charts: list[dict] = []
     for i, rs in enumerate(runs):
         for r in rs.results:
             if r.workload != "numa-bandwidth":
@@ -117,9 +141,16 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
             cells = {tuple(int(x[4:]) for x in name.split()[0].split("->")): m.median for name, m in r.metrics.items()}
             nodes = sorted({a for a, _ in cells})
             z = [[cells.get((a, b), 0) for b in nodes] for a in nodes]
-            fig = go.Figure(go.Heatmap(z=z, x=[f"memory node {n}" for n in nodes], y=[f"CPU node {n}" for n in nodes],
-                                       text=[[f"{v:.1f}" for v in row] for row in z], texttemplate="%{text} GB/s",
-                                       colorscale="Viridis"))
+            fig = go.Figure(
+                go.Heatmap(
+                    z=z,
+                    x=[f"memory node {n}" for n in nodes],
+                    y=[f"CPU node {n}" for n in nodes],
+                    text=[[f"{v:.1f}" for v in row] for row in z],
+                    texttemplate="%{text} GB/s",
+                    colorscale="Viridis",
+                )
+            )
             fig.update_layout(title=f"{_label(rs, i)}: memory read bandwidth (GB/s)", height=360)
             charts.append({"id": f"numa{len(charts)}", "title": _label(rs, i), "json": _figure_json(fig)})
     return charts
@@ -140,27 +171,48 @@ def system_summary(facts: dict | None) -> list[tuple[str, str]]:
     if not facts:
         return []
     s = facts.get("system", {})
-    val = lambda f: (f or {}).get("value")  # noqa: E731
-    rows = [("kernel", val(s.get("kernel"))), ("distribution", val(s.get("distribution"))),
-            ("CPU", f"{val(s.get('cpu_model'))} x {val(s.get('cpus'))}"),
-            ("memory", f"{(val(s.get('memory_bytes')) or 0) / (1 << 30):.1f} GiB"),
-            ("NUMA nodes", str(len(s.get("numa_nodes", []))))]
+    val = lambda f: (f or {}).get("value")
+    rows = [
+        ("kernel", val(s.get("kernel"))),
+        ("distribution", val(s.get("distribution"))),
+        ("CPU", f"{val(s.get('cpu_model'))} x {val(s.get('cpus'))}"),
+        ("memory", f"{(val(s.get('memory_bytes')) or 0) / (1 << 30):.1f} GiB"),
+        ("NUMA nodes", str(len(s.get("numa_nodes", [])))),
+    ]
     for i in facts.get("network", {}).get("interfaces", []):
-        rows.append((f"interface {i['name']}", f"MTU {val(i.get('mtu'))}, speed {val(i.get('speed_mbps')) or '?'} Mb/s"))
+        rows.append(
+            (f"interface {i['name']}", f"MTU {val(i.get('mtu'))}, speed {val(i.get('speed_mbps')) or '?'} Mb/s")
+        )
     return [(k, str(v)) for k, v in rows]
 
 
-def render(runs: list[ResultSet], out: Path, rows: list[Row] | None = None, notes: list[str] | None = None,
-           facts: dict | None = None, findings: list[dict] | None = None, applied: list[dict] | None = None,
-           title: str = "nastune report") -> Path:
+def render(
+    runs: list[ResultSet],
+    out: Path,
+    rows: list[Row] | None = None,
+    notes: list[str] | None = None,
+    facts: dict | None = None,
+    findings: list[dict] | None = None,
+    applied: list[dict] | None = None,
+    title: str = "nastune report",
+) -> Path:
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
-        title=title, runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)], rows=rows or [], notes=notes or [],
+        title=title,
+        runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
+        rows=rows or [],
+        notes=notes or [],
         failed=failures(runs),
-        system=system_summary(facts), findings=findings or [], applied=applied or [],
-        bars=bar_charts(runs), iozone=iozone_charts(runs), profiles=profile_charts(runs), numa=numa_charts(runs),
-        plotly_js=get_plotlyjs(), csv_name=out.with_suffix(".csv").name)
+        system=system_summary(facts),
+        findings=findings or [],
+        applied=applied or [],
+        bars=bar_charts(runs),
+        iozone=iozone_charts(runs),
+        profiles=profile_charts(runs),
+        numa=numa_charts(runs),
+        plotly_js=get_plotlyjs(),
+        csv_name=out.with_suffix(".csv").name,
+    )
     out.write_text(html)
     write_csv(runs, out.with_suffix(".csv"))
     return out
-

@@ -32,7 +32,7 @@ def get(rule_id: str) -> Rule:
 
 def evaluate(facts: Facts, only: list[str] | None = None, min_severity: Severity = Severity.info) -> list[Finding]:
     """Every finding of every applicable rule, most impact first."""
-    findings = []
+    findings: list[Finding] = []
     for rule in all_rules():
         if only and rule.id not in only:
             continue

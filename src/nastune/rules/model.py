@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -63,7 +63,7 @@ class Evidence(BaseModel):
     source: str
 
     @classmethod
-    def of(cls, name: str, fact: Fact) -> "Evidence":
+    def of(cls, name: str, fact: Fact) -> Evidence:
         return cls(fact=name, value=fact.value if fact.known else f"unknown: {fact.unknown}", source=fact.source)
 
 
@@ -98,7 +98,7 @@ class Rule:
     gain: str
     tradeoff: str
     source: str
-    check: Callable[["Rule", Facts], Iterable[Finding]]
+    check: Callable[[Rule, Facts], Iterable[Finding]]
     needs: tuple[str, ...] = ()  # fact areas the rule reads; it is skipped when one was not collected
     module: str = field(default="", repr=False)
 
@@ -112,9 +112,30 @@ class Rule:
     def applies(self, facts: Facts) -> bool:
         return all(getattr(facts, area) is not None for area in self.needs)
 
-    def finding(self, target: str, message: str, evidence: list[Evidence], changes: list[Change] = (),
-                impact: int = 5, severity: Severity | None = None, advice: str | None = None,
-                gain: str | None = None, tradeoff: str | None = None) -> Finding:
-        return Finding(rule=self.id, title=self.title, area=self.area, severity=severity or self.severity,
-                       impact=impact, target=target, message=message, evidence=evidence, gain=gain or self.gain,
-                       changes=list(changes), advice=advice, tradeoff=tradeoff or self.tradeoff, source=self.source)
+    def finding(
+        self,
+        target: str,
+        message: str,
+        evidence: list[Evidence],
+        changes: Sequence[Change] = (),
+        impact: int = 5,
+        severity: Severity | None = None,
+        advice: str | None = None,
+        gain: str | None = None,
+        tradeoff: str | None = None,
+    ) -> Finding:
+        return Finding(
+            rule=self.id,
+            title=self.title,
+            area=self.area,
+            severity=severity or self.severity,
+            impact=impact,
+            target=target,
+            message=message,
+            evidence=evidence,
+            gain=gain or self.gain,
+            changes=list(changes),
+            advice=advice,
+            tradeoff=tradeoff or self.tradeoff,
+            source=self.source,
+        )

@@ -20,14 +20,20 @@ def cpu_count(facts: Facts) -> int | None:
 
 def links(facts: Facts) -> list[Interface]:
     """Interfaces that can carry storage traffic: up, not loopback."""
-    return [i for i in facts.network.interfaces
-            if i.kind != "loopback" and i.operstate.value in ("up", "unknown")]
+    if facts.network is None:
+        return []
+    return [i for i in facts.network.interfaces if i.kind != "loopback" and i.operstate.value in ("up", "unknown")]
 
 
 def data_mounts(facts: Facts) -> list[Mount]:
     """Local file systems that hold data (not the pseudo ones, not /boot)."""
-    return [m for m in facts.mounts.mounts.value or []
-            if m.fstype in LOCAL_DATA_FS and not m.mountpoint.startswith(("/boot", "/snap"))]
+    if facts.mounts is None:
+        return []
+    return [
+        m
+        for m in facts.mounts.mounts.value or []
+        if m.fstype in LOCAL_DATA_FS and not m.mountpoint.startswith(("/boot", "/snap"))
+    ]
 
 
 def human(n: float) -> str:

@@ -32,7 +32,7 @@ class Comparison:
 
 def _rng(values_a, values_b) -> np.random.Generator:
     """Seeded by the data, so the same two runs always give the same intervals."""
-    seed = abs(hash(tuple(np.round(np.concatenate([values_a, values_b]), 9)))) % (2 ** 32)
+    seed = abs(hash(tuple(np.round(np.concatenate([values_a, values_b]), 9)))) % (2**32)
     return np.random.default_rng(seed)
 
 
@@ -43,8 +43,9 @@ def median_ci(values: np.ndarray, rng: np.random.Generator) -> tuple[float, floa
     return float(np.percentile(samples, 2.5)), float(np.percentile(samples, 97.5))
 
 
-def compare(before: list[float], after: list[float], higher_is_better: bool = True,
-            noise_floor: float = NOISE_FLOOR) -> Comparison:
+def compare(
+    before: list[float], after: list[float], higher_is_better: bool = True, noise_floor: float = NOISE_FLOOR
+) -> Comparison:
     a, b = np.asarray(before, float), np.asarray(after, float)
     for side, values in (("before", a), ("after", b)):
         if values.size == 0:
@@ -54,11 +55,16 @@ def compare(before: list[float], after: list[float], higher_is_better: bool = Tr
     rng = _rng(a, b)
     ma, mb = float(np.median(a)), float(np.median(b))
     if len(a) > 1 and len(b) > 1:
-        ratios = (np.median(rng.choice(b, size=(RESAMPLES, len(b))), axis=1)
-                  / np.median(rng.choice(a, size=(RESAMPLES, len(a))), axis=1)) - 1
+        ratios = (
+            np.median(rng.choice(b, size=(RESAMPLES, len(b))), axis=1)
+            / np.median(rng.choice(a, size=(RESAMPLES, len(a))), axis=1)
+        ) - 1
         change_ci = (float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5)))
-        p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue) if not (np.all(a == a[0]) and
-                                                                             np.array_equal(a, b)) else 1.0
+        p = (
+            float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+            if not (np.all(a == a[0]) and np.array_equal(a, b))
+            else 1.0
+        )
     else:
         change_ci, p = (-np.inf, np.inf), 1.0  # one value per side proves nothing
     change = mb / ma - 1 if ma else 0.0

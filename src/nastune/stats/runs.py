@@ -25,8 +25,15 @@ class Row:
     result: Comparison
 
     def to_json(self) -> dict:
-        return {"workload": self.workload, "target": self.target, "metric": self.metric, "unit": self.unit,
-                "higher_is_better": self.higher_is_better, "limit": self.limit, **self.result.to_json()}
+        return {
+            "workload": self.workload,
+            "target": self.target,
+            "metric": self.metric,
+            "unit": self.unit,
+            "higher_is_better": self.higher_is_better,
+            "limit": self.limit,
+            **self.result.to_json(),
+        }
 
 
 def _flatten(d, prefix=""):
@@ -45,8 +52,10 @@ def _flatten(d, prefix=""):
 def notes(a: ResultSet, b: ResultSet) -> list[str]:
     found = []
     if a.provenance.kernel != b.provenance.kernel:
-        found.append(f"kernel changed: {a.provenance.kernel} -> {b.provenance.kernel} "
-                     "(a kernel upgrade can change drivers and IRQ placement, as in 004)")
+        found.append(
+            f"kernel changed: {a.provenance.kernel} -> {b.provenance.kernel} "
+            "(a kernel upgrade can change drivers and IRQ placement, as in 004)"
+        )
     sa, sb = _flatten(a.provenance.settings), _flatten(b.provenance.settings)
     for key in sorted(set(sa) | set(sb)):
         if sa.get(key) != sb.get(key):
@@ -59,11 +68,17 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
 
 def failures(runs: list[ResultSet]) -> list[str]:
     """One line per workload that failed in any of the runs, for consoles and reports."""
-    return [f"{rs.label or f'run {i + 1}'}: {r.key} failed: {r.error}" for i, rs in enumerate(runs)
-            for r in rs.results if r.failed]
+    return [
+        f"{rs.label or f'run {i + 1}'}: {r.key} failed: {r.error}"
+        for i, rs in enumerate(runs)
+        for r in rs.results
+        if r.failed
+    ]
 
 
-def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03) -> tuple[list[Row], list[str]]:
+def compare_runs(
+    a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03
+) -> tuple[list[Row], list[str]]:
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
     remarks = notes(a, b)
@@ -75,8 +90,11 @@ def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: f
         ra, rb = before[key], after[key]
         failed = [(label, r.error) for label, r in (("first", ra), ("second", rb)) if r.failed]
         if failed:
-            remarks.append(f"{key}: FAILED in the " + " and the ".join(f"{label} run ({error})" for label, error in failed)
-                           + "; not compared")
+            remarks.append(
+                f"{key}: FAILED in the "
+                + " and the ".join(f"{label} run ({error})" for label, error in failed)
+                + "; not compared"
+            )
             continue
         if ra.params != rb.params:
             differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
@@ -88,15 +106,33 @@ def compare_runs(a: ResultSet, b: ResultSet, force: bool = False, noise_floor: f
             mb = rb.metrics.get(name)
             if mb is None:
                 continue
-            rows.append(Row(ra.workload, ra.target["url"], name, ma.unit, ma.higher_is_better, ma.limit,
-                            compare(ma.values, mb.values, ma.higher_is_better, noise_floor)))
+            rows.append(
+                Row(
+                    ra.workload,
+                    ra.target["url"],
+                    name,
+                    ma.unit,
+                    ma.higher_is_better,
+                    ma.limit,
+                    compare(ma.values, mb.values, ma.higher_is_better, noise_floor),
+                )
+            )
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
-    fewest = min((min(len(a.metrics[m].values), len(after[k].metrics[m].values))
-                  for k, a in before.items() if k in after and not (a.failed or after[k].failed)
-                  for m in a.metrics if m in after[k].metrics), default=0)
+    fewest = min(
+        (
+            min(len(a.metrics[m].values), len(after[k].metrics[m].values))
+            for k, a in before.items()
+            if k in after and not (a.failed or after[k].failed)
+            for m in a.metrics
+            if m in after[k].metrics
+        ),
+        default=0,
+    )
     if 0 < fewest < 4:
-        remarks.append(f"only {fewest} repeats on a side: a rank test cannot reach p < 0.05 with so few, so no "
-                       "change can be called better or worse (use --repeats 5)")
+        remarks.append(
+            f"only {fewest} repeats on a side: a rank test cannot reach p < 0.05 with so few, so no "
+            "change can be called better or worse (use --repeats 5)"
+        )
     if not rows and not any(key in after for key in before):
         raise Incomparable("the two runs share no workload on the same target")
     return rows, remarks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 
@@ -9,8 +10,12 @@ from nastune.conf import ganesha as ganesha_conf
 from nastune.conf.samba import normalise
 
 ATIME = ("atime", "noatime", "relatime", "strictatime", "lazytime")
-EXCLUSIVE = {"sync": ("sync", "async"), "async": ("sync", "async"), **{a: ATIME for a in ATIME},
-             "nodiratime": ("diratime", "nodiratime")}
+EXCLUSIVE = {
+    "sync": ("sync", "async"),
+    "async": ("sync", "async"),
+    **{a: ATIME for a in ATIME},
+    "nodiratime": ("diratime", "nodiratime"),
+}
 
 
 class EditError(ValueError):
@@ -19,17 +24,20 @@ class EditError(ValueError):
 
 # -- smb.conf -----------------------------------------------------------------
 def _samba_sections(lines: list[str]) -> list[tuple[str, int]]:
-    return [(line.strip()[1:-1].strip().lower(), i) for i, line in enumerate(lines)
-            if line.strip().startswith("[") and line.strip().endswith("]")]
+    return [
+        (line.strip()[1:-1].strip().lower(), i)
+        for i, line in enumerate(lines)
+        if line.strip().startswith("[") and line.strip().endswith("]")
+    ]
 
 
 def samba_get(text: str, section: str, key: str) -> str | None:
     lines = text.splitlines()
     bounds = _samba_sections(lines) + [("", len(lines))]
-    for (name, start), (_, end) in zip(bounds, bounds[1:]):
+    for (name, start), (_, end) in itertools.pairwise(bounds):
         if name != section.lower():
             continue
-        for line in lines[start + 1:end]:
+        for line in lines[start + 1 : end]:
             k, sep, v = line.partition("=")
             if sep and not line.lstrip().startswith(("#", ";")) and normalise(k) == normalise(key):
                 return v.strip()
@@ -40,7 +48,7 @@ def samba_set(text: str, section: str, key: str, value: str | None) -> str:
     """Set (or with None remove) `key` in [section], adding the section if it is missing."""
     lines = text.splitlines(keepends=True)
     bounds = _samba_sections([ln.rstrip("\n") for ln in lines]) + [("", len(lines))]
-    for (name, start), (_, end) in zip(bounds, bounds[1:]):
+    for (name, start), (_, end) in itertools.pairwise(bounds):
         if name != section.lower():
             continue
         last = start
@@ -51,7 +59,7 @@ def samba_set(text: str, section: str, key: str, value: str | None) -> str:
             last = i
             if normalise(k) == normalise(key):
                 indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                lines[i:i + 1] = [] if value is None else [f"{indent}{key} = {value}\n"]
+                lines[i : i + 1] = [] if value is None else [f"{indent}{key} = {value}\n"]
                 return "".join(lines)
         if value is not None:
             if lines and not lines[last].endswith("\n"):
@@ -68,8 +76,9 @@ def _export_span(text: str, export_id: str) -> tuple[int, int]:
     for name, start, end, depth in ganesha_conf.block_spans(text):
         if name.lower() != "export" or depth != 0:
             continue
-        if re.search(rf"(?i)(?<![\w]){re.escape('export_id')}\s*=\s*{re.escape(str(export_id))}\s*;",
-                     _top_level(text[start:end])):
+        if re.search(
+            rf"(?i)(?<![\w]){re.escape('export_id')}\s*=\s*{re.escape(str(export_id))}\s*;", _top_level(text[start:end])
+        ):
             return start, end
     raise EditError(f"no EXPORT block with Export_Id = {export_id}")
 
@@ -77,7 +86,7 @@ def _export_span(text: str, export_id: str) -> tuple[int, int]:
 def _top_level(block: str) -> str:
     """The block's own lines, with nested blocks blanked out (same length, same offsets)."""
     out, depth = [], 0
-    for i, ch in enumerate(block):
+    for ch in block:
         if ch == "{":
             depth += 1
         if depth > 1 and ch != "\n":
@@ -105,15 +114,15 @@ def ganesha_set(text: str, export_id: str, key: str, value: str | None) -> str:
     block = text[start:end]
     m = _param(key).search(_top_level(block))
     if m and value is not None:
-        block = block[:m.start()] + f"{key} = {value};" + block[m.end():]
+        block = block[: m.start()] + f"{key} = {value};" + block[m.end() :]
     elif m:
         line_start = block.rfind("\n", 0, m.start()) + 1
         line_end = block.find("\n", m.end())
         line_end = len(block) if line_end == -1 else line_end + 1
-        if not (block[line_start:m.start()] + block[m.end():line_end]).strip():
+        if not (block[line_start : m.start()] + block[m.end() : line_end]).strip():
             block = block[:line_start] + block[line_end:]  # the line held only this parameter
         else:
-            block = block[:m.start()] + block[m.end():].lstrip(" \t")
+            block = block[: m.start()] + block[m.end() :].lstrip(" \t")
     elif value is not None:
         close = block.rindex("}")
         block = block[:close].rstrip(" \t") + f"    {key} = {value};\n" + block[close:]
@@ -140,7 +149,7 @@ def exports_set(text: str, path: str, host: str, option: str) -> str:
             raise EditError(f"/etc/exports line {i + 1}: {path} has no client {host!r} with options")
         options = [o for o in m.group(2).split(",") if o and o not in EXCLUSIVE.get(option, (option,))]
         new = f"{m.group(1)}{host}({','.join(options + [option])})"
-        lines[i] = line[:m.start()] + new + line[m.end():]
+        lines[i] = line[: m.start()] + new + line[m.end() :]
         return "".join(lines)
     raise EditError(f"/etc/exports has no single-line entry for {path}")
 
@@ -172,6 +181,6 @@ def fstab_set(text: str, mountpoint: str, option: str, value: str | None) -> str
         if len(fields) >= 4 and fields[1] == mountpoint:
             start = body.index(fields[3], body.index(fields[1]) + len(fields[1]))
             new = ",".join(set_option(fields[3].split(","), option, value))
-            lines[i] = body[:start] + new + body[start + len(fields[3]):] + hash_ + comment
+            lines[i] = body[:start] + new + body[start + len(fields[3]) :] + hash_ + comment
             return "".join(lines)
     raise EditError(f"/etc/fstab has no entry for {mountpoint}")

@@ -17,13 +17,15 @@ from nastune.faults import checkpoint
 from nastune.tune import backup, lock, services
 from nastune.tune import persist as persistence
 from nastune.tune.journal import Journal
-from nastune.tune.rollback import journal_change, rollback
 from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import Plan, PlannedChange
+from nastune.tune.rollback import journal_change, rollback
 from nastune.tune.system import System, TuneError
 
-DURABILITY = ("These changes trade durability for speed: data acknowledged to clients can be lost "
-              "if the server crashes or loses power before it reaches the disks.")
+DURABILITY = (
+    "These changes trade durability for speed: data acknowledged to clients can be lost "
+    "if the server crashes or loses power before it reaches the disks."
+)
 
 
 @dataclass
@@ -75,8 +77,7 @@ def diff(plan: Plan, system: System) -> list[Row]:
     return rows
 
 
-def _before(system: System, journal: Journal, seq: int, knob: Knob, change: PlannedChange,
-            current: str | None) -> dict:
+def _before(system: System, journal: Journal, seq: int, knob: Knob, change: PlannedChange, current: str | None) -> dict:
     files = knob.files(system, change)
     if files:
         saved = {p: system.read(p) for p in files}
@@ -90,15 +91,23 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
         rows = diff(plan, system)
         broken = [r for r in rows if r.error]
         if broken:
-            raise TuneError("nothing was changed; this plan cannot be applied here: "
-                            + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken))
+            raise TuneError(
+                "nothing was changed; this plan cannot be applied here: "
+                + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken)
+            )
         risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
         if risky and not accept_risk:
             listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
             raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
-        journal = Journal.create(system, {"plan": plan.model_dump(mode="json", by_alias=True),
-                                          "lab": system.netns is not None, "root": system.root.path,
-                                          "pid": os.getpid()})
+        journal = Journal.create(
+            system,
+            {
+                "plan": plan.model_dump(mode="json", by_alias=True),
+                "lab": system.netns is not None,
+                "root": system.root.path,
+                "pid": os.getpid(),
+            },
+        )
         seq = 0
         try:
             for row in rows:
@@ -126,8 +135,15 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
 
 def _step(system: System, journal: Journal, seq: int, row: Row, log) -> None:
     change, knob = row.change, row.knob
-    journal.record({"type": "change", "seq": seq, "state": "started", "change": change.model_dump(mode="json"),
-                    "before": _before(system, journal, seq, knob, change, row.current)})
+    journal.record(
+        {
+            "type": "change",
+            "seq": seq,
+            "state": "started",
+            "change": change.model_dump(mode="json"),
+            "before": _before(system, journal, seq, knob, change, row.current),
+        }
+    )
     checkpoint(f"apply:{seq}:journaled")
     try:
         knob.write(system, change, change.new)
@@ -148,8 +164,10 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
     """(knob, expected, actual, ok) for every change the journal holds as applied, and a
     failing row for each journal line that could not be read."""
     contents = journal.read()
-    rows = [(f"{journal.path} {p.partition(':')[0]}", "a journal line", p.partition(": ")[2] or p, False)
-            for p in contents.problems]
+    rows = [
+        (f"{journal.path} {p.partition(':')[0]}", "a journal line", p.partition(": ")[2] or p, False)
+        for p in contents.problems
+    ]
     for entry in contents.changes:
         if entry.get("state") != "applied":
             continue
@@ -171,6 +189,10 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
 
 def start_watchdog(journal: Journal, timeout: int) -> None:
     """Confirm-or-revert: a detached process rolls back unless `nastune confirm` comes first."""
-    subprocess.Popen([sys.executable, "-m", "nastune", "rollback", "--to", journal.path, "--unless-confirmed",
-                      str(timeout)], start_new_session=True, stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.Popen(
+        [sys.executable, "-m", "nastune", "rollback", "--to", journal.path, "--unless-confirmed", str(timeout)],
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )

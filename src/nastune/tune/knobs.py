@@ -7,11 +7,13 @@ import json
 import os
 import re
 import shlex
+from typing import ClassVar
 
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf import safe
 from nastune.conf import samba as samba_conf
 from nastune.facts.context import cpu_list
+from nastune.facts.mounts import parse_mounts
 from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings
 from nastune.facts.nfs_server import config_path
 from nastune.rules.model import Change
@@ -89,6 +91,7 @@ class FileValue(Knob):
 
     def write(self, system, change, value):
         from nastune.root import Unavailable
+
         try:
             system.root.write(self.path(change), str(value))
         except Unavailable as e:
@@ -127,7 +130,11 @@ class Sysctl(FileValue):
 
 class Sysfs(FileValue):
     kind, phase = "sysfs", 20
-    RANGES = {"stripe_cache_size": (17, 32768), "read_ahead_kb": (0, 65536), "nr_requests": (4, 100000)}
+    RANGES: ClassVar[dict[str, tuple[int, int]]] = {
+        "stripe_cache_size": (17, 32768),
+        "read_ahead_kb": (0, 65536),
+        "nr_requests": (4, 100000),
+    }
 
     def validate(self, change):
         if not (change.target or "").startswith("/sys/") or ".." in change.target:
@@ -214,10 +221,13 @@ class Mtu(FileValue):
             links = json.loads(system.run(["ip", "-n", ns, "-j", "link", "show"]))
             for link in links:
                 if link["ifname"] != "lo":
-                    system.run(["ip", "-n", ns, "link", "set", "dev", link["ifname"], "mtu", str(value)],
-                               what=f"{self.label(change)} on {ns}")
-        system.run(["ip", "link", "set", "dev", change.target, "mtu", str(value)], in_netns=True,
-                   what=self.label(change))
+                    system.run(
+                        ["ip", "-n", ns, "link", "set", "dev", link["ifname"], "mtu", str(value)],
+                        what=f"{self.label(change)} on {ns}",
+                    )
+        system.run(
+            ["ip", "link", "set", "dev", change.target, "mtu", str(value)], in_netns=True, what=self.label(change)
+        )
 
 
 class Ethtool(Knob):
@@ -231,8 +241,9 @@ class Ethtool(Knob):
         raise NotImplementedError
 
     def write(self, system, change, value):
-        system.run(["ethtool", self.flag, change.target, change.key, str(value)], in_netns=True,
-                   what=self.label(change))
+        system.run(
+            ["ethtool", self.flag, change.target, change.key, str(value)], in_netns=True, what=self.label(change)
+        )
 
 
 class EthtoolFeature(Ethtool):
@@ -272,12 +283,12 @@ class EthtoolRing(Ethtool):
 
 
 def _mount_options(text: str | None, mountpoint: str) -> list[str] | None:
-    found = None
-    for line in (text or "").splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and fields[1] == mountpoint:
-            found = fields[3].split(",")
-    return found
+    """The options of the last mount at `mountpoint` in a mount table (escapes like \\040 decoded)."""
+    try:
+        found = [m.options for m in parse_mounts(text or "") if m.mountpoint == mountpoint]
+    except ValueError:
+        return None
+    return found[-1] if found else None
 
 
 def _option_value(options: list[str] | None, key: str) -> str | None:
@@ -295,6 +306,7 @@ def _option_value(options: list[str] | None, key: str) -> str | None:
 
 class MountOption(Knob):
     """A mount option changed by remount, in every mount namespace that serves the files."""
+
     kind, phase, needs_live = "mount_option", 40, True
 
     def manual(self, change, value):
@@ -306,8 +318,9 @@ class MountOption(Knob):
         if change.key not in edits.ATIME + ("nodiratime", "diratime"):
             raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
         if change.new not in edits.EXCLUSIVE[change.key]:
-            raise TuneError(f"mount_option {change.target}: {change.new!r} is not one of "
-                            f"{', '.join(edits.EXCLUSIVE[change.key])}")
+            raise TuneError(
+                f"mount_option {change.target}: {change.new!r} is not one of {', '.join(edits.EXCLUSIVE[change.key])}"
+            )
 
     def read(self, system, change):
         views = [system.read("/proc/self/mounts")]
@@ -316,8 +329,10 @@ class MountOption(Knob):
         if not values or values == {None}:
             raise TuneError(f"mount_option: nothing is mounted at {change.target}")
         if len(values) > 1:  # no single original to restore: refuse rather than journal a non-value
-            raise TuneError(f"{self.label(change)}: differs between the mount namespaces that serve it "
-                            f"({', '.join(sorted(str(v) for v in values))}); make them agree first")
+            raise TuneError(
+                f"{self.label(change)}: differs between the mount namespaces that serve it "
+                f"({', '.join(sorted(str(v) for v in values))}); make them agree first"
+            )
         return values.pop()
 
     def write(self, system, change, value):
@@ -329,6 +344,7 @@ class MountOption(Knob):
 
 class FstabOption(Knob):
     """An option in /etc/fstab: NFS client options (rsize, noatime) take effect at the next mount."""
+
     kind, phase = "nfs_client_mount", 40
 
     def validate(self, change):
@@ -351,8 +367,10 @@ class FstabOption(Knob):
     def write(self, system, change, value):
         text = system.read("/etc/fstab")
         try:
-            system.root.replace("/etc/fstab", edits.fstab_set(text or "", change.target, change.key,
-                                                                None if value is None else str(value)))
+            system.root.replace(
+                "/etc/fstab",
+                edits.fstab_set(text or "", change.target, change.key, None if value is None else str(value)),
+            )
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
 
@@ -362,6 +380,7 @@ def _config_of(system: System, daemon: str, flags: tuple[str, ...], default: str
     if daemon not in system.config_paths:
         from nastune.facts.context import Context
         from nastune.facts.system import daemons
+
         running = [p for p in daemons(Context(system.root)) if p.name == daemon]
         system.config_paths[daemon] = config_path(running, flags, default)
     return system.config_paths[daemon]
@@ -396,8 +415,9 @@ class Samba(Knob):
 
     def write(self, system, change, value):
         path = samba_path(system)
-        edited = edits.samba_set(system.read(path) or "", change.target, change.key,
-                                 None if value is None else str(value))
+        edited = edits.samba_set(
+            system.read(path) or "", change.target, change.key, None if value is None else str(value)
+        )
         problem = _samba_problem(system, path, edited)
         if problem:
             raise TuneError(f"{self.label(change)}: Samba would reject the edited {path}: {problem}")
@@ -416,12 +436,13 @@ def _samba_problem(system: System, path: str, text: str) -> str | None:
         return None
     import subprocess
     import tempfile
-    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".nastune-check-",
-                                     suffix=".conf") as copy:
+
+    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".nastune-check-", suffix=".conf") as copy:
         copy.write(text)
         copy.flush()
-        check = subprocess.run(["testparm", "-s", copy.name], capture_output=True, text=True,
-                               stdin=subprocess.DEVNULL, timeout=60)
+        check = subprocess.run(
+            ["testparm", "-s", copy.name], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60
+        )
     if check.returncode != 0:
         return (check.stderr.strip().splitlines() or ["testparm failed"])[-1]
     return None
@@ -452,8 +473,9 @@ class GaneshaExport(Knob):
     def write(self, system, change, value):
         path = ganesha_path(system)
         try:
-            edited = edits.ganesha_set(system.read(path) or "", str(change.target), change.key,
-                                       None if value is None else str(value))
+            edited = edits.ganesha_set(
+                system.read(path) or "", str(change.target), change.key, None if value is None else str(value)
+            )
             ganesha_conf.parse(edited)
         except (edits.EditError, ganesha_conf.GaneshaSyntaxError) as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
@@ -480,6 +502,7 @@ class NfsExport(Knob):
 
     def read(self, system, change):
         from nastune.conf.exports import parse
+
         host, _ = self._split(change)
         for export in parse(system.read("/etc/exports") or "", "/etc/exports"):
             for client in export.clients:
@@ -490,8 +513,9 @@ class NfsExport(Knob):
     def write(self, system, change, value):
         host, _ = self._split(change)
         try:
-            system.root.replace("/etc/exports", edits.exports_set(system.read("/etc/exports") or "",
-                                                                  change.target, host, str(value)))
+            system.root.replace(
+                "/etc/exports", edits.exports_set(system.read("/etc/exports") or "", change.target, host, str(value))
+            )
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
 
@@ -501,15 +525,23 @@ class ZfsProperty(Knob):
 
     def manual(self, change, value):
         return shlex.join(["zfs", "set", f"{change.key}={value}", change.target])
-    ALLOWED = {"compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"), "sync": ("standard", "always", "disabled"),
-               "dedup": ("on", "off"), "atime": ("on", "off"), "relatime": ("on", "off")}
+
+    ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {
+        "compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"),
+        "sync": ("standard", "always", "disabled"),
+        "dedup": ("on", "off"),
+        "atime": ("on", "off"),
+        "relatime": ("on", "off"),
+    }
 
     def validate(self, change):
         allowed = self.ALLOWED.get(change.key)
         if allowed is None:
             raise TuneError(f"zfs_property {change.target}: property {change.key!r} is not one nastune sets")
         if str(change.new) not in allowed:
-            raise TuneError(f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}")
+            raise TuneError(
+                f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}"
+            )
 
     def read(self, system, change):
         return norm(system.run(["zfs", "get", "-H", "-o", "value", change.key, change.target]))
@@ -520,6 +552,7 @@ class ZfsProperty(Knob):
 
 class XfsFsr(Knob):
     """Defragmentation: a run, not a setting; it moves extents, never content."""
+
     kind, phase, action, needs_live = "xfs_fsr", 95, True, True
 
     def read(self, system, change):
@@ -529,6 +562,23 @@ class XfsFsr(Knob):
         system.run(["xfs_fsr", "-v", "-t", "3600", change.target], what=self.label(change))
 
 
-KNOBS: dict[str, Knob] = {k.kind: k for k in (
-    Sysctl(), Sysfs(), IrqAffinity(), NfsdThreads(), Mtu(), EthtoolFeature(), EthtoolCoalesce(), EthtoolRing(),
-    MountOption(), FstabOption(), Samba(), GaneshaExport(), NfsExport(), ZfsProperty(), XfsFsr())}
+KNOBS: dict[str, Knob] = {
+    k.kind: k
+    for k in (
+        Sysctl(),
+        Sysfs(),
+        IrqAffinity(),
+        NfsdThreads(),
+        Mtu(),
+        EthtoolFeature(),
+        EthtoolCoalesce(),
+        EthtoolRing(),
+        MountOption(),
+        FstabOption(),
+        Samba(),
+        GaneshaExport(),
+        NfsExport(),
+        ZfsProperty(),
+        XfsFsr(),
+    )
+}

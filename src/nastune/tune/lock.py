@@ -23,8 +23,10 @@ _held: dict[str, int] = {}  # lock files this process holds, with their nesting 
 def _holder(fd: int) -> str:
     try:
         data = json.loads(os.pread(fd, 4096, 0) or b"{}")
-        return (f"pid {data['pid']} (`{data['command']}`, {data['what']}) since "
-                f"{time.strftime('%H:%M:%S', time.localtime(data['since']))}")
+        return (
+            f"pid {data['pid']} (`{data['command']}`, {data['what']}) since "
+            f"{time.strftime('%H:%M:%S', time.localtime(data['since']))}"
+        )
     except (ValueError, KeyError, TypeError, OSError):
         return "another process"
 
@@ -55,12 +57,23 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise TuneError(f"another nastune is changing this system: {_holder(fd)} holds {PATH}; "
-                                    "wait for it to finish") from None
+                    raise TuneError(
+                        f"another nastune is changing this system: {_holder(fd)} holds {PATH}; wait for it to finish"
+                    ) from None
                 time.sleep(0.2)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": " ".join(["nastune", *sys.argv[1:]])[:300],
-                                  "what": what, "since": time.time()}).encode(), 0)
+        os.pwrite(
+            fd,
+            json.dumps(
+                {
+                    "pid": os.getpid(),
+                    "command": " ".join(["nastune", *sys.argv[1:]])[:300],
+                    "what": what,
+                    "since": time.time(),
+                }
+            ).encode(),
+            0,
+        )
         _held[path] = 1
         try:
             yield

@@ -20,6 +20,7 @@ APPLIED_BY_FILES = ("sysctl", "mount_option", "nfs_client_mount", "samba", "gane
 class FileKnob(Knob):
     """A whole file nastune writes for persistence (before: absent or its old content); only
     the files above, so a journal can never name another file for rollback to write."""
+
     kind = "file"
 
     def validate(self, change):
@@ -45,7 +46,8 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
     sysctls = [c for c in applied if c.knob == "sysctl"]
     if sysctls:
         text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
-            f"{c.target} = {c.new}\n" for c in sysctls)
+            f"{c.target} = {c.new}\n" for c in sysctls
+        )
         out.append(_file(system, SYSCTL, text))
     fstab = system.read("/etc/fstab") or ""
     for c in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
@@ -56,10 +58,16 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
     if rest:
         kept = plan.model_copy(update={"changes": rest})
         out.append(_file(system, PLAN, kept.to_json() + "\n"))
-        out.append(_file(system, UNIT, "[Unit]\nDescription=Re-apply nastune's tuning\nAfter=network-online.target\n\n"
-                                       "[Service]\nType=oneshot\n"
-                                       f"ExecStart={sys.executable} -m nastune apply {PLAN} --yes\n\n"
-                                       "[Install]\nWantedBy=multi-user.target\n"))
+        out.append(
+            _file(
+                system,
+                UNIT,
+                "[Unit]\nDescription=Re-apply nastune's tuning\nAfter=network-online.target\n\n"
+                "[Service]\nType=oneshot\n"
+                f"ExecStart={sys.executable} -m nastune apply {PLAN} --yes\n\n"
+                "[Install]\nWantedBy=multi-user.target\n",
+            )
+        )
     return out
 
 

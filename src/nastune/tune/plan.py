@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -27,7 +27,7 @@ class PlannedChange(Change):
     @classmethod
     def _scalar(cls, v):
         """A value is one scalar: text, a whole number or a finite number (or none)."""
-        if v is None or isinstance(v, str | int) and not isinstance(v, bool):
+        if v is None or (isinstance(v, str | int) and not isinstance(v, bool)):
             if isinstance(v, str) and len(v) > 65536:
                 raise ValueError("longer than 65536 characters")
             return v
@@ -49,7 +49,8 @@ class Plan(BaseModel):
 
 
 def from_findings(findings: list[Finding], lab: bool) -> Plan:
-    seen, changes = set(), []
+    seen: set[tuple] = set()
+    changes: list[PlannedChange] = []
     for f in findings:
         for c in f.changes:
             key = (c.knob, c.target, c.key)
@@ -57,7 +58,7 @@ def from_findings(findings: list[Finding], lab: bool) -> Plan:
                 continue
             seen.add(key)
             changes.append(PlannedChange(**c.model_dump(), id=len(changes) + 1, rule=f.rule, why=f.message))
-    return Plan(created=datetime.now(timezone.utc).isoformat(timespec="seconds"), lab=lab, changes=changes)
+    return Plan(created=datetime.now(UTC).isoformat(timespec="seconds"), lab=lab, changes=changes)
 
 
 def load(path: Path) -> Plan:
@@ -75,8 +76,9 @@ def load(path: Path) -> Plan:
     for i, change in enumerate(plan.changes):
         knob = KNOBS.get(change.knob)
         if knob is None:
-            raise TuneError(f"{path}: changes[{i}].knob: unknown knob {change.knob!r} "
-                            f"(known: {', '.join(sorted(KNOBS))})")
+            raise TuneError(
+                f"{path}: changes[{i}].knob: unknown knob {change.knob!r} (known: {', '.join(sorted(KNOBS))})"
+            )
         try:
             knob.validate(change)
         except TuneError as e:

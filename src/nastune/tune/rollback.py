@@ -49,7 +49,8 @@ class Report:
             text += f", {self.unchanged} already at their original"
         if self.failures:
             text += f"; {len(self.failures)} NOT restored: " + "; ".join(
-                f"{f.what} ({f.reason}; by hand: {f.manual})" for f in self.failures)
+                f"{f.what} ({f.reason}; by hand: {f.manual})" for f in self.failures
+            )
         return text
 
 
@@ -58,7 +59,8 @@ def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:
     raw = entry.get("change")
     if not isinstance(raw, dict):
         return "no change recorded on this line"
-    knob = JOURNAL_KNOBS.get(raw.get("knob")) if isinstance(raw.get("knob"), str) else None
+    name = raw.get("knob")
+    knob = JOURNAL_KNOBS.get(name) if isinstance(name, str) else None
     if knob is None:
         return f"unknown knob {str(raw.get('knob'))[:40]!r}"
     try:
@@ -77,7 +79,7 @@ def _restore_files(system: System, knob: Knob, change: PlannedChange, files: obj
     allowed = set(knob.files(system, change))
     names = {posixpath.basename(p) for p in allowed}  # a daemon's config found elsewhere now
     for path, content in files.items():
-        if not isinstance(path, str) or path not in allowed and posixpath.basename(path) not in names:
+        if not isinstance(path, str) or (path not in allowed and posixpath.basename(path) not in names):
             raise TuneError(f"the journal names {str(path)[:80]!r}, which this change does not edit: refused")
         if not isinstance(content, str | None):
             raise TuneError(f"the recorded content of {path} is malformed")
@@ -113,8 +115,9 @@ def _restore_value(system: System, knob: Knob, change: PlannedChange, value: obj
 
 def _manual(journal: Journal, seq: int, knob: Knob, change: PlannedChange, before: object) -> str:
     if isinstance(before, dict) and isinstance(before.get("files"), dict):
-        return "; ".join(backup.manual(journal, seq, p, c if isinstance(c, str) else None)
-                         for p, c in before["files"].items())
+        return "; ".join(
+            backup.manual(journal, seq, p, c if isinstance(c, str) else None) for p, c in before["files"].items()
+        )
     if isinstance(before, dict) and before.get("value") is not None:
         return knob.manual(change, before["value"])
     return f"check {knob.label(change)} by hand"
@@ -127,16 +130,22 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
     with lock.hold(system, "rollback", wait=wait):
         contents = journal.read()
         for problem in contents.problems:
-            report.failures.append(Failure(f"{journal.path} {problem}", "the line is unreadable",
-                                           "if it recorded a change, restore that setting by hand"))
+            report.failures.append(
+                Failure(
+                    f"{journal.path} {problem}",
+                    "the line is unreadable",
+                    "if it recorded a change, restore that setting by hand",
+                )
+            )
         touched: set[str] = set()
         for entry in reversed(contents.changes):
             if entry.get("state") == "rolled_back":
                 continue
             parsed = journal_change(entry)
             if isinstance(parsed, str):
-                report.failures.append(Failure(f"{journal.path} line {entry['lines'][0]}", parsed,
-                                               "check that line's setting by hand"))
+                report.failures.append(
+                    Failure(f"{journal.path} line {entry['lines'][0]}", parsed, "check that line's setting by hand")
+                )
                 continue
             change, knob = parsed
             before, seq = entry.get("before"), entry["seq"]

@@ -13,11 +13,13 @@ def reload(system: System, service: str, log=print) -> str:
         return f"{service}: not reloaded (not a live system)"
     if service == "samba":
         from nastune.tune.knobs import samba_path
+
         system.run(["smbcontrol", "-s", samba_path(system), "smbd", "reload-config"], what="reload Samba")
         return "samba: configuration reloaded (new connections use it)"
     if service == "ganesha":
         if system.lab_dir is not None:
             from nastune.lab.lab import Lab
+
             Lab(system.lab_dir).restart("ganesha")
         elif shutil.which("systemctl"):
             system.run(["systemctl", "restart", "nfs-ganesha"], what="restart NFS-Ganesha")

@@ -41,8 +41,14 @@ class System:
             raise TuneError(f"{what or argv[0]}: needs a live system (this root is {self.root.path})")
         full = (["ip", "netns", "exec", self.netns] if in_netns and self.netns else []) + list(argv)
         try:
-            proc = subprocess.run(full, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
-                                  env={**os.environ, "LC_ALL": "C"})
+            proc = subprocess.run(
+                full,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "LC_ALL": "C"},
+            )
         except FileNotFoundError as e:
             raise TuneError(f"{what or argv[0]}: {argv[0]} is not installed") from e
         if proc.returncode != 0:
@@ -60,6 +66,7 @@ def lab_system() -> System:
     """The System of the running lab: host files, the nas namespace, the servers' mount namespaces."""
     from nastune.lab import network, procs
     from nastune.lab.lab import Lab
+
     lab = Lab()
     if lab.state.data.get("status") != "up":
         raise TuneError("the lab is not up: run `nastune lab up` first")

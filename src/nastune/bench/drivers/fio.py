@@ -22,8 +22,17 @@ class Job:
 
 
 def job_file(directory: Path, jobs: list[Job], direct: bool = True) -> str:
-    lines = ["[global]", f"directory={directory}", "ioengine=psync", f"direct={int(direct)}", "group_reporting=0",
-             "stonewall", "invalidate=1", "unlink=0", ""]
+    lines = [
+        "[global]",
+        f"directory={directory}",
+        "ioengine=psync",
+        f"direct={int(direct)}",
+        "group_reporting=0",
+        "stonewall",
+        "invalidate=1",
+        "unlink=0",
+        "",
+    ]
     for j in jobs:
         lines += [f"[{j.name}]", f"rw={j.rw}", f"bs={j.bs}", f"size={j.size}", f"filename={j.file or j.name}.fio"]
         lines += [f"{k}={v}" for k, v in (j.extra or {}).items()] + [""]
@@ -40,7 +49,7 @@ def run_jobs(directory: Path, jobs: list[Job], direct: bool = True) -> dict[str,
     finally:
         spec.unlink(missing_ok=True)
     try:
-        data = json.loads(out[out.index("{"):])
+        data = json.loads(out[out.index("{") :])
     except ValueError as e:
         raise BenchError(f"fio: unreadable JSON output ({e})") from e
     results = {}
@@ -64,6 +73,7 @@ def run_jobs(directory: Path, jobs: list[Job], direct: bool = True) -> dict[str,
 def cleanup(directory: Path) -> None:
     """Remove the scratch directory the benchmark made (only ever nastune's own)."""
     import shutil
+
     if directory.name == ".nastune-bench":
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -71,7 +81,20 @@ def cleanup(directory: Path) -> None:
 def device_read_rate(device: str, seconds: int = 2) -> float:
     """MB/s of a sequential read-only, direct-I/O read of a whole block device: the ceiling of
     any sequential read of a file on it (nothing is written)."""
-    out, _ = run(["fio", "--name=device-rate", f"--filename={device}", "--readonly", "--rw=read", "--bs=1M",
-                  "--direct=1", "--ioengine=psync", f"--runtime={seconds}", "--time_based", "--output-format=json"],
-                 what=f"fio read of {device}")
-    return json.loads(out[out.index("{"):])["jobs"][0]["read"]["bw_bytes"] / 1e6
+    out, _ = run(
+        [
+            "fio",
+            "--name=device-rate",
+            f"--filename={device}",
+            "--readonly",
+            "--rw=read",
+            "--bs=1M",
+            "--direct=1",
+            "--ioengine=psync",
+            f"--runtime={seconds}",
+            "--time_based",
+            "--output-format=json",
+        ],
+        what=f"fio read of {device}",
+    )
+    return json.loads(out[out.index("{") :])["jobs"][0]["read"]["bw_bytes"] / 1e6

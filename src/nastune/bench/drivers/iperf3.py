@@ -9,11 +9,13 @@ from nastune.bench.targets import Target
 
 
 def throughput(target: Target, seconds: int = 3, reverse: bool = False) -> dict[str, float]:
-    argv = ["iperf3", "-c", target.host, "-t", str(seconds), "-J"] + (["-R"] if reverse else [])
+    argv = ["iperf3", "-c", str(target.host), "-t", str(seconds), "-J"] + (["-R"] if reverse else [])
     out, _ = run(target.client(argv), timeout=seconds + 30, what="iperf3")
     data = json.loads(out)
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
     end = data["end"]
-    return {"MB/s": end["sum_received"]["bytes"] / end["sum_received"]["seconds"] / 1e6,
-            "retransmits": float(end["sum_sent"].get("retransmits", 0))}
+    return {
+        "MB/s": end["sum_received"]["bytes"] / end["sum_received"]["seconds"] / 1e6,
+        "retransmits": float(end["sum_sent"].get("retransmits", 0)),
+    }

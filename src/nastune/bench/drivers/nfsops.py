@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 
 from nastune.bench.drivers.common import BenchError, run
 from nastune.bench.targets import Target
@@ -23,8 +24,19 @@ class Nfs:
         self.lib = ctypes.CDLL("libnfs.so.13")
         self.lib.nfs_init_context.restype = ctypes.c_void_p
         self.lib.nfs_get_error.restype = ctypes.c_char_p
-        for name in ("nfs_mount", "nfs_creat", "nfs_open", "nfs_pwrite", "nfs_pread", "nfs_fsync", "nfs_close",
-                     "nfs_unlink", "nfs_stat64", "nfs_destroy_context", "nfs_get_error"):
+        for name in (
+            "nfs_mount",
+            "nfs_creat",
+            "nfs_open",
+            "nfs_pwrite",
+            "nfs_pread",
+            "nfs_fsync",
+            "nfs_close",
+            "nfs_unlink",
+            "nfs_stat64",
+            "nfs_destroy_context",
+            "nfs_get_error",
+        ):
             getattr(self.lib, name).argtypes = None
         self.ctx = ctypes.c_void_p(self.lib.nfs_init_context())
         if not self.ctx:
@@ -46,13 +58,15 @@ class Nfs:
         return fh
 
     def pwrite(self, fh, offset: int, data: bytes) -> None:
-        self._check(self.lib.nfs_pwrite(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(len(data)),
-                                        data), "pwrite")
+        self._check(
+            self.lib.nfs_pwrite(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(len(data)), data), "pwrite"
+        )
 
     def pread(self, fh, offset: int, size: int) -> int:
         buf = ctypes.create_string_buffer(size)
-        return self._check(self.lib.nfs_pread(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(size), buf),
-                           "pread")
+        return self._check(
+            self.lib.nfs_pread(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(size), buf), "pread"
+        )
 
     def fsync(self, fh) -> None:
         self._check(self.lib.nfs_fsync(self.ctx, fh), "fsync")
@@ -84,10 +98,16 @@ def write_latency(nfs: Nfs, name: str, record: int, count: int, sync: bool) -> l
     fh = nfs.open(name, O_WRONLY | O_CREAT | O_TRUNC)
     times = []
     for i in range(count):
-        times.append(_timed(lambda: (nfs.pwrite(fh, i * record, data), sync and nfs.fsync(fh))))
+        times.append(_timed(partial(_write_once, nfs, fh, i * record, data, sync)))
     nfs.close(fh)
     nfs.unlink(name)
     return times
+
+
+def _write_once(nfs: Nfs, fh, offset: int, data: bytes, sync: bool) -> None:
+    nfs.pwrite(fh, offset, data)
+    if sync:
+        nfs.fsync(fh)
 
 
 def small_files(nfs: Nfs, prefix: str, count: int, size: int) -> dict[str, list[float]]:
@@ -108,7 +128,7 @@ def small_files(nfs: Nfs, prefix: str, count: int, size: int) -> dict[str, list[
 
     for phase, fn in (("create", create), ("stat", nfs.stat), ("read", read), ("delete", nfs.unlink)):
         for n in names:
-            phases[phase].append(_timed(lambda: fn(n)))
+            phases[phase].append(_timed(partial(fn, n)))
     return phases
 
 
@@ -128,7 +148,9 @@ def main(request: dict) -> dict:
 def remote(target: Target, request: dict) -> dict:
     """Run one request in the target's client namespace; its JSON answer."""
     payload = json.dumps({"server": target.host, "export": target.share, **request})
-    out, _ = run(target.client([sys.executable, "-m", "nastune.bench.drivers.nfsops", payload]), what=f"libnfs {request['op']}")
+    out, _ = run(
+        target.client([sys.executable, "-m", "nastune.bench.drivers.nfsops", payload]), what=f"libnfs {request['op']}"
+    )
     return json.loads(out)
 
 

@@ -20,11 +20,14 @@ def upload(target: Target, local: Path, name: str) -> float:
     if target.kind == "smb":
         return run(_smb(target, f"put {local} {name}"), what="smbclient put")[1]
     if target.kind == "nfs":
-        return run(target.client(["nfs-cp", str(local), f"nfs://{target.host}/{target.share}/{name}"]),
-                   what="nfs-cp")[1]
+        return run(target.client(["nfs-cp", str(local), f"nfs://{target.host}/{target.share}/{name}"]), what="nfs-cp")[
+            1
+        ]
     if target.kind == "ftp":
-        return run(target.client(["curl", "-sS", "-T", str(local), f"ftp://{target.host}/{target.share}/{name}"]),
-                   what="curl upload")[1]
+        return run(
+            target.client(["curl", "-sS", "-T", str(local), f"ftp://{target.host}/{target.share}/{name}"]),
+            what="curl upload",
+        )[1]
     raise ValueError(f"no transfer client for {target.kind}")
 
 
@@ -36,8 +39,9 @@ def download(target: Target, name: str, from_root: bool = False) -> float:
     if target.kind == "nfs":  # nfs-cp cannot write to /dev/null: a tmpfs file, removed at once
         sink = Path("/dev/shm") / f"nastune-{os.getpid()}-{Path(name).name}"
         try:
-            return run(target.client(["nfs-cp", f"nfs://{target.host}/{target.share}/{name}", str(sink)]),
-                       what="nfs-cp")[1]
+            return run(
+                target.client(["nfs-cp", f"nfs://{target.host}/{target.share}/{name}", str(sink)]), what="nfs-cp"
+            )[1]
         finally:
             sink.unlink(missing_ok=True)
     if target.kind == "ftp":
@@ -53,5 +57,9 @@ def remove(target: Target, name: str) -> None:
     elif target.kind == "nfs":
         nfsops.remote(target, {"op": "unlink", "name": name})
     elif target.kind == "ftp":
-        run(target.client(["curl", "-sS", "-o", "/dev/null", f"ftp://{target.host}/{target.share}/", "-Q", f"-DELE {name}"]),
-            what="curl DELE")
+        run(
+            target.client(
+                ["curl", "-sS", "-o", "/dev/null", f"ftp://{target.host}/{target.share}/", "-Q", f"-DELE {name}"]
+            ),
+            what="curl DELE",
+        )

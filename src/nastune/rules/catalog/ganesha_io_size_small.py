@@ -10,26 +10,40 @@ def check(rule, facts):
     if not g.known:
         return
     for e in g.value.exports:
-        small = [(attr, key, getattr(e, attr)) for attr, key in KEYS
-                 if getattr(e, attr) is not None and getattr(e, attr) < RECOMMENDED]
+        small = [
+            (attr, key, getattr(e, attr))
+            for attr, key in KEYS
+            if getattr(e, attr) is not None and getattr(e, attr) < RECOMMENDED
+        ]
         if not small:
             continue
         yield rule.finding(
-            target=f"export {e.export_id}", impact=20, severity=Severity.high,
+            target=f"export {e.export_id}",
+            impact=20,
+            severity=Severity.high,
             message=f"Ganesha export {e.export_id} ({e.path}) limits transfers to "
-                    + ", ".join(f"{key} {value}" for _, key, value in small)
-                    + ": clients must split every large read and write into that many RPCs.",
-            evidence=[Evidence(fact=f"export {e.export_id} {key}", value=value, source=f"{g.value.path}:{e.line}")
-                      for _, key, value in small],
-            changes=[Change(knob="ganesha_export", target=str(e.export_id), key=key, current=value, new=RECOMMENDED)
-                     for _, key, value in small])
+            + ", ".join(f"{key} {value}" for _, key, value in small)
+            + ": clients must split every large read and write into that many RPCs.",
+            evidence=[
+                Evidence(fact=f"export {e.export_id} {key}", value=value, source=f"{g.value.path}:{e.line}")
+                for _, key, value in small
+            ],
+            changes=[
+                Change(knob="ganesha_export", target=str(e.export_id), key=key, current=value, new=RECOMMENDED)
+                for _, key, value in small
+            ],
+        )
 
 
 RULE = Rule(
-    id="ganesha-io-size-small", title="NFS-Ganesha export MaxRead/MaxWrite small", area="nfs",
-    severity=Severity.high, check=check, needs=("nfs_server",),
+    id="ganesha-io-size-small",
+    title="NFS-Ganesha export MaxRead/MaxWrite small",
+    area="nfs",
+    severity=Severity.high,
+    check=check,
+    needs=("nfs_server",),
     gain="The strongest NFS knob measured in the lab: a 1 GiB upload went from 90 to 112 MB/s under 1 Gbit "
-         "shaping when MaxRead/MaxWrite went from 8 KiB to 64 KiB; 002 doubled NFS copies with larger sizes.",
+    "shaping when MaxRead/MaxWrite went from 8 KiB to 64 KiB; 002 doubled NFS copies with larger sizes.",
     tradeoff="Larger RPCs use more server memory per request in flight.",
     source="002 (rsize/wsize 8K -> 32K and more); nfs-ganesha config EXPORT (MaxRead, MaxWrite)",
 )

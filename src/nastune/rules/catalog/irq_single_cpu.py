@@ -10,7 +10,7 @@ def check(rule, facts):
         queues = [irq for irq in i.irqs if irq.counts]
         if len(queues) < 2 or cpus < 2:
             continue
-        per_cpu: dict[int, int] = {}
+        per_cpu = dict[int, int]()
         for irq in queues:
             for cpu, n in irq.counts.items():
                 per_cpu[cpu] = per_cpu.get(cpu, 0) + n
@@ -20,21 +20,33 @@ def check(rule, facts):
             continue
         spread = i.local_cpus.value if i.local_cpus.known else list(range(cpus))
         yield rule.finding(
-            target=i.name, impact=20,
+            target=i.name,
+            impact=20,
             message=f"{top / total:.0%} of the {total} interrupts of {i.name}'s {len(queues)} queues ran on CPU "
-                    f"{top_cpu}: one core does all receive work while the others idle.",
+            f"{top_cpu}: one core does all receive work while the others idle.",
             evidence=[Evidence(fact=f"{i.name} interrupts per CPU", value=per_cpu, source="/proc/interrupts")],
-            changes=[Change(knob="irq_affinity", target=f"irq/{irq.number}",
-                            current=",".join(map(str, irq.affinity.value or [])), new=str(spread[n % len(spread)]))
-                     for n, irq in enumerate(queues)])
+            changes=[
+                Change(
+                    knob="irq_affinity",
+                    target=f"irq/{irq.number}",
+                    current=",".join(map(str, irq.affinity.value or [])),
+                    new=str(spread[n % len(spread)]),
+                )
+                for n, irq in enumerate(queues)
+            ],
+        )
 
 
 RULE = Rule(
-    id="irq-single-cpu", title="All of a multi-queue NIC's interrupts on one CPU", area="network",
-    severity=Severity.medium, check=check, needs=("network", "system"),
+    id="irq-single-cpu",
+    title="All of a multi-queue NIC's interrupts on one CPU",
+    area="network",
+    severity=Severity.medium,
+    check=check,
+    needs=("network", "system"),
     gain="Receive processing spreads over several cores; 001 saw kernel (packet) time exceed user time "
-         "under stress, and 004's regression came from IRQ placement.",
+    "under stress, and 004's regression came from IRQ placement.",
     tradeoff="More cores take interrupts, so their caches are shared with packet work; pin to the NIC's "
-             "local node on multi-socket machines.",
+    "local node on multi-socket machines.",
     source="004 (IRQ placement); 001 2.7 (kernel time under stress)",
 )

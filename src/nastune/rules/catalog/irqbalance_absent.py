@@ -10,20 +10,26 @@ def check(rule, facts):
         untouched = [irq for irq in i.irqs if irq.affinity.known and set(irq.affinity.value) == everywhere]
         if len(i.irqs) >= 2 and len(untouched) == len(i.irqs):
             yield rule.finding(
-                target=i.name, impact=10,
+                target=i.name,
+                impact=10,
                 message=f"{i.name} has {len(i.irqs)} IRQs, irqbalance is not running and no IRQ was placed by hand: "
-                        "the kernel's default placement decides where receive work runs.",
+                "the kernel's default placement decides where receive work runs.",
                 evidence=[Evidence.of("irqbalance running", facts.system.irqbalance_running)]
-                         + [Evidence.of(f"IRQ {irq.number} affinity", irq.affinity) for irq in untouched[:3]],
+                + [Evidence.of(f"IRQ {irq.number} affinity", irq.affinity) for irq in untouched[:3]],
                 advice="Install and start irqbalance (apt install irqbalance; systemctl enable --now irqbalance), "
-                       "or pin the IRQs by hand (see irq-numa-locality).")
+                "or pin the IRQs by hand (see irq-numa-locality).",
+            )
 
 
 RULE = Rule(
-    id="irqbalance-absent", title="No IRQ balancing for a multi-queue NIC", area="network",
-    severity=Severity.low, check=check, needs=("network", "system"),
+    id="irqbalance-absent",
+    title="No IRQ balancing for a multi-queue NIC",
+    area="network",
+    severity=Severity.low,
+    check=check,
+    needs=("network", "system"),
     gain="Interrupt load follows the cores that are free; avoids the single-core bottleneck of irq-single-cpu.",
     tradeoff="irqbalance moves IRQs periodically, which can disturb hand-made pinning; configure it to skip "
-             "pinned IRQs (IRQBALANCE_BANNED_CPULIST or --banirq).",
+    "pinned IRQs (IRQBALANCE_BANNED_CPULIST or --banirq).",
     source="004 (IRQ placement); irqbalance(1)",
 )

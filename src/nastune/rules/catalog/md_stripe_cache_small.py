@@ -18,21 +18,30 @@ def check(rule, facts):
         if new <= size:
             continue
         yield rule.finding(
-            target=a.name, impact=25, severity=Severity.high,
+            target=a.name,
+            impact=25,
+            severity=Severity.high,
             message=f"{a.name} ({a.level}, {disks} disks) has stripe_cache_size {size}: partial-stripe writes must "
-                    "read back data and parity far more often.",
-            evidence=[Evidence.of(f"{a.name} stripe_cache_size", a.sysfs["stripe_cache_size"]),
-                      Evidence(fact=f"{a.name} disks", value=disks, source="/proc/mdstat")],
+            "read back data and parity far more often.",
+            evidence=[
+                Evidence.of(f"{a.name} stripe_cache_size", a.sysfs["stripe_cache_size"]),
+                Evidence(fact=f"{a.name} disks", value=disks, source="/proc/mdstat"),
+            ],
             changes=[Change(knob="sysfs", target=f"/sys/block/{a.name}/md/stripe_cache_size", current=size, new=new)],
             tradeoff=f"The cache costs page size x disks x entries of RAM: {human(new * PAGE * disks)} at {new} "
-                     f"(was {human(size * PAGE * disks)}); it is not kept across reboots unless persisted.")
+            f"(was {human(size * PAGE * disks)}); it is not kept across reboots unless persisted.",
+        )
 
 
 RULE = Rule(
-    id="md-stripe-cache-small", title="RAID5/6 stripe cache at its small default", area="storage",
-    severity=Severity.high, check=check, needs=("md", "system"),
+    id="md-stripe-cache-small",
+    title="RAID5/6 stripe cache at its small default",
+    area="storage",
+    severity=Severity.high,
+    check=check,
+    needs=("md", "system"),
     gain="Sequential writes to RAID5/6 assemble full stripes in memory instead of read-modify-write; "
-         "001 used 8192 in its +133% CIFS write result.",
+    "001 used 8192 in its +133% CIFS write result.",
     tradeoff="RAM: page size x number of disks x stripe_cache_size.",
     source="001 2.1.2 and 2.7 (stripe_cache_size 8192 for RAID5; default 256)",
 )

@@ -7,19 +7,26 @@ def check(rule, facts):
         if any(o in m.options for o in ("noatime", "relatime", "lazytime")):
             continue
         yield rule.finding(
-            target=m.mountpoint, impact=6,
+            target=m.mountpoint,
+            impact=6,
             message=f"{m.mountpoint} ({m.fstype}) updates the access time on every read: each read of a file "
-                    "becomes a metadata write too.",
+            "becomes a metadata write too.",
             evidence=[Evidence(fact=f"{m.mountpoint} options", value=",".join(m.options), source="/proc/mounts")],
-            changes=[Change(knob="mount_option", target=m.mountpoint, key="noatime", current="strictatime",
-                            new="noatime")])
+            changes=[
+                Change(knob="mount_option", target=m.mountpoint, key="noatime", current="strictatime", new="noatime")
+            ],
+        )
 
 
 RULE = Rule(
-    id="mount-atime", title="Data file system updates access times on every read", area="storage",
-    severity=Severity.medium, check=check, needs=("mounts",),
+    id="mount-atime",
+    title="Data file system updates access times on every read",
+    area="storage",
+    severity=Severity.medium,
+    check=check,
+    needs=("mounts",),
     gain="Reads stop causing writes; 001 and 002 both mount data shares noatime,nodiratime.",
     tradeoff="Access times are no longer recorded: tools that rely on them (some mail readers, tmpwatch-style "
-             "cleanup, HSM) stop seeing reads.",
+    "cleanup, HSM) stop seeing reads.",
     source="001 2.4.1 and 002 (noatime,nodiratime)",
 )

@@ -8,20 +8,26 @@ def check(rule, facts):
         if not i.mtu.known or i.mtu.value > 1500 or speed is None or speed < 1000:
             continue
         yield rule.finding(
-            target=i.name, impact=5,
+            target=i.name,
+            impact=5,
             message=f"{i.name} carries up to {speed} Mb/s with MTU {i.mtu.value}: every 1448 bytes of data "
-                    "cost a packet, its interrupt share and its headers.",
+            "cost a packet, its interrupt share and its headers.",
             evidence=[Evidence.of(f"{i.name} MTU", i.mtu), Evidence.of(f"{i.name} speed (Mb/s)", i.speed_mbps)],
-            changes=[Change(knob="mtu", target=i.name, current=i.mtu.value, new=9000)])
+            changes=[Change(knob="mtu", target=i.name, current=i.mtu.value, new=9000)],
+        )
 
 
 RULE = Rule(
-    id="mtu-jumbo-frames", title="Jumbo frames not used on a storage link", area="network",
-    severity=Severity.medium, check=check, needs=("network",),
+    id="mtu-jumbo-frames",
+    title="Jumbo frames not used on a storage link",
+    area="network",
+    severity=Severity.medium,
+    check=check,
+    needs=("network",),
     gain="Goodput ceiling of 1 GbE rises from 117.7 to 123.8 MB/s (+5%) and the packet rate falls sixfold; "
-         "002 raised MTU 1500 -> 7200 on its storage network, and Samba over the lab's link gained 4%.",
+    "002 raised MTU 1500 -> 7200 on its storage network, and Samba over the lab's link gained 4%.",
     tradeoff="Every host and switch port on the segment must accept the larger MTU, or large packets are "
-             "dropped and connections hang; keep the management network at 1500 if it is shared. "
-             "Persist it in the interface configuration.",
+    "dropped and connections hang; keep the management network at 1500 if it is shared. "
+    "Persist it in the interface configuration.",
     source="002 (jumbo frames); KNOWLEDGE.md section 6 (goodput limits)",
 )

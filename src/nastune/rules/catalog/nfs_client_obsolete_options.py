@@ -1,7 +1,9 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 
-OBSOLETE = {"intr": "ignored since kernel 2.6.25 (only SIGKILL interrupts a hung NFS call)",
-            "nointr": "ignored since kernel 2.6.25"}
+OBSOLETE = {
+    "intr": "ignored since kernel 2.6.25 (only SIGKILL interrupts a hung NFS call)",
+    "nointr": "ignored since kernel 2.6.25",
+}
 
 
 def check(rule, facts):
@@ -12,25 +14,41 @@ def check(rule, facts):
         found = [o for o in entry.options if o in OBSOLETE]
         if found:
             yield rule.finding(
-                target=entry.file, impact=0, severity=Severity.info,
+                target=entry.file,
+                impact=0,
+                severity=Severity.info,
                 message=f"/etc/fstab line {entry.line} mounts {entry.file} with {', '.join(found)}: "
-                        + "; ".join(OBSOLETE[o] for o in found) + ".",
-                evidence=[Evidence(fact=f"fstab {entry.file} options", value=",".join(entry.options),
-                                   source=f"/etc/fstab:{entry.line}")],
-                changes=[Change(knob="nfs_client_mount", target=entry.file, key=o, current=o, new=None) for o in found])
+                + "; ".join(OBSOLETE[o] for o in found)
+                + ".",
+                evidence=[
+                    Evidence(
+                        fact=f"fstab {entry.file} options",
+                        value=",".join(entry.options),
+                        source=f"/etc/fstab:{entry.line}",
+                    )
+                ],
+                changes=[Change(knob="nfs_client_mount", target=entry.file, key=o, current=o, new=None) for o in found],
+            )
     for m in facts.nfs_client.mounts.value or []:
         if m.proto and m.proto.startswith("udp"):
             yield rule.finding(
-                target=m.mountpoint, impact=10, severity=Severity.medium,
+                target=m.mountpoint,
+                impact=10,
+                severity=Severity.medium,
                 message=f"{m.mountpoint} uses NFS over UDP: small transfer sizes, fragment loss and retransmits "
-                        "on a busy link; modern kernels drop UDP support.",
+                "on a busy link; modern kernels drop UDP support.",
                 evidence=[Evidence(fact=f"{m.mountpoint} proto", value=m.proto, source=facts.nfs_client.mounts.source)],
-                changes=[Change(knob="nfs_client_mount", target=m.mountpoint, key="proto", current=m.proto, new="tcp")])
+                changes=[Change(knob="nfs_client_mount", target=m.mountpoint, key="proto", current=m.proto, new="tcp")],
+            )
 
 
 RULE = Rule(
-    id="nfs-client-obsolete-options", title="Obsolete NFS client options (intr, UDP)", area="nfs",
-    severity=Severity.info, check=check, needs=("mounts", "nfs_client"),
+    id="nfs-client-obsolete-options",
+    title="Obsolete NFS client options (intr, UDP)",
+    area="nfs",
+    severity=Severity.info,
+    check=check,
+    needs=("mounts", "nfs_client"),
     gain="Options that do what their writer expected; TCP transport allows large rsize/wsize.",
     tradeoff="None.",
     source="002 (intr is ignored since 2.6.25); nfs(5)",

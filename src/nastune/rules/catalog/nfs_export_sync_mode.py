@@ -1,7 +1,9 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 
-ASYNC_RISK = ("async makes the server acknowledge writes before they reach the disk: a server crash or "
-              "power loss silently loses data the clients believe is safe.")
+ASYNC_RISK = (
+    "async makes the server acknowledge writes before they reach the disk: a server crash or "
+    "power loss silently loses data the clients believe is safe."
+)
 
 
 def check(rule, facts):
@@ -9,28 +11,55 @@ def check(rule, facts):
     for e in exports.value or []:
         for c in e.clients:
             mode = "async" if "async" in c.options else "sync"
-            evidence = [Evidence(fact=f"export {e.path} {c.host}", value=",".join(c.options) or "(defaults: sync)",
-                                 source=f"{e.source}:{e.line}")]
+            evidence = [
+                Evidence(
+                    fact=f"export {e.path} {c.host}",
+                    value=",".join(c.options) or "(defaults: sync)",
+                    source=f"{e.source}:{e.line}",
+                )
+            ]
             if mode == "async":
                 yield rule.finding(
-                    target=f"{e.path} {c.host}", impact=1, severity=Severity.medium, evidence=evidence,
+                    target=f"{e.path} {c.host}",
+                    impact=1,
+                    severity=Severity.medium,
+                    evidence=evidence,
                     message=f"{e.path} is exported async to {c.host}: fast, but {ASYNC_RISK}",
-                    changes=[Change(knob="nfs_export", target=e.path, key=f"{c.host}:sync", current="async", new="sync")],
+                    changes=[
+                        Change(knob="nfs_export", target=e.path, key=f"{c.host}:sync", current="async", new="sync")
+                    ],
                     gain="Crash safety restored; writes then wait for the disk (slower, as 003 measured: 2-6x on "
-                         "sequential NFS writes).",
-                    tradeoff="Write throughput falls to what the disks commit.")
+                    "sequential NFS writes).",
+                    tradeoff="Write throughput falls to what the disks commit.",
+                )
             else:
                 yield rule.finding(
-                    target=f"{e.path} {c.host}", impact=2, severity=Severity.info, evidence=evidence,
+                    target=f"{e.path} {c.host}",
+                    impact=2,
+                    severity=Severity.info,
+                    evidence=evidence,
                     message=f"{e.path} is exported sync to {c.host}: safe. async would be faster for writes, "
-                            f"at a cost to state plainly: {ASYNC_RISK}",
-                    changes=[Change(knob="nfs_export", target=e.path, key=f"{c.host}:async", current="sync",
-                                    new="async", durability_risk=True)])
+                    f"at a cost to state plainly: {ASYNC_RISK}",
+                    changes=[
+                        Change(
+                            knob="nfs_export",
+                            target=e.path,
+                            key=f"{c.host}:async",
+                            current="sync",
+                            new="async",
+                            durability_risk=True,
+                        )
+                    ],
+                )
 
 
 RULE = Rule(
-    id="nfs-export-sync-mode", title="NFS export write mode: sync (safe) or async (fast, unsafe)", area="nfs",
-    severity=Severity.info, check=check, needs=("nfs_server",),
+    id="nfs-export-sync-mode",
+    title="NFS export write mode: sync (safe) or async (fast, unsafe)",
+    area="nfs",
+    severity=Severity.info,
+    check=check,
+    needs=("nfs_server",),
     gain="async: sequential NFS writes up to 2-6x faster (003 measured sync writes on an async dataset over NFS).",
     tradeoff=ASYNC_RISK + " nastune applies async only with --accept-risk durability.",
     source="003 (sync vs async); exports(5)",

@@ -16,20 +16,29 @@ def check(rule, facts):
         return
     new = min(256, max(threads * 2, 8 * (cpu_count(facts) or 1)))
     yield rule.finding(
-        target="nfsd", impact=15,
+        target="nfsd",
+        impact=15,
         message=f"{queued / arrived:.0%} of NFS requests waited for a free nfsd thread ({threads} threads): "
-                "clients queue behind busy threads.",
-        evidence=[Evidence.of("nfsd threads", n.nfsd_threads),
-                  Evidence(fact="packets arrived / sockets enqueued", value=f"{arrived} / {queued}",
-                           source=n.pool_stats.source)],
-        changes=[Change(knob="nfsd_threads", target="nfsd", current=threads, new=new)])
+        "clients queue behind busy threads.",
+        evidence=[
+            Evidence.of("nfsd threads", n.nfsd_threads),
+            Evidence(
+                fact="packets arrived / sockets enqueued", value=f"{arrived} / {queued}", source=n.pool_stats.source
+            ),
+        ],
+        changes=[Change(knob="nfsd_threads", target="nfsd", current=threads, new=new)],
+    )
 
 
 RULE = Rule(
-    id="nfsd-threads-low", title="Too few kernel NFS server threads", area="nfs",
-    severity=Severity.medium, check=check, needs=("nfs_server", "system"),
+    id="nfsd-threads-low",
+    title="Too few kernel NFS server threads",
+    area="nfs",
+    severity=Severity.medium,
+    check=check,
+    needs=("nfs_server", "system"),
     gain="Requests are served in parallel instead of waiting in the socket queue; matters with many clients "
-         "and slow disks, where each thread blocks on I/O.",
+    "and slow disks, where each thread blocks on I/O.",
     tradeoff="Each thread costs a little memory; far too many threads contend on locks.",
     source="nfsd(8) (thread count); kernel nfsd pool_stats documentation",
 )

@@ -9,24 +9,34 @@ def check(rule, facts):
         interrupts = sum(sum(irq.counts.values()) for irq in i.irqs)
         if c is None or interrupts < BUSY or c.params.get("rx-usecs", 1) != 0 or c.adaptive_rx is True:
             continue
-        change = (Change(knob="ethtool_coalesce", target=i.name, key="adaptive-rx", current="off", new="on")
-                  if c.adaptive_rx is False else
-                  Change(knob="ethtool_coalesce", target=i.name, key="rx-usecs", current=0, new=50))
+        change = (
+            Change(knob="ethtool_coalesce", target=i.name, key="adaptive-rx", current="off", new="on")
+            if c.adaptive_rx is False
+            else Change(knob="ethtool_coalesce", target=i.name, key="rx-usecs", current=0, new=50)
+        )
         yield rule.finding(
-            target=i.name, impact=8,
+            target=i.name,
+            impact=8,
             message=f"{i.name} raises an interrupt for every received frame (rx-usecs 0, adaptive "
-                    f"{'off' if c.adaptive_rx is False else 'unsupported'}) and has taken {interrupts} interrupts.",
-            evidence=[Evidence.of(f"{i.name} coalescing", i.coalesce),
-                      Evidence(fact=f"{i.name} interrupts since boot", value=interrupts, source="/proc/interrupts")],
-            changes=[change])
+            f"{'off' if c.adaptive_rx is False else 'unsupported'}) and has taken {interrupts} interrupts.",
+            evidence=[
+                Evidence.of(f"{i.name} coalescing", i.coalesce),
+                Evidence(fact=f"{i.name} interrupts since boot", value=interrupts, source="/proc/interrupts"),
+            ],
+            changes=[change],
+        )
 
 
 RULE = Rule(
-    id="nic-coalescing-off", title="Interrupt coalescing off on a busy NIC", area="network",
-    severity=Severity.medium, check=check, needs=("network",),
+    id="nic-coalescing-off",
+    title="Interrupt coalescing off on a busy NIC",
+    area="network",
+    severity=Severity.medium,
+    check=check,
+    needs=("network",),
     gain="Fewer interrupts per megabyte, so more CPU for the file server; matters most with jumbo frames "
-         "and slow CPUs (001 1.1.1).",
+    "and slow CPUs (001 1.1.1).",
     tradeoff="Coalescing delays each interrupt by up to rx-usecs, adding that much latency to small "
-             "requests; adaptive mode tunes it with load. The best value is found by measuring.",
+    "requests; adaptive mode tunes it with load. The best value is found by measuring.",
     source="001 1.1.1 (interrupt coalescing with NAPI)",
 )

@@ -1,30 +1,46 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import links
 
-OFFLOADS = ("rx-checksumming", "tx-checksumming", "scatter-gather", "tcp-segmentation-offload",
-            "generic-segmentation-offload", "generic-receive-offload")
+OFFLOADS = (
+    "rx-checksumming",
+    "tx-checksumming",
+    "scatter-gather",
+    "tcp-segmentation-offload",
+    "generic-segmentation-offload",
+    "generic-receive-offload",
+)
 
 
 def check(rule, facts):
     for i in links(facts):
         features = i.features.value if i.features.known else {}
-        off = [name for name in OFFLOADS if name in features
-               and features[name].active is False and features[name].fixed is not True]
+        off = [
+            name
+            for name in OFFLOADS
+            if name in features and features[name].active is False and features[name].fixed is not True
+        ]
         if off:
             yield rule.finding(
-                target=i.name, impact=8,
+                target=i.name,
+                impact=8,
                 message=f"{i.name} has offloads switched off that it could do itself: {', '.join(off)}.",
                 evidence=[Evidence(fact=f"{i.name} {name}", value="off", source=i.features.source) for name in off],
-                changes=[Change(knob="ethtool_feature", target=i.name, key=name, current="off", new="on")
-                         for name in off])
+                changes=[
+                    Change(knob="ethtool_feature", target=i.name, key=name, current="off", new="on") for name in off
+                ],
+            )
 
 
 RULE = Rule(
-    id="nic-offloads-disabled", title="NIC checksum / segmentation / GRO offloads disabled", area="network",
-    severity=Severity.medium, check=check, needs=("network",),
+    id="nic-offloads-disabled",
+    title="NIC checksum / segmentation / GRO offloads disabled",
+    area="network",
+    severity=Severity.medium,
+    check=check,
+    needs=("network",),
     gain="Checksums and segmentation move from the CPU to the NIC (or are batched by GRO/GSO): less CPU per "
-         "byte, which on small NAS CPUs is throughput.",
+    "byte, which on small NAS CPUs is throughput.",
     tradeoff="Packet captures on the host then show large, unsegmented packets; a buggy NIC firmware may "
-             "corrupt offloaded checksums (rare; the reason some guides disable them).",
+    "corrupt offloaded checksums (rare; the reason some guides disable them).",
     source="001 1.1.2-1.1.4 (hardware checksum offload, DMA descriptors)",
 )

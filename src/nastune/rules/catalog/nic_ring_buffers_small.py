@@ -9,19 +9,27 @@ def check(rule, facts):
         small = [k for k in ("rx", "tx") if k in current and maximum.get(k, 0) >= 2 * current[k] > 0]
         if small:
             yield rule.finding(
-                target=i.name, impact=4,
+                target=i.name,
+                impact=4,
                 message=f"{i.name} rings are far below what the NIC allows: "
-                        + ", ".join(f"{k} {current[k]} of {maximum[k]}" for k in small) + ".",
+                + ", ".join(f"{k} {current[k]} of {maximum[k]}" for k in small)
+                + ".",
                 evidence=[Evidence.of(f"{i.name} rings", i.rings)],
-                changes=[Change(knob="ethtool_ring", target=i.name, key=k, current=current[k], new=maximum[k])
-                         for k in small])
+                changes=[
+                    Change(knob="ethtool_ring", target=i.name, key=k, current=current[k], new=maximum[k]) for k in small
+                ],
+            )
 
 
 RULE = Rule(
-    id="nic-ring-buffers-small", title="NIC ring buffers far below their maximum", area="network",
-    severity=Severity.low, check=check, needs=("network",),
+    id="nic-ring-buffers-small",
+    title="NIC ring buffers far below their maximum",
+    area="network",
+    severity=Severity.low,
+    check=check,
+    needs=("network",),
     gain="Bursts that arrive while the CPU is busy are queued instead of dropped (rx_missed / "
-         "rx_no_buffer drops cause TCP retransmits and stalls).",
+    "rx_no_buffer drops cause TCP retransmits and stalls).",
     tradeoff="Larger rings use more DMA memory and can add queueing latency (bufferbloat) under load.",
     source="001 1.2 (descriptors and receive buffer preallocation)",
 )

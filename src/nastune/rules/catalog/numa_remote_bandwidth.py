@@ -13,20 +13,27 @@ def check(rule, facts):
         remote = min(v for j, v in enumerate(row) if j != i)
         if local > 0 and remote / local < HEALTHY:
             yield rule.finding(
-                target=f"node{i}", impact=30, severity=Severity.high,
+                target=f"node{i}",
+                impact=30,
+                severity=Severity.high,
                 message=f"Node {i} reads remote memory at {remote:.1f} GB/s against {local:.1f} GB/s locally "
-                        f"({remote / local:.0%}): any data crossing sockets (NIC on one, disks or threads on the "
-                        "other) is throttled.",
+                f"({remote / local:.0%}): any data crossing sockets (NIC on one, disks or threads on the "
+                "other) is throttled.",
                 evidence=[Evidence(fact="memory bandwidth matrix (GB/s)", value=m, source=matrix.source)],
                 advice="Check the BIOS coherency setting (004 switched the snoop mode from 'early snoop' to "
-                       "'home snoop': remote bandwidth 6.3 -> 25 GB/s), and that every memory channel is populated.")
+                "'home snoop': remote bandwidth 6.3 -> 25 GB/s), and that every memory channel is populated.",
+            )
 
 
 RULE = Rule(
-    id="numa-remote-bandwidth", title="Abnormally low cross-node memory bandwidth", area="numa",
-    severity=Severity.high, check=check, needs=(),
+    id="numa-remote-bandwidth",
+    title="Abnormally low cross-node memory bandwidth",
+    area="numa",
+    severity=Severity.high,
+    check=check,
+    needs=(),
     gain="004: after the BIOS snoop-mode change the cluster wrote +36% (4400 -> 6000 MB/s) and read +29% "
-         "(7650 -> 9550 MB/s).",
+    "(7650 -> 9550 MB/s).",
     tradeoff="Home snoop raises local memory latency slightly; the BIOS change needs a reboot.",
     source="004 (MLC bandwidth matrix; BIOS snoop mode)",
 )

@@ -9,32 +9,43 @@ def check(rule, facts):
     if not failures.known or failures.value == 0:
         return
     current = facts.sysctl.int("vm.min_free_kbytes")
-    evidence = [Evidence.of("page allocation failures in the kernel log", failures),
-                *(Evidence(fact="example", value=line, source=failures.source)
-                  for line in facts.kernel_log.examples[-2:])]
+    evidence = [
+        Evidence.of("page allocation failures in the kernel log", failures),
+        *(Evidence(fact="example", value=line, source=failures.source) for line in facts.kernel_log.examples[-2:]),
+    ]
     if current is None:
-        yield rule.finding(target="vm.min_free_kbytes", impact=15, message="The kernel log shows page allocation "
-                           "failures, and vm.min_free_kbytes could not be read.", evidence=evidence)
+        yield rule.finding(
+            target="vm.min_free_kbytes",
+            impact=15,
+            message="The kernel log shows page allocation failures, and vm.min_free_kbytes could not be read.",
+            evidence=evidence,
+        )
         return
     evidence.append(Evidence.of("vm.min_free_kbytes", facts.sysctl.get("vm.min_free_kbytes")))
     cap = (ram(facts) or 0) // 1024 // 20  # never reserve more than 5% of RAM
     step = max(current * 2, FLOOR_KB)
     new = min(step, cap) if cap > current else None
     yield rule.finding(
-        target="vm.min_free_kbytes", impact=15,
+        target="vm.min_free_kbytes",
+        impact=15,
         message=f"The kernel log shows {failures.value} page allocation failures: atomic allocations (network "
-                f"receive) found no free pages. vm.min_free_kbytes is {current}.",
+        f"receive) found no free pages. vm.min_free_kbytes is {current}.",
         evidence=evidence,
         changes=[Change(knob="sysctl", target="vm.min_free_kbytes", current=current, new=new)] if new else [],
-        advice=None if new else "vm.min_free_kbytes already reserves 5% of RAM: look for the memory consumer.")
+        advice=None if new else "vm.min_free_kbytes already reserves 5% of RAM: look for the memory consumer.",
+    )
 
 
 RULE = Rule(
-    id="page-allocation-failures", title="Page allocation failures under network load", area="network",
-    severity=Severity.high, check=check, needs=("kernel_log", "sysctl", "system"),
+    id="page-allocation-failures",
+    title="Page allocation failures under network load",
+    area="network",
+    severity=Severity.high,
+    check=check,
+    needs=("kernel_log", "sysctl", "system"),
     gain="Transfers stop freezing: 001 and 002 saw 'page allocation failure' loops and stalled transfers at "
-         "high network throughput until the reserve was raised (4096 KiB on a 2 GB box).",
+    "high network throughput until the reserve was raised (4096 KiB on a 2 GB box).",
     tradeoff="The reserve is memory no application or cache can use. Raise it step by step until the message "
-             "stops; never lower it while the error is present.",
+    "stops; never lower it while the error is present.",
     source="001 1.3.2.1 (vm.min_free_kbytes); 002",
 )

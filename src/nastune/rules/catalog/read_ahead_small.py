@@ -16,17 +16,29 @@ def check(rule, facts):
             if array and array.chunk_kb and array.raid_disks:
                 target = max(target, 2 * array.chunk_kb * array.raid_disks)  # two full stripes
         yield rule.finding(
-            target=d.name, impact=5,
+            target=d.name,
+            impact=5,
             message=f"{d.name} is rotational with read-ahead {d.read_ahead_kb.value} KiB: large sequential reads "
-                    "arrive in small requests with a seek between them.",
+            "arrive in small requests with a seek between them.",
             evidence=[Evidence.of(f"{d.name} read_ahead_kb", d.read_ahead_kb)],
-            changes=[Change(knob="sysfs", target=f"/sys/block/{d.name}/queue/read_ahead_kb",
-                            current=d.read_ahead_kb.value, new=target)])
+            changes=[
+                Change(
+                    knob="sysfs",
+                    target=f"/sys/block/{d.name}/queue/read_ahead_kb",
+                    current=d.read_ahead_kb.value,
+                    new=target,
+                )
+            ],
+        )
 
 
 RULE = Rule(
-    id="read-ahead-small", title="Small read-ahead on rotational storage", area="storage",
-    severity=Severity.low, check=check, needs=("block",),
+    id="read-ahead-small",
+    title="Small read-ahead on rotational storage",
+    area="storage",
+    severity=Severity.low,
+    check=check,
+    needs=("block",),
     gain="Large sequential reads (the 1 GB file copies of 001 and 002) stream from the platters.",
     tradeoff="Random small reads fetch data nobody asked for: more disk time and page cache per request.",
     source="kernel block queue-sysfs (read_ahead_kb); md(4) stripe geometry",

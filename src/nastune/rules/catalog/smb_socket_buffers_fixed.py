@@ -11,18 +11,24 @@ def check(rule, facts):
     if value and FIXED.search(value):
         kept = " ".join(FIXED.sub("", value).split()) or "TCP_NODELAY"
         yield rule.finding(
-            target="global:socket options", impact=3,
+            target="global:socket options",
+            impact=3,
             message=f"socket options = {value}: fixed buffer sizes switch off the kernel's TCP autotuning for "
-                    "every SMB connection.",
+            "every SMB connection.",
             evidence=[Evidence(fact="[global] socket options", value=value, source=facts.smb.config.source)],
-            changes=[Change(knob="samba", target="global", key="socket options", current=value, new=kept)])
+            changes=[Change(knob="samba", target="global", key="socket options", current=value, new=kept)],
+        )
 
 
 RULE = Rule(
-    id="smb-socket-buffers-fixed", title="Samba sets fixed small socket buffers", area="smb",
-    severity=Severity.low, check=check, needs=("smb",),
+    id="smb-socket-buffers-fixed",
+    title="Samba sets fixed small socket buffers",
+    area="smb",
+    severity=Severity.low,
+    check=check,
+    needs=("smb",),
     gain="The kernel sizes each connection's buffers to the link (up to tcp_rmem/tcp_wmem); the lab measured "
-         "2.5% lost to fixed small buffers.",
+    "2.5% lost to fixed small buffers.",
     tradeoff="None on Linux: autotuning exists since 2.6; old guides set these for kernels without it.",
     source="smb.conf(5) (socket options); kernel tcp(7) (SO_RCVBUF disables autotuning); lab measurement",
 )

@@ -1,7 +1,9 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 
-RISK = ("sync always = no leaves durability to the clients' own flush requests (honoured while strict sync "
-        "is yes): data a client wrote without flushing can be lost in a server crash.")
+RISK = (
+    "sync always = no leaves durability to the clients' own flush requests (honoured while strict sync "
+    "is yes): data a client wrote without flushing can be lost in a server crash."
+)
 
 
 def check(rule, facts):
@@ -12,17 +14,25 @@ def check(rule, facts):
         value = params.get("sync always")
         if value is not None and value.lower() in ("yes", "true", "1"):
             yield rule.finding(
-                target=f"{scope}:sync always", impact=30, severity=Severity.medium,
+                target=f"{scope}:sync always",
+                impact=30,
+                severity=Severity.medium,
                 message=f"[{scope}] sync always = yes: smbd flushes to disk after every write, so writes run at the "
-                        "disks' commit latency (003: 10-20x the latency of async writes on small files).",
+                "disks' commit latency (003: 10-20x the latency of async writes on small files).",
                 evidence=[Evidence(fact=f"[{scope}] sync always", value=value, source=facts.smb.config.source)],
-                changes=[Change(knob="samba", target=scope, key="sync always", current=value, new="no",
-                                durability_risk=True)])
+                changes=[
+                    Change(knob="samba", target=scope, key="sync always", current=value, new="no", durability_risk=True)
+                ],
+            )
 
 
 RULE = Rule(
-    id="smb-sync-always", title="Samba forces a sync after every write", area="smb",
-    severity=Severity.medium, check=check, needs=("smb",),
+    id="smb-sync-always",
+    title="Samba forces a sync after every write",
+    area="smb",
+    severity=Severity.medium,
+    check=check,
+    needs=("smb",),
     gain="003: synchronous writes were 10x (large files) to 20x (small files) slower than asynchronous ones.",
     tradeoff=RISK + " nastune applies it only with --accept-risk durability.",
     source="003 (sync vs async latency); smb.conf(5) (sync always, strict sync)",

@@ -6,17 +6,25 @@ def check(rule, facts):
     swap = facts.system.swap_bytes.value if facts.system.swap_bytes.known else 0
     if swappiness is not None and swappiness > 10 and swap > 0:
         yield rule.finding(
-            target="vm.swappiness", impact=3,
+            target="vm.swappiness",
+            impact=3,
             message=f"vm.swappiness is {swappiness} with swap configured: the file server's daemons may be "
-                    "swapped out to keep page cache, and then stall on their next request.",
-            evidence=[Evidence.of("vm.swappiness", facts.sysctl.get("vm.swappiness")),
-                      Evidence.of("swap", facts.system.swap_bytes)],
-            changes=[Change(knob="sysctl", target="vm.swappiness", current=swappiness, new=10)])
+            "swapped out to keep page cache, and then stall on their next request.",
+            evidence=[
+                Evidence.of("vm.swappiness", facts.sysctl.get("vm.swappiness")),
+                Evidence.of("swap", facts.system.swap_bytes),
+            ],
+            changes=[Change(knob="sysctl", target="vm.swappiness", current=swappiness, new=10)],
+        )
 
 
 RULE = Rule(
-    id="swappiness-high", title="Swappiness high on a file server", area="memory",
-    severity=Severity.low, check=check, needs=("sysctl", "system"),
+    id="swappiness-high",
+    title="Swappiness high on a file server",
+    area="memory",
+    severity=Severity.low,
+    check=check,
+    needs=("sysctl", "system"),
     gain="smbd, nfsd and ganesha stay resident, so a request after a quiet period does not wait for swap-in.",
     tradeoff="Anonymous memory is kept over cache: less room for cached file data when daemons grow.",
     source="kernel admin-guide sysctl/vm (swappiness)",

@@ -18,8 +18,14 @@ def check(rule, facts):
         values = facts.sysctl.ints(key)
         if values and len(values) == 3 and values[2] < need:
             evidence.append(Evidence.of(key, facts.sysctl.get(key)))
-            changes.append(Change(knob="sysctl", target=key, current=" ".join(map(str, values)),
-                                  new=f"{values[0]} {values[1]} {target}"))
+            changes.append(
+                Change(
+                    knob="sysctl",
+                    target=key,
+                    current=" ".join(map(str, values)),
+                    new=f"{values[0]} {values[1]} {target}",
+                )
+            )
     if not changes:
         return
     for key in ("net.core.rmem_max", "net.core.wmem_max"):  # the cap for sockets that set their own size
@@ -28,20 +34,25 @@ def check(rule, facts):
             evidence.append(Evidence.of(key, facts.sysctl.get(key)))
             changes.append(Change(knob="sysctl", target=key, current=value, new=target))
     yield rule.finding(
-        target="tcp", impact=7,
+        target="tcp",
+        impact=7,
         message=f"A {max(speeds)} Mb/s link with a {RTT * 1000:g} ms round trip needs TCP buffers of about "
-                f"{human(need)}; these limits are smaller, so one connection cannot fill the link.",
-        evidence=[Evidence(fact="fastest link (Mb/s)", value=max(speeds), source="/sys/class/net/*/speed"),
-                  *evidence],
-        changes=changes)
+        f"{human(need)}; these limits are smaller, so one connection cannot fill the link.",
+        evidence=[Evidence(fact="fastest link (Mb/s)", value=max(speeds), source="/sys/class/net/*/speed"), *evidence],
+        changes=changes,
+    )
 
 
 RULE = Rule(
-    id="tcp-buffers-below-bdp", title="TCP buffer limits below the link's bandwidth-delay product",
-    area="network", severity=Severity.medium, check=check, needs=("network", "sysctl", "system"),
+    id="tcp-buffers-below-bdp",
+    title="TCP buffer limits below the link's bandwidth-delay product",
+    area="network",
+    severity=Severity.medium,
+    check=check,
+    needs=("network", "sysctl", "system"),
     gain="A single SMB or NFS connection can keep the link full; the lab measured 5-7% lost to small TCP "
-         "memory limits under 1 Gbit shaping.",
+    "memory limits under 1 Gbit shaping.",
     tradeoff="Each connection may use up to the new maximum of kernel memory: on a box with little RAM and "
-             "many clients that memory comes from the page cache (see tcp-buffers-small-ram).",
+    "many clients that memory comes from the page cache (see tcp-buffers-small-ram).",
     source="001 1.3.1 (net.core.rmem_max/rmem_default); kernel ip-sysctl documentation (tcp_rmem)",
 )

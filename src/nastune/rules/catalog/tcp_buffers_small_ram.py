@@ -15,19 +15,32 @@ def check(rule, facts):
         if values and len(values) == 3 and values[2] > budget:
             new_max = max(budget, 256 * 1024)
             evidence.append(Evidence.of(key, facts.sysctl.get(key)))
-            changes.append(Change(knob="sysctl", target=key, current=" ".join(map(str, values)),
-                                  new=f"{values[0]} {min(values[1], new_max)} {new_max}"))
+            changes.append(
+                Change(
+                    knob="sysctl",
+                    target=key,
+                    current=" ".join(map(str, values)),
+                    new=f"{values[0]} {min(values[1], new_max)} {new_max}",
+                )
+            )
     if changes:
         yield rule.finding(
-            target="tcp", impact=3,
+            target="tcp",
+            impact=3,
             message=f"With {human(memory)} of RAM, {CLIENTS} connections at these buffer limits could take more "
-                    f"than a quarter of memory ({human(budget)} each fits).",
-            evidence=[Evidence.of("memory", facts.system.memory_bytes), *evidence], changes=changes)
+            f"than a quarter of memory ({human(budget)} each fits).",
+            evidence=[Evidence.of("memory", facts.system.memory_bytes), *evidence],
+            changes=changes,
+        )
 
 
 RULE = Rule(
-    id="tcp-buffers-small-ram", title="TCP buffer limits too large for a very small RAM box",
-    area="network", severity=Severity.low, check=check, needs=("sysctl", "system"),
+    id="tcp-buffers-small-ram",
+    title="TCP buffer limits too large for a very small RAM box",
+    area="network",
+    severity=Severity.low,
+    check=check,
+    needs=("sysctl", "system"),
     gain="Socket buffers cannot starve the page cache or trigger allocation failures under many clients.",
     tradeoff="Each connection's window is capped: a single client on a long or fast path gets less.",
     source="001 1.3.1 (larger buffers cost RAM on small boxes)",

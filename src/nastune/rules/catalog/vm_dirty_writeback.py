@@ -13,31 +13,46 @@ def check(rule, facts):
         return  # absolute limits were chosen deliberately
     limit = memory * ratio // 100
     good = max(5, min(20, TARGET * 100 // memory))
-    evidence = [Evidence.of("vm.dirty_ratio", facts.sysctl.get("vm.dirty_ratio")),
-                Evidence.of("vm.dirty_background_ratio", facts.sysctl.get("vm.dirty_background_ratio")),
-                Evidence.of("memory", facts.system.memory_bytes)]
-    changes = [Change(knob="sysctl", target="vm.dirty_ratio", current=ratio, new=good),
-               Change(knob="sysctl", target="vm.dirty_background_ratio", current=background, new=max(1, good // 2))]
+    evidence = [
+        Evidence.of("vm.dirty_ratio", facts.sysctl.get("vm.dirty_ratio")),
+        Evidence.of("vm.dirty_background_ratio", facts.sysctl.get("vm.dirty_background_ratio")),
+        Evidence.of("memory", facts.system.memory_bytes),
+    ]
+    changes = [
+        Change(knob="sysctl", target="vm.dirty_ratio", current=ratio, new=good),
+        Change(knob="sysctl", target="vm.dirty_background_ratio", current=background, new=max(1, good // 2)),
+    ]
     if ratio > 20 or (limit > 4 * GiB and ratio > good):
         yield rule.finding(
-            target="vm.dirty_ratio", impact=10,
+            target="vm.dirty_ratio",
+            impact=10,
             message=f"Writers may dirty {ratio}% of RAM ({human(limit)}) before being throttled: flushing that much "
-                    "at once stalls every writer, and NFS/SMB clients see long pauses.",
-            evidence=evidence, changes=changes)
+            "at once stalls every writer, and NFS/SMB clients see long pauses.",
+            evidence=evidence,
+            changes=changes,
+        )
     elif ratio < 5 or background >= ratio:
         yield rule.finding(
-            target="vm.dirty_ratio", impact=6, severity=Severity.low,
+            target="vm.dirty_ratio",
+            impact=6,
+            severity=Severity.low,
             message=f"dirty_ratio {ratio}% with background {background}%: writers are throttled almost at once, "
-                    "so buffered writes run at disk speed with no smoothing.",
-            evidence=evidence, changes=changes)
+            "so buffered writes run at disk speed with no smoothing.",
+            evidence=evidence,
+            changes=changes,
+        )
 
 
 RULE = Rule(
-    id="vm-dirty-writeback", title="Dirty page limits unsuited to the RAM size", area="memory",
-    severity=Severity.medium, check=check, needs=("sysctl", "system"),
+    id="vm-dirty-writeback",
+    title="Dirty page limits unsuited to the RAM size",
+    area="memory",
+    severity=Severity.medium,
+    check=check,
+    needs=("sysctl", "system"),
     gain="Steady write throughput without multi-second stalls while gigabytes of dirty pages are flushed "
-         "(001 1.3.2.2: more and earlier flushing helped NFS).",
+    "(001 1.3.2.2: more and earlier flushing helped NFS).",
     tradeoff="Lower limits make writers wait for the disks sooner: bursts no longer fit in RAM. Higher "
-             "limits absorb bursts but flush in long stalls and lose more on power failure.",
+    "limits absorb bursts but flush in long stalls and lose more on power failure.",
     source="001 1.3.2.2 (pdflush, today vm.dirty_* and per-bdi flusher threads); kernel admin-guide sysctl/vm",
 )

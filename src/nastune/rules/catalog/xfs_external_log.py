@@ -26,20 +26,28 @@ def check(rule, facts):
         if rotational.get(_base(m.device)) is not True:
             continue
         yield rule.finding(
-            target=m.mountpoint, impact=15,
+            target=m.mountpoint,
+            impact=15,
             message=f"XFS on {m.device} ({m.mountpoint}) keeps its log on the same rotational device as its data, "
-                    f"while non-rotational devices exist ({', '.join(fast)}): every metadata update seeks to the log.",
-            evidence=[Evidence.of(f"{m.mountpoint} xfs_info", info),
-                      Evidence(fact="non-rotational devices", value=fast, source="/sys/block/*/queue/rotational")],
+            f"while non-rotational devices exist ({', '.join(fast)}): every metadata update seeks to the log.",
+            evidence=[
+                Evidence.of(f"{m.mountpoint} xfs_info", info),
+                Evidence(fact="non-rotational devices", value=fast, source="/sys/block/*/queue/rotational"),
+            ],
             advice="An external log is chosen at mkfs time (mkfs.xfs -l logdev=/dev/FAST,size=64m; mount with "
-                   "logdev=): plan it for the next rebuild of this file system, on a mirrored fast device.")
+            "logdev=): plan it for the next rebuild of this file system, on a mirrored fast device.",
+        )
 
 
 RULE = Rule(
-    id="xfs-external-log", title="XFS log on the data disks while a faster device exists", area="storage",
-    severity=Severity.medium, check=check, needs=("mounts", "block"),
+    id="xfs-external-log",
+    title="XFS log on the data disks while a faster device exists",
+    area="storage",
+    severity=Severity.medium,
+    check=check,
+    needs=("mounts", "block"),
     gain="001 measured +28% with the log on a separate disk or flash (on a 99% fragmented file system).",
     tradeoff="The log device becomes a single point of failure for the file system: mirror it. It can only "
-             "be added by re-creating the file system.",
+    "be added by re-creating the file system.",
     source="001 2.3 and 2.7.2 (external journal)",
 )

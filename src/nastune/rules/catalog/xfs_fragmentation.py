@@ -8,20 +8,27 @@ def check(rule, facts):
         if not frag.known or frag.value.percent < THRESHOLD:
             continue
         yield rule.finding(
-            target=mountpoint, impact=30 if frag.value.percent > 90 else 15,
+            target=mountpoint,
+            impact=30 if frag.value.percent > 90 else 15,
             severity=Severity.high if frag.value.percent > 90 else Severity.medium,
             message=f"XFS at {mountpoint} is {frag.value.percent:.1f}% fragmented ({frag.value.actual} extents where "
-                    f"{frag.value.ideal} would do): sequential reads of fragmented files seek between extents.",
+            f"{frag.value.ideal} would do): sequential reads of fragmented files seek between extents.",
             evidence=[Evidence.of(f"{mountpoint} fragmentation", frag)],
-            changes=[Change(knob="xfs_fsr", target=mountpoint, current=f"{frag.value.percent:.1f}%", new="defragmented")])
+            changes=[
+                Change(knob="xfs_fsr", target=mountpoint, current=f"{frag.value.percent:.1f}%", new="defragmented")
+            ],
+        )
 
 
 RULE = Rule(
-    id="xfs-fragmentation", title="Fragmented XFS file system", area="storage",
-    severity=Severity.medium, check=check, needs=("mounts",),
-    gain="001: a 99% fragmented file system was 37% slower than a 5% one (bonnie++), and xfs_fsr on it "
-         "gained +37%.",
+    id="xfs-fragmentation",
+    title="Fragmented XFS file system",
+    area="storage",
+    severity=Severity.medium,
+    check=check,
+    needs=("mounts",),
+    gain="001: a 99% fragmented file system was 37% slower than a 5% one (bonnie++), and xfs_fsr on it gained +37%.",
     tradeoff="xfs_fsr reads and rewrites fragmented files: hours of disk load; run it off-hours. Files open "
-             "for writing are skipped.",
+    "for writing are skipped.",
     source="001 2.6 and 2.7 (fragmentation, xfs_fsr)",
 )

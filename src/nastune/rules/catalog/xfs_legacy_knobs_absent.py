@@ -11,15 +11,21 @@ def check(rule, facts):
     absent = [k for k in LEGACY if facts.sysctl.get(k).unknown == ABSENT]
     if absent:
         yield rule.finding(
-            target="fs.xfs", impact=0,
+            target="fs.xfs",
+            impact=0,
             message=f"{', '.join(absent)} do not exist on this kernel: the XFS buffer daemon they tuned was removed; "
-                    "metadata writeback now follows the log and xfssyncd_centisecs. Nothing to set.",
-            evidence=[Evidence.of(k, facts.sysctl.get(k)) for k in absent])
+            "metadata writeback now follows the log and xfssyncd_centisecs. Nothing to set.",
+            evidence=[Evidence.of(k, facts.sysctl.get(k)) for k in absent],
+        )
 
 
 RULE = Rule(
-    id="xfs-legacy-knobs-absent", title="Legacy XFS buffer knobs are gone on this kernel", area="storage",
-    severity=Severity.info, check=check, needs=("sysctl", "mounts"),
+    id="xfs-legacy-knobs-absent",
+    title="Legacy XFS buffer knobs are gone on this kernel",
+    area="storage",
+    severity=Severity.info,
+    check=check,
+    needs=("sysctl", "mounts"),
     gain="None to gain: this says why guides that set these knobs (001 2.4.3-2.4.4) do not apply here.",
     tradeoff="None.",
     source="001 2.4.3-2.4.4; kernel Documentation/admin-guide/xfs (removed sysctls)",

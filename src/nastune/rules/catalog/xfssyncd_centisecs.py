@@ -12,17 +12,26 @@ def check(rule, facts):
     if not any(m.fstype == "xfs" for m in data_mounts(facts)):
         return
     yield rule.finding(
-        target="fs.xfs.xfssyncd_centisecs", impact=3,
+        target="fs.xfs.xfssyncd_centisecs",
+        impact=3,
         message=f"XFS flushes its metadata every {value / 100:g} s on a small box: under constant writes the "
-                "work piles up into bursts that stall clients.",
-        evidence=[Evidence.of("fs.xfs.xfssyncd_centisecs", facts.sysctl.get("fs.xfs.xfssyncd_centisecs")),
-                  Evidence.of("memory", facts.system.memory_bytes), Evidence.of("CPUs", facts.system.cpus)],
-        changes=[Change(knob="sysctl", target="fs.xfs.xfssyncd_centisecs", current=value, new=RECOMMENDED)])
+        "work piles up into bursts that stall clients.",
+        evidence=[
+            Evidence.of("fs.xfs.xfssyncd_centisecs", facts.sysctl.get("fs.xfs.xfssyncd_centisecs")),
+            Evidence.of("memory", facts.system.memory_bytes),
+            Evidence.of("CPUs", facts.system.cpus),
+        ],
+        changes=[Change(knob="sysctl", target="fs.xfs.xfssyncd_centisecs", current=value, new=RECOMMENDED)],
+    )
 
 
 RULE = Rule(
-    id="xfssyncd-centisecs", title="XFS metadata flush interval long on limited hardware", area="storage",
-    severity=Severity.low, check=check, needs=("sysctl", "mounts", "system"),
+    id="xfssyncd-centisecs",
+    title="XFS metadata flush interval long on limited hardware",
+    area="storage",
+    severity=Severity.low,
+    check=check,
+    needs=("sysctl", "mounts", "system"),
     gain="Smaller, more frequent metadata flushes instead of periodic stalls under continuous writes (001 2.4.2).",
     tradeoff="More frequent log activity; on an idle system it wakes the disks more often.",
     source="001 2.4.2 (fs.xfs.xfssyncd_centisecs = 500)",

@@ -5,15 +5,21 @@ def check(rule, facts):
     for d in facts.zfs.datasets.value or []:
         if d.properties.get("atime") == "on":
             yield rule.finding(
-                target=d.name, impact=4,
+                target=d.name,
+                impact=4,
                 message=f"Dataset {d.name} records access times: every read is also a metadata write.",
                 evidence=[Evidence(fact=f"{d.name} atime", value="on", source=facts.zfs.datasets.source)],
-                changes=[Change(knob="zfs_property", target=d.name, key="atime", current="on", new="off")])
+                changes=[Change(knob="zfs_property", target=d.name, key="atime", current="on", new="off")],
+            )
 
 
 RULE = Rule(
-    id="zfs-atime", title="ZFS atime on", area="zfs",
-    severity=Severity.low, check=check, needs=("zfs",),
+    id="zfs-atime",
+    title="ZFS atime on",
+    area="zfs",
+    severity=Severity.low,
+    check=check,
+    needs=("zfs",),
     gain="Reads stop generating writes (the ZFS counterpart of noatime, 001 and 002).",
     tradeoff="Access times are no longer updated; relatime=on is the compromise.",
     source="001 2.4.1, 002 (noatime); zfsprops(7)",

@@ -6,19 +6,25 @@ def check(rule, facts):
         value = d.properties.get("compression")
         if value == "off":
             yield rule.finding(
-                target=d.name, impact=5,
+                target=d.name,
+                impact=5,
                 message=f"Dataset {d.name} stores data uncompressed: every byte of compressible data costs disk "
-                        "bandwidth and space.",
+                "bandwidth and space.",
                 evidence=[Evidence(fact=f"{d.name} compression", value=value, source=facts.zfs.datasets.source)],
-                changes=[Change(knob="zfs_property", target=d.name, key="compression", current=value, new="lz4")])
+                changes=[Change(knob="zfs_property", target=d.name, key="compression", current=value, new="lz4")],
+            )
 
 
 RULE = Rule(
-    id="zfs-compression-off", title="ZFS compression off", area="zfs",
-    severity=Severity.low, check=check, needs=("zfs",),
+    id="zfs-compression-off",
+    title="ZFS compression off",
+    area="zfs",
+    severity=Severity.low,
+    check=check,
+    needs=("zfs",),
     gain="003: lz4 compressed text 3.64x (and already-compressed data 1.14x) with no throughput loss on a "
-         "fast CPU, so less disk traffic per file.",
+    "fast CPU, so less disk traffic per file.",
     tradeoff="CPU per block written and read; lz4 gives up early on incompressible data. Only new writes are "
-             "compressed.",
+    "compressed.",
     source="003 (compression lz4 vs lzjb)",
 )

@@ -13,20 +13,31 @@ def check(rule, facts):
         need = used / TiB * RAM_PER_TB
         if memory is not None and need > memory:
             yield rule.finding(
-                target=d.name, impact=25, severity=Severity.high,
+                target=d.name,
+                impact=25,
+                severity=Severity.high,
                 message=f"Dataset {d.name} deduplicates {human(used)}: its table needs about {human(need)} of RAM, "
-                        f"more than the {human(memory)} installed, so lookups go to disk on every write.",
-                evidence=[Evidence(fact=f"{d.name} dedup", value=d.properties["dedup"], source=facts.zfs.datasets.source),
-                          Evidence(fact=f"{d.name} used", value=used, source=facts.zfs.datasets.source),
-                          Evidence.of("memory", facts.system.memory_bytes)],
-                changes=[Change(knob="zfs_property", target=d.name, key="dedup", current=d.properties["dedup"], new="off")])
+                f"more than the {human(memory)} installed, so lookups go to disk on every write.",
+                evidence=[
+                    Evidence(fact=f"{d.name} dedup", value=d.properties["dedup"], source=facts.zfs.datasets.source),
+                    Evidence(fact=f"{d.name} used", value=used, source=facts.zfs.datasets.source),
+                    Evidence.of("memory", facts.system.memory_bytes),
+                ],
+                changes=[
+                    Change(knob="zfs_property", target=d.name, key="dedup", current=d.properties["dedup"], new="off")
+                ],
+            )
 
 
 RULE = Rule(
-    id="zfs-dedup-ram", title="ZFS dedup without the RAM for its table", area="zfs",
-    severity=Severity.high, check=check, needs=("zfs", "system"),
+    id="zfs-dedup-ram",
+    title="ZFS dedup without the RAM for its table",
+    area="zfs",
+    severity=Severity.high,
+    check=check,
+    needs=("zfs", "system"),
     gain="Writes stop waiting for dedup-table reads from disk; 003 found a quarter of its RAM used by the "
-         "table at 410 GB deduplicated.",
+    "table at 410 GB deduplicated.",
     tradeoff="New writes are no longer deduplicated (existing blocks stay deduplicated): more space used.",
     source="003 (dedup: ~5 GB RAM per TB)",
 )
