@@ -15,40 +15,24 @@ snapshot tree that a later `Root` replays exactly.
 from __future__ import annotations
 
 import errno
-import hashlib
 import itertools
-import json
 import os
-import re
-import shutil
 import stat
-import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from nastune import commands
+from nastune.commands import CommandResult, command_key
 from nastune.jsonfile import loads
+
+if TYPE_CHECKING:
+    from nastune.recorder import Recorder
 
 MAX_READ = 16 * 1024 * 1024
 MAX_LINKS = 40
 MAX_ENTRIES = 100_000  # names in one directory listing
 META = ".nastune"
-
-# The Debian package that provides each tool the collectors run.
-PACKAGES = {
-    "ethtool": "ethtool",
-    "xfs_info": "xfsprogs",
-    "xfs_db": "xfsprogs",
-    "xfs_freeze": "xfsprogs",
-    "testparm": "samba-common-bin",
-    "zpool": "zfsutils-linux",
-    "zfs": "zfsutils-linux",
-    "ip": "iproute2",
-    "dmesg": "util-linux",
-    "blockdev": "util-linux",
-}
 
 
 class Unavailable(Exception):
@@ -60,48 +44,7 @@ class Unavailable(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class CommandResult:
-    argv: tuple[str, ...]
-    returncode: int | None
-    stdout: str = ""
-    stderr: str = ""
-    error: str | None = None  # why it did not run (missing tool, not recorded, timeout)
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.returncode == 0
-
-    @property
-    def source(self) -> str:
-        return "command: " + " ".join(self.argv)
-
-    @property
-    def reason(self) -> str:
-        """Why this result carries no usable output, in one line."""
-        if self.error:
-            return self.error
-        detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
-        return f"exit {self.returncode}" + (f": {detail[-1]}" if detail else "")
-
-    def to_json(self) -> dict:
-        return {
-            "argv": list(self.argv),
-            "returncode": self.returncode,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "error": self.error,
-        }
-
-
-def command_key(argv: Sequence[str]) -> str:
-    """A file name for a command's recorded output: readable, and unique by hash."""
-    slug = re.sub(r"[^A-Za-z0-9.]+", "_", " ".join(argv)).strip("_")[:80]
-    digest = hashlib.sha256(json.dumps(list(argv)).encode()).hexdigest()[:12]
-    return f"{slug}-{digest}.json"
-
-
-def _logical(path: str) -> list[str]:
+def logical(path: str) -> list[str]:
     return [p for p in path.split("/") if p not in ("", ".")]
 
 
@@ -131,7 +74,7 @@ class Root:
         cannot lead out) and read with the same bounds; None when it is absent."""
         real = self.canonical(f"/{META}/{name}")
         try:
-            return self._read_host(self._host(_logical(real)), MAX_READ)
+            return self._read_host(self._host(logical(real)), MAX_READ)
         except FileNotFoundError:
             return None
         except OSError as e:
@@ -200,7 +143,7 @@ class Root:
 
     def canonical(self, path: str, follow_last: bool = True) -> str:
         """The path inside the root that `path` names once links are followed."""
-        parts = _logical(path)
+        parts = logical(path)
         if not parts:
             return "/"
         parent = tuple(parts[:-1])
@@ -227,7 +170,7 @@ class Root:
         self._recorded_error(path)
         real = self.canonical(path)
         try:
-            text = self._read_host(self._host(_logical(real)), limit)
+            text = self._read_host(self._host(logical(real)), limit)
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
         if self.recorder:
@@ -264,7 +207,7 @@ class Root:
                 return self.replace(path, text)
             except OSError as e:
                 raise Unavailable(path, _reason(e)) from e
-        host = self._host(_logical(self.canonical(path)))
+        host = self._host(logical(self.canonical(path)))
         try:
             fd = os.open(host, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as e:
@@ -281,7 +224,7 @@ class Root:
         None removes it. A crash leaves the old or the new file, never a mix. The rename
         swaps the name, so a hard link or device at the path is never written through."""
         real = self.canonical(path)
-        host = self._host(_logical(real))
+        host = self._host(logical(real))
         if text is None:
             if os.path.lexists(host):
                 if os.path.isdir(host) and not os.path.islink(host):
@@ -317,7 +260,7 @@ class Root:
 
     def host_path(self, path: str) -> str:
         """Where a root path lives on this machine (for tools that parse a file, like testparm)."""
-        return self._host(_logical(self.canonical(path)))
+        return self._host(logical(self.canonical(path)))
 
     def listdir(self, path: str) -> list[str]:
         """Sorted names in a directory; Unavailable if it is missing."""
@@ -326,7 +269,7 @@ class Root:
         if real in self._listings:
             return list(self._listings[real])
         try:
-            with os.scandir(self._host(_logical(real))) as entries:
+            with os.scandir(self._host(logical(real))) as entries:
                 names = list(itertools.islice((e.name for e in entries), MAX_ENTRIES + 1))
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
@@ -342,7 +285,7 @@ class Root:
         self._recorded_error(path)
         real = self.canonical(path, follow_last=False)
         try:
-            target = os.readlink(self._host(_logical(real)))
+            target = os.readlink(self._host(logical(real)))
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
         if self.recorder:
@@ -355,7 +298,7 @@ class Root:
         real = self.canonical(path)
         if real in self._listings:
             return True
-        host = self._host(_logical(real))
+        host = self._host(logical(real))
         found = os.path.lexists(host)
         if found and self.recorder:
             self.recorder.present(real, is_dir=os.path.isdir(host))
@@ -365,7 +308,7 @@ class Root:
         real = self.canonical(path)
         if real in self._listings:
             return True
-        found = os.path.isdir(self._host(_logical(real)))
+        found = os.path.isdir(self._host(logical(real)))
         if found and self.recorder:
             self.recorder.directory(real)
         return found
@@ -376,27 +319,7 @@ class Root:
         argv = tuple(argv)
         if not self.live:
             return self._replay(argv)
-        if shutil.which(argv[0]) is None:
-            package = PACKAGES.get(argv[0])
-            hint = f" (Debian package '{package}')" if package else ""
-            result = CommandResult(argv, None, error=f"{argv[0]} not found{hint}")
-        else:
-            env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
-            try:
-                proc = subprocess.run(
-                    argv,
-                    capture_output=True,
-                    text=True,
-                    errors="replace",
-                    timeout=timeout,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                )
-                result = CommandResult(argv, proc.returncode, proc.stdout, proc.stderr)
-            except subprocess.TimeoutExpired:
-                result = CommandResult(argv, None, error=f"timed out after {timeout:g} s")
-            except OSError as e:
-                result = CommandResult(argv, None, error=_reason(e))
+        result = commands.run(argv, timeout)
         if self.recorder:
             self.recorder.command(result)
         return result
@@ -432,73 +355,3 @@ def _reason(e: OSError) -> str:
     if e.errno == errno.ENOENT:
         return "missing"
     return e.strerror or str(e)
-
-
-# A parameter whose name ends in a secret word ("ldap admin password = x"), not one that
-# merely mentions it ("check password script", "passwd chat").
-_SECRET_ASSIGNMENT = re.compile(r"(?im)^(\s*(?:[^=#;\n]*\s)?(?:password|passwd|secret|credentials?)\s*=)[^\n]*$")
-_SECRET_OPTION = re.compile(r"(?i)\b(password|passwd|pass|secret|credentials)=([^,\s]+)")
-
-
-def redact(text: str) -> str:
-    """Remove passwords and secrets from config text and option strings."""
-    text = _SECRET_ASSIGNMENT.sub(r"\1 <redacted>", text)
-    return _SECRET_OPTION.sub(r"\1=<redacted>", text)
-
-
-class Recorder:
-    """Writes what a live Root sees into a snapshot tree that a Root replays."""
-
-    def __init__(self, dest: str | os.PathLike):
-        self.dest = Path(dest)
-        self.dest.mkdir(parents=True, exist_ok=True)
-        (self.dest / META / "commands").mkdir(parents=True, exist_ok=True)
-        self.errors: dict[str, str] = {}
-        self.listings: dict[str, list[str]] = {}
-
-    def _target(self, path: str) -> Path:
-        return self.dest.joinpath(*_logical(path))
-
-    def file(self, path: str, text: str) -> None:
-        target = self._target(path)
-        if target.is_symlink():
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(redact(text) if path.startswith("/etc/") else text, encoding="utf-8")
-
-    def directory(self, path: str) -> None:
-        self._target(path).mkdir(parents=True, exist_ok=True)
-
-    def present(self, path: str, is_dir: bool) -> None:
-        """Something was seen to exist without being read: keep an empty stand-in."""
-        target = self._target(path)
-        if is_dir:
-            self.directory(path)
-        elif not target.exists() and not target.is_symlink():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.touch()
-
-    def listing(self, path: str, names: list[str]) -> None:
-        self.directory(path)
-        self.listings[path] = names
-
-    def link(self, path: str, target: str) -> None:
-        where = self._target(path)
-        if where.is_symlink() or where.exists():
-            return
-        where.parent.mkdir(parents=True, exist_ok=True)
-        where.symlink_to(target)
-
-    def error(self, path: str, reason: str) -> None:
-        self.errors[path] = reason
-
-    def command(self, result: CommandResult) -> None:
-        data = result.to_json()
-        data["stdout"], data["stderr"] = redact(result.stdout), redact(result.stderr)
-        out = self.dest / META / "commands" / command_key(result.argv)
-        out.write_text(json.dumps(data, indent=1), encoding="utf-8")
-
-    def close(self) -> None:
-        meta = self.dest / META
-        (meta / "errors.json").write_text(json.dumps(self.errors, indent=1, sort_keys=True))
-        (meta / "listings.json").write_text(json.dumps(self.listings, indent=1, sort_keys=True))

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from nastune import __version__
 from nastune.facts import AREAS, Facts, collect
-from nastune.root import META, Recorder, Root, Unavailable
+from nastune.recorder import Recorder
+from nastune.root import META, Root, Unavailable
 
 
 def capture(out: Path, xfs_fragmentation: bool = False) -> Facts:

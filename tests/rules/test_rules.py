@@ -8,7 +8,7 @@ import re
 import pytest
 
 from nastune import rules
-from nastune.rules.model import KNOBS
+from nastune.tune.knobs import KNOBS
 from tests.rules.cases import CASES, nas
 
 ALL = rules.all_rules()

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from nastune.root import META, Root, Unavailable, command_key, redact
+from nastune.recorder import redact
+from nastune.root import META, Root, Unavailable, command_key
 
 
 def test_reads_file_through_relative_links_inside_root(tree):

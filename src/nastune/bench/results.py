@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 import math
 import statistics
-import subprocess
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nastune import commands
 from nastune.jsonfile import invalid, load_versioned
 
 SCHEMA = "nastune.results/1"
@@ -143,11 +143,8 @@ def tool_versions() -> dict[str, str]:
         ("curl", ["curl", "--version"]),
         ("libnfs", ["dpkg-query", "-W", "-f=${Version}", "libnfs13"]),
     ):
-        try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout
-            found[tool] = (out.strip().splitlines() or ["unknown"])[0]
-        except (OSError, subprocess.TimeoutExpired):
-            found[tool] = "not installed"
+        result = commands.run(argv, timeout=10)
+        found[tool] = (result.stdout.strip().splitlines() or ["unknown"])[0] if result.ok else "not installed"
     return found
 
 

@@ -92,22 +92,18 @@ def parse(spec: str) -> Target:
 def lab_targets() -> dict[str, Target]:
     """The running lab's targets, used from its first client; the link's rate and MTU as built."""
     import json
-    import subprocess
 
     from nastune.lab import network
     from nastune.lab.lab import Lab
     from nastune.lab.procs import alive
     from nastune.lab.scenario import rate_bits
+    from nastune.lab.sh import run
 
     lab = Lab()
     if lab.state.data.get("status") != "up":
         raise ValueError("the lab is not up: run `nastune lab up` first")
     rate = rate_bits(lab.state.data["scenario"]["network"]["rate"])
-    link = json.loads(
-        subprocess.run(
-            ["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK], capture_output=True, text=True, check=True
-        ).stdout
-    )
+    link = json.loads(run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK]).stdout)
     mtu = link[0]["mtu"]
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
     aged_dir = Path(lab.state.data["storage"]["share"]) / "aged"

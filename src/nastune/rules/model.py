@@ -22,26 +22,6 @@ class Severity(IntEnum):
     critical = 4
 
 
-# The kinds of change the tuning engine applies; a rule may only recommend these.
-KNOBS = {
-    "sysctl": "a kernel tunable under /proc/sys (target: the key)",
-    "sysfs": "a file under /sys (target: its path)",
-    "irq_affinity": "an IRQ's smp_affinity_list (target: irq/N)",
-    "mtu": "an interface's MTU (target: the interface)",
-    "ethtool_coalesce": "a NIC coalescing parameter (target: interface, key: parameter)",
-    "ethtool_feature": "a NIC offload feature (target: interface, key: feature)",
-    "ethtool_ring": "a NIC ring size (target: interface, key: rx or tx)",
-    "mount_option": "a mount option, by remount (target: mountpoint, key: option)",
-    "samba": "a Samba parameter (target: global or share name, key: parameter)",
-    "ganesha_export": "an NFS-Ganesha export parameter (target: export id, key: parameter)",
-    "nfs_export": "a kernel NFS export option (target: export path, key: option)",
-    "nfsd_threads": "the kernel NFS server's thread count (target: nfsd)",
-    "nfs_client_mount": "an NFS client mount option, by remount or fstab (target: mountpoint, key: option)",
-    "zfs_property": "a ZFS dataset property (target: dataset, key: property)",
-    "xfs_fsr": "an XFS defragmentation run (target: mountpoint)",
-}
-
-
 class Change(BaseModel):
     """One typed change: which knob, on what, from what to what."""
 

@@ -14,7 +14,6 @@ SYSCTL = "/etc/sysctl.d/90-nastune.conf"
 PLAN = "/var/lib/nastune/persist/plan.json"
 UNIT = "/etc/systemd/system/nastune-reapply.service"
 PATHS = (SYSCTL, PLAN, UNIT)
-APPLIED_BY_FILES = ("sysctl", "mount_option", "nfs_client_mount", "samba", "ganesha_export", "nfs_export", "xfs_fsr")
 
 
 class FileKnob(Knob):
@@ -43,7 +42,7 @@ FILE = FileKnob()
 def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tuple[PlannedChange, Knob, str | None]]:
     """The journaled writes that make `applied` survive a reboot."""
     out = []
-    sysctls = [c for c in applied if c.knob == "sysctl"]
+    sysctls = [c for c in applied if KNOBS[c.knob].persists == "sysctl.d"]
     if sysctls:
         text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
             f"{c.target} = {c.new}\n" for c in sysctls
@@ -51,10 +50,10 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
         out.append(_file(system, SYSCTL, text))
     fstab = system.read("/etc/fstab") or ""
     for c in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
-        if c.knob == "mount_option" and edits.fstab_options(fstab, c.target) is not None:
+        if KNOBS[c.knob].persists == "fstab" and edits.fstab_options(fstab, c.target) is not None:
             moved = PlannedChange.model_validate({**c.model_dump(), "knob": "nfs_client_mount"})
             out.append((moved, KNOBS["nfs_client_mount"], None))
-    rest = [c for c in applied if c.knob not in APPLIED_BY_FILES]
+    rest = [c for c in applied if KNOBS[c.knob].persists == "unit"]
     if rest:
         kept = plan.model_copy(update={"changes": rest})
         out.append(_file(system, PLAN, kept.to_json() + "\n"))

@@ -4,11 +4,11 @@ mount namespaces of its servers. Commands run only on a live system, never on a 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nastune import commands
 from nastune.root import Root, Unavailable
 
 
@@ -40,21 +40,12 @@ class System:
         if not self.live:
             raise TuneError(f"{what or argv[0]}: needs a live system (this root is {self.root.path})")
         full = (["ip", "netns", "exec", self.netns] if in_netns and self.netns else []) + list(argv)
-        try:
-            proc = subprocess.run(
-                full,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except FileNotFoundError as e:
-            raise TuneError(f"{what or argv[0]}: {argv[0]} is not installed") from e
-        if proc.returncode != 0:
-            detail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or [f"exit {proc.returncode}"]
-            raise TuneError(f"{what or ' '.join(argv)}: {detail[0]}")
-        return proc.stdout
+        result = commands.run(full, timeout=600)
+        if result.error:
+            raise TuneError(f"{what or argv[0]}: {result.error}")
+        if result.returncode != 0:
+            raise TuneError(f"{what or ' '.join(argv)}: {result.tail(1) or f'exit {result.returncode}'}")
+        return result.stdout
 
     @property
     def journal_dir(self) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
+
+from nastune import commands
 
 
 class BenchError(Exception):
@@ -13,14 +14,10 @@ class BenchError(Exception):
 def run(argv: list[str], timeout: float = 3600, what: str = "") -> tuple[str, float]:
     """stdout and wall seconds of a command that must succeed."""
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except FileNotFoundError as e:
-        raise BenchError(f"{what or argv[0]}: {e.filename} is not installed") from e
-    except subprocess.TimeoutExpired as e:
-        raise BenchError(f"{what or argv[0]}: no result after {timeout:g} s") from e
+    result = commands.run(argv, timeout)
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-3:]
-        raise BenchError(f"{what or ' '.join(argv[:4])} failed (exit {proc.returncode}): {' | '.join(tail)}")
-    return proc.stdout, elapsed
+    if result.error:
+        raise BenchError(f"{what or argv[0]}: {result.error}")
+    if result.returncode != 0:
+        raise BenchError(f"{what or ' '.join(argv[:4])} failed (exit {result.returncode}): {result.tail(3)}")
+    return result.stdout, elapsed

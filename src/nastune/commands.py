@@ -1,0 +1,99 @@
+"""The one way nastune runs a program: an argument vector (never a shell string), the C locale,
+no terminal input, a timeout, and a result that says why a command did not run (a missing
+tool names its Debian package) instead of raising. The lab, the bench drivers and the tuning
+engine raise their own errors from it; the Root records and replays it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nastune.packages import install_hint
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    error: str | None = None  # why it did not run (missing tool, not recorded, timeout)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.returncode == 0
+
+    @property
+    def source(self) -> str:
+        return "command: " + " ".join(self.argv)
+
+    @property
+    def reason(self) -> str:
+        """Why this result carries no usable output, in one line."""
+        if self.error:
+            return self.error
+        detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        return f"exit {self.returncode}" + (f": {detail[-1]}" if detail else "")
+
+    def to_json(self) -> dict:
+        return {
+            "argv": list(self.argv),
+            "returncode": self.returncode,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "error": self.error,
+        }
+
+    def tail(self, lines: int = 6) -> str:
+        """The output a person needs to see why it failed: tools print the cause first or last."""
+        found = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        if len(found) <= lines:
+            shown = found
+        elif lines < 4:
+            shown = found[-lines:]
+        else:
+            shown = found[:2] + ["..."] + found[-(lines - 3) :]
+        return " | ".join(shown)
+
+    def failure(self) -> str:
+        """`argv failed (exit N): output`, or why it did not run."""
+        if self.error:
+            return f"{' '.join(self.argv)}: {self.error}"
+        return f"{' '.join(self.argv)} failed (exit {self.returncode}): {self.tail()}"
+
+
+def command_key(argv: Sequence[str]) -> str:
+    """A file name for a command's recorded output: readable, and unique by hash."""
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", " ".join(argv)).strip("_")[:80]
+    digest = hashlib.sha256(json.dumps(list(argv)).encode()).hexdigest()[:12]
+    return f"{slug}-{digest}.json"
+
+
+def run(argv: Sequence[str], timeout: float = 30.0, input: str | None = None) -> CommandResult:
+    """Run `argv`; never raises."""
+    argv = tuple(argv)
+    if shutil.which(argv[0]) is None:
+        return CommandResult(argv, None, error=f"{argv[0]} not found ({install_hint(argv[0])})")
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            env=env,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return CommandResult(argv, None, error=f"no result after {timeout:g} s")
+    except OSError as e:
+        return CommandResult(argv, None, error=e.strerror or str(e))
+    return CommandResult(argv, proc.returncode, proc.stdout, proc.stderr)

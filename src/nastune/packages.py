@@ -1,0 +1,45 @@
+"""The Debian package of every tool nastune runs, for one error that tells an operator what to
+install (`apt-get install ...`), wherever the tool is missing: collectors, lab, bench, tuning."""
+
+from __future__ import annotations
+
+PACKAGES = {
+    "blockdev": "util-linux",
+    "curl": "curl",
+    "dmesg": "util-linux",
+    "ethtool": "ethtool",
+    "exportfs": "nfs-kernel-server",
+    "fallocate": "util-linux",
+    "fio": "fio",
+    "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
+    "ip": "iproute2",
+    "iperf3": "iperf3",
+    "losetup": "mount",
+    "mkfs.xfs": "xfsprogs",
+    "mount": "mount",
+    "nfs-cp": "libnfs-utils",
+    "nfs-ls": "libnfs-utils",
+    "nsenter": "util-linux",
+    "numactl": "numactl",
+    "rpcbind": "rpcbind",
+    "smbclient": "smbclient",
+    "smbcontrol": "samba-common-bin",
+    "smbd": "samba",
+    "sysctl": "procps",
+    "tc": "iproute2",
+    "testparm": "samba-common-bin",
+    "umount": "mount",
+    "unshare": "util-linux",
+    "vsftpd": "vsftpd",
+    "xfs_db": "xfsprogs",
+    "xfs_freeze": "xfsprogs",
+    "xfs_fsr": "xfsprogs",
+    "xfs_info": "xfsprogs",
+    "zfs": "zfsutils-linux",
+    "zpool": "zfsutils-linux",
+}
+
+
+def install_hint(tool: str) -> str:
+    """What to run to get `tool`, for an error message."""
+    return f"apt-get install {PACKAGES.get(tool, tool)}"

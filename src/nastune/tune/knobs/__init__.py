@@ -1,0 +1,23 @@
+"""Every kind of knob as one object, found by its kind: a declared read/write pair (the executor
+reads back every write), its validation, what it needs, the service to reload, how it persists
+and its doc. A new knob is one class in one of these modules; KNOBS finds it."""
+
+from __future__ import annotations
+
+from nastune.tune.knobs import daemons, kernel, network, storage
+from nastune.tune.knobs.base import Knob, norm
+from nastune.tune.knobs.daemons import ganesha_path, samba_path
+
+
+def _collect() -> dict[str, Knob]:
+    found: dict[str, Knob] = {}
+    for module in (kernel, network, storage, daemons):
+        for obj in vars(module).values():
+            if isinstance(obj, type) and issubclass(obj, Knob) and obj.__module__ == module.__name__ and obj.doc:
+                found[obj.kind] = obj()
+    return found
+
+
+KNOBS: dict[str, Knob] = _collect()
+
+__all__ = ["KNOBS", "Knob", "ganesha_path", "norm", "samba_path"]

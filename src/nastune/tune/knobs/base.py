@@ -1,0 +1,69 @@
+"""What every knob declares: how to validate, read and write it, what it needs, how an operator
+sets it by hand, which service reloads after it, and how it survives a reboot."""
+
+from __future__ import annotations
+
+import re
+
+from nastune.conf import safe
+from nastune.rules.model import Change
+from nastune.tune.system import System, TuneError
+
+
+def norm(value) -> str | None:
+    return None if value is None else " ".join(str(value).split())
+
+
+class Knob:
+    kind = ""
+    phase = 50  # apply order: kernel values, then files and services, network last
+    network = False  # may cut an operator off: confirm-or-revert on a live host
+    action = False  # a one-off run, not a setting (nothing to read back or restore)
+    needs_live = False  # runs a command (remount, ethtool, zfs): impossible on a directory tree
+    service: str | None = None  # what must reload after a change
+    doc = ""  # what it is and what its target and key name (empty on abstract bases)
+    # how it survives a reboot: "sysctl.d", "fstab" (as an fstab option), "unit" (re-applied at
+    # boot by a systemd unit), "persistent" (written where it lasts), "action" (a one-off run)
+    persists = "unit"
+
+    def applicable(self, system: System, change: Change) -> str | None:
+        """Why this change cannot be made on this system at all (checked before any write)."""
+        if self.needs_live and not system.live:
+            return f"needs a live system; {system.root.path} is a directory tree"
+        return None
+
+    def manual(self, change: Change, value) -> str:
+        """The command an operator runs to set `value` by hand when nastune cannot."""
+        return f"set {self.label(change)} to {value!r} by hand"
+
+    def validate(self, change: Change) -> None:
+        """Reject malformed or out-of-range values before anything is touched."""
+
+    def files(self, system: System, change: Change) -> list[str]:
+        """Config files this change edits (snapshotted whole, restored byte for byte)."""
+        return []
+
+    def read(self, system: System, change: Change) -> str | None:
+        raise NotImplementedError
+
+    def write(self, system: System, change: Change, value) -> None:
+        raise NotImplementedError
+
+    def label(self, change: Change) -> str:
+        return f"{self.kind} {change.target}" + (f" {change.key}" if change.key else "")
+
+
+def _safe(pattern, value, what: str) -> None:
+    try:
+        safe.check(pattern, value, what)
+    except ValueError as e:
+        raise TuneError(str(e)) from e
+
+
+def _int_range(change: Change, low: int, high: int, what: str) -> None:
+    text = str(change.new)
+    if isinstance(change.new, bool) or not re.fullmatch(r"[0-9]{1,18}", text):
+        raise TuneError(f"{what} {change.target}: {text[:40]!r} is not a whole number")
+    value = int(text)
+    if not low <= value <= high:
+        raise TuneError(f"{what} {change.target}: {value} is out of range ({low}-{high})")

@@ -1,0 +1,162 @@
+"""Knobs in the file servers' configuration files: Samba, NFS-Ganesha exports, kernel NFS exports."""
+
+from __future__ import annotations
+
+import os
+
+from nastune import commands
+from nastune.conf import ganesha as ganesha_conf
+from nastune.conf import safe
+from nastune.conf import samba as samba_conf
+from nastune.facts.nfs_server import config_path
+from nastune.tune import edits
+from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
+from nastune.tune.system import System, TuneError
+
+
+def _config_of(system: System, daemon: str, flags: tuple[str, ...], default: str) -> str:
+    """The config file a running daemon was started with (found once per system: it scans /proc)."""
+    if daemon not in system.config_paths:
+        from nastune.facts.context import Context
+        from nastune.facts.system import daemons
+
+        running = [p for p in daemons(Context(system.root)) if p.name == daemon]
+        system.config_paths[daemon] = config_path(running, flags, default)
+    return system.config_paths[daemon]
+
+
+def samba_path(system: System) -> str:
+    return _config_of(system, "smbd", ("-s", "--configfile"), "/etc/samba/smb.conf")
+
+
+def ganesha_path(system: System) -> str:
+    return _config_of(system, "ganesha.nfsd", ("-f",), "/etc/ganesha/ganesha.conf")
+
+
+class Samba(Knob):
+    doc = "a Samba parameter (target: global or share name, key: parameter)"
+    persists = "persistent"
+    kind, phase, service = "samba", 50, "samba"
+
+    def validate(self, change):
+        if not change.key or change.new is None:
+            raise TuneError(f"samba [{change.target}]: a parameter and a one-line value are needed")
+        _safe(safe.SAMBA_SECTION, change.target, "samba section")
+        _safe(safe.SAMBA_KEY, change.key, f"samba [{change.target}] parameter")
+        _safe(safe.SAMBA_VALUE, change.new, f"samba [{change.target}] {change.key}")
+
+    def files(self, system, change):
+        return [samba_path(system)]
+
+    def read(self, system, change):
+        text = system.read(samba_path(system))
+        if text is None:
+            raise TuneError(f"{self.label(change)}: cannot read {samba_path(system)}")
+        return norm(edits.samba_get(text, change.target, change.key))
+
+    def write(self, system, change, value):
+        path = samba_path(system)
+        edited = edits.samba_set(
+            system.read(path) or "", change.target, change.key, None if value is None else str(value)
+        )
+        problem = _samba_problem(system, path, edited)
+        if problem:
+            raise TuneError(f"{self.label(change)}: Samba would reject the edited {path}: {problem}")
+        system.root.replace(path, edited)
+
+
+def _samba_problem(system: System, path: str, text: str) -> str | None:
+    """Why Samba would refuse `text` as `path`, checked before it is written. Live, testparm
+    reads a copy beside the file (so relative includes mean the same); in a tree only the
+    parser runs, because testparm would follow `include =` out of the tree."""
+    if not system.live:
+        try:
+            samba_conf.parse(text)
+        except ValueError as e:
+            return str(e)
+        return None
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".nastune-check-", suffix=".conf") as copy:
+        copy.write(text)
+        copy.flush()
+        check = commands.run(["testparm", "-s", copy.name], timeout=60)
+    if not check.ok:
+        return check.error or check.tail(1) or "testparm failed"
+    return None
+
+
+class GaneshaExport(Knob):
+    doc = "an NFS-Ganesha export parameter (target: export id, key: parameter)"
+    persists = "persistent"
+    kind, phase, service = "ganesha_export", 50, "ganesha"
+    SIZES = ("maxread", "maxwrite", "prefread", "prefwrite")
+
+    def validate(self, change):
+        _safe(safe.GANESHA_KEY, change.key, f"ganesha_export {change.target} parameter")
+        _safe(safe.GANESHA_VALUE, change.target, "ganesha_export Export_Id")
+        if change.new is not None:
+            _safe(safe.GANESHA_VALUE, change.new, f"ganesha_export {change.target} {change.key}")
+        if (change.key or "").lower() in self.SIZES:
+            _int_range(change, 4096, 64 << 20, f"ganesha_export {change.key}")
+
+    def files(self, system, change):
+        return [ganesha_path(system)]
+
+    def read(self, system, change):
+        text = system.read(ganesha_path(system))
+        try:
+            return norm(edits.ganesha_get(text or "", str(change.target), change.key))
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+
+    def write(self, system, change, value):
+        path = ganesha_path(system)
+        try:
+            edited = edits.ganesha_set(
+                system.read(path) or "", str(change.target), change.key, None if value is None else str(value)
+            )
+            ganesha_conf.parse(edited)
+        except (edits.EditError, ganesha_conf.GaneshaSyntaxError) as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+        system.root.replace(path, edited)
+
+
+class NfsExport(Knob):
+    doc = "a kernel NFS export option (target: export path, key: HOST:sync or HOST:async)"
+    persists = "persistent"
+    kind, phase, service = "nfs_export", 50, "exportfs"
+
+    def _split(self, change):
+        host, _, option = (change.key or "").rpartition(":")
+        if not host or option not in ("sync", "async"):
+            raise TuneError(f"nfs_export {change.target}: key must be HOST:sync or HOST:async, not {change.key!r}")
+        return host, option
+
+    def validate(self, change):
+        host, _ = self._split(change)
+        _safe(safe.HOST, host, f"nfs_export {change.target} client")
+        if not str(change.target).startswith("/") or str(change.new) not in ("sync", "async"):
+            raise TuneError(f"nfs_export {change.target}: needs an absolute path and sync or async")
+
+    def files(self, system, change):
+        return ["/etc/exports"]
+
+    def read(self, system, change):
+        from nastune.conf.exports import parse
+
+        host, _ = self._split(change)
+        for export in parse(system.read("/etc/exports") or "", "/etc/exports"):
+            for client in export.clients:
+                if export.path == change.target and client.host == host:
+                    return "async" if "async" in client.options else "sync"
+        raise TuneError(f"{self.label(change)}: /etc/exports has no client {host} for {change.target}")
+
+    def write(self, system, change, value):
+        host, _ = self._split(change)
+        try:
+            system.root.replace(
+                "/etc/exports", edits.exports_set(system.read("/etc/exports") or "", change.target, host, str(value))
+            )
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e

@@ -1,0 +1,139 @@
+"""Knobs that are one kernel file: sysctls, /sys attributes, IRQ affinity, nfsd threads."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import ClassVar
+
+from nastune.facts.context import cpu_list
+from nastune.rules.model import Change
+from nastune.tune.knobs.base import Knob, _int_range, norm
+from nastune.tune.system import TuneError
+
+
+class FileValue(Knob):
+    """A value that is one kernel file (/proc/sys, /sys, /proc/irq)."""
+
+    def path(self, change: Change) -> str:
+        raise NotImplementedError
+
+    def manual(self, change, value):
+        return f"echo {shlex.quote(str(value))} > {self.path(change)}"
+
+    def read(self, system, change):
+        text = system.read(self.path(change))
+        return norm(text)
+
+    def write(self, system, change, value):
+        from nastune.root import Unavailable
+
+        try:
+            system.root.write(self.path(change), str(value))
+        except Unavailable as e:
+            raise TuneError(f"{self.label(change)}: {e.reason}") from e
+
+
+class Sysctl(FileValue):
+    doc = "a kernel tunable under /proc/sys (target: the key)"
+    persists = "sysctl.d"
+    kind, phase = "sysctl", 10
+
+    def validate(self, change):
+        if not re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", change.target or ""):
+            raise TuneError(f"sysctl: {change.target!r} is not a sysctl key")
+        if not re.fullmatch(r"[A-Za-z0-9_ \t.-]+", str(change.new)):
+            raise TuneError(f"sysctl {change.target}: {change.new!r} is not a sysctl value")
+
+    def path(self, change):
+        return "/proc/sys/" + change.target.replace(".", "/")
+
+    def manual(self, change, value):
+        return f"sysctl -w {shlex.quote(f'{change.target}={value}')}"
+
+    def _per_namespace(self, system, change) -> bool:
+        return bool(system.netns) and change.target.startswith("net.")
+
+    def read(self, system, change):
+        if self._per_namespace(system, change):
+            return norm(system.run(["sysctl", "-n", change.target], in_netns=True))
+        return super().read(system, change)
+
+    def write(self, system, change, value):
+        if self._per_namespace(system, change):
+            system.run(["sysctl", "-q", "-w", f"{change.target}={value}"], in_netns=True, what=self.label(change))
+        else:
+            super().write(system, change, value)
+
+
+class Sysfs(FileValue):
+    doc = "a file under /sys (target: its path)"
+    persists = "unit"
+    kind, phase = "sysfs", 20
+    RANGES: ClassVar[dict[str, tuple[int, int]]] = {
+        "stripe_cache_size": (17, 32768),
+        "read_ahead_kb": (0, 65536),
+        "nr_requests": (4, 100000),
+    }
+
+    def validate(self, change):
+        if not (change.target or "").startswith("/sys/") or ".." in change.target:
+            raise TuneError(f"sysfs: {change.target!r} is not a path under /sys")
+        name = change.target.rsplit("/", 1)[-1]
+        if name in self.RANGES:
+            _int_range(change, *self.RANGES[name], what="sysfs")
+
+    def path(self, change):
+        return change.target
+
+    def read(self, system, change):
+        text = system.read(change.target)
+        if text is not None and change.target.endswith("/scheduler"):
+            active = re.search(r"\[([^\]]+)\]", text)
+            return active.group(1) if active else norm(text)
+        return norm(text)
+
+    def write(self, system, change, value):
+        if change.target.endswith("/scheduler"):
+            available = (system.read(change.target) or "").replace("[", " ").replace("]", " ").split()
+            if available and str(value) not in available:
+                raise TuneError(f"sysfs {change.target}: {value!r} is not one of {', '.join(available)}")
+            if not system.live:  # a tree keeps the file as the kernel shows it: all, the active one in []
+                value = " ".join(f"[{n}]" if n == str(value) else n for n in available) + "\n"
+        super().write(system, change, value)
+
+
+class IrqAffinity(FileValue):
+    doc = "an IRQ's smp_affinity_list (target: irq/N)"
+    persists = "unit"
+    kind, phase = "irq_affinity", 20
+
+    def validate(self, change):
+        if not re.fullmatch(r"irq/\d+", change.target or ""):
+            raise TuneError(f"irq_affinity: {change.target!r} is not irq/N")
+        try:
+            if not cpu_list(str(change.new)):
+                raise ValueError("empty")
+        except ValueError as e:
+            raise TuneError(f"irq_affinity {change.target}: {change.new!r} is not a CPU list") from e
+
+    def path(self, change):
+        return f"/proc/{change.target}/smp_affinity_list"
+
+    def write(self, system, change, value):
+        online = system.read("/sys/devices/system/cpu/online")
+        if online and not set(cpu_list(str(value))) <= set(cpu_list(online)):
+            raise TuneError(f"{self.label(change)}: CPUs {value} are not all online ({online.strip()})")
+        super().write(system, change, value)
+
+
+class NfsdThreads(FileValue):
+    doc = "the kernel NFS server's thread count (target: nfsd)"
+    persists = "unit"
+    kind, phase = "nfsd_threads", 30
+
+    def validate(self, change):
+        _int_range(change, 1, 8192, "nfsd_threads")
+
+    def path(self, change):
+        return "/proc/fs/nfsd/threads"

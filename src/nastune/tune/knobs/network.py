@@ -1,0 +1,106 @@
+"""Knobs of the network interfaces: MTU (the whole segment must agree) and ethtool settings."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings
+from nastune.tune.knobs.base import Knob, _int_range, norm
+from nastune.tune.knobs.kernel import FileValue
+from nastune.tune.system import TuneError
+
+
+class Mtu(FileValue):
+    doc = "an interface's MTU (target: the interface)"
+    persists = "unit"
+    kind, phase, network = "mtu", 90, True
+
+    def validate(self, change):
+        _int_range(change, 68, 65535, "mtu")
+
+    def path(self, change):
+        return f"/sys/class/net/{change.target}/mtu"
+
+    def manual(self, change, value):
+        return f"ip link set dev {shlex.quote(change.target)} mtu {value}"
+
+    def read(self, system, change):
+        if system.netns:
+            data = json.loads(system.run(["ip", "-j", "link", "show", "dev", change.target], in_netns=True))
+            return norm(data[0]["mtu"])
+        return super().read(system, change)
+
+    def write(self, system, change, value):
+        if not (system.netns or system.live):
+            return super().write(system, change, value)
+        # In the lab, every host and the switch of the segment get the MTU: they must agree.
+        for ns in system.peer_netns:
+            links = json.loads(system.run(["ip", "-n", ns, "-j", "link", "show"]))
+            for link in links:
+                if link["ifname"] != "lo":
+                    system.run(
+                        ["ip", "-n", ns, "link", "set", "dev", link["ifname"], "mtu", str(value)],
+                        what=f"{self.label(change)} on {ns}",
+                    )
+        system.run(
+            ["ip", "link", "set", "dev", change.target, "mtu", str(value)], in_netns=True, what=self.label(change)
+        )
+
+
+class Ethtool(Knob):
+    phase, network, needs_live = 90, True, True
+    flag = ""
+
+    def manual(self, change, value):
+        return shlex.join(["ethtool", self.flag, change.target, change.key or "", str(value)])
+
+    def read(self, system, change):
+        raise NotImplementedError
+
+    def write(self, system, change, value):
+        system.run(
+            ["ethtool", self.flag, change.target, change.key, str(value)], in_netns=True, what=self.label(change)
+        )
+
+
+class EthtoolFeature(Ethtool):
+    doc = "a NIC offload feature (target: interface, key: feature)"
+    persists = "unit"
+    kind, flag = "ethtool_feature", "-K"
+
+    def validate(self, change):
+        if str(change.new) not in ("on", "off"):
+            raise TuneError(f"ethtool_feature {change.target} {change.key}: {change.new!r} must be on or off")
+
+    def read(self, system, change):
+        features = ethtool_features(system.run(["ethtool", "--json", "-k", change.target], in_netns=True))
+        feature = features.get(change.key)
+        if feature is None:
+            raise TuneError(f"{self.label(change)}: the NIC has no feature {change.key!r}")
+        return "on" if feature.active else "off"
+
+
+class EthtoolCoalesce(Ethtool):
+    doc = "a NIC coalescing parameter (target: interface, key: parameter)"
+    persists = "unit"
+    kind, flag = "ethtool_coalesce", "-C"
+
+    def read(self, system, change):
+        c = ethtool_coalesce(system.run(["ethtool", "-c", change.target], in_netns=True))
+        if change.key in ("adaptive-rx", "adaptive-tx"):
+            value = c.adaptive_rx if change.key == "adaptive-rx" else c.adaptive_tx
+            return None if value is None else ("on" if value else "off")
+        return norm(c.params.get(change.key))
+
+
+class EthtoolRing(Ethtool):
+    doc = "a NIC ring size (target: interface, key: rx or tx)"
+    persists = "unit"
+    kind, flag = "ethtool_ring", "-G"
+
+    def validate(self, change):
+        _int_range(change, 1, 1 << 20, "ethtool_ring")
+
+    def read(self, system, change):
+        return norm(ethtool_rings(system.run(["ethtool", "-g", change.target], in_netns=True)).current.get(change.key))

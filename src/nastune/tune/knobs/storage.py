@@ -1,0 +1,159 @@
+"""Knobs of file systems and storage: mount options by remount or fstab, ZFS properties, XFS
+defragmentation."""
+
+from __future__ import annotations
+
+import shlex
+from typing import ClassVar
+
+from nastune.conf import safe
+from nastune.facts.mounts import parse_mounts
+from nastune.tune import edits
+from nastune.tune.knobs.base import Knob, _safe, norm
+from nastune.tune.system import TuneError
+
+
+def _mount_options(text: str | None, mountpoint: str) -> list[str] | None:
+    """The options of the last mount at `mountpoint` in a mount table (escapes like \\040 decoded)."""
+    try:
+        found = [m.options for m in parse_mounts(text or "") if m.mountpoint == mountpoint]
+    except ValueError:
+        return None
+    return found[-1] if found else None
+
+
+def _option_value(options: list[str] | None, key: str) -> str | None:
+    if options is None:
+        return None
+    if key in edits.ATIME:
+        present = [o for o in options if o in edits.ATIME]
+        return present[-1] if present else "strictatime"
+    for o in options:
+        k, sep, v = o.partition("=")
+        if k == key:
+            return v if sep else k
+    return None
+
+
+class MountOption(Knob):
+    """A mount option changed by remount, in every mount namespace that serves the files."""
+
+    doc = "a mount option, by remount (target: mountpoint, key: option)"
+    persists = "fstab"
+
+    kind, phase, needs_live = "mount_option", 40, True
+
+    def manual(self, change, value):
+        return shlex.join(["mount", "-o", f"remount,{value}", change.target])
+
+    def validate(self, change):
+        if not str(change.target).startswith("/"):
+            raise TuneError(f"mount_option: {change.target!r} is not a mount point")
+        if change.key not in edits.ATIME + ("nodiratime", "diratime"):
+            raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
+        if change.new not in edits.EXCLUSIVE[change.key]:
+            raise TuneError(
+                f"mount_option {change.target}: {change.new!r} is not one of {', '.join(edits.EXCLUSIVE[change.key])}"
+            )
+
+    def read(self, system, change):
+        views = [system.read("/proc/self/mounts")]
+        views += [system.read(f"/proc/{pid}/mounts") for pid in system.server_pids]
+        values = {_option_value(_mount_options(v, change.target), change.key) for v in views if v is not None}
+        if not values or values == {None}:
+            raise TuneError(f"mount_option: nothing is mounted at {change.target}")
+        if len(values) > 1:  # no single original to restore: refuse rather than journal a non-value
+            raise TuneError(
+                f"{self.label(change)}: differs between the mount namespaces that serve it "
+                f"({', '.join(sorted(str(v) for v in values))}); make them agree first"
+            )
+        return values.pop()
+
+    def write(self, system, change, value):
+        remount = ["mount", "-o", f"remount,{value}", change.target]
+        system.run(remount, what=self.label(change))
+        for pid in system.server_pids:
+            system.run(["nsenter", "-t", str(pid), "-m", *remount], what=f"{self.label(change)} (pid {pid})")
+
+
+class FstabOption(Knob):
+    """An option in /etc/fstab: NFS client options (rsize, noatime) take effect at the next mount."""
+
+    doc = "a mount option in /etc/fstab, used at the next mount (target: mountpoint, key: option)"
+    persists = "persistent"
+
+    kind, phase = "nfs_client_mount", 40
+
+    def validate(self, change):
+        if not str(change.target).startswith("/"):
+            raise TuneError(f"nfs_client_mount: {change.target!r} is not a mount point")
+        _safe(safe.MOUNT_OPTION, change.key, f"nfs_client_mount {change.target} option")
+        if change.new is not None:
+            _safe(safe.MOUNT_OPTION, change.new, f"nfs_client_mount {change.target} {change.key}")
+
+    def files(self, system, change):
+        return ["/etc/fstab"]
+
+    def read(self, system, change):
+        text = system.read("/etc/fstab")
+        options = edits.fstab_options(text or "", change.target)
+        if options is None:
+            raise TuneError(f"{self.label(change)}: /etc/fstab has no entry for {change.target}")
+        return norm(_option_value(options, change.key))
+
+    def write(self, system, change, value):
+        text = system.read("/etc/fstab")
+        try:
+            system.root.replace(
+                "/etc/fstab",
+                edits.fstab_set(text or "", change.target, change.key, None if value is None else str(value)),
+            )
+        except edits.EditError as e:
+            raise TuneError(f"{self.label(change)}: {e}") from e
+
+
+class ZfsProperty(Knob):
+    doc = "a ZFS dataset property (target: dataset, key: property)"
+    persists = "persistent"
+    kind, phase, needs_live = "zfs_property", 60, True
+
+    def manual(self, change, value):
+        return shlex.join(["zfs", "set", f"{change.key}={value}", change.target])
+
+    ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {
+        "compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"),
+        "sync": ("standard", "always", "disabled"),
+        "dedup": ("on", "off"),
+        "atime": ("on", "off"),
+        "relatime": ("on", "off"),
+    }
+
+    def validate(self, change):
+        allowed = self.ALLOWED.get(change.key)
+        if allowed is None:
+            raise TuneError(f"zfs_property {change.target}: property {change.key!r} is not one nastune sets")
+        if str(change.new) not in allowed:
+            raise TuneError(
+                f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}"
+            )
+
+    def read(self, system, change):
+        return norm(system.run(["zfs", "get", "-H", "-o", "value", change.key, change.target]))
+
+    def write(self, system, change, value):
+        system.run(["zfs", "set", f"{change.key}={value}", change.target], what=self.label(change))
+
+
+class XfsFsr(Knob):
+    """Defragmentation: a run, not a setting; it moves extents, never content."""
+
+    doc = "an XFS defragmentation run (target: mountpoint)"
+    persists = "action"
+
+    kind, phase, action, needs_live = "xfs_fsr", 95, True, True
+
+    def read(self, system, change):
+        return None
+
+    def write(self, system, change, value):
+        system.run(["xfs_fsr", "-v", "-t", "3600", change.target], what=self.label(change))
