@@ -4,8 +4,6 @@ tuning engine's safety), measure again, compare, report."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +30,28 @@ class Outcome:
     failed: list[str]
 
 
-def lab_facts(xfs_fragmentation: bool = True) -> dict:
-    argv = [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"] + (
-        ["--xfs-fragmentation"] if xfs_fragmentation else []
-    )
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        raise RuntimeError(f"inspect --lab failed: {proc.stderr.strip()[-300:]}")
-    return json.loads(proc.stdout)
+def prepare(lab: bool, scenario: str, target: str | None, log=print):
+    """The facts and the System to optimize: a fresh lab in `scenario`, or this live system
+    (measured at `target`)."""
+    from nastune.lab import scenario as scenarios
+    from nastune.lab.lab import Lab, require_root
+    from nastune.tune.system import System, lab_system
+
+    if lab:
+        require_root()
+        chosen = scenarios.load(scenario)
+        log(f"lab: starting from a fresh {chosen.name}")
+        fresh = Lab()
+        if fresh.state.exists:
+            fresh.down(log=log)
+        Lab().up(chosen, log=log)
+        return json.loads(Lab().facts_json(xfs_fragmentation=True)), lab_system()
+    if not target:
+        raise ValueError("with --live, say where to measure: --target PATH|URL")
+    from nastune.facts import collect
+    from nastune.root import Root
+
+    return json.loads(collect(Root("/")).to_json()), System(root=Root("/"))
 
 
 def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:

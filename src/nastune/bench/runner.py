@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -48,10 +47,12 @@ def drop_caches() -> None:
 
 def facts_snapshot(lab: bool) -> str:
     if lab:
-        out = subprocess.run(
-            [sys.executable, "-m", "nastune", "inspect", "--lab", "--json"], capture_output=True, text=True, timeout=120
-        )
-        return out.stdout if out.returncode == 0 else "{}"
+        from nastune.lab.lab import Lab, LabError
+
+        try:
+            return Lab().facts_json()
+        except LabError:
+            return "{}"
     from nastune.facts import collect
     from nastune.root import Root
 

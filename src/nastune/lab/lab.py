@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from nastune.faults import checkpoint
 from nastune.lab import network, procs, servers, storage
 from nastune.lab.scenario import Scenario
-from nastune.lab.sh import LabError, need
+from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import DEFAULT_DIR, State
 
 TOOLS = (
@@ -188,6 +189,12 @@ class Lab:
         if ns is None or ns not in network.existing_namespaces():
             raise LabError(f"no lab host {host!r}: hosts are nas, client, client2... (is the lab up?)")
         return ["ip", "netns", "exec", ns, *argv]
+
+    def facts_json(self, xfs_fragmentation: bool = False) -> str:
+        """The nas host's facts as JSON, collected inside its namespace."""
+        argv = [sys.executable, "-m", "nastune.facts"] + (["--xfs-fragmentation"] if xfs_fragmentation else [])
+        result = run(self.exec_argv("nas", argv), timeout=300)
+        return result.stdout
 
 
 def require_root() -> None:

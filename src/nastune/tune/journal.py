@@ -70,7 +70,7 @@ class Journal:
     def mtime(self) -> float:
         try:
             return os.lstat(self.host).st_mtime
-        except OSError:
+        except (OSError, Unavailable):
             return 0.0
 
     def record(self, entry: dict) -> None:
@@ -140,3 +140,34 @@ class Journal:
 
     def has(self, kind: str) -> bool:
         return any(e.get("type") == kind for e in self.read().extra)
+
+
+def find(root: str, path: str | None = None) -> Journal:
+    """The journal to act on, bound to the system it was applied to: `path`, or the newest of
+    this root's and (on the live system) the running lab's."""
+    from nastune.tune.system import for_root, lab_system
+
+    host = for_root(root)
+    try:
+        if path:
+            found = Journal.at(host, path)
+            if found.header().get("lab") is True and root == "/":
+                return Journal(lab_system(), found.path)
+            return found
+        systems = [host]
+        if root == "/":
+            try:
+                systems.append(lab_system())
+            except TuneError:
+                pass
+        candidates = []
+        for system in systems:
+            try:
+                candidates.append(Journal.latest(system))
+            except TuneError:
+                continue
+    except Unavailable as e:
+        raise TuneError(str(e)) from e
+    if not candidates:
+        raise TuneError("no journal: nothing was applied here (or the lab it was applied to is gone)")
+    return max(candidates, key=lambda j: j.mtime())

@@ -70,3 +70,15 @@ def lab_system() -> System:
                 pids.append(entry["pid"])
     peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
     return System(root=Root("/"), netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
+
+
+def for_root(root: str, lab: bool = False) -> System:
+    """The system a tuning command acts on: the lab, or a root directory (live when '/')."""
+    if lab:
+        return lab_system()
+    if not Path(root).is_dir():
+        raise TuneError(f"{root}: tuning needs a directory root (a snapshot archive is read-only)")
+    try:
+        return System(root=Root(root))
+    except Unavailable as e:
+        raise TuneError(str(e)) from e

@@ -1,0 +1,10 @@
+"""The nastune command line: parse, call one function of a stage, print a view. The commands live
+in one module per stage; importing them registers them on `app`, in the order `--help` lists them."""
+
+# isort: off
+from nastune.cli.common import app
+from nastune.cli import facts, lab, tune, bench, optimize
+
+# isort: on
+
+__all__ = ["app", "bench", "facts", "lab", "optimize", "tune"]

@@ -1,0 +1,225 @@
+"""bench, compare, baseline, report: measuring, comparing and showing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, cast
+
+import typer
+from rich.text import Text
+
+from nastune.cli.common import (
+    JsonOption,
+    LabOption,
+    app,
+    baseline_app,
+    bench_app,
+    bench_pairs,
+    console,
+    err,
+    fail,
+    load_results,
+    size_option,
+)
+from nastune.facts import Facts
+from nastune.report import layout, tables
+from nastune.stats import baseline
+
+
+@bench_app.callback(invoke_without_command=True)
+def bench(
+    ctx: typer.Context,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            help="A path, smb://HOST/SHARE, nfs://HOST/EXPORT, "
+            "ftp://HOST/DIR or iperf3://HOST; with --lab: "
+            "smb, nfs, ftp, iperf3, local or smbfs (the share "
+            "through smbnetfs, for fio).",
+        ),
+    ] = None,
+    lab: LabOption = False,
+    workload: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--workload",
+            "-w",
+            help="Workloads to run (repeatable); default: seq-write, seq-read (aged-read on an aged lab), network.",
+        ),
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, max=100, help="Timed repeats after a warm-up.")] = 5,
+    size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "1G",
+    files: Annotated[int, typer.Option("--files", min=10, help="Number of files of small-files.")] = 500,
+    out: Annotated[Path, typer.Option("--out", help="The result file (JSON).")] = Path("results.json"),
+    label: Annotated[str, typer.Option("--label", help="A name for this run (before, after, ...).")] = "",
+) -> None:
+    """Run workloads against a target and write a result file with every repeat and provenance."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from nastune.bench import runner
+    from nastune.bench.drivers.common import BenchError
+    from nastune.bench.selection import default_workloads
+    from nastune.bench.workloads import DEFAULTS
+
+    pairs = bench_pairs(target, lab, workload or default_workloads(lab))
+    params = {**DEFAULTS, "size": size_option(size), "files": files}
+    try:
+        results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err)
+    except KeyboardInterrupt:
+        err.print(f"interrupted: test files removed; finished repeats kept in {out}")
+        raise typer.Exit(130) from None
+    except BenchError as e:
+        fail(str(e), code=1)
+    table = layout.Records(f"Results ({out})", *("workload", "target", "metric", "median", "CV", "of limit", "flags"))
+    for r in results.results:
+        for name, m in r.metrics.items():
+            table.add_row(
+                r.workload,
+                r.target["url"],
+                name,
+                f"{m.median:.1f} {m.unit}",
+                f"{m.cv:.1%}",
+                f"{m.median / m.limit:.0%}" if m.limit else "",
+                "; ".join(m.flags),
+            )
+    console.print(table)
+    for r in results.results:
+        if r.attribution:
+            console.print(f"{r.workload} @ {r.target['url']}: {r.attribution}", highlight=False)
+    failed = [r for r in results.results if r.failed]
+    for r in failed:
+        err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))
+    if failed:
+        raise typer.Exit(1)
+
+
+@bench_app.command("list")
+def bench_list() -> None:
+    """The workloads, what they measure, and where they run."""
+    from nastune.bench.workloads import WORKLOADS
+
+    table = layout.Records("Workloads", *("name", "targets", "what it measures", "source"))
+    for w in WORKLOADS.values():
+        table.add_row(w.name, ", ".join(w.kinds), w.doc, w.source)
+    console.print(table)
+
+
+@app.command()
+def compare(
+    results: Annotated[list[Path], typer.Argument(help="Two or more result files; each is compared with the first.")],
+    json: JsonOption = False,
+    force: Annotated[bool, typer.Option("--force", help="Compare even when workload parameters differ.")] = False,
+    noise_floor: Annotated[float, typer.Option("--noise-floor", help="Smallest change that counts (003: 3%).")] = 0.03,
+) -> None:
+    """Per workload and metric: medians with 95% intervals, the relative change with its interval,
+    and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""
+    from nastune.stats.runs import Incomparable, compare_runs
+
+    if len(results) < 2:
+        fail("give at least two result files")
+    loaded = load_results(results)
+    output = []
+    for path, other in zip(results[1:], loaded[1:]):
+        try:
+            rows, remarks = compare_runs(loaded[0], other, force=force, noise_floor=noise_floor)
+        except Incomparable as e:
+            fail(f"{results[0]} vs {path}: {e}")
+        output.append(
+            {"before": str(results[0]), "after": str(path), "rows": [r.to_json() for r in rows], "notes": remarks}
+        )
+        if not json:
+            console.print(tables.comparison(rows, f"{results[0]} -> {path}"))
+            for remark in remarks:
+                console.print(f"  note: {remark}", highlight=False)
+    if json:
+        from nastune.jsonfile import dumps
+
+        print(dumps(output))
+
+
+@baseline_app.command("save")
+def baseline_save(
+    name: Annotated[str, typer.Argument(help="A name, e.g. after-tuning.")],
+    result: Annotated[Path, typer.Argument(help="The result file to keep.")],
+) -> None:
+    """Store a result file as baseline NAME."""
+    (loaded,) = load_results([result])
+    try:
+        path = baseline.save(name, loaded)
+    except (ValueError, OSError) as e:
+        fail(str(e))
+    console.print(f"saved baseline {name} ({path})")
+
+
+@baseline_app.command("check")
+def baseline_check(
+    name: Annotated[str, typer.Argument(help="The baseline to compare with.")],
+    result: Annotated[Path, typer.Argument(help="A new result file.")],
+) -> None:
+    """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
+    (new,) = load_results([result])
+    try:
+        rows, remarks = baseline.check(name, new)
+    except ValueError as e:  # Incomparable included
+        fail(str(e))
+    console.print(tables.comparison(rows, f"baseline {name} -> {result}"))
+    for remark in remarks:
+        console.print(f"  note: {remark}")
+    if any(r.result.verdict == "worse" for r in rows):
+        raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    results: Annotated[list[Path], typer.Argument(help="Result files; the first is compared with the others.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="The HTML report (a CSV of every number is written beside it).")
+    ] = Path("report.html"),
+    facts: Annotated[
+        Path | None, typer.Option("--facts", help="A facts JSON (inspect --json) for the system section.")
+    ] = None,
+    findings: Annotated[Path | None, typer.Option("--findings", help="Findings JSON (diagnose --json).")] = None,
+) -> None:
+    """Write a self-contained HTML report (works offline) with charts, profiles and verdicts."""
+    from nastune.report import html
+    from nastune.stats.runs import Incomparable, compare_runs
+
+    loaded = load_results(results)
+    rows, notes = [], []
+    for other in loaded[1:]:
+        try:
+            more, remarks = compare_runs(loaded[0], other, force=True)
+        except Incomparable as e:
+            notes.append(str(e))
+            continue
+        rows += more
+        notes += remarks
+    from nastune import jsonfile
+
+    if out.is_dir() or not out.parent.is_dir():
+        fail(f"{out}: {'is a directory' if out.is_dir() else 'its directory does not exist'}; give a file path")
+    try:
+        facts_data = jsonfile.load(facts) if facts else None
+        findings_data = jsonfile.load(findings) if findings else None
+    except ValueError as e:
+        fail(str(e))
+    from pydantic import TypeAdapter, ValidationError
+
+    from nastune.rules.model import Finding
+
+    if isinstance(findings_data, dict):
+        findings_data = findings_data.get("findings", [])
+    for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
+        try:
+            if data is not None:
+                TypeAdapter(model).validate_python(data)
+        except ValidationError as e:
+            fail(jsonfile.invalid(path, e))
+    try:
+        written = html.render(
+            loaded, out, rows, notes, facts=cast(dict | None, facts_data), findings=cast(list | None, findings_data)
+        )
+    except OSError as e:
+        fail(f"{out}: {e.strerror}")
+    console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)

@@ -1,0 +1,177 @@
+"""What every command shares: the Typer apps, the consoles (markup off: nothing from a system is
+ever read as markup), the common options, and the few helpers that turn a stage's error into a
+clear message and an exit code."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.text import Text
+
+from nastune import __version__
+from nastune.facts import AREAS, GROUPS, Facts, collect, expand
+from nastune.report import layout
+from nastune.root import Unavailable
+from nastune.rules.model import Severity
+from nastune.snapshot import open_root
+
+lab_app = typer.Typer(
+    help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
+    "machine, in network namespaces joined by a shaped link.",
+    no_args_is_help=True,
+)
+
+app = typer.Typer(
+    help="nastune: find out why a Linux NAS (SMB, NFS) is slow, and make it fast, measurably.\n\n"
+    "Start with `nastune inspect` to see every performance-relevant fact of this system.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+
+bench_app = typer.Typer(
+    help="Measure the NAS end to end: per protocol, latency vs file and record size, "
+    "sync vs async, small files, the network, NUMA memory bandwidth."
+)
+app.add_typer(lab_app, name="lab")
+app.add_typer(bench_app, name="bench")
+
+baseline_app = typer.Typer(help="Keep a result as a named baseline and check later runs against it.")
+app.add_typer(baseline_app, name="baseline")
+
+console = layout.console()
+err = layout.console(stderr=True)
+
+RootOption = Annotated[
+    str,
+    typer.Option(
+        "--root",
+        help="Read this system instead of the live one: a directory tree or a snapshot "
+        "archive made by `nastune capture`.",
+        metavar="DIR|SNAPSHOT",
+    ),
+]
+
+LabOption = Annotated[bool, typer.Option("--lab", help="Read the lab's nas host (run `nastune lab up` first).")]
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
+
+AreaOption = Annotated[
+    list[str] | None, typer.Option("--area", help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")
+]
+
+FragOption = Annotated[
+    bool,
+    typer.Option(
+        "--xfs-fragmentation",
+        help="Also measure XFS fragmentation with xfs_db. On a live system this "
+        "FREEZES each mounted XFS file system for the few seconds of the reading.",
+    ),
+]
+
+SEVERITIES = [s.name for s in Severity]
+
+FINDINGS_SCHEMA = "nastune.findings/1"
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    err.print(Text.assemble(("error:", "red"), f" {message}"))
+    raise typer.Exit(code)
+
+
+@app.callback()
+def main(
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail and debug logs.")] = False,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if version:
+        console.print(f"nastune {__version__}")
+        raise typer.Exit()
+
+
+def say(stage: str):
+    """A progress logger for a stage: its name dimmed, the message as plain text."""
+    return lambda m: err.print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
+
+
+def verbose(ctx: typer.Context) -> bool:
+    return bool(ctx.parent and ctx.parent.params.get("verbose"))
+
+
+def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: tuple[str, str] | None = None) -> None:
+    """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
+    and the servers' processes are the lab's, and exit with its status. `absolute` replaces an
+    option's value (a relative output path) with one that means the same there."""
+
+    from nastune.lab.lab import Lab, LabError
+
+    argv = [a for a in sys.argv[1:] if a != "--lab"]
+    if absolute:
+        option, kept, skip = absolute[0], [], False
+        for a in argv:
+            if skip:
+                skip = False
+            elif a == option:
+                skip = True
+            elif not a.startswith(option + "="):
+                kept.append(a)
+        argv = kept + list(absolute)
+    try:
+        inner = Lab().exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
+    except LabError as e:
+        fail(str(e))
+    os.environ.update(extra_env or {})
+    os.execvp(inner[0], inner)
+
+
+def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
+    try:
+        areas = expand(area or AREAS)
+        with open_root(root) as r:
+            return collect(r, areas, xfs_fragmentation=xfs_fragmentation)
+    except (ValueError, Unavailable) as e:
+        fail(str(e))
+
+
+def lab_action(action):
+    """Run a lab action with the lab's errors shown plainly (exit 2)."""
+    from nastune.lab.lab import LabError, require_root
+
+    try:
+        require_root()
+        return action()
+    except (LabError, ValueError) as e:
+        fail(str(e))
+
+
+def size_option(text: str) -> int:
+    from nastune.lab.scenario import size_bytes
+
+    try:
+        return size_bytes(text)
+    except ValueError as e:
+        fail(str(e))
+
+
+def bench_pairs(target: str | None, lab: bool, names: list[str]):
+    from nastune.bench.selection import pairs
+
+    try:
+        return pairs(target, lab, names)
+    except ValueError as e:
+        fail(str(e))
+
+
+def load_results(paths: list[Path]):
+    from nastune.bench.results import load
+
+    try:
+        return [load(p) for p in paths]
+    except ValueError as e:
+        fail(str(e))

@@ -1,0 +1,151 @@
+"""inspect, capture, diagnose, explain: the facts of a system and what the rules find in them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nastune import rules as knowledge
+from nastune.cli.common import (
+    FINDINGS_SCHEMA,
+    SEVERITIES,
+    AreaOption,
+    FragOption,
+    JsonOption,
+    LabOption,
+    RootOption,
+    app,
+    collect_facts,
+    console,
+    fail,
+    rerun_in_lab,
+    verbose,
+)
+from nastune.facts import numa_matrix as numa_matrix_file
+from nastune.report import findings_view
+from nastune.report.facts_view import render
+from nastune.rules.model import Severity
+from nastune.snapshot import capture as capture_snapshot
+
+
+@app.command()
+def inspect(
+    ctx: typer.Context,
+    root: RootOption = "/",
+    lab: LabOption = False,
+    json: JsonOption = False,
+    area: AreaOption = None,
+    xfs_fragmentation: FragOption = False,
+) -> None:
+    """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
+    network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
+    if lab:
+        rerun_in_lab()
+    facts = collect_facts(root, area, xfs_fragmentation)
+    if json:
+        print(facts.to_json())
+    else:
+        render(facts, console, verbose=verbose(ctx))
+
+
+@app.command()
+def capture(
+    out: Annotated[Path, typer.Argument(help="The snapshot archive to write (.tar.gz).")],
+    xfs_fragmentation: Annotated[
+        bool,
+        typer.Option("--xfs-fragmentation", help="Include XFS fragmentation (freezes each XFS file system briefly)."),
+    ] = False,
+) -> None:
+    """Snapshot everything the collectors read on this live system (files and command output)
+    into an archive that `--root` reads anywhere, like a support bundle. Passwords and
+    secrets in configuration files are removed."""
+    if not out.parent.is_dir():
+        fail(f"{out.parent}: no such directory")
+    try:
+        facts = capture_snapshot(out, xfs_fragmentation=xfs_fragmentation)
+    except OSError as e:
+        fail(f"{out}: {e}")
+    console.print(
+        f"wrote {out} ({out.stat().st_size // 1024} KiB, {len(facts.warnings)} warnings); "
+        f"read it with: nastune inspect --root {out}",
+        highlight=False,
+    )
+
+
+@app.command()
+def diagnose(
+    ctx: typer.Context,
+    root: RootOption = "/",
+    lab: LabOption = False,
+    json: JsonOption = False,
+    area: AreaOption = None,
+    min_severity: Annotated[
+        str, typer.Option("--min-severity", help=f"Hide findings below this severity: {', '.join(SEVERITIES)}.")
+    ] = "info",
+    fail_on: Annotated[
+        str | None,
+        typer.Option("--fail-on", help="Exit 1 when a finding of this severity or higher exists (for scripts)."),
+    ] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Only these rules (repeatable).")] = None,
+    numa_matrix: Annotated[
+        Path | None,
+        typer.Option("--numa-matrix", help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule."),
+    ] = None,
+    xfs_fragmentation: FragOption = False,
+) -> None:
+    """Find what makes this NAS slow: every rule of the knowledge base run on the system's
+    facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source."""
+    if lab:
+        rerun_in_lab()
+    for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
+        if value is not None and value not in SEVERITIES:
+            fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
+    known = {r.id for r in knowledge.all_rules()}
+    unknown = [r for r in only or [] if r not in known]
+    if unknown:
+        fail(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
+    facts = collect_facts(root, area, xfs_fragmentation)
+    if numa_matrix is not None:
+        try:
+            facts.numa_bandwidth = numa_matrix_file.load(numa_matrix)
+        except ValueError as e:
+            fail(str(e))
+    findings = knowledge.evaluate(facts, only=only, min_severity=Severity[min_severity])
+    if json:
+        import json as jsonlib
+
+        print(
+            jsonlib.dumps(
+                {
+                    "schema": FINDINGS_SCHEMA,
+                    "rules": len(known),
+                    "findings": [f.model_dump(mode="json") for f in findings],
+                    "warnings": [w.model_dump(mode="json", exclude_none=True) for w in facts.warnings],
+                },
+                indent=1,
+            )
+        )
+    else:
+        findings_view.render(findings, console, verbose=verbose(ctx))
+    if fail_on is not None and any(f.severity >= Severity[fail_on] for f in findings):
+        raise typer.Exit(1)
+
+
+@app.command()
+def explain(
+    rule_id: Annotated[str | None, typer.Argument(help="A rule id; without one, list all rules.")] = None,
+) -> None:
+    """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
+    from rich.markdown import Markdown
+
+    if rule_id is None:
+        console.print(findings_view.rule_table(knowledge.all_rules()))
+        return
+    try:
+        rule = knowledge.get(rule_id)
+    except KeyError:
+        fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
+    console.print(Markdown(rule.doc()))
+    console.print(f"\narea: {rule.area}; severity: {rule.severity.name}; source: {rule.source}", highlight=False)

@@ -1,0 +1,97 @@
+"""The lab commands: up, down, reset, status, exec."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nastune.cli.common import (
+    JsonOption,
+    console,
+    lab_action,
+    lab_app,
+    say,
+)
+from nastune.report import layout
+
+
+@lab_app.command("up")
+def lab_up(
+    scenario: Annotated[
+        str, typer.Option("--scenario", help="A built-in scenario (soho, modern) or a .toml file.")
+    ] = "soho",
+    rate: Annotated[
+        str | None, typer.Option("--rate", help="Link rate, both directions (e.g. 1gbit, 100mbit).")
+    ] = None,
+    mtu: Annotated[int | None, typer.Option("--mtu", help="MTU of every lab interface.")] = None,
+    clients: Annotated[int | None, typer.Option("--clients", help="Number of client hosts (1-8).")] = None,
+) -> None:
+    """Build the lab (idempotent: an identical lab that is up is left alone)."""
+    from nastune.lab import scenario as scenarios
+    from nastune.lab.lab import Lab
+
+    def action():
+        chosen = scenarios.load(scenario)
+        changes = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
+        updated = chosen.model_copy(update={"network": chosen.network.model_copy(update=changes)})
+        if clients is not None:
+            updated = updated.model_copy(update={"clients": clients})
+        final = scenarios.Scenario.model_validate(updated.model_dump())
+        built = Lab().up(final, log=say("lab"))
+        console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
+        for name, url in Lab().state.data.get("targets", {}).items():
+            console.print(f"  {name:7} {url}", highlight=False)
+
+    lab_action(action)
+
+
+@lab_app.command("down")
+def lab_down() -> None:
+    """Remove everything the lab created (namespaces, mounts, loop devices, cgroups, processes, files)."""
+    from nastune.lab.lab import Lab
+
+    lab_action(lambda: Lab().down(log=lambda m: console.print(m, highlight=False)))
+
+
+@lab_app.command("reset")
+def lab_reset() -> None:
+    """Rebuild the lab in its scenario's state (undoes any tuning applied to it)."""
+    from nastune.lab.lab import Lab
+
+    lab_action(lambda: Lab().reset(log=say("lab")))
+
+
+@lab_app.command("status")
+def lab_status(json: JsonOption = False) -> None:
+    """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
+    from nastune.lab.lab import Lab
+
+    parts = lab_action(lambda: Lab().status())
+    if json:
+        import json as jsonlib
+
+        print(jsonlib.dumps(parts, indent=1))
+    else:
+        table = layout.Records("Lab", *("part", "state", "check"))
+        for p in parts:
+            table.add_row(
+                p["part"], layout.styled("up", "green") if p["ok"] else layout.styled("down", "red"), p["check"]
+            )
+        console.print(table)
+    if not all(p["ok"] for p in parts):
+        raise typer.Exit(1)
+
+
+@lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def lab_exec(
+    host: Annotated[str, typer.Argument(help="nas, client (the first), client2, ...")],
+    command: Annotated[list[str], typer.Argument(help="The command and its arguments (after --).")],
+) -> None:
+    """Run a command on a lab host, e.g. `nastune lab exec client -- smbclient -N -L 10.77.0.1`."""
+    import os
+
+    from nastune.lab.lab import Lab
+
+    argv = lab_action(lambda: Lab().exec_argv(host, command))
+    os.execvp(argv[0], argv)

@@ -1,0 +1,252 @@
+"""plan, apply, verify, rollback, confirm: the tuning engine, with its safety."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from nastune import rules as knowledge
+from nastune.cli.common import (
+    FragOption,
+    JsonOption,
+    LabOption,
+    RootOption,
+    app,
+    collect_facts,
+    console,
+    err,
+    fail,
+    rerun_in_lab,
+)
+from nastune.report import layout
+from nastune.root import Unavailable
+
+
+@app.command()
+def plan(
+    root: RootOption = "/",
+    lab: LabOption = False,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Only the changes of these rules.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Where to write the plan.")] = Path("plan.json"),
+    xfs_fragmentation: FragOption = False,
+) -> None:
+    """Write the changes the findings recommend to a plan file that you can read and edit,
+    then `nastune apply` it."""
+    import os
+
+    from nastune.tune.plan import from_findings
+
+    if lab:
+        rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute=("--out", str(out.resolve())))
+    findings = knowledge.evaluate(collect_facts(root, None, xfs_fragmentation), only=only)
+    made = from_findings(findings, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
+    try:
+        out.write_text(made.to_json() + "\n")
+    except OSError as e:
+        fail(f"{out}: {e.strerror}")
+    from nastune.report.tune_view import plan_table
+
+    console.print(plan_table(made))
+    risky = sum(c.durability_risk for c in made.changes)
+    console.print(
+        f"wrote {out}: {len(made.changes)} changes ({risky} trade durability and need --accept-risk "
+        f"durability). Next: nastune apply {out} --dry-run",
+        highlight=False,
+    )
+
+
+@app.command()
+def apply(
+    plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="A plan file from `nastune plan`.")],
+    root: RootOption = "/",
+    lab: LabOption = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff and change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
+    persist: Annotated[bool, typer.Option("--persist", help="Also make the changes survive a reboot.")] = False,
+    accept_risk: Annotated[
+        list[str] | None,
+        typer.Option("--accept-risk", help="Allow changes that trade away a guarantee; the only one is: durability."),
+    ] = None,
+    confirm_timeout: Annotated[
+        int,
+        typer.Option(
+            "--confirm-timeout",
+            help="On a live host, revert network changes after this many seconds "
+            "unless `nastune confirm` is run (0: no revert).",
+        ),
+    ] = 120,
+) -> None:
+    """Apply a plan: show the diff, journal each original value, change, read back, and roll
+    everything back on any failure."""
+    from nastune.report.tune_view import diff_table
+    from nastune.tune import executor
+    from nastune.tune.plan import load
+    from nastune.tune.system import TuneError
+
+    unknown_risks = [r for r in accept_risk or [] if r != "durability"]
+    if unknown_risks:
+        fail(f"--accept-risk {unknown_risks[0]!r}: the only risk that can be accepted is 'durability'")
+    try:
+        loaded = load(plan_file)
+    except TuneError as e:
+        fail(str(e))
+    system = tuning_system(root, lab or loaded.lab)
+    try:
+        rows = executor.diff(loaded, system)
+    except TuneError as e:
+        fail(str(e))
+    console.print(diff_table(rows))
+    if any(r.change.durability_risk and not r.noop for r in rows):
+        err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
+    if dry_run:
+        console.print("dry run: nothing changed")
+        return
+    if not yes:
+        import sys
+
+        if not sys.stdin.isatty():
+            fail("not applying without --yes (no terminal to ask on)")
+        typer.confirm("Apply these changes?", abort=True)
+    try:
+        journal = executor.apply(
+            loaded,
+            system,
+            accept_risk=bool(accept_risk),
+            persist=persist,
+            log=lambda m: console.print(m, highlight=False),
+        )
+    except TuneError as e:
+        fail(str(e), code=1)
+    console.print(
+        f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.", highlight=False
+    )
+    network = [r for r in rows if r.knob.network and not r.noop]
+    if network and system.live and system.netns is None and confirm_timeout > 0:
+        executor.start_watchdog(journal, confirm_timeout)
+        console.print(
+            layout.styled(
+                f"network changes will be reverted in {confirm_timeout} s unless you run `nastune confirm`", "yellow"
+            )
+        )
+
+
+@app.command()
+def verify(
+    root: RootOption = "/",
+    journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
+    json: JsonOption = False,
+) -> None:
+    """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
+    from nastune.tune import executor
+    from nastune.tune.system import TuneError
+
+    found = journal_of(root, journal)
+    system = found.system
+    try:
+        rows = executor.verify(found, system)
+    except (TuneError, Unavailable) as e:
+        fail(str(e))
+    if json:
+        import json as jsonlib
+
+        print(
+            jsonlib.dumps(
+                {
+                    "journal": found.path,
+                    "settings": [
+                        {"setting": label, "expected": expected, "actual": actual, "ok": ok}
+                        for label, expected, actual, ok in rows
+                    ],
+                },
+                indent=1,
+            )
+        )
+        if not all(ok for *_, ok in rows):
+            raise typer.Exit(1)
+        return
+    table = layout.Records(f"Verify {found.path}", *("setting", "expected", "actual", ""))
+    for label, expected, actual, ok in rows:
+        table.add_row(
+            label, expected[:60], actual[:60], layout.styled("ok", "green") if ok else layout.styled("DRIFT", "red")
+        )
+    console.print(table)
+    if not all(ok for *_, ok in rows):
+        raise typer.Exit(1)
+
+
+@app.command()
+def rollback(
+    root: RootOption = "/",
+    to: Annotated[str | None, typer.Option("--to", help="The journal to roll back (default: the newest).")] = None,
+    unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
+) -> None:
+    """Restore every original value of an applied plan, newest change first (safe to repeat,
+    also after apply was killed)."""
+    import time
+
+    from nastune.tune.rollback import rollback as rollback_journal
+    from nastune.tune.system import TuneError
+
+    found = journal_of(root, to)
+    system = found.system
+    from nastune.tune.rollback import WATCHDOG_WAIT
+
+    try:
+        if unless_confirmed is not None:
+            time.sleep(unless_confirmed)
+            if found.has("confirm"):
+                return
+        report = rollback_journal(
+            found,
+            system,
+            log=lambda m: console.print(m, highlight=False),
+            wait=WATCHDOG_WAIT if unless_confirmed is not None else 0.0,
+        )
+    except (TuneError, Unavailable) as e:
+        fail(str(e), code=1)
+    console.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
+    if not report.ok:
+        err.print(
+            f"error: {len(report.failures)} entr{'y' if len(report.failures) == 1 else 'ies'} could not be "
+            "restored; each is listed above with the command that restores it by hand",
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(1)
+
+
+@app.command()
+def confirm(root: RootOption = "/") -> None:
+    """Keep the network changes of the last apply (stops the automatic revert)."""
+    import time
+
+    from nastune.tune.system import TuneError
+
+    found = journal_of(root, None)
+    try:
+        found.record({"type": "confirm", "at": time.time()})
+    except TuneError as e:
+        fail(str(e))
+    console.print(f"confirmed {found.path}", highlight=False)
+
+
+def tuning_system(root: str, lab: bool):
+    from nastune.tune.system import TuneError, for_root
+
+    try:
+        return for_root(root, lab)
+    except TuneError as e:
+        fail(str(e))
+
+
+def journal_of(root: str, path: str | None):
+    from nastune.tune.journal import find
+    from nastune.tune.system import TuneError
+
+    try:
+        return find(root, path)
+    except TuneError as e:
+        fail(str(e))

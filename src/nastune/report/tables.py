@@ -1,0 +1,25 @@
+"""Console tables of nastune's results: comparisons, bench results, verify rows, lab parts."""
+
+from __future__ import annotations
+
+from nastune.report import layout
+
+
+def comparison(rows, title: str) -> layout.Records:
+    table = layout.Records(
+        title, *("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict")
+    )
+    colour = {"better": "green", "worse": "red", "~": "dim"}
+    for r in rows:
+        c = r.result
+        table.add_row(
+            r.workload,
+            r.target,
+            r.metric,
+            f"{c.before_median:.4g}",
+            f"{c.after_median:.4g} {r.unit}",
+            f"{c.change:+.1%} ({c.change_ci[0]:+.1%}..{c.change_ci[1]:+.1%})",
+            f"{c.p_value:.3f}",
+            layout.styled(c.verdict, colour[c.verdict]),
+        )
+    return table

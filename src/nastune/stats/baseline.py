@@ -1,0 +1,31 @@
+"""Named baselines: a result kept to compare later runs with (after an upgrade, say: 004)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from nastune.bench.results import ResultSet, load
+from nastune.stats.runs import Row, compare_runs
+
+
+def directory() -> Path:
+    return Path(os.environ.get("NASTUNE_BASELINES", "/var/lib/nastune/baselines"))
+
+
+def save(name: str, result: ResultSet) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", name):
+        raise ValueError(f"baseline name {name!r}: use letters, digits, dot, dash, underscore")
+    directory().mkdir(parents=True, exist_ok=True)
+    path = directory() / f"{name}.json"
+    result.save(path)
+    return path
+
+
+def check(name: str, result: ResultSet) -> tuple[list[Row], list[str]]:
+    """The comparison of `result` with baseline `name` (Incomparable or ValueError otherwise)."""
+    stored = directory() / f"{name}.json"
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", name) or not stored.exists():
+        raise ValueError(f"no baseline {name!r} in {directory()}")
+    return compare_runs(load(stored), result)
