@@ -82,7 +82,7 @@ def provenance(out: Path, lab: bool) -> Provenance:
 
 def device_limit(workload: Workload, target: Target, cache: dict[str, float]) -> float | None:
     """For a sequential read of a local path: the rate of the device under it, measured once."""
-    device = target.device() if workload.name == "seq-read" else None
+    device = target.device() if workload.device_bound else None
     if device is None:
         return None
     if device not in cache:

@@ -22,9 +22,12 @@ def goodput_bytes(link_bps: int, mtu: int, overhead: int = ETHERNET_OVERHEAD) ->
     return link_bps / 8 * (mtu - TCP_OVERHEAD) / (mtu + overhead)
 
 
+KINDS = ("path", "smb", "nfs", "ftp", "iperf3", "system")  # system: this host itself (memory bandwidth)
+
+
 @dataclass
 class Target:
-    kind: str  # path, smb, nfs, ftp, iperf3
+    kind: str  # one of KINDS
     url: str
     host: str | None = None
     share: str | None = None  # smb share, nfs export, ftp directory, or the local path

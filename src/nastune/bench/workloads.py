@@ -31,6 +31,10 @@ class Workload:
     doc = ""
     kinds: tuple[str, ...] = ()
     source = ""
+    # how the report draws it: "bars" (median per run with intervals and the link's goodput),
+    # "iozone" (latency against file size per record size), "heatmap" (a node x node matrix)
+    view = "bars"
+    device_bound = False  # a local sequential read: also bounded by the device's own read rate
 
     def metrics(self, params: dict) -> dict[str, Metric]:
         raise NotImplementedError
@@ -109,6 +113,7 @@ class SeqWrite(Workload):
 
 class SeqRead(SeqWrite):
     name, title = "seq-read", "Large sequential read of one file"
+    device_bound = True
     doc = "Fetch one large file (default 1 GiB) through the protocol's client into /dev/null, or read it with fio."
 
     def setup(self, target, params):
@@ -174,6 +179,7 @@ def _size(n: int) -> str:
 
 class Iozone(Workload):
     name, title = "iozone", "IOzone-style matrix: file size x record size"
+    view = "iozone"
     doc = (
         "Write, rewrite, read, reread, random read and random write for every file size and record size "
         "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell."
@@ -344,6 +350,7 @@ class Network(Workload):
 
 class NumaBandwidth(Workload):
     name, title = "numa-bandwidth", "Memory read bandwidth between NUMA nodes"
+    view = "heatmap"
     doc = (
         "For every pair (CPU node, memory node), a process pinned with numactl reads a buffer bound to that "
         "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix."

@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
+from nastune.bench.workloads import WORKLOADS
 from nastune.stats.compare import median_ci
 from nastune.stats.runs import Row, failures
 
@@ -27,6 +28,12 @@ def _label(rs: ResultSet, i: int) -> str:
     return rs.label or f"run {i + 1}"
 
 
+def view(workload: str) -> str:
+    """How the report draws a workload's results (a workload of another version: as bars)."""
+    known = WORKLOADS.get(workload)
+    return known.view if known else "bars"
+
+
 def bar_charts(runs: list[ResultSet]) -> list[dict]:
     """One chart per workload and target: each metric's median per run, with its 95% interval
     and the link's physical goodput drawn as a line."""
@@ -36,7 +43,7 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
     keys = []
     for rs in runs:
         for r in rs.results:
-            if r.workload not in ("iozone", "numa-bandwidth") and r.key not in keys:
+            if view(r.workload) == "bars" and r.key not in keys:
                 keys.append(r.key)
     for key in keys:
         fig = go.Figure()
@@ -72,7 +79,7 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
     charts: list[dict] = []
     for i, rs in enumerate(runs):
         for r in rs.results:
-            if r.workload != "iozone":
+            if view(r.workload) != "iozone":
                 continue
             for op in ("write", "read", "random-read", "random-write"):
                 fig = go.Figure()
@@ -136,7 +143,7 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
     charts: list[dict] = []
     for i, rs in enumerate(runs):
         for r in rs.results:
-            if r.workload != "numa-bandwidth":
+            if view(r.workload) != "heatmap":
                 continue
             cells = {tuple(int(x[4:]) for x in name.split()[0].split("->")): m.median for name, m in r.metrics.items()}
             nodes = sorted({a for a, _ in cells})

@@ -1,0 +1,30 @@
+"""The workload registry holds together: every workload is found by its name, says what it
+measures, where it runs and where its method comes from, gives every metric a unit and a
+direction, and names a view the report knows how to draw."""
+
+from __future__ import annotations
+
+from nastune.bench.targets import KINDS
+from nastune.bench.workloads import DEFAULTS, WORKLOADS
+from nastune.report import html
+
+VIEWS = {"bars": html.bar_charts, "iozone": html.iozone_charts, "heatmap": html.numa_charts}
+
+
+def test_every_workload_declares_itself():
+    for name, w in WORKLOADS.items():
+        assert w.name == name and w.title and w.doc and w.source, name
+        assert w.kinds and set(w.kinds) <= set(KINDS), name
+        assert w.view in VIEWS, f"{name}: the report draws no view {w.view!r}"
+        if name == "numa-bandwidth":
+            continue  # its metrics depend on the machine's NUMA nodes
+        metrics = w.metrics(DEFAULTS)
+        assert metrics, name
+        for metric, spec in metrics.items():
+            assert spec.unit and isinstance(spec.higher_is_better, bool), (name, metric)
+            assert not spec.throughput or spec.higher_is_better, (name, metric)
+
+
+def test_the_report_draws_each_workload_by_its_view():
+    assert {n for n, w in WORKLOADS.items() if w.view == "iozone"} == {"iozone"}
+    assert html.view("a-workload-of-another-version") == "bars"
