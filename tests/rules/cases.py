@@ -1,7 +1,8 @@
 """For every rule: facts where it fires (with what it must say) and facts where it must not.
 
-Facts start from the golden JSON of a fixture system and are changed as little as possible,
-so each pair differs only in what the rule is about."""
+Facts are collected from a fixture tree (not read from the golden files, so regenerating a
+golden never changes a rule's input) and changed as little as possible, so each pair differs
+only in what the rule is about."""
 
 from __future__ import annotations
 
@@ -10,19 +11,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from nastune.facts import Facts
+from nastune.facts import Facts, collect
 from nastune.facts.model import Fact
 from nastune.rules.model import Finding
-from tests.conftest import FIXTURES
+from nastune.snapshot import open_root
+from tests.conftest import ROOTS
 
 
 @cache
-def _golden(system: str) -> str:
-    return (FIXTURES / "golden" / f"inspect-{system}.json").read_text()
+def _collected(system: str) -> str:
+    with open_root(ROOTS / f"{system}.tar.gz") as root:
+        return collect(root).to_json()
 
 
 def base(system: str) -> Facts:
-    return Facts.model_validate(json.loads(_golden(system)))
+    return Facts.model_validate(json.loads(_collected(system)))
 
 
 def nas() -> Facts:

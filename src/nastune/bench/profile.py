@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from nastune.facts.interrupts import parse_interrupts
+from nastune.root import Root, Unavailable
 
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 
@@ -49,17 +49,18 @@ class Profiler:
     net_pid: int | None = None  # read /proc/PID/net/dev: the server's network namespace
     interval: float = 0.5
     samples: list[Sample] = field(default_factory=list)
+    root: Root = field(default_factory=Root)
 
     def _sample(self) -> Sample:
-        stat = Path("/proc/stat").read_text()
+        read = self.root.read
+        stat = read("/proc/stat")
         ctxt = next(int(line.split()[1]) for line in stat.splitlines() if line.startswith("ctxt"))
-        irqs = {i.number: sum(i.counts.values()) for i in parse_interrupts(Path("/proc/interrupts").read_text())[1]}
-        net_file = Path(f"/proc/{self.net_pid}/net/dev") if self.net_pid else Path("/proc/net/dev")
+        irqs = {i.number: sum(i.counts.values()) for i in parse_interrupts(read("/proc/interrupts"))[1]}
         try:
-            net = _net(net_file.read_text())
-        except OSError:
-            net = _net(Path("/proc/net/dev").read_text())
-        return Sample(time.monotonic(), _cpu_times(stat), irqs, ctxt, net, _disks(Path("/proc/diskstats").read_text()))
+            net = _net(read(f"/proc/{self.net_pid}/net/dev" if self.net_pid else "/proc/net/dev"))
+        except Unavailable:  # the server exited: the host's view is the next best
+            net = _net(read("/proc/net/dev"))
+        return Sample(time.monotonic(), _cpu_times(stat), irqs, ctxt, net, _disks(read("/proc/diskstats")))
 
     def __enter__(self) -> Profiler:
         self._stop = threading.Event()

@@ -28,6 +28,7 @@ from nastune.bench.results import (
 )
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
+from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
 OVER_LIMIT = 1.01
@@ -39,9 +40,8 @@ def drop_caches() -> None:
     """Flush and drop the page cache (both ends, when client and server share this kernel)."""
     os.sync()
     try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3")
-    except OSError:
+        Root().write("/proc/sys/vm/drop_caches", "3")
+    except Unavailable:
         pass  # not root: direct I/O and user-space clients still keep client caches out
 
 
@@ -54,7 +54,6 @@ def facts_snapshot(lab: bool) -> str:
         except LabError:
             return "{}"
     from nastune.facts import collect
-    from nastune.root import Root
 
     return collect(Root("/")).to_json()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from nastune.facts.mounts import parse_mounts
+from nastune.protocols import PROTOCOLS
 from nastune.root import Root
 
 TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
@@ -83,7 +84,7 @@ def parse(spec: str) -> Target:
     if spec.startswith("/"):
         return Target("path", spec, share=spec)
     url = urlparse(spec)
-    if url.scheme in ("smb", "nfs", "ftp") and url.hostname and url.path.strip("/"):
+    if url.scheme in PROTOCOLS and url.hostname and url.path.strip("/"):
         return Target(url.scheme, spec, host=url.hostname, share=url.path.strip("/"))
     if url.scheme == "iperf3" and url.hostname:
         return Target("iperf3", spec, host=url.hostname)
@@ -125,9 +126,10 @@ def lab_targets() -> dict[str, Target]:
 
     smbfs = smbfs_path(lab.dir)
     return {
-        "smb": Target("smb", f"smb://{ip}/data", host=ip, share="data", **common),
-        "nfs": Target("nfs", f"nfs://{ip}/data", host=ip, share="data", **common),
-        "ftp": Target("ftp", f"ftp://{ip}/pub", host=ip, share="pub", **common),
+        **{
+            name: Target(name, p.url(ip, p.lab_share), host=ip, share=p.lab_share, **common)
+            for name, p in PROTOCOLS.items()
+        },
         "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
         "smbfs": Target(
             "path",

@@ -14,6 +14,8 @@ from pathlib import Path
 from nastune.bench.drivers import fio, iperf3, membw, nfsops, transfer
 from nastune.bench.drivers.common import BenchError
 from nastune.bench.targets import Target
+from nastune.facts.context import digits
+from nastune.root import Root, Unavailable
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -357,9 +359,12 @@ class NumaBandwidth(Workload):
     )
     kinds, source = ("system",), "004 (MLC matrix; snoop mode)"
 
-    def nodes(self):
-        base = Path("/sys/devices/system/node")
-        return sorted(int(p.name[4:]) for p in base.glob("node[0-9]*")) or [0]
+    def nodes(self) -> list[int]:
+        try:
+            names = Root().listdir("/sys/devices/system/node")
+        except Unavailable:
+            names = []
+        return sorted(int(n[4:]) for n in names if n.startswith("node") and digits(n[4:])) or [0]
 
     def metrics(self, params):
         return {f"node{i}->node{j} GB/s": Metric("GB/s") for i in self.nodes() for j in self.nodes()}

@@ -12,28 +12,10 @@ from nastune.lab import network, procs, servers, storage
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import DEFAULT_DIR, State
+from nastune.protocols import PROTOCOLS
 
-TOOLS = (
-    "ip",
-    "tc",
-    "mkfs.xfs",
-    "losetup",
-    "mount",
-    "umount",
-    "unshare",
-    "nsenter",
-    "smbd",
-    "testparm",
-    "smbclient",
-    "ganesha.nfsd",
-    "rpcbind",
-    "vsftpd",
-    "nfs-ls",
-    "nfs-cp",
-    "curl",
-    "iperf3",
-    "smbnetfs",
-)
+BASE_TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "iperf3", "smbnetfs")
+TOOLS = BASE_TOOLS + tuple(t for p in PROTOCOLS.values() for t in (*p.server_tools, *p.tools))
 CGROUP = "nastune-lab"
 
 
@@ -175,10 +157,8 @@ class Lab:
             smbfs = servers.smbfs_path(self.dir)
             parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
         if network.client_ns(1) in existing:
-            for name, argv in servers.CHECKS.items():
-                parts.append(
-                    {"part": f"{name} answers a client", "ok": servers.client_ok(argv), "check": " ".join(argv)}
-                )
+            for name, argv in servers.checks().items():
+                parts.append({"part": f"{name} answers a client", "ok": procs.client_ok(argv), "check": " ".join(argv)})
         return parts
 
     def exec_argv(self, host: str, argv: list[str]) -> list[str]:

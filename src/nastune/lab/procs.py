@@ -7,10 +7,11 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from nastune.lab.sh import LabError, run
+from nastune.lab import network
+from nastune.lab.sh import LabError, in_ns, run
 from nastune.lab.state import State
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -137,3 +138,41 @@ def remove_cgroup(path: str) -> None:
         except OSError:
             time.sleep(0.1)
     raise LabError(f"cannot remove cgroup {path}: still busy")
+
+
+def write_file(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def wait_for(name: str, entry: dict, check: Callable[[], bool], timeout: float = 30) -> None:
+    """Wait until a real client check passes; a server that died shows the tail of its log."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(entry):
+            raise LabError(
+                f"{name} exited during start-up; its log ({entry['log']}) ends with:\n" + tail_of(entry["log"])
+            )
+        if check():
+            return
+        time.sleep(0.3)
+    raise LabError(
+        f"{name} did not answer within {timeout:g} s; its log ({entry['log']}) ends with:\n" + tail_of(entry["log"])
+    )
+
+
+def tail_of(path: str, lines: int = 8) -> str:
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def client_ok(argv: list[str], ns: str | None = None) -> bool:
+    return run(in_ns(ns or network.client_ns(1), argv), check=False, timeout=20).returncode == 0
+
+
+def listening(port: int) -> bool:
+    out = run(in_ns(network.NAS_NS, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout
+    return bool(out.strip())

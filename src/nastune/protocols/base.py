@@ -1,0 +1,47 @@
+"""What a file-serving protocol is to nastune: its server in the lab (configuration, start, the
+readiness check a real client makes) and its client operations for the bench (put, get, delete,
+each through the protocol's own client tool, whose Debian package packages.py names). One
+object per protocol, found by its name, which is also its URL scheme and target kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.targets import Target
+    from nastune.lab.scenario import Scenario
+    from nastune.lab.state import State
+
+
+class Protocol:
+    name = ""  # URL scheme and target kind: smb, nfs, ftp
+    title = ""
+    server = ""  # the lab's server process, as the lab's state names it
+    service: str | None = None  # what tune/services reloads after its configuration changes
+    tools: tuple[str, ...] = ()  # the client tools its operations run
+    server_tools: tuple[str, ...] = ()  # what the lab runs to serve it
+    lab_share = ""  # the share, export or directory clients name in the lab
+
+    def url(self, host: str, share: str) -> str:
+        return f"{self.name}://{host}/{share}"
+
+    def check(self, host: str, share: str) -> list[str]:
+        """A client command that succeeds only when the server serves `share`."""
+        raise NotImplementedError
+
+    def start_lab(self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str]) -> dict:
+        """Configure and start the lab's server; return its process entry once it answers."""
+        raise NotImplementedError
+
+    def upload(self, target: Target, local: Path, name: str) -> float:
+        """Seconds to send `local` to the target as `name`."""
+        raise NotImplementedError
+
+    def download(self, target: Target, name: str, from_root: bool = False) -> float:
+        """Seconds to fetch `name` into /dev/null (`from_root`: a path from the server's root)."""
+        raise NotImplementedError
+
+    def remove(self, target: Target, name: str) -> None:
+        """Delete a test file through the protocol."""
+        raise NotImplementedError

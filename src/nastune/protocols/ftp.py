@@ -1,0 +1,72 @@
+"""FTP: vsftpd in the lab (anonymous, writable), curl as the client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.bench.drivers.common import run as bench_run
+from nastune.lab import network
+from nastune.lab.procs import client_ok, spawn, wait_for, write_file
+from nastune.lab.sh import in_ns
+from nastune.protocols.base import Protocol
+
+
+def vsftpd_conf(directory: Path, share: str) -> str:
+    return "\n".join(
+        [
+            "listen=YES",
+            "listen_ipv6=NO",
+            f"listen_address={network.NAS_IP}",
+            "background=NO",
+            "anonymous_enable=YES",
+            "local_enable=NO",
+            "write_enable=YES",
+            "anon_upload_enable=YES",
+            "anon_mkdir_write_enable=YES",
+            "anon_other_write_enable=YES",
+            "anon_umask=022",
+            f"anon_root={share}",
+            "no_anon_password=YES",
+            f"secure_chroot_dir={directory / 'ftp-empty'}",
+            "pasv_enable=YES",
+            "pasv_min_port=30000",
+            "pasv_max_port=30100",
+            "xferlog_enable=NO",
+            "seccomp_sandbox=NO",
+            "",
+        ]
+    )
+
+
+class Ftp(Protocol):
+    name, title, server = "ftp", "FTP (vsftpd)", "vsftpd"
+    tools = ("curl",)
+    server_tools = ("vsftpd",)
+    lab_share = "pub"
+
+    def check(self, host, share):
+        return ["curl", "-s", "--max-time", "5", f"ftp://{host}/{share}/"]
+
+    def start_lab(self, state, directory, share, scenario, cgroups):
+        (directory / "ftp-empty").mkdir(exist_ok=True)
+        conf = write_file(directory / "vsftpd.conf", vsftpd_conf(directory, share))
+        entry = spawn(
+            state, self.server, in_ns(network.NAS_NS, ["vsftpd", str(conf)]), directory / "logs" / "vsftpd.out", cgroups
+        )
+        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
+        return entry
+
+    def upload(self, target, local, name):
+        url = f"ftp://{target.host}/{target.share}/{name}"
+        return bench_run(target.client(["curl", "-sS", "-T", str(local), url]), what="curl upload")[1]
+
+    def download(self, target, name, from_root=False):
+        url = f"ftp://{target.host}/{name}" if from_root else f"ftp://{target.host}/{target.share}/{name}"
+        return bench_run(target.client(["curl", "-sS", "-o", "/dev/null", url]), what="curl download")[1]
+
+    def remove(self, target, name):
+        argv = ["curl", "-sS", "-o", "/dev/null", f"ftp://{target.host}/{target.share}/", "-Q", f"-DELE {name}"]
+        bench_run(target.client(argv), what="curl DELE")
+
+
+FTP = Ftp()

@@ -1,0 +1,101 @@
+"""NFS: NFS-Ganesha (FSAL VFS, v3 and v4) in the lab, with rpcbind in a private mount namespace
+whose /run is the lab's own; libnfs's nfs-cp and nfs-ls (and its library) as the client."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from nastune.bench.drivers.common import run as bench_run
+from nastune.lab import network
+from nastune.lab.procs import client_ok, spawn, wait_for, write_file
+from nastune.lab.scenario import Scenario
+from nastune.lab.sh import in_ns, run
+from nastune.protocols.base import Protocol
+
+
+def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
+    export = {
+        "Export_Id": 1,
+        "Path": share,
+        "Pseudo": f"/{NFS.lab_share}",
+        "Access_Type": "RW",
+        "Squash": "No_Root_Squash",
+        "Protocols": "3, 4",
+        "Transports": "TCP",
+        "SecType": "sys",
+        **scenario.ganesha_export,
+    }
+    body = "\n".join(f"    {k} = {v};" for k, v in export.items())
+    return (
+        f"NFS_CORE_PARAM {{\n    Protocols = 3, 4;\n    Mount_Path_Pseudo = true;\n"
+        f"    Bind_addr = {network.NAS_IP};\n}}\n"
+        f"NFSV4 {{\n    RecoveryBackend = fs;\n    RecoveryRoot = {directory / 'ganesha' / 'recovery'};\n"
+        f"    Graceless = true;\n}}\n"
+        f"EXPORT {{\n{body}\n    FSAL {{\n        Name = VFS;\n    }}\n}}\n"
+    )
+
+
+class Nfs(Protocol):
+    name, title, server, service = "nfs", "NFS (NFS-Ganesha)", "ganesha", "ganesha"
+    tools = ("nfs-cp", "nfs-ls")
+    server_tools = ("ganesha.nfsd", "rpcbind")
+    lab_share = "data"
+
+    def check(self, host, share):
+        return ["nfs-ls", f"nfs://{host}/{share}"]
+
+    def start_lab(self, state, directory, share, scenario, cgroups):
+        logs = directory / "logs"
+        holder = spawn(
+            state,
+            "mount-namespace",
+            in_ns(network.NAS_NS, ["unshare", "-m", "--propagation", "private", "--", "sleep", "infinity"]),
+            logs / "holder.out",
+        )
+        time.sleep(0.2)
+        enter = ["nsenter", "-t", str(holder["pid"]), "-m", "-n"]
+        run(enter + ["mount", "-t", "tmpfs", "lab-run", "/run"])
+        run(enter + ["mkdir", "-p", "/run/rpcbind"])
+        rpcbind = spawn(state, "rpcbind", enter + ["rpcbind", "-f", "-w"], logs / "rpcbind.out", cgroups)
+        wait_for("rpcbind", rpcbind, lambda: run(enter + ["rpcinfo", "-p"], check=False).returncode == 0, 10)
+        (directory / "ganesha" / "recovery").mkdir(parents=True, exist_ok=True)
+        conf = write_file(directory / "ganesha.conf", ganesha_conf(directory, share, scenario))
+        argv = [
+            "ganesha.nfsd",
+            "-F",
+            "-f",
+            str(conf),
+            "-L",
+            str(logs / "ganesha.log"),
+            "-p",
+            str(directory / "ganesha" / "ganesha.pid"),
+            "-N",
+            "NIV_EVENT",
+        ]
+        entry = spawn(state, self.server, enter + argv, logs / "ganesha.out", cgroups)
+        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)), 60)
+        return entry
+
+    def _url(self, target, name: str) -> str:
+        return f"nfs://{target.host}/{target.share}/{name}"
+
+    def upload(self, target, local, name):
+        return bench_run(target.client(["nfs-cp", str(local), self._url(target, name)]), what="nfs-cp")[1]
+
+    def download(self, target, name, from_root=False):
+        # nfs-cp cannot write to /dev/null: a tmpfs file, removed at once
+        sink = Path("/dev/shm") / f"nastune-{os.getpid()}-{Path(name).name}"
+        try:
+            return bench_run(target.client(["nfs-cp", self._url(target, name), str(sink)]), what="nfs-cp")[1]
+        finally:
+            sink.unlink(missing_ok=True)
+
+    def remove(self, target, name):
+        from nastune.bench.drivers import nfsops  # there is no nfs-rm: the library's nfs_unlink
+
+        nfsops.remote(target, {"op": "unlink", "name": name})
+
+
+NFS = Nfs()

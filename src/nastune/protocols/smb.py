@@ -1,0 +1,81 @@
+"""SMB: Samba's smbd in the lab, smbclient as the client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.bench.drivers.common import run as bench_run
+from nastune.lab import network
+from nastune.lab.procs import client_ok, spawn, wait_for, write_file
+from nastune.lab.scenario import Scenario
+from nastune.lab.sh import LabError, in_ns, run
+from nastune.protocols.base import Protocol
+
+SAMBA_DIRS = ("private", "lock", "state", "cache", "pid", "ncalrpc")
+
+
+def samba_conf(directory: Path, share: str, scenario: Scenario) -> str:
+    state = directory / "samba"
+    base = {
+        "workgroup": "LAB",
+        "server role": "standalone server",
+        "map to guest": "Bad User",
+        "bind interfaces only": "yes",
+        "interfaces": f"{network.NAS_IP}/24",
+        "smb ports": "445",
+        "disable netbios": "yes",
+        "load printers": "no",
+        "printing": "bsd",
+        "printcap name": "/dev/null",
+        "disable spoolss": "yes",
+        "log file": str(state / "log.smbd"),
+        "log level": "1",
+        **{f"{d} dir" if d in ("private", "ncalrpc") else f"{d} directory": str(state / d) for d in SAMBA_DIRS},
+        **scenario.samba,
+    }
+    share_params = {"path": share, "read only": "no", "guest ok": "yes", "force user": "root", **scenario.samba_share}
+    lines = ["[global]"] + [f"   {k} = {v}" for k, v in base.items()]
+    lines += ["", f"[{SMB.lab_share}]"] + [f"   {k} = {v}" for k, v in share_params.items()]
+    return "\n".join(lines) + "\n"
+
+
+class Smb(Protocol):
+    name, title, server, service = "smb", "SMB (Samba)", "smbd", "samba"
+    tools = ("smbclient",)
+    server_tools = ("smbd", "testparm")
+    lab_share = "data"
+
+    def check(self, host, share):
+        return ["smbclient", "-N", f"//{host}/{share}", "-c", "ls"]
+
+    def start_lab(self, state, directory, share, scenario, cgroups):
+        for d in SAMBA_DIRS:
+            (directory / "samba" / d).mkdir(parents=True, exist_ok=True)
+        conf = write_file(directory / "smb.conf", samba_conf(directory, share, scenario))
+        parsed = run(["testparm", "-s", str(conf)], check=False)
+        if parsed.returncode != 0:
+            raise LabError(f"{conf}: Samba rejects the generated configuration: {parsed.stderr.strip()[-300:]}")
+        entry = spawn(
+            state,
+            self.server,
+            in_ns(network.NAS_NS, ["smbd", "--foreground", "--no-process-group", "-s", str(conf)]),
+            directory / "logs" / "smbd.out",
+            cgroups,
+        )
+        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
+        return entry
+
+    def _client(self, target, command: str) -> list[str]:
+        return target.client(["smbclient", "-N", f"//{target.host}/{target.share}", "-c", command])
+
+    def upload(self, target, local, name):
+        return bench_run(self._client(target, f"put {local} {name}"), what="smbclient put")[1]
+
+    def download(self, target, name, from_root=False):
+        return bench_run(self._client(target, f"get {name} /dev/null"), what="smbclient get")[1]
+
+    def remove(self, target, name):
+        bench_run(self._client(target, f"del {name}"), what="smbclient del")
+
+
+SMB = Smb()

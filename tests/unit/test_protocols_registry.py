@@ -1,0 +1,36 @@
+"""The protocol registry holds together: every protocol is found by its name (its URL scheme),
+has a lab server with a readiness check made by its own client, client operations, and tools
+whose Debian packages the setup script installs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.bench.targets import parse
+from nastune.lab import servers
+from nastune.lab.lab import TOOLS
+from nastune.packages import PACKAGES
+from nastune.protocols import PROTOCOLS
+from nastune.protocols.base import Protocol
+
+SETUP = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
+
+
+def test_every_protocol_declares_its_server_and_client():
+    assert set(PROTOCOLS) == {"smb", "nfs", "ftp"}
+    for name, p in PROTOCOLS.items():
+        assert p.name == name and p.title and p.server and p.lab_share, name
+        for method in ("check", "start_lab", "upload", "download", "remove"):
+            assert getattr(type(p), method) is not getattr(Protocol, method), f"{name}: no {method}"
+        check = p.check("10.0.0.1", p.lab_share)
+        assert check[0] in p.tools, f"{name}: its readiness check must use its own client"
+        assert servers.checks()[p.server] == p.check("10.77.0.1", p.lab_share)
+        target = parse(p.url("10.0.0.1", p.lab_share))
+        assert (target.kind, target.host, target.share) == (name, "10.0.0.1", p.lab_share)
+
+
+def test_every_tool_the_lab_runs_is_mapped_to_a_package_that_setup_installs():
+    for tool in TOOLS:
+        assert tool in PACKAGES, f"{tool}: add it to nastune/packages.py"
+        for package in PACKAGES[tool].split():
+            assert f" {package}" in SETUP or f"({package}" in SETUP, f"{package} ({tool}) is not in scripts/setup"
