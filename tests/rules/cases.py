@@ -294,6 +294,40 @@ def _no_swap():
     return f
 
 
+def _irqs_local():
+    f = server()
+    i = nic(f, "ens1f0")
+    for irq in i.irqs:
+        irq.affinity = F(list(i.local_cpus.value))
+    return f
+
+
+def _irqbalance_running():
+    f = vm()
+    f.system.irqbalance_running = F(True)
+    return f
+
+
+def _big_tcp_buffers():
+    return sysctl(
+        nas(),
+        net__ipv4__tcp_rmem="4096 131072 6291456",
+        net__ipv4__tcp_wmem="4096 16384 6291456",
+        net__core__rmem_max=6291456,
+        net__core__wmem_max=6291456,
+    )
+
+
+def _legacy_xfs_knobs():
+    return sysctl(nas(), fs__xfs__xfsbufd_centisecs=100, fs__xfs__age_buffer_centisecs=1500)
+
+
+def _no_exports():
+    f = _exports("async")
+    f.nfs_server.exports.value[:] = []
+    return f
+
+
 def check_irq_numa(findings):
     f = _one(findings)
     assert f.target == "ens1f0" and len(f.changes) == 9
@@ -312,11 +346,11 @@ def check_stripe(findings):
 
 CASES: dict[str, Case] = {
     "mtu-jumbo-frames": Case(nas, _mtu_quiet, lambda fs: changes(fs) == [("enp1s0", None, 1500, 9000)] or _fail(fs)),
-    "irq-numa-locality": Case(server, nas, check_irq_numa),
+    "irq-numa-locality": Case(server, _irqs_local, check_irq_numa),
     "irq-single-cpu": Case(
         _irq_single_fires, server, lambda fs: {c[3] for c in changes(fs)} == {str(c) for c in range(8, 16)} or _fail(fs)
     ),
-    "irqbalance-absent": Case(vm, server, lambda fs: _one(fs).target == "eth0" and _one(fs).advice),
+    "irqbalance-absent": Case(vm, _irqbalance_running, lambda fs: _one(fs).target == "eth0" and _one(fs).advice),
     "nic-coalescing-off": Case(
         nas, _coalesce_quiet, lambda fs: changes(fs) == [("enp1s0", "rx-usecs", 0, 50)] or _fail(fs)
     ),
@@ -332,7 +366,7 @@ CASES: dict[str, Case] = {
     ),
     "tcp-buffers-below-bdp": Case(
         nas,
-        client,
+        _big_tcp_buffers,
         lambda fs: (
             changes(fs)
             == [
@@ -393,10 +427,12 @@ CASES: dict[str, Case] = {
     "xfssyncd-centisecs": Case(
         nas, _big_box, lambda fs: changes(fs) == [("fs.xfs.xfssyncd_centisecs", None, 3000, 500)] or _fail(fs)
     ),
-    "xfs-legacy-knobs-absent": Case(nas, client, lambda fs: _one(fs).changes == [] and "xfsbufd" in _one(fs).message),
+    "xfs-legacy-knobs-absent": Case(
+        nas, _legacy_xfs_knobs, lambda fs: _one(fs).changes == [] and "xfsbufd" in _one(fs).message
+    ),
     "nfs-export-sync-mode": Case(
         lambda: _exports("async"),
-        lambda: base("two-socket-numa"),
+        _no_exports,
         lambda fs: changes(fs) == [("/srv/data", "192.168.1.0/24:sync", "async", "sync")] or _fail(fs),
     ),
     "nfsd-threads-low": Case(

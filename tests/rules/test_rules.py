@@ -66,3 +66,29 @@ def test_registry_conformance():
 def test_durability_trades_are_marked(rule, facts, key):
     risky = {c.key for f in _findings(rules.get(rule), facts()) for c in f.changes if c.durability_risk}
     assert key in risky
+
+
+def _leaves(data, path=""):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _leaves(value, f"{path}.{key}")
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _leaves(value, f"{path}[{i}]")
+    else:
+        yield path, data
+
+
+@pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
+def test_quiet_case_is_a_minimal_change_of_the_firing_case(rule):
+    """Each pair differs only in what the rule is about, so the rule's quiet is explained by it."""
+    import json
+
+    fires = dict(_leaves(json.loads(CASES[rule.id].fires().to_json())))
+    quiet = dict(_leaves(json.loads(CASES[rule.id].quiet().to_json())))
+    changed = {
+        re.sub(r"\[\d+\]", "[]", k)
+        for k in set(fires) | set(quiet)
+        if fires.get(k) != quiet.get(k) and not k.endswith(".source")
+    }
+    assert 0 < len(changed) <= 8, sorted(changed)[:20]
