@@ -10,7 +10,6 @@ from rich.text import Text
 
 from nastune.cli.common import (
     app,
-    bench_pairs,
     console,
     err,
     fail,
@@ -44,7 +43,7 @@ def optimize(
     On the lab it starts from a fresh `soho` (a small NAS in its factory state)."""
     import sys
 
-    from nastune.bench.selection import default_workloads
+    from nastune.bench.selection import default_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab.lab import LabError
     from nastune.optimize import OptimizeError, prepare
@@ -56,13 +55,13 @@ def optimize(
     if not yes:
         typer.confirm("optimize will apply the changes it finds (you can roll them back). Go on?", abort=True)
     log = say("optimize")
-    names = workload or default_workloads(lab)
-    bench_pairs(None if lab else target, lab, names)  # refuse bad workloads before changing anything
     params = {**DEFAULTS, "size": size_option(size)}
     try:
         facts, system = prepare(lab, scenario, target, log)
+        names = workload or default_workloads(lab)
+        pairs(None if lab else target, lab, names)  # refuse bad workloads before the plan is applied
         outcome = run_optimize(
-            lambda: bench_pairs(None if lab else target, lab, names),
+            lambda: pairs(None if lab else target, lab, names),
             params,
             repeats,
             out,
@@ -75,7 +74,7 @@ def optimize(
         )
     except OptimizeError as e:
         fail(str(e), code=130 if e.interrupted else 1)
-    except (LabError, TuneError, ValueError, RuntimeError, OSError) as e:
+    except (LabError, TuneError, ValueError, OSError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail(f"interrupted before the plan was applied; results so far in {out}", code=130)
