@@ -8,7 +8,9 @@ import pytest
 
 from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 
-SYSTEMS = ["debian12-vm", "two-socket-numa", "small-nas-raid5", "nfs-client-small-rsize"]
+# debian12-vm, lab-soho and lab-modern are captured from real machines (`nastune capture`; the lab's
+# nas host captured inside its namespace); the other three are hand-made (tests/fixtures/make_roots.py).
+SYSTEMS = ["debian12-vm", "lab-soho", "lab-modern", "two-socket-numa", "small-nas-raid5", "nfs-client-small-rsize"]
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
