@@ -15,12 +15,26 @@ def test_diagnose_json_matches_golden(system):
     assert_golden(f"diagnose-{system}", cli_json("diagnose", "--root", str(ROOTS / f"{system}.tar.gz"), "--json"))
 
 
-@pytest.mark.parametrize("system,rules", [
-    # the seeds' factory state that the soho scenario builds, as the rules see it from a capture
-    ("lab-soho", {"ganesha-io-size-small", "mount-atime", "mtu-jumbo-frames", "smb-aio-off", "smb-sendfile-off",
-                  "smb-socket-buffers-fixed", "tcp-buffers-below-bdp", "xfs-fragmentation"}),
-    ("lab-modern", {"mtu-jumbo-frames", "smb-sendfile-off"}),
-])
+@pytest.mark.parametrize(
+    "system,rules",
+    [
+        # the seeds' factory state that the soho scenario builds, as the rules see it from a capture
+        (
+            "lab-soho",
+            {
+                "ganesha-io-size-small",
+                "mount-atime",
+                "mtu-jumbo-frames",
+                "smb-aio-off",
+                "smb-sendfile-off",
+                "smb-socket-buffers-fixed",
+                "tcp-buffers-below-bdp",
+                "xfs-fragmentation",
+            },
+        ),
+        ("lab-modern", {"mtu-jumbo-frames", "smb-sendfile-off"}),
+    ],
+)
 def test_captured_labs_show_their_scenario(system, rules):
     out = cli_json("diagnose", "--root", str(ROOTS / f"{system}.tar.gz"), "--json", "--xfs-fragmentation")
     found = {f["rule"] for f in out["findings"]}

@@ -10,7 +10,15 @@ from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 
 # debian12-vm, lab-soho and lab-modern are captured from real machines (`nastune capture`; the lab's
 # nas host captured inside its namespace); the other three are hand-made (tests/fixtures/make_roots.py).
-SYSTEMS = ["debian12-vm", "lab-soho", "lab-modern", "two-socket-numa", "small-nas-raid5", "nfs-client-small-rsize"]
+SYSTEMS = [
+    "debian12-vm",
+    "lab-soho",
+    "lab-modern",
+    "two-socket-numa",
+    "small-nas-raid5",
+    "nfs-client-small-rsize",
+    "zfs-vm-store",
+]
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

@@ -29,7 +29,9 @@ DURABILITY = (
 
 
 @dataclass
-class Row:
+class Pending:
+    """A change of a plan with the value it finds now: what apply will do, or why it cannot."""
+
     change: PlannedChange
     knob: Knob
     current: str | None
@@ -52,7 +54,7 @@ def validate(plan: Plan) -> None:
             raise TuneError(f"changes[{i}]: {e}") from e
 
 
-def diff(plan: Plan, system: System) -> list[Row]:
+def diff(plan: Plan, system: System) -> list[Pending]:
     """Each change with the value it finds now (read errors are shown, not raised). A change
     that cannot be made on this system, or whose original cannot be read as one real value,
     carries an error: apply refuses the whole plan then, before writing anything."""
@@ -63,17 +65,17 @@ def diff(plan: Plan, system: System) -> list[Row]:
         knob = KNOBS[change.knob]
         reason = knob.applicable(system, change)
         if reason:
-            rows.append(Row(change, knob, None, f"{knob.label(change)}: {reason}", i))
+            rows.append(Pending(change, knob, None, f"{knob.label(change)}: {reason}", i))
             continue
         try:
             current = None if knob.action else knob.read(system, change)
         except TuneError as e:
-            rows.append(Row(change, knob, None, str(e), i))
+            rows.append(Pending(change, knob, None, str(e), i))
             continue
         if current is None and not knob.action and not knob.files(system, change):
-            rows.append(Row(change, knob, None, f"{knob.label(change)}: the current value cannot be read", i))
+            rows.append(Pending(change, knob, None, f"{knob.label(change)}: the current value cannot be read", i))
             continue
-        rows.append(Row(change, knob, current, None, i))
+        rows.append(Pending(change, knob, current, None, i))
     return rows
 
 
@@ -123,7 +125,7 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
                 applied = [r.change for r in rows if not r.noop]
                 for change, knob, current in persistence.changes(plan, applied, system):
                     seq += 1
-                    _step(system, journal, seq, Row(change, knob, current), log)
+                    _step(system, journal, seq, Pending(change, knob, current), log)
         except BaseException as e:
             log(f"apply failed: {e}; rolling back")
             report = rollback(journal, system, log)
@@ -133,7 +135,7 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
         return journal
 
 
-def _step(system: System, journal: Journal, seq: int, row: Row, log) -> None:
+def _step(system: System, journal: Journal, seq: int, row: Pending, log) -> None:
     change, knob = row.change, row.knob
     journal.record(
         {
