@@ -102,7 +102,8 @@ def test_baseline_save_and_check(tmp_path):
 def test_too_few_repeats_are_explained():
     rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 3)))
     assert rows[0].result.verdict == "~"
-    assert any("only 3 repeats" in n for n in notes)
+    assert any("3 against 3 repeats: a rank test cannot reach p < 0.05" in n for n in notes)
+    assert rows[0].result.verdict_text() == "~ (too few repeats to tell)"
 
 
 @pytest.mark.parametrize(
@@ -189,3 +190,38 @@ def test_compare_json_is_strict_json(tmp_path):
     json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in compare --json"))
     single = run_cli("compare", paths[0], check=False)
     assert single.returncode == 2 and "give at least two result files" in single.stderr
+
+
+def test_ties_get_an_exact_p_not_the_normal_approximation():
+    # scipy's asymptotic test says p = 0.047 here; the exact permutation p (and benchstat's) is 0.100
+    result = compare([100.0] * 3, [110.0] * 3)
+    assert result.p_value == pytest.approx(0.1) and result.verdict == "~"
+
+
+def test_the_repeats_note_depends_on_both_sample_sizes():
+    rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 5)))
+    assert rows[0].result.min_p == pytest.approx(2 / 56)  # 3 + 5 repeats can reach p < 0.05
+    assert rows[0].result.verdict == "better" and not any("cannot reach" in n for n in notes)
+
+
+def test_a_tilde_says_what_it_could_have_seen():
+    result = compare(draws(1, 100, 5, sd=0.02), draws(2, 100, 5, sd=0.02))
+    assert result.verdict == "~" and result.detectable is not None
+    assert 0.03 < result.detectable < 0.2
+    assert result.verdict_text() == f"~ (no change larger than about {result.detectable:.0%})"
+    wider = compare(draws(1, 100, 5, sd=0.08), draws(2, 100, 5, sd=0.08))
+    assert wider.detectable > result.detectable  # noisier runs can show less
+
+
+def test_unit_and_direction_mismatches_are_refused_and_other_provenance_noted():
+    a, b = _run("a", draws(1, 100)), _run("b", draws(2, 110))
+    b.provenance.host, b.provenance.lab_scenario = "other-host", "modern"
+    _, notes = compare_runs(a, b)
+    assert any("different hosts" in n for n in notes) and any("lab scenario changed" in n for n in notes)
+    for change in ({"unit": "GB/s"}, {"higher_is_better": False}):
+        c = _run("c", draws(2, 110))
+        for r in c.results:
+            for name, m in r.metrics.items():
+                r.metrics[name] = m.model_copy(update=change)
+        with pytest.raises(Incomparable, match="not comparable"):
+            compare_runs(a, c)

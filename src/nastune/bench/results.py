@@ -96,6 +96,7 @@ class WorkloadResult(BaseModel):
 class Provenance(BaseModel):
     nastune: str
     kernel: str
+    host: str | None = None  # two machines with one kernel are told apart by it
     command: list[str]
     tools: dict[str, str]
     facts_sha256: str | None = None

@@ -70,6 +70,7 @@ def provenance(out: Path, lab: bool) -> Provenance:
     return Provenance(
         nastune=__version__,
         kernel=os.uname().release,
+        host=os.uname().nodename,
         command=sys.argv,
         tools=tool_versions(),
         facts_sha256=fingerprint(text),

@@ -20,6 +20,6 @@ def comparison(rows, title: str) -> layout.Records:
             f"{c.after_median:.4g} {r.unit}",
             f"{c.change:+.1%} ({c.change_ci[0]:+.1%}..{c.change_ci[1]:+.1%})",
             f"{c.p_value:.3f}",
-            layout.styled(c.verdict, colour[c.verdict]),
+            layout.styled(c.verdict_text(), colour[c.verdict]),
         )
     return table

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nastune.bench.results import ResultSet
-from nastune.stats.compare import Comparison, compare
+from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
 
 
 class Incomparable(ValueError):
@@ -51,6 +51,19 @@ def _flatten(d, prefix=""):
 
 def notes(a: ResultSet, b: ResultSet) -> list[str]:
     found = []
+    pa, pb = a.provenance, b.provenance
+    if pa.host != pb.host:
+        found.append(f"measured on different hosts: {pa.host or 'unrecorded'} -> {pb.host or 'unrecorded'}")
+    if pa.lab_scenario != pb.lab_scenario:
+        found.append(f"lab scenario changed: {pa.lab_scenario} -> {pb.lab_scenario}")
+    if pa.nastune != pb.nastune:
+        found.append(f"nastune changed: {pa.nastune} -> {pb.nastune}")
+    if pa.facts_sha256 != pb.facts_sha256:
+        found.append("the system's facts differ between the runs (see the settings below, or diff the facts files)")
+    for label, rs in (("first", a), ("second", b)):
+        cut = [r.key for r in rs.results if r.interrupted]
+        if cut:
+            found.append(f"the {label} run was interrupted during {', '.join(cut)}: fewer repeats than asked")
     if a.provenance.kernel != b.provenance.kernel:
         found.append(
             f"kernel changed: {a.provenance.kernel} -> {b.provenance.kernel} "
@@ -106,6 +119,11 @@ def compare_runs(
             mb = rb.metrics.get(name)
             if mb is None:
                 continue
+            if (ma.unit, ma.higher_is_better) != (mb.unit, mb.higher_is_better):
+                raise Incomparable(
+                    f"{key} {name}: measured in {ma.unit} ({'higher' if ma.higher_is_better else 'lower'} is better) "
+                    f"then in {mb.unit} ({'higher' if mb.higher_is_better else 'lower'} is better): not comparable"
+                )
             rows.append(
                 Row(
                     ra.workload,
@@ -118,20 +136,11 @@ def compare_runs(
                 )
             )
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
-    fewest = min(
-        (
-            min(len(a.metrics[m].values), len(after[k].metrics[m].values))
-            for k, a in before.items()
-            if k in after and not (a.failed or after[k].failed)
-            for m in a.metrics
-            if m in after[k].metrics
-        ),
-        default=0,
-    )
-    if 0 < fewest < 4:
+    blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= ALPHA})
+    for n_a, n_b in blocked:
         remarks.append(
-            f"only {fewest} repeats on a side: a rank test cannot reach p < 0.05 with so few, so no "
-            "change can be called better or worse (use --repeats 5)"
+            f"{n_a} against {n_b} repeats: a rank test cannot reach p < {ALPHA} with so few (its smallest p is "
+            f"{smallest_p(n_a, n_b):.3f}), so no change can be called better or worse (use --repeats 5)"
         )
     if not rows and not any(key in after for key in before):
         raise Incomparable("the two runs share no workload on the same target")
