@@ -92,7 +92,7 @@ def device_limit(workload: Workload, target: Target, cache: dict[str, float]) ->
     return cache[device]
 
 
-def _metrics(
+def metrics_of(
     workload: Workload, params: dict, target: Target, rows: list[dict[str, float]], device_rate: float | None = None
 ) -> dict[str, MetricResult]:
     out = {}
@@ -112,15 +112,15 @@ def _metrics(
     return out
 
 
-def _attempt(action, what: str, retries: list[str]):
+def attempt(action, what: str, retries: list[str]):
     """Run one step of a workload, trying again after a failure (a connection reset right after
     an MTU change, a server that restarts) up to RETRIES times; each failure is kept as a reason."""
-    for attempt in range(RETRIES + 1):
+    for n in range(RETRIES + 1):
         try:
             return action()
         except BenchError as e:
-            retries.append(f"{what}, attempt {attempt + 1}: {e}")
-            if attempt == RETRIES:
+            retries.append(f"{what}, attempt {n + 1}: {e}")
+            if n == RETRIES:
                 raise
             time.sleep(RETRY_PAUSE)
 
@@ -161,14 +161,14 @@ def run(
             profiler = Profiler(net_pid=target.server_pid)
             interrupted, error, state = False, None, None
             try:
-                state = _attempt(partial(workload.setup, target, params), "setup", retries)
+                state = attempt(partial(workload.setup, target, params), "setup", retries)
                 # warm-up: connections, metadata, allocation
-                _attempt(partial(workload.once, target, params, state), "warm-up", retries)
+                attempt(partial(workload.once, target, params, state), "warm-up", retries)
                 progress.advance(task)
                 with profiler:
                     for n in range(repeats):
                         drop_caches()
-                        rows.append(_attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
+                        rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
                         progress.advance(task)
             except KeyboardInterrupt:
                 interrupted = True
@@ -186,7 +186,7 @@ def run(
                         workload=workload.name,
                         target=target.to_json(),
                         params=params,
-                        metrics=_metrics(workload, params, target, rows, device_limit(workload, target, device_rates))
+                        metrics=metrics_of(workload, params, target, rows, device_limit(workload, target, device_rates))
                         if rows
                         else {},
                         profile=profile,

@@ -19,6 +19,7 @@ from nastune.cli.common import (
     err,
     fail,
     load_results,
+    say,
     size_option,
 )
 from nastune.facts import Facts
@@ -223,3 +224,76 @@ def report(
     except OSError as e:
         fail(f"{out}: {e.strerror}")
     console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
+
+
+@app.command()
+def ab(
+    plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="The plan whose effect to measure (B).")],
+    lab: Annotated[bool, typer.Option("--lab", help="Measure the lab (run `nastune lab up` first).")] = False,
+    target: Annotated[str | None, typer.Option("--target", help="Where to measure (as for bench).")] = None,
+    workload: Annotated[list[str] | None, typer.Option("--workload", "-w", help="Workloads (repeatable).")] = None,
+    size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "64M",
+    min_pairs: Annotated[int, typer.Option("--min-pairs", min=3, max=50, help="Pairs before the first look.")] = 5,
+    max_pairs: Annotated[int, typer.Option("--max-pairs", min=3, max=100, help="The budget of A/B pairs.")] = 12,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random A/B order.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Directory for a.json, b.json.")] = Path("nastune-ab"),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Switch the system without asking.")] = False,
+    accept_risk: Annotated[
+        list[str] | None, typer.Option("--accept-risk", help="durability: also switch changes that trade it.")
+    ] = None,
+) -> None:
+    """Measure a plan's effect by interleaving: A (as is) and B (plan applied) alternate in random
+    order, switched by apply and rollback, until the verdict is settled or the budget is spent.
+    Drift during the run hits both sides alike. The system ends as it began (A)."""
+    import sys
+
+    from nastune.bench import interleave
+    from nastune.bench.selection import default_workloads, pairs
+    from nastune.bench.workloads import DEFAULTS
+    from nastune.lab.lab import Lab, LabError
+    from nastune.tune.plan import load
+    from nastune.tune.system import TuneError, for_root
+
+    if min_pairs > max_pairs:
+        fail("--min-pairs must not exceed --max-pairs")
+    if not yes and not sys.stdin.isatty():
+        fail("ab switches the system between A and B: add --yes (no terminal to ask on)")
+    try:
+        plan, left_out = interleave.reversible(load(plan_file))
+        system = for_root("/", lab)
+        names = workload or [n for n in default_workloads(lab) if n != "aged-read"]
+        pairs(target, lab, names)  # refuse bad workloads before switching anything
+
+        def servers() -> list[int]:
+            return [r["pid"] for r in Lab().state.of("process") if r.get("pid")] if lab else []
+
+        outcome = interleave.run(
+            plan,
+            system,
+            lambda: pairs(target, lab, names),
+            {**DEFAULTS, "size": size_option(size)},
+            out,
+            lab,
+            min_pairs,
+            max_pairs,
+            seed,
+            bool(accept_risk),
+            servers=servers,
+            log=say("ab"),
+        )
+    except (interleave.AbError, TuneError, LabError, ValueError) as e:
+        fail(str(e), code=1)
+    except KeyboardInterrupt:
+        fail("interrupted; the system is back in A (the plan is not applied)", code=130)
+    console.print(tables.comparison(outcome.rows, f"ab: A (as is) -> B ({plan_file})"))
+    for line in left_out + outcome.notes:
+        console.print(f"  note: {line}")
+    for metric in outcome.refused:
+        console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
+    minutes, seconds = divmod(round(outcome.seconds), 60)
+    state = "decided" if outcome.decided else "not decided"
+    console.print(
+        f"{state} in {outcome.pairs} pairs, {minutes} min {seconds} s; switching took "
+        f"{outcome.switch_seconds:.0f} s ({outcome.switch_seconds / max(outcome.seconds, 1):.0%}). "
+        f"Results: {out}/a.json, {out}/b.json"
+    )

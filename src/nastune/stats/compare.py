@@ -56,6 +56,11 @@ def _rng(values_a, values_b) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def settled(c: Comparison, noise_floor: float = NOISE_FLOOR) -> bool:
+    """Whether more repeats would change nothing: a verdict, or an interval inside the noise floor."""
+    return c.verdict != "~" or (-noise_floor < c.change_ci[0] and c.change_ci[1] < noise_floor)
+
+
 def smallest_p(n_a: int, n_b: int) -> float:
     """The smallest two-sided p a rank test can reach with these sample sizes."""
     return min(1.0, 2 / math.comb(n_a + n_b, n_a))
@@ -86,7 +91,11 @@ def median_ci(values: np.ndarray, rng: np.random.Generator) -> tuple[float, floa
 
 
 def compare(
-    before: list[float], after: list[float], higher_is_better: bool = True, noise_floor: float = NOISE_FLOOR
+    before: list[float],
+    after: list[float],
+    higher_is_better: bool = True,
+    noise_floor: float = NOISE_FLOOR,
+    alpha: float = ALPHA,
 ) -> Comparison:
     a, b = np.asarray(before, float), np.asarray(after, float)
     for side, values in (("before", a), ("after", b)):
@@ -107,12 +116,12 @@ def compare(
         change_ci, p = (-np.inf, np.inf), 1.0  # one value per side proves nothing
     change = mb / ma - 1
     verdict = "~"
-    if p < ALPHA and (change_ci[0] > noise_floor or change_ci[1] < -noise_floor):
+    if p < alpha and (change_ci[0] > noise_floor or change_ci[1] < -noise_floor):
         up = change_ci[0] > noise_floor
         verdict = "better" if up == higher_is_better else "worse"
     floor_p = smallest_p(len(a), len(b))
     detectable = None
-    if verdict == "~" and floor_p < ALPHA and np.all(np.isfinite(change_ci)):
+    if verdict == "~" and floor_p < alpha and np.all(np.isfinite(change_ci)):
         # to be called, a change's interval (about this wide) must clear the noise floor
         detectable = noise_floor + (change_ci[1] - change_ci[0]) / 2
     return Comparison(

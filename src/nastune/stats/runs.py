@@ -90,7 +90,7 @@ def failures(runs: list[ResultSet]) -> list[str]:
 
 
 def compare_runs(
-    a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03
+    a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03, alpha: float = ALPHA
 ) -> tuple[list[Row], list[str]]:
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
@@ -132,14 +132,14 @@ def compare_runs(
                     ma.unit,
                     ma.higher_is_better,
                     ma.limit,
-                    compare(ma.values, mb.values, ma.higher_is_better, noise_floor),
+                    compare(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha),
                 )
             )
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
-    blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= ALPHA})
+    blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= alpha})
     for n_a, n_b in blocked:
         remarks.append(
-            f"{n_a} against {n_b} repeats: a rank test cannot reach p < {ALPHA} with so few (its smallest p is "
+            f"{n_a} against {n_b} repeats: a rank test cannot reach p < {alpha:.3g} with so few (its smallest p is "
             f"{smallest_p(n_a, n_b):.3f}), so no change can be called better or worse (use --repeats 5)"
         )
     if not rows and not any(key in after for key in before):

@@ -1,0 +1,66 @@
+"""Why interleave: under drift, before/after measurement calls an A/A comparison a change, and
+interleaved measurement does not (the same statistics functions, on seeded simulated runs)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from nastune.bench.interleave import _controls, reversible
+from nastune.stats.compare import compare, settled
+from nastune.tune.plan import Plan, PlannedChange
+
+
+def _drifting(seed: int, n: int):
+    """2n repeats of one unchanged system whose throughput falls 1% per repeat (a job starting)."""
+    rng = np.random.default_rng(seed)
+    return [100 * (1 - 0.01 * t) * (1 + rng.normal(0, 0.005)) for t in range(2 * n)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_drift_fools_before_after_but_not_interleaving(seed):
+    values = _drifting(seed, 8)
+    before_after = compare(values[:8], values[8:])  # all of A, then all of B
+    order = random.Random(seed)
+    a, b = [], []
+    for i in range(0, 16, 2):  # pairs in random order, as interleave.run does
+        first, second = values[i], values[i + 1]
+        (a, b)[order.random() < 0.5].append(first)
+        (b if len(a) > len(b) else a).append(second)
+    interleaved = compare(a, b)
+    assert before_after.verdict == "worse"
+    assert interleaved.verdict == "~"
+
+
+def test_settled_means_a_verdict_or_an_interval_inside_the_noise_floor():
+    assert settled(compare([100, 101, 99, 100, 100.5], [120, 121, 119, 120, 120.5]))
+    same = compare([100, 100.2, 99.9, 100.1, 100.05, 99.95], [100.1, 99.9, 100, 100.2, 99.95, 100.05])
+    assert same.verdict == "~" and settled(same)
+    noisy = compare([100, 80, 120], [90, 110, 100])
+    assert not settled(noisy)
+
+
+def test_one_off_actions_are_left_out_of_an_interleaved_run():
+    plan = Plan(
+        changes=[
+            PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10),
+            PlannedChange(id=2, knob="xfs_fsr", target="/srv"),
+        ]
+    )
+    kept, left = reversible(plan)
+    assert [c.knob for c in kept.changes] == ["sysctl"] and "xfs_fsr /srv" in left[0]
+
+
+def test_an_a_a_control_outside_as_range_refuses_the_verdict():
+    from nastune.bench.targets import Target
+    from nastune.bench.workloads import WORKLOADS
+
+    w, t = WORKLOADS["network"], Target("iperf3", "iperf3://x", host="x")
+    key = f"{w.name} @ {t.url}"
+    rows = [{"upload MB/s": v, "download MB/s": v} for v in (100, 101, 99, 100)]
+    calm = {key: rows + [{"upload MB/s": 100.5, "download MB/s": 100.5}]}
+    assert _controls([(w, t)], {}, calm, {key: rows}, 0.03) == []
+    drifted = {key: rows + [{"upload MB/s": 80, "download MB/s": 100}]}
+    assert _controls([(w, t)], {}, drifted, {key: rows}, 0.03) == [f"{key} upload MB/s"]
