@@ -17,6 +17,16 @@ from nastune.root import Unavailable
 AREA = "network"
 _PCI = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 
+# The offloads that decide how much work a NIC leaves to the CPU (shown, and checked by a rule).
+OFFLOADS = (
+    "rx-checksumming",
+    "tx-checksumming",
+    "scatter-gather",
+    "tcp-segmentation-offload",
+    "generic-segmentation-offload",
+    "generic-receive-offload",
+)
+
 
 class Irq(BaseModel):
     number: int

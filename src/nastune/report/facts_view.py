@@ -7,17 +7,10 @@ from rich.text import Text
 
 from nastune.facts import Facts
 from nastune.facts.model import Fact
+from nastune.facts.network import OFFLOADS
 from nastune.facts.sysctl import EXPECTED
 from nastune.report.layout import Records
 
-OFFLOADS = (
-    "rx-checksumming",
-    "tx-checksumming",
-    "scatter-gather",
-    "tcp-segmentation-offload",
-    "generic-segmentation-offload",
-    "generic-receive-offload",
-)
 SMB_KNOBS = (
     "aio read size",
     "aio write size",

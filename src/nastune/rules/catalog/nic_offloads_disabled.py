@@ -1,14 +1,6 @@
+from nastune.facts.network import OFFLOADS
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import links
-
-OFFLOADS = (
-    "rx-checksumming",
-    "tx-checksumming",
-    "scatter-gather",
-    "tcp-segmentation-offload",
-    "generic-segmentation-offload",
-    "generic-receive-offload",
-)
 
 
 def check(rule, facts):
