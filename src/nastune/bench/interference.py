@@ -55,7 +55,12 @@ class Meter:
         now = _cpu(_measured(self.servers()))
         used = sum(max(0.0, t - self._cpu0.get(pid, 0.0)) for pid, t in now.items())  # new: all of it
         steal = (getattr(psutil.cpu_times(), "steal", 0.0) - self._steal0) / (wall * (psutil.cpu_count() or 1))
-        return {"other_cores": round(used / wall, 3), "steal": round(max(steal, 0.0), 3), "load": os.getloadavg()[0]}
+        return {
+            "other_cpu_s": round(used, 3),
+            "other_cores": round(used / wall, 3),
+            "steal": round(max(steal, 0.0), 3),
+            "load": os.getloadavg()[0],
+        }
 
 
 def disturbed(sample: dict[str, float]) -> str | None:

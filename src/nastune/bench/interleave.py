@@ -21,7 +21,7 @@ from pathlib import Path
 
 from nastune.bench import runner
 from nastune.bench.drivers.common import BenchError
-from nastune.bench.interference import Meter, disturbed
+from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, compare, settled
 from nastune.stats.runs import Row, compare_runs
@@ -122,7 +122,7 @@ def run(
         pairs = make_pairs()
         states: dict[str, dict] = {}
         samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
-        quiet: dict[str, dict[str, list[str]]] = {"A": {}, "B": {}}
+        others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
         meter = Meter(servers)
         started = time.monotonic()
         done = 0
@@ -138,9 +138,8 @@ def run(
                     runner.drop_caches()
                     meter.start()
                     row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
-                    why = disturbed(meter.stop())
                     samples[side].setdefault(key, []).append(row)
-                    quiet[side].setdefault(key, []).append(why or "")
+                    others[side].setdefault(key, []).append(meter.stop())
 
             for done in range(1, max_pairs + 1):
                 order = ["A", "B"]
@@ -164,8 +163,8 @@ def run(
                     except BenchError:
                         pass
         elapsed = time.monotonic() - started
-        a = _results("A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, quiet, lab, out)
-        b = _results("B", pairs, params, samples["B"], quiet, lab, out)
+        a = _results("A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, lab, out)
+        b = _results("B", pairs, params, samples["B"], others, lab, out)
         rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha)
         refused = _controls(pairs, params, samples["A"], control, noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
@@ -210,7 +209,7 @@ def _controls(pairs, params, samples_a, control, noise_floor: float) -> list[str
     return refused
 
 
-def _results(side, pairs, params, rows_by_key, quiet, lab: bool, out: Path) -> ResultSet:
+def _results(side, pairs, params, rows_by_key, others, lab: bool, out: Path) -> ResultSet:
     path = out / f"{side.lower()}.json"
     results = ResultSet(
         created=time.strftime("%Y-%m-%dT%H:%M:%S"), label=side, provenance=runner.provenance(path, lab), results=[]
@@ -220,17 +219,15 @@ def _results(side, pairs, params, rows_by_key, quiet, lab: bool, out: Path) -> R
         rows = rows_by_key.get(key, [])
         if not rows:
             continue
-        metrics = runner.metrics_of(workload, params, target, rows)
-        flags = [f for f in quiet[side].get(key, [])[: len(rows)] if f]
-        if flags:
-            for m in metrics.values():
-                m.flags.append(f"{len(flags)} of {len(rows)} repeats disturbed ({flags[0]})")
+        load = others[side].get(key, [])[: len(rows)]
+        metrics = runner.flag_disturbed(runner.metrics_of(workload, params, target, rows), load)
         results.results.append(
             WorkloadResult(
                 workload=workload.name,
                 target=target.to_json(),
                 params=params,
                 metrics=metrics,
+                interference=load,
                 started=results.created,
                 seconds=0.0,
             )

@@ -76,6 +76,7 @@ class WorkloadResult(BaseModel):
     interrupted: bool = False
     error: str | None = None  # why the workload failed after its retries (its finished repeats are kept)
     retries: list[str] = []  # every failed attempt, with its reason
+    interference: list[dict[str, float]] = []  # per repeat: cores used by other processes, steal, load
 
     @field_validator("target")
     @classmethod

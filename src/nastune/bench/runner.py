@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nastune import __version__
 from nastune.bench.drivers.common import BenchError
+from nastune.bench.interference import Meter, disturbed
 from nastune.bench.profile import Profiler, attribute
 from nastune.bench.results import (
     MetricResult,
@@ -112,6 +113,23 @@ def metrics_of(
     return out
 
 
+def _servers(lab: bool, target: Target) -> list[int]:
+    """The file servers whose work is the measurement (the lab's, or the target's server)."""
+    if lab:
+        from nastune.lab.lab import Lab
+
+        return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
+    return [target.server_pid] if target.server_pid else []
+
+
+def flag_disturbed(metrics: dict[str, MetricResult], others: list[dict[str, float]]) -> dict[str, MetricResult]:
+    reasons = [why for why in map(disturbed, others) if why]
+    for m in metrics.values():
+        if reasons:
+            m.flags.append(f"{len(reasons)} of {len(others)} repeats disturbed by other load ({reasons[0]})")
+    return metrics
+
+
 def attempt(action, what: str, retries: list[str]):
     """Run one step of a workload, trying again after a failure (a connection reset right after
     an MTU change, a server that restarts) up to RETRIES times; each failure is kept as a reason."""
@@ -159,6 +177,7 @@ def run(
             rows: list[dict[str, float]] = []
             retries: list[str] = []
             profiler = Profiler(net_pid=target.server_pid)
+            meter, others = Meter(partial(_servers, lab, target)), []
             interrupted, error, state = False, None, None
             try:
                 state = attempt(partial(workload.setup, target, params), "setup", retries)
@@ -168,7 +187,9 @@ def run(
                 with profiler:
                     for n in range(repeats):
                         drop_caches()
+                        meter.start()
                         rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
+                        others.append(meter.stop())
                         progress.advance(task)
             except KeyboardInterrupt:
                 interrupted = True
@@ -186,7 +207,10 @@ def run(
                         workload=workload.name,
                         target=target.to_json(),
                         params=params,
-                        metrics=metrics_of(workload, params, target, rows, device_limit(workload, target, device_rates))
+                        metrics=flag_disturbed(
+                            metrics_of(workload, params, target, rows, device_limit(workload, target, device_rates)),
+                            others,
+                        )
                         if rows
                         else {},
                         profile=profile,
@@ -196,6 +220,7 @@ def run(
                         interrupted=interrupted,
                         error=error,
                         retries=retries,
+                        interference=others,
                     )
                 )
             results.save(out)
