@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nastune.lab import network
-from nastune.lab.lab import CGROUP
+from nastune.lab.lab import CGROUP, taken_message
 
 pytestmark = pytest.mark.lab
 
@@ -41,6 +41,8 @@ def leftovers(directory: Path) -> list[str]:
     found = []
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     found += [f"netns {line.split()[0]}" for line in namespaces.splitlines() if line.startswith("nt-")]
+    if network.OWNERS.exists():
+        found += [f"owner mark {m}" for m in network.OWNERS.iterdir() if network.owner(m.name) == directory]
     mounts = Path("/proc/self/mounts").read_text()
     found += [f"mount {line.split()[1]}" for line in mounts.splitlines() if str(directory) in line]
     loops = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
@@ -63,8 +65,12 @@ def leftovers(directory: Path) -> list[str]:
 def lab_dir(tmp_path_factory):
     if os.geteuid() != 0:
         pytest.skip("the lab needs root")
+    taken = network.existing_namespaces() & {network.NAS_NS, network.client_ns(1)}
+    stale = {o for ns in taken if (o := network.owner(ns)) and "/pytest-of-" in str(o)}
+    for left in stale:  # left up by an earlier test run that was killed: its record removes it
+        nastune(left, "lab", "down", check=False)
     if network.existing_namespaces() & {network.NAS_NS, network.client_ns(1)}:
-        pytest.fail("a lab is already up on this machine: run `nastune lab down` before the lab tests")
+        pytest.fail(f"a lab is already up on this machine: {taken_message(taken)}")
     directory = tmp_path_factory.mktemp("lab") / "lab"
     yield directory
     nastune(directory, "lab", "down", check=False)

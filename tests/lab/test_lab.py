@@ -9,6 +9,7 @@ import signal
 
 import pytest
 
+from nastune.lab import network
 from tests.lab.conftest import leftovers, nastune, sha256, status
 
 SIZE = 16 << 20
@@ -45,6 +46,10 @@ def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
     nastune(lab_dir, "lab", "up", "--scenario", "modern")
     again = nastune(lab_dir, "lab", "up", "--scenario", "modern")
     assert "already up" in again.stdout
+    other = lab_dir.parent / "other"
+    refused = nastune(other, "lab", "up", "--scenario", "modern", check=False)
+    assert refused.returncode == 2 and f"another lab is up in {lab_dir}" in refused.stderr
+    assert not other.exists()
     facts = json.loads(
         nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "nfs", "--area", "smb").stdout
     )
@@ -75,6 +80,7 @@ def test_down_after_up_killed_leaves_nothing(lab_dir, step):
     killed = nastune(lab_dir, "lab", "up", "--scenario", "soho", check=False, NASTUNE_KILL_AT=f"lab:{step}")
     assert killed.returncode == -signal.SIGKILL
     assert leftovers(lab_dir) != []  # something was made before the kill
+    assert network.owner(network.NAS_NS) == lab_dir  # found from its namespace, for a later run
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []
 
@@ -103,7 +109,7 @@ def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
     subprocess.run(["ip", "netns", "add", "nt-c1"], check=True)
     try:
         proc = nastune(lab_dir, "lab", "up", "--scenario", "modern", check=False)
-        assert proc.returncode == 2 and "network namespace nt-c1 already exists and is not this lab's" in proc.stderr
+        assert proc.returncode == 2 and "network namespace nt-c1 already exists and is not a lab's" in proc.stderr
     finally:
         subprocess.run(["ip", "netns", "del", "nt-c1"], check=True)
 

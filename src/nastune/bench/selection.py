@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from nastune.bench import targets as bench_targets
+from nastune.bench.targets import inventory_targets
 from nastune.bench.workloads import WORKLOADS, Workload
+from nastune.protocols import PROTOCOLS
+from nastune.remote.inventory import Inventory
 
 
 def default_workloads(lab: bool) -> list[str]:
@@ -45,3 +50,53 @@ def pairs(target: str | None, lab: bool, names: list[str]) -> list[tuple[Workloa
             )
         chosen_pairs += [(w, t) for t in chosen]
     return chosen_pairs
+
+
+def scaling_steps(n: int) -> list[int]:
+    """1, 2, 4, ... clients up to all n: where the aggregate stops growing, the NAS saturated."""
+    steps, k = [], 1
+    while k < n:
+        steps.append(k)
+        k *= 2
+    return steps + [n]
+
+
+def inventory_pairs(
+    inv: Inventory,
+    target: str | None,
+    names: list[str],
+    clients: str,
+    scaling: bool = False,
+    server_pid: int | None = None,
+) -> list[tuple[Workload, bench_targets.Target]]:
+    """Each workload on the chosen clients of an inventory: alone when one client is chosen,
+    on all together otherwise (or on 1, 2, 4, ... of them with `scaling`)."""
+    from nastune.bench.together import Together
+
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown:
+        raise ValueError(f"unknown workload {unknown[0]!r}; `nastune bench list` shows them")
+    hosts = inv.select(clients)
+    if not hosts:
+        raise ValueError(f"--clients {clients!r} names no client of {inv.path}")
+    kinds = [target] if target else [p for p in PROTOCOLS if p in inv.nas.shares] + ["iperf3"]
+    found: dict[str, list[bench_targets.Target]] = {}
+    out: list[tuple[Workload, bench_targets.Target]] = []
+    for name in names:
+        w = WORKLOADS[name]
+        usable = [k for k in kinds if ("path" if k == "mount" else k) in w.kinds]
+        if not usable:
+            raise ValueError(f"workload {name} runs on {', '.join(w.kinds)} targets, not on {', '.join(kinds)}")
+        for kind in usable:
+            if kind not in found:
+                found[kind] = [replace(t, server_pid=server_pid) for t in inventory_targets(inv, kind, hosts)]
+            for n in scaling_steps(len(hosts)) if scaling else [len(hosts)]:
+                group = found[kind][:n]
+                if n == 1:
+                    out.append((w, group[0]))
+                elif kind == "iperf3":
+                    raise ValueError("network runs from one client at a time (an iperf3 server serves one client)")
+                else:
+                    names_ = ",".join(t.client_name or "" for t in group)
+                    out.append((Together(w, group), replace(group[0], client_name=names_, ssh=None)))
+    return out

@@ -3,13 +3,16 @@ kernel client), ftp://, or an iperf3 peer; and, for the lab, its targets seen fr
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
 from nastune.facts.mounts import parse_mounts
 from nastune.protocols import PROTOCOLS
+from nastune.remote.inventory import Host, Inventory
+from nastune.remote.ssh import Ssh
 from nastune.root import Root
 
 TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
@@ -33,6 +36,8 @@ class Target:
     host: str | None = None
     share: str | None = None  # smb share, nfs export, ftp directory, or the local path
     client_ns: str | None = None  # run client tools in this namespace (the lab's client)
+    ssh: Ssh | None = None  # or on this client over SSH
+    client_name: str | None = None  # the client host, as the inventory names it
     server_pid: int | None = None  # a server process, for its network namespace's counters
     link_bps: int | None = None
     mtu: int | None = None
@@ -67,12 +72,21 @@ class Target:
         return best[1]
 
     def client(self, argv: list[str]) -> list[str]:
+        """The local command that runs a client tool where this target's client is."""
+        if self.ssh:
+            return self.ssh.argv(argv)
         return (["ip", "netns", "exec", self.client_ns] if self.client_ns else []) + argv
+
+    @property
+    def on(self) -> str:
+        """` on HOST` for messages, when the client is not this machine."""
+        return f" on {self.client_name}" if self.client_name else ""
 
     def to_json(self) -> dict:
         return {
             "kind": self.kind,
             "url": self.url,
+            **({"client": self.client_name} if self.client_name else {}),
             "link_bps": self.link_bps,
             "mtu": self.mtu,
             "overhead": self.overhead,
@@ -95,8 +109,6 @@ def parse(spec: str) -> Target:
 
 def lab_targets() -> dict[str, Target]:
     """The running lab's targets, used from its first client; the link's rate and MTU as built."""
-    import json
-
     from nastune.lab import network
     from nastune.lab.lab import Lab
     from nastune.lab.procs import alive
@@ -146,3 +158,59 @@ def lab_targets() -> dict[str, Target]:
             extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])},
         ),
     }
+
+
+INVENTORY_KINDS = ("smb", "nfs", "ftp", "iperf3", "mount")
+
+
+def client_mtu(ssh: Ssh, address: str) -> int | None:
+    """The MTU of the client's interface toward `address` (its route, then its link)."""
+    from nastune import commands
+
+    route = commands.run(ssh.argv(["ip", "-j", "route", "get", address]), 20)
+    try:
+        dev = json.loads(route.stdout)[0]["dev"]
+        link = commands.run(ssh.argv(["ip", "-j", "link", "show", "dev", dev]), 20)
+        return int(json.loads(link.stdout)[0]["mtu"])
+    except (ValueError, LookupError, TypeError):
+        return None
+
+
+def inventory_targets(inv: Inventory, kind: str, hosts: list[Host]) -> list[Target]:
+    """Target `kind` (a protocol, iperf3, or `mount`: the share where each client mounts it)
+    as each client sees it; ValueError names a client that cannot measure it."""
+    nas, out = inv.nas, []
+    if kind not in INVENTORY_KINDS:
+        raise ValueError(f"--target {kind!r} with an inventory: use one of {', '.join(INVENTORY_KINDS)}")
+    for host in hosts:
+        ssh = Ssh(host)
+        why = ssh.check()
+        if why:
+            raise ValueError(why)
+        base = Target(
+            kind,
+            f"iperf3://{nas.data_address}",
+            host=nas.data_address,
+            ssh=ssh,
+            client_name=host.name,
+            link_bps=nas.link_bps,
+            mtu=client_mtu(ssh, nas.data_address),
+            overhead=nas.link_overhead,
+        )
+        if kind == "mount":
+            if not host.mount:
+                raise ValueError(f"{inv.path}: client {host.name} has no nastune_mount (where it mounts the share)")
+            extra = {"fio_server": host.fio_server} if host.fio_server else {}
+            base = replace(base, kind="path", url=f"{host.name}:{host.mount}", share=host.mount, extra=extra)
+            out.append(replace(base, host=None, via_network=True))
+        elif kind == "iperf3":
+            out.append(base)
+        elif kind not in inv.protocols_of(host):
+            raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
+        else:
+            share = nas.shares[kind]
+            out.append(replace(base, url=PROTOCOLS[kind].url(nas.data_address, share), share=share))
+    return out
+
+
+SHARE_HINT = "its nastune_protocols, and the NAS's nastune_smb_share, nastune_nfs_export, nastune_ftp_dir"

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from nastune.bench.drivers import fio, iperf3, membw, nfsops, transfer
-from nastune.bench.drivers.common import BenchError
+from nastune.bench.drivers.common import BenchError, on_client
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
 from nastune.root import Root, Unavailable
@@ -38,6 +37,9 @@ class Workload:
     view = "bars"
     device_bound = False  # a local sequential read: also bounded by the device's own read rate
 
+    def runs_on(self, target: Target) -> bool:
+        return target.kind in self.kinds
+
     def metrics(self, params: dict) -> dict[str, Metric]:
         raise NotImplementedError
 
@@ -49,26 +51,30 @@ class Workload:
 
     def teardown(self, target: Target, params: dict, state: dict) -> None:
         if target.kind == "path":
-            fio.cleanup(scratch(target))
-
-
-def scratch(target: Target) -> Path:
-    """The directory a path workload works in (nastune's own, removed afterwards)."""
-    return Path(target.share or "/") / ".nastune-bench"
+            fio.cleanup(target)
 
 
 def _name(tag: str) -> str:
     return f"nastune-{tag}-{uuid.uuid4().hex[:8]}.bin"
 
 
-def _source(size: int) -> Path:
-    """A file of random bytes (incompressible, so no layer can shrink the transfer)."""
-    fd, path = tempfile.mkstemp(prefix="nastune-src-", dir="/var/tmp")
-    with os.fdopen(fd, "wb") as f:
-        chunk = os.urandom(MiB)
-        for _ in range(size // MiB):
-            f.write(chunk)
-    return Path(path)
+def _source(target: Target, size: int) -> str:
+    """A file of random bytes on the target's client (incompressible, so no layer can shrink
+    the transfer), written by dd there: a remote client needs nothing of nastune."""
+    path = f"/var/tmp/nastune-src-{uuid.uuid4().hex[:8]}"
+    argv = ["dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={max(1, size // MiB)}", "iflag=fullblock"]
+    on_client(target, [*argv, "status=none"], "dd")
+    return path
+
+
+def _drop_source(target: Target, path: str) -> None:
+    on_client(target, ["rm", "-f", "--", path], "rm")
+
+
+def _rate(size: int, span: tuple[float, float]) -> dict[str, float]:
+    """MB/s of one transfer, with its span on the client's clock (for clients run together)."""
+    start, end = span
+    return {"MB/s": size / max(end - start, 1e-6) / 1e6, "_start": start, "_end": end}
 
 
 def _long_enough(size: int) -> dict[str, str]:
@@ -89,22 +95,22 @@ class SeqWrite(Workload):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
     def setup(self, target, params):
-        return {} if target.kind == "path" else {"src": _source(params["size"])}
+        return {} if target.kind == "path" else {"src": _source(target, params["size"])}
 
     def once(self, target, params, state):
         size = params["size"]
         if target.kind == "path":
-            got = fio.run_jobs(scratch(target), [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
+            got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
         name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
-        seconds = transfer.upload(target, state["src"], name)
+        span = transfer.upload(target, state["src"], name)
         transfer.remove(target, name)
         del state["pending"]
-        return {"MB/s": size / seconds / 1e6}
+        return _rate(size, span)
 
     def teardown(self, target, params, state):
         if "src" in state:
-            state["src"].unlink(missing_ok=True)
+            _drop_source(target, state.pop("src"))
         if "pending" in state:
             try:
                 transfer.remove(target, state.pop("pending"))
@@ -120,21 +126,21 @@ class SeqRead(SeqWrite):
 
     def setup(self, target, params):
         if target.kind == "path":
-            fio.run_jobs(scratch(target), [fio.Job("seqread", "write", MiB, params["size"])])
+            fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
             return {}
-        src = _source(params["size"])
+        src = _source(target, params["size"])
         name = _name("read")
-        transfer.upload(target, src, name)
-        src.unlink()
+        try:
+            transfer.upload(target, src, name)
+        finally:
+            _drop_source(target, src)
         return {"name": name}
 
     def once(self, target, params, state):
         if target.kind == "path":
-            got = fio.run_jobs(
-                scratch(target), [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))]
-            )
+            got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, params["size"], _long_enough(params["size"]))])
             return {"MB/s": got["seqread"]["MB/s"]}
-        return {"MB/s": params["size"] / transfer.download(target, state["name"]) / 1e6}
+        return _rate(params["size"], transfer.download(target, state["name"]))
 
     def teardown(self, target, params, state):
         if "name" in state:
@@ -162,7 +168,7 @@ class AgedRead(Workload):
     def once(self, target, params, state):
         name, size = state["files"][state["next"] % len(state["files"])]
         state["next"] += 1
-        return {"MB/s": size / transfer.download(target, name, from_root=True) / 1e6}
+        return _rate(size, transfer.download(target, name, from_root=True))
 
 
 IOZONE_OPS = (
@@ -206,7 +212,7 @@ class Iozone(Workload):
                 # fio times bandwidth in milliseconds: small files loop until 16 MiB have moved
                 loops = {"loops": str(max(1, 16 * MiB // f))}
                 jobs.append(fio.Job(f"c{_size(f)}{_size(r)}-{op}", rw, r, f, loops, file=f"c{_size(f)}{_size(r)}"))
-        got = fio.run_jobs(scratch(target), jobs)
+        got = fio.run_jobs(target, jobs)
         out = {}
         for f, r in self.cells(params):
             for op, _ in IOZONE_OPS:
@@ -253,7 +259,7 @@ class SyncWrite(Workload):
                 else:
                     extra = {"fsync": "1"} if mode == "sync" else {}
                     job = fio.Job(f"{mode}{label}", "write", record, record * count, extra)
-                    got = fio.run_jobs(scratch(target), [job], direct=False)[f"{mode}{label}"]
+                    got = fio.run_jobs(target, [job], direct=False)[f"{mode}{label}"]
                     # a synchronous write costs the write and the fsync after it
                     p50, p99 = got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
                 out[f"{mode} {label} latency p50"], out[f"{mode} {label} latency p99"] = p50, p99
@@ -279,12 +285,17 @@ class SmallFiles(Workload):
             out[f"{phase} latency p99"] = Metric("us", False)
         return out
 
+    def runs_on(self, target):
+        return target.kind == "nfs" or (target.kind == "path" and target.ssh is None)
+
     def once(self, target, params, state):
         count, size = params["files"], 4 * KiB
+        if not self.runs_on(target):
+            raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
         if target.kind == "nfs":
             phases = nfsops.remote(target, {"op": "small-files", "name": _name("small"), "count": count, "size": size})
         else:
-            phases = _local_small_files(scratch(target), count, size)
+            phases = _local_small_files(fio.scratch(target), count, size)
         out = {}
         for phase in self.PHASES:
             us = phases[phase]
@@ -326,12 +337,12 @@ class Latency(Workload):
         return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
 
     def setup(self, target, params):
-        fio.run_jobs(scratch(target), [fio.Job("lat", "write", MiB, 64 * MiB)])
+        fio.run_jobs(target, [fio.Job("lat", "write", MiB, 64 * MiB)])
         return {}
 
     def once(self, target, params, state):
         got = fio.run_jobs(
-            scratch(target), [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})]
+            target, [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})]
         )["lat"]
         return {"latency p50": got["lat_us_p50"], "latency p99": got["lat_us_p99"], "iops": got["iops"]}
 

@@ -54,6 +54,33 @@ def bench(
     files: Annotated[int, typer.Option("--files", min=10, help="Number of files of small-files.")] = 500,
     out: Annotated[Path, typer.Option("--out", help="The result file (JSON).")] = Path("results.json"),
     label: Annotated[str, typer.Option("--label", help="A name for this run (before, after, ...).")] = "",
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            "--inventory",
+            help="An Ansible INI inventory of the NAS and its clients: measure from the clients over SSH "
+            "(--target smb, nfs, ftp, iperf3 or mount).",
+        ),
+    ] = None,
+    clients: Annotated[
+        str | None,
+        typer.Option(
+            "--clients",
+            help="Which clients of the inventory: all, or names (c1,c2); several run together. "
+            "With --lab: the lab's own inventory.",
+        ),
+    ] = None,
+    scaling: Annotated[
+        bool, typer.Option("--scaling", help="Run on 1, 2, 4, ... of the chosen clients: where the NAS saturates.")
+    ] = False,
+    stress: Annotated[
+        bool,
+        typer.Option(
+            "--stress",
+            help="The first chosen client measures, on the idle NAS and then while the others load it "
+            "(streams and small files with think time); prints how many times worse.",
+        ),
+    ] = False,
 ) -> None:
     """Run workloads against a target and write a result file with every repeat and provenance."""
     if ctx.invoked_subcommand is not None:
@@ -63,10 +90,20 @@ def bench(
     from nastune.bench.selection import default_workloads
     from nastune.bench.workloads import DEFAULTS
 
-    pairs = bench_pairs(target, lab, workload or default_workloads(lab))
+    loaders: list = []
+    if inventory or clients or stress:
+        pairs, loaders = client_pairs(inventory, lab, target, workload, clients or "all", scaling, stress)
+    else:
+        pairs = bench_pairs(target, lab, workload or default_workloads(lab))
     params = {**DEFAULTS, "size": size_option(size), "files": files}
     try:
-        results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err)
+        if stress:
+            from nastune.bench import stress as stressing
+
+            idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, lab=lab, console=err)
+            show_degradation(stressing.degradation(idle, results), idle_out, out)
+        else:
+            results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err)
     except KeyboardInterrupt:
         err.print(f"interrupted: test files removed; finished repeats kept in {out}")
         raise typer.Exit(130) from None
@@ -93,6 +130,62 @@ def bench(
         err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))
     if failed:
         raise typer.Exit(1)
+
+
+def client_pairs(
+    inventory: Path | None, lab: bool, target: str | None, workload, clients: str, scaling: bool, stress: bool
+):
+    """The pairs of a run from an inventory's clients (the lab's own with --lab); with `stress`,
+    the first chosen client's pairs and the targets of the clients that load the NAS."""
+    from dataclasses import replace
+
+    from nastune.bench.selection import inventory_pairs
+    from nastune.bench.targets import inventory_targets
+    from nastune.remote import inventory as inventories
+
+    server_pid = None
+    if inventory is None:
+        if not lab:
+            fail("--clients and --stress need --inventory FILE (or --lab)")
+        from nastune.bench.targets import lab_targets
+        from nastune.lab.lab import Lab
+
+        try:
+            server_pid = lab_targets()["smb"].server_pid
+        except ValueError as e:
+            fail(str(e))
+        inventory = Lab().inventory_path
+    try:
+        inv = inventories.load(inventory)
+        hosts = inv.select(clients)
+        if stress:
+            if not target or len(hosts) < 2:
+                fail("--stress needs a --target and two clients or more (one measures, the others load)")
+            pairs = inventory_pairs(
+                inv, target, workload or ["seq-write", "seq-read"], hosts[0].name, False, server_pid
+            )
+            return pairs, [replace(t, server_pid=server_pid) for t in inventory_targets(inv, target, hosts[1:])]
+        several = len(hosts) > 1 or scaling
+        names = workload or (["seq-write", "seq-read"] if several else ["seq-write", "seq-read", "network"])
+        return inventory_pairs(inv, target, names, clients, scaling, server_pid), []
+    except ValueError as e:
+        fail(str(e))
+
+
+def show_degradation(rows: list[dict], idle_out: Path, out: Path) -> None:
+    table = layout.Records(
+        f"Under load ({idle_out} -> {out})", *("workload", "metric", "idle", "loaded", "times worse")
+    )
+    for row in rows:
+        unit = row["unit"]
+        table.add_row(
+            row["workload"],
+            row["metric"],
+            f"{row['idle']:.1f} {unit}",
+            f"{row['loaded']:.1f} {unit}",
+            f"{row['worse']:.2f}x",
+        )
+    console.print(table)
 
 
 @bench_app.command("list")

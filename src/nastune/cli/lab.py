@@ -83,6 +83,20 @@ def lab_status(json: JsonOption = False) -> None:
         raise typer.Exit(1)
 
 
+@lab_app.command("inventory")
+def lab_inventory() -> None:
+    """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
+    from nastune.lab.lab import Lab, LabError
+
+    def action():
+        path = Lab().inventory_path
+        if not path.exists():
+            raise LabError("the lab is not up: run `nastune lab up` first")
+        return path.read_text()
+
+    print(lab_action(action), end="")
+
+
 @lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def lab_exec(
     host: Annotated[str, typer.Argument(help="nas, client (the first), client2, ...")],

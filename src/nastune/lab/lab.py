@@ -8,15 +8,31 @@ import sys
 from pathlib import Path
 
 from nastune.faults import checkpoint
-from nastune.lab import network, procs, servers, storage
+from nastune.lab import access, network, procs, servers, storage
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import DEFAULT_DIR, State
 from nastune.protocols import PROTOCOLS
 
-BASE_TOOLS = ("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "iperf3", "smbnetfs")
+BASE_TOOLS = (
+    *("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "iperf3", "smbnetfs"),
+    *("sshd", "ssh", "ssh-keygen", "fio"),
+)
 TOOLS = BASE_TOOLS + tuple(t for p in PROTOCOLS.values() for t in (*p.server_tools, *p.tools))
 CGROUP = "nastune-lab"
+
+
+def taken_message(taken: set[str]) -> str:
+    """Why the lab can't be built: another lab (named by its directory) or a foreign namespace."""
+    owners = {str(o) for ns in taken if (o := network.owner(ns)) and (o / "state.json").exists()}
+    names = ", ".join(sorted(taken))
+    if owners:
+        where = sorted(owners)[0]
+        return f"another lab is up in {where} (namespaces {names}): NASTUNE_LAB_DIR={where} nastune lab down"
+    return (
+        f"network namespace {names} already exists and is not a lab's: "
+        "remove it (ip netns del NAME) or stop what uses it"
+    )
 
 
 class Lab:
@@ -43,15 +59,13 @@ class Lab:
             *(network.client_ns(i) for i in range(1, scenario.clients + 1)),
         }
         if taken:
-            raise LabError(
-                f"network namespace {', '.join(sorted(taken))} already exists and is not this lab's: "
-                "remove it (ip netns del NAME) or stop what uses it"
-            )
+            raise LabError(taken_message(taken))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state.set(status="building", scenario=scenario.model_dump(), dir=str(self.dir))
         try:
             log(f"network: {scenario.clients} client(s), {scenario.network.rate}, MTU {scenario.network.mtu}")
             network.build(self.state, scenario.clients, scenario.network.rate, scenario.network.mtu)
+            access.links(self.state, scenario.clients)
             checkpoint("lab:network")
             for key in ("tcp_rmem", "tcp_wmem"):
                 value = getattr(scenario.network, key)
@@ -67,6 +81,8 @@ class Lab:
             checkpoint("lab:cgroups")
             log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3; client: smbnetfs")
             servers.start(self.state, self.dir, disk["share"], scenario, groups)
+            log("clients: sshd and a fio server on each, reached over a management link")
+            access.start(self.state, self.dir, scenario.clients, scenario.network.rate)
         except BaseException:
             self.state.set(status="failed")
             log("up failed: removing what it made")
@@ -84,6 +100,7 @@ class Lab:
         st = self.state
         if not st.exists and not self.dir.exists():
             return
+        access.close(self.inventory_path)
         namespaces = [r["name"] for r in st.of("netns")]
         pids = [r["pid"] for r in st.of("process") if r.get("pid") and procs.alive(r)]
         for ns in namespaces:  # anything running in our namespaces is ours, even if unrecorded
@@ -98,6 +115,8 @@ class Lab:
             storage.detach(r["image"])
         for ns in reversed(namespaces):
             network.remove(ns)
+        for r in st.of("link"):
+            access.remove_link(r["name"])
         shutil.rmtree(self.dir, ignore_errors=True)
         st.clear()
         log("lab removed")
@@ -159,7 +178,19 @@ class Lab:
         if network.client_ns(1) in existing:
             for name, argv in servers.checks().items():
                 parts.append({"part": f"{name} answers a client", "ok": procs.client_ok(argv), "check": " ".join(argv)})
+        if self.inventory_path.exists() and st.data.get("status") == "up":
+            from nastune.remote import inventory
+            from nastune.remote.ssh import Ssh
+
+            for host in inventory.load(self.inventory_path).clients:
+                why = Ssh(host).check(10)
+                parts.append({"part": f"ssh to {host.name}", "ok": why is None, "check": why or f"ssh {host.address}"})
         return parts
+
+    @property
+    def inventory_path(self) -> Path:
+        """The lab's hosts as an Ansible inventory, written by `up`."""
+        return self.dir / "inventory.ini"
 
     def exec_argv(self, host: str, argv: list[str]) -> list[str]:
         """The argv that runs `argv` on a lab host: nas, client (the first), or client2, ..."""

@@ -4,6 +4,7 @@ a bridge namespace when there are several clients), shaped with htb in both dire
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from nastune.lab.scenario import rate_bits
 from nastune.lab.sh import LabError, run
@@ -24,13 +25,27 @@ def client_ip(i: int) -> str:
     return f"{SUBNET}.{10 + i}"
 
 
+OWNERS = Path("/run/nastune/lab-netns")  # tmpfs: gone on reboot, like the namespaces
+
+
 def existing_namespaces() -> set[str]:
     out = run(["ip", "netns", "list"]).stdout
     return {line.split()[0] for line in out.splitlines() if line.strip()}
 
 
+def owner(ns: str) -> Path | None:
+    """The directory of the lab that created namespace `ns`, so a lab left up by a killed
+    process (or one in another directory) can be named and taken down from its record."""
+    try:
+        return Path((OWNERS / ns).read_text().strip())
+    except OSError:
+        return None
+
+
 def _namespace(state: State, ns: str) -> None:
     state.add("netns", name=ns)
+    OWNERS.mkdir(parents=True, exist_ok=True)
+    (OWNERS / ns).write_text(f"{state.dir.resolve()}\n")
     run(["ip", "netns", "add", ns])
     run(["ip", "-n", ns, "link", "set", "lo", "up"])
 
@@ -99,6 +114,9 @@ def build(state: State, clients: int, rate: str, mtu: int) -> None:
             ports.append(f"p{i}")
         for port in ports:
             run(["ip", "-n", SWITCH_NS, "link", "set", port, "master", "br0", "mtu", str(mtu), "up"])
+            # a switch port sends at the link's rate too: toward the nas, all clients' writes
+            # share its one link, as they do through a real switch
+            shape(SWITCH_NS, port, rate)
         run(["ip", "-n", SWITCH_NS, "link", "set", "br0", "mtu", str(mtu), "up"])
         ends = [(NAS_NS, LINK)] + [(client_ns(i), LINK) for i in range(1, clients + 1)]
     for (ns, dev), ip in zip(ends, [NAS_IP] + [client_ip(i) for i in range(1, clients + 1)]):
@@ -120,3 +138,4 @@ def qdisc_rate(ns: str, dev: str = LINK) -> int | None:
 def remove(ns: str) -> None:
     if ns in existing_namespaces():
         run(["ip", "netns", "del", ns])
+    (OWNERS / ns).unlink(missing_ok=True)

@@ -48,7 +48,8 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
         directory / "logs" / "iperf3.out",
     )
     wait_for("iperf3", entry, lambda: listening(IPERF3_PORT))
-    mount_smbnetfs(state, directory)
+    for client in range(1, scenario.clients + 1):
+        mount_smbnetfs(state, directory, client)
 
 
 SMBNETFS_CONF = """show_$_shares "false"
@@ -58,29 +59,35 @@ host {ip} visible=true
 """
 
 
-def smbfs_path(directory: Path) -> Path:
-    """Where the client sees the share through smbnetfs (a path for fio)."""
-    return directory / "smb-client" / network.NAS_IP / PROTOCOLS["smb"].lab_share
+def smbfs_path(directory: Path, client: int = 1) -> Path:
+    """Where client `client` sees the share through smbnetfs (a path for fio)."""
+    return _smbfs_mount(directory, client) / network.NAS_IP / PROTOCOLS["smb"].lab_share
 
 
-def mount_smbnetfs(state: State, directory: Path) -> None:
+def _smbfs_mount(directory: Path, client: int) -> Path:
+    return directory / ("smb-client" if client == 1 else f"smb-client{client}")
+
+
+def mount_smbnetfs(state: State, directory: Path, client: int) -> None:
     """The SMB share mounted with the FUSE client smbnetfs, in the host's mount namespace but
-    the client's network namespace, with large FUSE requests (big_writes, 1 MiB reads/writes)."""
+    client `client`'s network namespace (so its traffic is that client's), with large FUSE
+    requests (big_writes, 1 MiB reads/writes)."""
     home = directory / "smbnetfs-home"
     (home / ".smb").mkdir(parents=True, exist_ok=True)
     conf = home / ".smb" / "smbnetfs.conf"
     conf.write_text(SMBNETFS_CONF.format(ip=network.NAS_IP))
     conf.chmod(0o600)  # smbnetfs ignores auth lines in a config others can read
     (home / ".smb" / "smb.conf").touch()
-    mnt = directory / "smb-client"
+    mnt = _smbfs_mount(directory, client)
     mnt.mkdir(exist_ok=True)
     state.add("mount", path=str(mnt))
     options = f"config={conf},big_writes,max_read=1048576,max_write=1048576,max_rw_block_size=1048576"
+    name = "smbnetfs" if client == 1 else f"smbnetfs-c{client}"
     entry = spawn(
         state,
-        "smbnetfs",
-        ["nsenter", f"--net=/run/netns/{network.client_ns(1)}", "smbnetfs", str(mnt), "-f", "-o", options],
-        directory / "logs" / "smbnetfs.out",
+        name,
+        ["nsenter", f"--net=/run/netns/{network.client_ns(client)}", "smbnetfs", str(mnt), "-f", "-o", options],
+        directory / "logs" / f"{name}.out",
         env={"HOME": str(home)},
     )
-    wait_for("smbnetfs", entry, lambda: (smbfs_path(directory) / "pub").is_dir())
+    wait_for(name, entry, lambda: (smbfs_path(directory, client) / "pub").is_dir())

@@ -34,12 +34,12 @@ class Protocol:
         """Configure and start the lab's server; return its process entry once it answers."""
         raise NotImplementedError
 
-    def upload(self, target: Target, local: Path, name: str) -> float:
-        """Seconds to send `local` to the target as `name`."""
+    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
+        """Send the client's file `local` to the target as `name`; its span on the client's clock."""
         raise NotImplementedError
 
-    def download(self, target: Target, name: str, from_root: bool = False) -> float:
-        """Seconds to fetch `name` into /dev/null (`from_root`: a path from the server's root)."""
+    def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
+        """Fetch `name` into /dev/null (`from_root`: a path from the server's root); its span."""
         raise NotImplementedError
 
     def remove(self, target: Target, name: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nastune.bench.drivers.common import run as bench_run
+from nastune.bench.drivers.common import on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.sh import in_ns
@@ -58,15 +58,15 @@ class Ftp(Protocol):
 
     def upload(self, target, local, name):
         url = f"ftp://{target.host}/{target.share}/{name}"
-        return bench_run(target.client(["curl", "-sS", "-T", str(local), url]), what="curl upload")[1]
+        return timed(target, ["curl", "-sS", "-T", str(local), url], "curl upload")
 
     def download(self, target, name, from_root=False):
         url = f"ftp://{target.host}/{name}" if from_root else f"ftp://{target.host}/{target.share}/{name}"
-        return bench_run(target.client(["curl", "-sS", "-o", "/dev/null", url]), what="curl download")[1]
+        return timed(target, ["curl", "-sS", "-o", "/dev/null", url], "curl download")
 
     def remove(self, target, name):
         argv = ["curl", "-sS", "-o", "/dev/null", f"ftp://{target.host}/{target.share}/", "-Q", f"-DELE {name}"]
-        bench_run(target.client(argv), what="curl DELE")
+        on_client(target, argv, "curl DELE")
 
 
 FTP = Ftp()

@@ -3,11 +3,11 @@ whose /run is the lab's own; libnfs's nfs-cp and nfs-ls (and its library) as the
 
 from __future__ import annotations
 
-import os
 import time
+import uuid
 from pathlib import Path
 
-from nastune.bench.drivers.common import run as bench_run
+from nastune.bench.drivers.common import on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
@@ -82,15 +82,15 @@ class Nfs(Protocol):
         return f"nfs://{target.host}/{target.share}/{name}"
 
     def upload(self, target, local, name):
-        return bench_run(target.client(["nfs-cp", str(local), self._url(target, name)]), what="nfs-cp")[1]
+        return timed(target, ["nfs-cp", str(local), self._url(target, name)], "nfs-cp")
 
     def download(self, target, name, from_root=False):
-        # nfs-cp cannot write to /dev/null: a tmpfs file, removed at once
-        sink = Path("/dev/shm") / f"nastune-{os.getpid()}-{Path(name).name}"
+        # nfs-cp cannot write to /dev/null: a tmpfs file on the client, removed at once
+        sink = f"/dev/shm/nastune-{uuid.uuid4().hex[:8]}-{Path(name).name}"
         try:
-            return bench_run(target.client(["nfs-cp", self._url(target, name), str(sink)]), what="nfs-cp")[1]
+            return timed(target, ["nfs-cp", self._url(target, name), sink], "nfs-cp")
         finally:
-            sink.unlink(missing_ok=True)
+            on_client(target, ["rm", "-f", "--", sink], "rm")
 
     def remove(self, target, name):
         from nastune.bench.drivers import nfsops  # there is no nfs-rm: the library's nfs_unlink

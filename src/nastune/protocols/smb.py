@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nastune.bench.drivers.common import run as bench_run
+from nastune.bench.drivers.common import on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
@@ -65,17 +65,17 @@ class Smb(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
         return entry
 
-    def _client(self, target, command: str) -> list[str]:
-        return target.client(["smbclient", "-N", f"//{target.host}/{target.share}", "-c", command])
+    def _client(self, command: str, target) -> list[str]:
+        return ["smbclient", "-N", f"//{target.host}/{target.share}", "-c", command]
 
     def upload(self, target, local, name):
-        return bench_run(self._client(target, f"put {local} {name}"), what="smbclient put")[1]
+        return timed(target, self._client(f"put {local} {name}", target), "smbclient put")
 
     def download(self, target, name, from_root=False):
-        return bench_run(self._client(target, f"get {name} /dev/null"), what="smbclient get")[1]
+        return timed(target, self._client(f"get {name} /dev/null", target), "smbclient get")
 
     def remove(self, target, name):
-        bench_run(self._client(target, f"del {name}"), what="smbclient del")
+        on_client(target, self._client(f"del {name}", target), "smbclient del")
 
 
 SMB = Smb()

@@ -1,23 +1,76 @@
-"""Running a driver's tool: argv lists, a clear error naming the tool and its output."""
+"""Running a driver's tool: argv lists, a clear error naming the tool, the client host and
+its output; and timing a transfer where it ran, so that neither SSH nor a namespace switch is
+part of the measured time."""
 
 from __future__ import annotations
 
+import threading
 import time
+from typing import TYPE_CHECKING
 
 from nastune import commands
+
+if TYPE_CHECKING:
+    from nastune.bench.targets import Target
+
+SPAN = "nastune-span"
+MAX_WAIT_US = 5_000_000  # a start time further ahead than this is clock skew: start at once
+# bash's clock around the tool, on the client: EPOCHREALTIME is bash's own (>= 5.0), so the
+# client needs nothing but bash; the span goes to stderr after the tool's own output. $1 is
+# a start time in epoch microseconds (0: now), for clients that start together.
+TIMED = (
+    "at=$1; shift; d=$((at - ${EPOCHREALTIME/./}));"
+    f" if [ $at -gt 0 ] && [ $d -gt 0 ] && [ $d -lt {MAX_WAIT_US} ];"
+    ' then sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"; fi;'
+    f' s=$EPOCHREALTIME; "$@"; rc=$?; echo "{SPAN} $s $EPOCHREALTIME" >&2; exit $rc'
+)
+_start = threading.local()
+
+
+def start_at(epoch: float | None) -> None:
+    """The next timed tool of this thread starts at `epoch` (the client's clock), not at once."""
+    _start.at = epoch
 
 
 class BenchError(Exception):
     pass
 
 
-def run(argv: list[str], timeout: float = 3600, what: str = "") -> tuple[str, float]:
+def run(argv: list[str], timeout: float = 3600, what: str = "", input: str | None = None) -> tuple[str, float]:
     """stdout and wall seconds of a command that must succeed."""
     start = time.perf_counter()
-    result = commands.run(argv, timeout)
+    result = commands.run(argv, timeout, input)
     elapsed = time.perf_counter() - start
     if result.error:
         raise BenchError(f"{what or argv[0]}: {result.error}")
     if result.returncode != 0:
         raise BenchError(f"{what or ' '.join(argv[:4])} failed (exit {result.returncode}): {result.tail(3)}")
     return result.stdout, elapsed
+
+
+def on_client(
+    target: Target, argv: list[str], what: str, timeout: float = 3600, input: str | None = None
+) -> commands.CommandResult:
+    """Run a client tool where the target's client is; BenchError naming the tool and the host."""
+    from nastune.remote.ssh import UNREACHABLE, unreachable_reason
+
+    result = commands.run(target.client(argv), timeout, input)
+    if target.ssh and result.returncode == UNREACHABLE:
+        raise BenchError(f"{what}{target.on}: client {target.client_name} {unreachable_reason(result)}")
+    if result.error:
+        raise BenchError(f"{what}{target.on}: {result.error}")
+    if result.returncode != 0:
+        raise BenchError(f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
+    return result
+
+
+def timed(target: Target, argv: list[str], what: str, timeout: float = 3600) -> tuple[float, float]:
+    """Start and end (epoch seconds, the client's clock) of a tool run on the target's client."""
+    at, _start.at = getattr(_start, "at", None), None
+    at_us = str(int(at * 1e6)) if at else "0"
+    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout)
+    for line in reversed(result.stderr.splitlines()):
+        if line.startswith(SPAN + " "):
+            _, start, end = line.split()
+            return float(start), float(end)
+    raise BenchError(f"{what}{target.on}: no timing from the client's bash (bash 5 or later is needed)")

@@ -1,14 +1,25 @@
 """fio for path targets (local file systems or mounted shares): one job file per run, every
 job in sequence (stonewall), direct I/O so the page cache is not what is measured; the JSON
-output is parsed, never the text."""
+output is parsed, never the text. A path on a client host is measured through fio's own
+client/server mode: the job file goes to that client's `fio --server`, and the client's
+results come back in `client_stats`."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from nastune.bench.drivers.common import BenchError, run
+from nastune.bench.drivers.common import BenchError, on_client, run
+from nastune.bench.targets import Target
+
+SCRATCH = ".nastune-bench"
+
+
+def scratch(target: Target) -> Path:
+    """The directory a path workload works in (nastune's own, removed afterwards)."""
+    return Path(target.share or "/") / SCRATCH
 
 
 @dataclass
@@ -39,21 +50,29 @@ def job_file(directory: Path, jobs: list[Job], direct: bool = True) -> str:
     return "\n".join(lines)
 
 
-def run_jobs(directory: Path, jobs: list[Job], direct: bool = True) -> dict[str, dict]:
+def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, dict]:
     """Per job: MB/s, mean and percentile completion latency (us), for its read or write side."""
-    directory.mkdir(parents=True, exist_ok=True)
-    spec = directory / "nastune.fio"
+    directory = scratch(target)
+    server = target.extra.get("fio_server")
+    if server:
+        on_client(target, ["mkdir", "-p", "--", str(directory)], "mkdir")
+        spec = Path(tempfile.mkstemp(prefix="nastune-", suffix=".fio")[1])
+        argv = ["fio", f"--client=ip:{server}", "--output-format=json", str(spec)]
+    else:
+        directory.mkdir(parents=True, exist_ok=True)
+        spec = directory / "nastune.fio"
+        argv = ["fio", "--output-format=json", str(spec)]
     spec.write_text(job_file(directory, jobs, direct))
     try:
-        out, _ = run(["fio", "--output-format=json", str(spec)], what="fio")
+        out, _ = run(argv, what=f"fio{target.on}")
     finally:
         spec.unlink(missing_ok=True)
     try:
         data = json.loads(out[out.index("{") :])
     except ValueError as e:
-        raise BenchError(f"fio: unreadable JSON output ({e})") from e
+        raise BenchError(f"fio{target.on}: unreadable JSON output ({e})") from e
     results = {}
-    for job in data["jobs"]:
+    for job in data.get("jobs") or data.get("client_stats", []):
         side = job["write"] if job["write"]["io_bytes"] else job["read"]
         clat = side.get("clat_ns", {})
         pct = clat.get("percentile", {})
@@ -70,11 +89,14 @@ def run_jobs(directory: Path, jobs: list[Job], direct: bool = True) -> dict[str,
     return results
 
 
-def cleanup(directory: Path) -> None:
+def cleanup(target: Target) -> None:
     """Remove the scratch directory the benchmark made (only ever nastune's own)."""
     import shutil
 
-    if directory.name == ".nastune-bench":
+    directory = scratch(target)
+    if target.extra.get("fio_server"):
+        on_client(target, ["rm", "-rf", "--", str(directory)], "rm")
+    else:
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -2,7 +2,9 @@
 buffered writes, small-file metadata, and unlink, with no kernel NFS client. Debian 12 has no
 nfs-rm and its fio lacks the nfs engine, so this small driver fills exactly that gap.
 
-Run as `python -m nastune.bench.drivers.nfsops JSON` (inside the client's namespace): prints JSON."""
+This file is also the program the client runs: its source goes to `python3 - JSON` on the
+client (in the lab's namespace or over SSH) and imports nothing but the standard library, so a
+client needs python3 and libnfs13, not nastune. It prints JSON."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ import sys
 import time
 from functools import partial
 
-from nastune.bench.drivers.common import BenchError, run
-from nastune.bench.targets import Target
-
 O_WRONLY, O_CREAT, O_TRUNC, O_SYNC = os.O_WRONLY, os.O_CREAT, os.O_TRUNC, os.O_SYNC
+
+
+class NfsError(Exception):
+    pass
 
 
 class Nfs:
@@ -40,12 +43,12 @@ class Nfs:
             getattr(self.lib, name).argtypes = None
         self.ctx = ctypes.c_void_p(self.lib.nfs_init_context())
         if not self.ctx:
-            raise BenchError("libnfs: cannot create a context")
+            raise NfsError("libnfs: cannot create a context")
         self._check(self.lib.nfs_mount(self.ctx, server.encode(), ("/" + export.strip("/")).encode()), "mount")
 
     def _check(self, rc: int, what: str) -> int:
         if rc < 0:
-            raise BenchError(f"libnfs {what}: {self.lib.nfs_get_error(self.ctx).decode(errors='replace')}")
+            raise NfsError(f"libnfs {what}: {self.lib.nfs_get_error(self.ctx).decode(errors='replace')}")
         return rc
 
     def open(self, name: str, flags: int):
@@ -142,21 +145,23 @@ def main(request: dict) -> dict:
         return {"us": write_latency(nfs, request["name"], request["record"], request["count"], request["sync"])}
     if op == "small-files":
         return small_files(nfs, request["name"], request["count"], request["size"])
-    raise BenchError(f"unknown op {op!r}")
+    raise NfsError(f"unknown op {op!r}")
 
 
-def remote(target: Target, request: dict) -> dict:
-    """Run one request in the target's client namespace; its JSON answer."""
+def remote(target, request: dict) -> dict:
+    """Run one request on the target's client; its JSON answer."""
+    from pathlib import Path
+
+    from nastune.bench.drivers.common import on_client
+
     payload = json.dumps({"server": target.host, "export": target.share, **request})
-    out, _ = run(
-        target.client([sys.executable, "-m", "nastune.bench.drivers.nfsops", payload]), what=f"libnfs {request['op']}"
-    )
-    return json.loads(out)
+    result = on_client(target, ["python3", "-", payload], f"libnfs {request['op']}", input=Path(__file__).read_text())
+    return json.loads(result.stdout)
 
 
 if __name__ == "__main__":
     try:
         print(json.dumps(main(json.loads(sys.argv[1]))))
-    except BenchError as e:
+    except NfsError as e:
         print(str(e), file=sys.stderr)
         sys.exit(1)

@@ -1,9 +1,8 @@
 """Whole-file transfers through each protocol's own client (nastune.protocols: smbclient for SMB,
-libnfs's nfs-cp for NFS, curl for FTP). Throughput is the file size over the client's wall time."""
+libnfs's nfs-cp for NFS, curl for FTP), timed by the client's own clock around the tool: each
+returns the transfer's (start, end) in epoch seconds."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from nastune.bench.targets import Target
 from nastune.protocols import PROTOCOLS
@@ -16,14 +15,14 @@ def _protocol(target: Target):
     return found
 
 
-def upload(target: Target, local: Path, name: str) -> float:
-    """Seconds to send `local` to the target as `name`."""
+def upload(target: Target, local: str, name: str) -> tuple[float, float]:
+    """Send the client's file `local` to the target as `name`."""
     return _protocol(target).upload(target, local, name)
 
 
-def download(target: Target, name: str, from_root: bool = False) -> float:
-    """Seconds to fetch `name` from the target into /dev/null (`from_root`: a path from the
-    server's root, for FTP whose writable directory is below it)."""
+def download(target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
+    """Fetch `name` from the target into /dev/null (`from_root`: a path from the server's
+    root, for FTP whose writable directory is below it)."""
     return _protocol(target).download(target, name, from_root)
 
 

@@ -1,0 +1,159 @@
+"""How nastune reaches the lab's clients: exactly as it reaches real ones. A management link
+from this host into each client namespace (out of band: its traffic never shares the shaped
+data link), an OpenSSH server in each client namespace with the lab's own host key and an
+authorized key under the lab directory, listening only on the client's management address,
+and a fio server there for fio's client/server mode. `inventory_text` is the Ansible INI
+inventory that `--inventory` reads, for the lab as for a real NAS."""
+
+from __future__ import annotations
+
+import shlex
+from functools import partial
+from pathlib import Path
+
+from nastune.lab import network
+from nastune.lab.procs import spawn, wait_for
+from nastune.lab.sh import in_ns, run
+from nastune.lab.state import State
+from nastune.protocols import PROTOCOLS
+
+FIO_PORT = 8765
+SSHD_CONFIG = """# the lab's sshd for {ns}: keys only, root, this address only
+ListenAddress {ip}:22
+HostKey {dir}/host_ed25519
+AuthorizedKeysFile {dir}/authorized_keys
+PidFile none
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+AllowUsers root
+UsePAM no
+# the key files live in the lab directory (a test's temporary one too), not under ~/.ssh
+StrictModes no
+PrintMotd no
+MaxSessions 64
+MaxStartups 64
+"""
+
+
+def mgmt_ip(i: int) -> str:
+    """Client i's management address (the coordinator's end is .1 of the same /24)."""
+    return f"10.78.{i}.2"
+
+
+def ssh_dir(directory: Path) -> Path:
+    return directory / "ssh"
+
+
+def links(state: State, clients: int) -> None:
+    """One veth per client: `ntmI` here, `mgmt0` in the client's namespace."""
+    for i in range(1, clients + 1):
+        here, ns = f"ntm{i}", network.client_ns(i)
+        state.add("link", name=here)
+        run(["ip", "link", "add", here, "type", "veth", "peer", "name", f"{here}p"])
+        run(["ip", "link", "set", f"{here}p", "netns", ns])
+        run(["ip", "-n", ns, "link", "set", f"{here}p", "name", "mgmt0"])
+        run(["ip", "addr", "add", f"10.78.{i}.1/24", "dev", here])
+        run(["ip", "-n", ns, "addr", "add", f"{mgmt_ip(i)}/24", "dev", "mgmt0"])
+        run(["ip", "link", "set", here, "up"])
+        run(["ip", "-n", ns, "link", "set", "mgmt0", "up"])
+
+
+def remove_link(name: str) -> None:
+    """A management link left behind (removing the client namespace removes both ends)."""
+    if run(["ip", "link", "show", name], check=False).returncode == 0:
+        run(["ip", "link", "del", name], check=False)
+
+
+def close(path: Path) -> None:
+    """End the shared SSH connections to the lab's clients (they outlive a command by design)."""
+    from nastune.remote import inventory
+    from nastune.remote.ssh import Ssh
+
+    if path.exists():
+        try:
+            hosts = inventory.load(path).clients
+        except inventory.InventoryError:
+            return  # a damaged inventory: its connections expire by themselves (ControlPersist)
+        for host in hosts:
+            Ssh(host).close()
+
+
+def keys(directory: Path) -> None:
+    """The lab's host key and its client key; the client key is the only authorized one."""
+    keydir = ssh_dir(directory)
+    keydir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for name, comment in (("host_ed25519", "nastune-lab-host"), ("id_ed25519", "nastune-lab-client")):
+        if not (keydir / name).exists():
+            run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(keydir / name)])
+    (keydir / "authorized_keys").write_text((keydir / "id_ed25519.pub").read_text())
+
+
+def start(state: State, directory: Path, clients: int, rate: str) -> None:
+    """sshd and a fio server in every client namespace, each ready before this returns, and
+    the lab's inventory written to `inventory.ini`."""
+    from nastune.remote import inventory
+    from nastune.remote.ssh import Ssh
+
+    keys(directory)
+    keydir = ssh_dir(directory)
+    host_key = (keydir / "host_ed25519.pub").read_text().split()
+    (keydir / "known_hosts").write_text(
+        "".join(f"{mgmt_ip(i)} {host_key[0]} {host_key[1]}\n" for i in range(1, clients + 1))
+    )
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+    path = directory / "inventory.ini"
+    path.write_text(inventory_text(directory, clients, rate))
+    hosts = inventory.load(path)
+    for i in range(1, clients + 1):
+        ns = network.client_ns(i)
+        conf = keydir / f"sshd-{ns}.conf"
+        conf.write_text(SSHD_CONFIG.format(ns=ns, ip=mgmt_ip(i), dir=keydir))
+        argv = in_ns(ns, ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)])
+        sshd = spawn(state, f"sshd-{ns}", argv, directory / "logs" / f"sshd-{ns}.out")
+        wait_for(f"sshd-{ns}", sshd, partial(_answers, Ssh(hosts.clients[i - 1])), 30)
+        fio = spawn(
+            state,
+            f"fio-{ns}",
+            in_ns(ns, ["fio", f"--server=ip:{mgmt_ip(i)},{FIO_PORT}"]),
+            directory / "logs" / f"fio-{ns}.out",
+        )
+        wait_for(f"fio-{ns}", fio, partial(_listening, ns, FIO_PORT))
+
+
+def _answers(ssh) -> bool:
+    return ssh.check(10) is None
+
+
+def _listening(ns: str, port: int) -> bool:
+    return bool(run(in_ns(ns, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout.strip())
+
+
+def inventory_text(directory: Path, clients: int, rate: str) -> str:
+    from nastune.bench.targets import HTB_OVERHEAD
+    from nastune.lab.servers import smbfs_path
+    from nastune.remote.inventory import SHARE_VARS
+
+    keydir = ssh_dir(directory)
+    shares = " ".join(f"{var}={PROTOCOLS[p].lab_share}" for p, var in SHARE_VARS.items())
+    ssh_args = f"-o UserKnownHostsFile={keydir}/known_hosts -o StrictHostKeyChecking=yes"
+    lines = [
+        "# The lab's hosts as an Ansible INI inventory: nastune bench --inventory THIS_FILE",
+        "[nas]",
+        f"nas ansible_connection=local nastune_address={network.NAS_IP} {shares} "
+        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD}",
+        "",
+        "[clients]",
+        *(
+            f"c{i} ansible_host={mgmt_ip(i)} nastune_mount={smbfs_path(directory, i)} "
+            f"nastune_fio_server={mgmt_ip(i)},{FIO_PORT}"
+            for i in range(1, clients + 1)
+        ),
+        "",
+        "[clients:vars]",
+        "ansible_user=root",
+        f"ansible_ssh_private_key_file={keydir}/id_ed25519",
+        f"ansible_ssh_common_args={shlex.quote(ssh_args)}",
+        "",
+    ]
+    return "\n".join(lines)

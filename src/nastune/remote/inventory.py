@@ -1,0 +1,217 @@
+"""The hosts nastune works with: one NAS and its clients, in an Ansible INI inventory, so the
+same file drives `ansible-playbook` and nastune. Groups `nas` (exactly one host) and
+`clients`; Ansible's connection variables (ansible_host, ansible_user, ansible_port,
+ansible_ssh_private_key_file, ansible_ssh_common_args, ansible_connection) and nastune's own:
+
+- nastune_address (nas): the address clients reach the shares at (default: ansible_host);
+- nastune_smb_share, nastune_nfs_export, nastune_ftp_dir (nas): what clients use of each
+  protocol (a protocol without one is not measured);
+- nastune_link_rate, nastune_link_overhead (nas): its link (e.g. 10gbit) and the bytes per frame
+  the rate also carries (38 on Ethernet), for the physical limit of a result;
+- nastune_protocols (client): which of smb, nfs, ftp it uses (default: all the NAS offers);
+- nastune_mount (client): where it mounts the share, for the path workloads (fio);
+- nastune_fio_server (client): HOST,PORT of its `fio --server`, for fio's client/server mode."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from nastune.jsonfile import field_name, read_text
+from nastune.protocols import PROTOCOLS
+
+SHARE_VARS = {"smb": "nastune_smb_share", "nfs": "nastune_nfs_export", "ftp": "nastune_ftp_dir"}
+MAX_BYTES = 1 << 20
+VARIABLES = {  # the inventory variable behind each field, for errors
+    "address": "ansible_host",
+    "user": "ansible_user",
+    "port": "ansible_port",
+    "key": "ansible_ssh_private_key_file",
+    "protocols": "nastune_protocols",
+    "mount": "nastune_mount",
+    "data_address": "nastune_address",
+    "fio_server": "nastune_fio_server",
+    "link_bps": "nastune_link_rate",
+    "link_overhead": "nastune_link_overhead",
+}
+
+
+class InventoryError(ValueError):
+    pass
+
+
+class Host(BaseModel):
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+    address: str = Field(min_length=1, pattern=r"^[^\s@/]+$")
+    user: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_.-]{0,31}$")
+    port: int = Field(default=22, ge=1, le=65535)
+    key: Path | None = None
+    ssh_args: list[str] = []
+    local: bool = False  # ansible_connection=local: this machine itself, no SSH
+    protocols: list[str] = []
+    mount: str | None = None
+    fio_server: str | None = Field(default=None, pattern=r"^[^\s,/]+,\d{1,5}$")
+
+    @field_validator("protocols")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = [p for p in value if p not in PROTOCOLS]
+        if unknown:
+            raise ValueError(f"unknown protocol {unknown[0]!r}; known: {', '.join(PROTOCOLS)}")
+        return value
+
+    @field_validator("mount")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("an absolute path")
+        return value
+
+
+class Nas(Host):
+    data_address: str = Field(min_length=1, pattern=r"^[^\s@/]+$")
+    shares: dict[str, str] = {}
+    link_bps: int | None = Field(default=None, gt=0)
+    link_overhead: int = Field(default=38, ge=0, le=1000)
+
+
+class Inventory(BaseModel):
+    path: str
+    nas: Nas
+    clients: list[Host]
+
+    def client(self, name: str) -> Host:
+        for host in self.clients:
+            if host.name == name:
+                return host
+        raise InventoryError(f"{self.path}: no client {name!r}; clients: {', '.join(h.name for h in self.clients)}")
+
+    def select(self, names: str) -> list[Host]:
+        """`all`, or client names separated by commas."""
+        if names == "all":
+            return list(self.clients)
+        return [self.client(n.strip()) for n in names.split(",") if n.strip()]
+
+    def protocols_of(self, host: Host) -> list[str]:
+        offered = [p for p in PROTOCOLS if p in self.nas.shares]
+        return [p for p in (host.protocols or offered) if p in offered]
+
+
+def _sections(text: str, where: str) -> dict[str, list[list[str]]]:
+    """Ansible INI: `[group]`, `[group:vars]`, `[group:children]`, lines split like a shell."""
+    sections: dict[str, list[list[str]]] = {}
+    current = "ungrouped"
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1].strip()
+            sections.setdefault(current, [])
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError as e:
+            raise InventoryError(f"{where}, line {number}: {e}") from None
+        sections.setdefault(current, []).append(words)
+    return sections
+
+
+def _assignments(words: list[str], where: str) -> dict[str, str]:
+    out = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            raise InventoryError(f"{where}: {word!r} is not key=value")
+        out[key] = value
+    return out
+
+
+def _group(sections: dict[str, list[list[str]]], name: str, where: str) -> list[tuple[str, dict[str, str]]]:
+    """The hosts of a group (through `:children`), each with its variables, the group's
+    `:vars` and `[all:vars]` beneath its own."""
+    hosts = []
+    for words in sections.get(name, []):
+        hosts.append((words[0], _assignments(words[1:], f"{where}, host {words[0]}")))
+    for child in sections.get(f"{name}:children", []):
+        hosts += _group(sections, child[0], where)
+    shared: dict[str, str] = {}
+    for scope in ("all:vars", f"{name}:vars"):
+        for words in sections.get(scope, []):
+            shared.update(_assignments(words, f"{where}, [{scope}]"))
+    return [(host, {**shared, **own}) for host, own in hosts]
+
+
+def _host_fields(name: str, v: dict[str, str]) -> dict:
+    return {
+        "name": name,
+        "address": v.get("ansible_host", name),
+        "user": v.get("ansible_user"),
+        "port": v.get("ansible_port", 22),
+        "key": v.get("ansible_ssh_private_key_file"),
+        "ssh_args": shlex.split(v.get("ansible_ssh_common_args", "")),
+        "local": v.get("ansible_connection") == "local",
+        "protocols": [p for p in v.get("nastune_protocols", "").split(",") if p],
+        "mount": v.get("nastune_mount"),
+        "fio_server": v.get("nastune_fio_server"),
+    }
+
+
+def parse(text: str, where: str) -> Inventory:
+    sections = _sections(text, where)
+    nas = _group(sections, "nas", where)
+    if len(nas) != 1:
+        raise InventoryError(f"{where}: group [nas] must name exactly one host (found {len(nas)})")
+    clients = _group(sections, "clients", where)
+    if not clients:
+        raise InventoryError(f"{where}: group [clients] names no host")
+    names = [n for n, _ in clients]
+    if len(set(names)) != len(names):
+        raise InventoryError(f"{where}: a client is named twice in [clients]")
+    name, v = nas[0]
+    fields = _host_fields(name, v)
+    shares = {p: v[var] for p, var in SHARE_VARS.items() if v.get(var)}
+    extra = {
+        "data_address": v.get("nastune_address", fields["address"]),
+        "shares": shares,
+        "link_bps": _rate(v.get("nastune_link_rate"), where),
+        "link_overhead": v.get("nastune_link_overhead", 38),
+    }
+    return Inventory(
+        path=where,
+        nas=_make(Nas, {**fields, **extra}, where),
+        clients=[_make(Host, _host_fields(n, hv), where) for n, hv in clients],
+    )
+
+
+def _rate(text: str | None, where: str) -> int | None:
+    from nastune.lab.scenario import rate_bits
+
+    if text is None:
+        return None
+    try:
+        return rate_bits(text)
+    except ValueError as e:
+        raise InventoryError(f"{where}: nastune_link_rate: {e}") from None
+
+
+def _make(model, fields: dict, where: str):
+    try:
+        return model(**fields)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = field_name(tuple(first["loc"]))
+        var = VARIABLES.get(field.split("[")[0], field)
+        raise InventoryError(f"{where}, host {fields['name']}: {var}: {first['msg']}") from None
+
+
+def load(path: Path) -> Inventory:
+    try:
+        text = read_text(path, MAX_BYTES)
+    except ValueError as e:
+        raise InventoryError(str(e)) from None
+    return parse(text, str(path))

@@ -1,0 +1,99 @@
+"""Real clients: the lab's client namespaces reached over SSH from their inventory, exactly as
+real client machines are; several at once, fairness, scaling, fio's client/server mode, and
+the faults: a hostile share name, a dead client."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+
+import pytest
+
+from nastune.lab import network
+from nastune.remote import inventory
+from tests.lab.conftest import nastune
+
+
+@pytest.fixture
+def lab3(lab_dir):
+    nastune(lab_dir, "lab", "up", "--scenario", "modern", "--clients", "3")
+    return lab_dir
+
+
+def med(metric: dict) -> float:
+    return statistics.median(metric["values"])
+
+
+def results(path) -> list[dict]:
+    return json.loads(path.read_text())["results"]
+
+
+def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
+    status = json.loads(nastune(lab3, "lab", "status", "--json").stdout)
+    assert {p["part"] for p in status if p["ok"]} >= {"ssh to c1", "ssh to c2", "ssh to c3"}
+    text = nastune(lab3, "lab", "inventory").stdout
+    inv = inventory.parse(text, "lab")
+    assert [c.name for c in inv.clients] == ["c1", "c2", "c3"] and inv.nas.data_address == network.NAS_IP
+
+    # SMB and NFS writes and reads from all three at once
+    out = tmp_path / "together.json"
+    args = ("--lab", "--clients", "all", "--size", "24M", "--repeats", "2", "--out", str(out))
+    for target in ("smb", "nfs"):
+        nastune(lab3, "bench", *args, "--target", target, "-w", "seq-write", "-w", "seq-read")
+        for r in results(out):
+            assert r["target"]["client"] == "c1,c2,c3" and not r["error"]
+            m = r["metrics"]
+            assert {"MB/s @c1", "MB/s @c2", "MB/s @c3", "fairness"} <= set(m)
+            assert 1 / 3 <= med(m["fairness"]) <= 1.0
+            assert med(m["MB/s"]) <= m["MB/s"]["limit"] * 1.01  # the NAS's one link carries them all
+            assert not [f for f in m["MB/s"]["flags"] if "above" in f]
+            assert all(med(m[f"MB/s @c{i}"]) > 0 for i in (1, 2, 3))
+
+    # scaling: 1, 2, then all 3 clients
+    nastune(lab3, "bench", *args, "--target", "nfs", "-w", "seq-write", "--scaling")
+    assert [r["target"].get("client") for r in results(out)] == ["c1", "c1,c2", "c1,c2,c3"]
+
+    # fio's client/server mode on each client's own smbnetfs mount
+    nastune(lab3, "bench", *args, "--target", "mount", "-w", "seq-write")
+    (r,) = results(out)
+    assert med(r["metrics"]["MB/s @c3"]) > 0 and med(r["metrics"]["fairness"]) > 0
+
+    # stress: c1 measures on the idle NAS, then while c2 and c3 load it
+    shown = nastune(lab3, "bench", *args, "--target", "nfs", "-w", "sync-write", "--stress").stdout
+    loaded = json.loads(out.read_text())
+    assert loaded["label"].startswith("loaded by c2 ") and "; c3 " in loaded["label"]
+    assert results(out.with_name(out.stem + ".idle.json"))[0]["target"]["client"] == "c1"
+    assert "times worse" in shown and "sync 4K latency p99" in shown
+
+    # a share name that is shell syntax arrives as data: the share is not found, nothing runs
+    flag = tmp_path / "pwned"
+    hostile = tmp_path / "hostile.ini"
+    hostile.write_text(text.replace("nastune_smb_share=data", f"nastune_smb_share='data;touch {flag}'"))
+    proc = nastune(
+        lab3,
+        "bench",
+        "--inventory",
+        str(hostile),
+        "--clients",
+        "c2",
+        "--target",
+        "smb",
+        "-w",
+        "seq-write",
+        "--size",
+        "8M",
+        "--repeats",
+        "1",
+        "--out",
+        str(out),
+        check=False,
+    )
+    assert proc.returncode == 1 and "on c2" in proc.stderr and not flag.exists()
+
+    # a dead client: everything in its namespace killed; the run names it
+    pids = subprocess.run(["ip", "netns", "pids", network.client_ns(3)], capture_output=True, text=True).stdout
+    subprocess.run(["kill", "-9", *pids.split()], check=False)
+    subprocess.run(["ip", "-n", network.client_ns(3), "link", "set", "mgmt0", "down"], check=True)
+    proc = nastune(lab3, "bench", *args, "--target", "smb", "-w", "seq-write", check=False)
+    assert proc.returncode != 0 and "c3" in proc.stderr and "Traceback" not in proc.stderr

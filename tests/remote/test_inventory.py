@@ -1,0 +1,80 @@
+"""The inventory: Ansible INI read the way Ansible reads it, and bad files named to the line or host."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nastune.remote import inventory
+
+GOOD = """
+# a NAS and two clients
+[nas]
+filer ansible_host=192.0.2.10 nastune_address=198.51.100.10 nastune_smb_share=data nastune_nfs_export=/export/data \
+nastune_link_rate=10gbit
+
+[clients]
+ws1 ansible_host=192.0.2.21 nastune_mount=/mnt/nas nastune_fio_server=192.0.2.21,8765
+ws2 ansible_host=192.0.2.22 ansible_port=2222 nastune_protocols=nfs
+
+[clients:vars]
+ansible_user=ops
+ansible_ssh_common_args='-o UserKnownHostsFile=/etc/nastune/known_hosts -o ProxyJump=bastion'
+
+[all:vars]
+ansible_ssh_private_key_file=/root/.ssh/id_ed25519
+ansible_user=root
+"""
+
+
+def test_hosts_groups_and_variables_as_ansible_reads_them():
+    inv = inventory.parse(GOOD.replace("\\\n", ""), "hosts.ini")
+    assert inv.nas.name == "filer" and inv.nas.address == "192.0.2.10" and inv.nas.data_address == "198.51.100.10"
+    assert inv.nas.shares == {"smb": "data", "nfs": "/export/data"} and inv.nas.link_bps == 10**10
+    assert inv.nas.user == "root"  # [all:vars] only: the clients' group vars do not reach it
+    ws1, ws2 = inv.clients
+    assert (ws1.user, ws1.port, ws2.port) == ("ops", 22, 2222)  # group vars above all:vars
+    assert ws1.ssh_args == ["-o", "UserKnownHostsFile=/etc/nastune/known_hosts", "-o", "ProxyJump=bastion"]
+    assert str(ws1.key) == "/root/.ssh/id_ed25519" and ws1.mount == "/mnt/nas" and ws1.fio_server == "192.0.2.21,8765"
+    assert inv.protocols_of(ws1) == ["smb", "nfs"] and inv.protocols_of(ws2) == ["nfs"]
+    assert [h.name for h in inv.select("ws2,ws1")] == ["ws2", "ws1"] and len(inv.select("all")) == 2
+
+
+def test_children_groups_are_followed():
+    text = "[nas]\nn ansible_host=10.0.0.1\n[office]\na\nb\n[clients:children]\noffice\n"
+    assert [h.name for h in inventory.parse(text, "x").clients] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[clients]\nc1\n", "group [nas] must name exactly one host (found 0)"),
+        ("[nas]\na\nb\n[clients]\nc\n", "exactly one host (found 2)"),
+        ("[nas]\na\n", "group [clients] names no host"),
+        ("[nas]\na\n[clients]\nc1\nc1\n", "a client is named twice"),
+        ("[nas]\na\n[clients]\nc1 ansible_port=99999\n", "host c1: ansible_port: Input should be less than"),
+        ("[nas]\na\n[clients]\nc1 ansible_host='x y'\n", "host c1: ansible_host: String should match"),
+        ("[nas]\na\n[clients]\nc1 nastune_protocols=nfs,afp\n", "host c1: nastune_protocols: Value error, unknown"),
+        ("[nas]\na\n[clients]\nc1 nastune_mount=mnt\n", "host c1: nastune_mount: Value error, an absolute path"),
+        ("[nas]\na\n[clients]\nc1 'unterminated\n", "x, line 4: No closing quotation"),
+        ("[nas]\na\n[clients]\nc1 mount\n", "host c1: 'mount' is not key=value"),
+        ("[nas]\na nastune_link_rate=fast\n[clients]\nc1\n", "nastune_link_rate: not a rate"),
+        ("[nas]\n$(reboot)\n[clients]\nc1\n", "host $(reboot): name: String should match"),
+    ],
+)
+def test_bad_inventories_name_the_file_and_what_is_wrong(text, message):
+    with pytest.raises(inventory.InventoryError) as e:
+        inventory.parse(text, "x")
+    assert str(e.value).startswith("x") and message in str(e.value)
+
+
+def test_unknown_client_and_unreadable_file(tmp_path):
+    inv = inventory.parse("[nas]\nn\n[clients]\nc1\n", "hosts.ini")
+    with pytest.raises(inventory.InventoryError, match=re.escape("hosts.ini: no client 'c9'; clients: c1")):
+        inv.select("c1,c9")
+    with pytest.raises(inventory.InventoryError, match=re.escape("nope.ini: No such file")):
+        inventory.load(tmp_path / "nope.ini")
+    (tmp_path / "bin.ini").write_bytes(b"\xff\xfe[nas]")
+    with pytest.raises(inventory.InventoryError, match=re.escape("bin.ini: not UTF-8")):
+        inventory.load(tmp_path / "bin.ini")
