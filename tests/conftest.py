@@ -15,14 +15,17 @@ ROOTS = FIXTURES / "roots"
 UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"
 
 
-def run_cli(*args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, check: bool = True, env: dict[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess:
     """The real command line in a child process, as a user runs it."""
     proc = subprocess.run(
         [sys.executable, "-m", "nastune", *args],
         capture_output=True,
         text=True,
         env={**os.environ, "COLUMNS": "200", **(env or {})},
-        stdin=subprocess.DEVNULL,
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
         timeout=300,
     )
     if check and proc.returncode != 0:

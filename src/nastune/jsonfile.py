@@ -9,6 +9,7 @@ import math
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -54,7 +55,10 @@ def loads(text: str, where: str) -> object:
 
 
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
-    """A regular file's text, bounded; never blocks on a FIFO or reads a device."""
+    """A regular file's text, bounded; never blocks on a FIFO or reads a device. `-` is
+    standard input (how a coordinator hands a plan to nastune on a NAS over SSH)."""
+    if str(path) == "-":
+        return _decode(sys.stdin.buffer.read(limit + 1), "standard input", limit)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
@@ -71,16 +75,20 @@ def read_text(path: Path, limit: int = MAX_BYTES) -> str:
             data = f.read(limit + 1)
     finally:
         os.close(fd)
+    return _decode(data, path, limit)
+
+
+def _decode(data: bytes, where: object, limit: int) -> str:
     if len(data) > limit:
-        raise ValueError(f"{path}: larger than {limit // (1024 * 1024)} MiB")
+        raise ValueError(f"{where}: larger than {limit // (1024 * 1024)} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text (byte {e.start})") from None
+        raise ValueError(f"{where}: not UTF-8 text (byte {e.start})") from None
 
 
 def load(path: Path) -> object:
-    return loads(read_text(path), str(path))
+    return loads(read_text(path), "standard input" if str(path) == "-" else str(path))
 
 
 def load_versioned(path: Path, schema: str, what: str) -> dict:

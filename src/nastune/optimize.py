@@ -3,18 +3,21 @@ tuning engine's safety), measure again, compare, report."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune.bench import runner
 from nastune.facts import Facts
 from nastune.jsonfile import dumps
+from nastune.remote.nas import NasAgent, NasError
 from nastune.report import html
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune import executor, lock
 from nastune.tune.plan import Plan, from_findings
+from nastune.tune.system import System
 
 MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
 
@@ -28,6 +31,7 @@ class Outcome:
     skipped: list[str]
     journal: str
     failed: list[str]
+    undo: str  # the command that rolls the plan back
 
 
 def prepare(lab: bool, scenario: str, target: str | None, log=print):
@@ -52,6 +56,95 @@ def prepare(lab: bool, scenario: str, target: str | None, log=print):
     from nastune.root import Root
 
     return json.loads(collect(Root("/")).to_json()), System(root=Root("/"))
+
+
+@dataclass
+class Here:
+    """Tuning this host (or the lab) from this process."""
+
+    system: System
+
+    def hold(self):
+        return lock.hold(self.system, "optimize")
+
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
+        return executor.apply(plan, self.system, accept_risk=accept_risk, log=log).path
+
+    def undo(self, journal: str) -> str:
+        return f"nastune rollback --to {journal}"
+
+
+@dataclass
+class OnNas:
+    """Tuning the NAS of an inventory with nastune on the NAS: the journal and the
+    confirm-or-revert watchdog live there. After a network change the coordinator proves, over
+    new connections, that it still reaches the NAS and that every client still reaches the
+    NAS's data address with full-size packets; only then does it confirm. If that fails, or the
+    session is cut, nothing confirms and the NAS reverts by itself."""
+
+    agent: NasAgent
+    inventory: str
+    clients: list = field(default_factory=list)  # the measuring clients' Ssh
+    confirm_timeout: int = 120
+
+    def hold(self):
+        return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
+
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
+        timeout = self.confirm_timeout
+        try:
+            done = self.agent.apply(plan, accept_risk, timeout)
+        except NasError as e:
+            raise NasError(
+                f"{e}. If the session was cut, nastune on the NAS finishes or rolls back the apply by itself "
+                f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
+                f"{self.inventory}`"
+            ) from e
+        journal = str(done.get("journal"))
+        log(f"applied on {self.agent.name}; its journal is there: {journal}")
+        if done.get("watchdog"):
+            why = self.agent.fresh_check() or self.unreached()
+            if why:
+                raise NasError(
+                    f"after the network changes, {why}: not confirming, so the NAS reverts them by itself "
+                    f"within {done['watchdog']} s; then `{self.undo(journal)}` restores the rest"
+                )
+            self.agent.confirm(journal)
+            log("network changes confirmed: the NAS and every client still reach each other")
+        return journal
+
+    def unreached(self) -> str | None:
+        """Why a client no longer reaches the NAS's data address with packets of its MTU."""
+        from nastune import commands
+        from nastune.bench.targets import client_mtu
+
+        address = self.agent.host.data_address
+        for ssh in self.clients:
+            mtu = client_mtu(ssh, address) or 1500
+            probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), address]
+            result = commands.run(ssh.argv(probe), 30)
+            if not result.ok:
+                return f"client {ssh.host.name} does not reach {address} with {mtu}-byte packets ({result.tail(1)})"
+        return None
+
+    def undo(self, journal: str) -> str:
+        return f"nastune rollback --inventory {self.inventory} --to {journal}"
+
+
+def prepare_inventory(path: Path, clients: str, confirm_timeout: int, log=print):
+    """The inventory, its chosen clients, the NAS's facts (read there) and how to tune it."""
+    from nastune.remote import inventory
+    from nastune.remote.ssh import Ssh
+
+    inv = inventory.load(path)
+    hosts = inv.select(clients)
+    agent = NasAgent(inv.nas)
+    why = agent.check()
+    if why:
+        raise NasError(why)
+    log(f"inspect: {agent.name}")
+    facts = agent.facts(xfs_fragmentation=True)
+    return inv, hosts, facts, OnNas(agent, str(path), [Ssh(h) for h in hosts], confirm_timeout)
 
 
 def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
@@ -82,7 +175,7 @@ def run(
     out: Path,
     lab: bool,
     facts: dict,
-    system,
+    tuner: Here | OnNas,
     accept_risk: bool,
     console,
     log=print,
@@ -91,7 +184,8 @@ def run(
     changes what they are (an MTU change moves the link's goodput ceiling). A workload that
     fails is reported as failed and the rest compared; anything that stops the run once the
     plan is applied ends in an OptimizeError that names the rollback command."""
-    with lock.hold(system, "optimize"):
+    nas = tuner.agent if isinstance(tuner, OnNas) else None
+    with tuner.hold():
         out.mkdir(parents=True, exist_ok=True)
         (out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
@@ -99,17 +193,17 @@ def run(
         log(f"diagnose: {len(findings)} findings")
         log("measure: before")
         before = runner.run(
-            make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console
+            make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console, nas=nas
         )
         plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
         (out / "plan.json").write_text(plan.to_json() + "\n")
         log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
-        journal = executor.apply(plan, system, accept_risk=accept_risk, log=log)
-        undo = f"undo it with `nastune rollback --to {journal.path}`"
+        journal = tuner.apply(plan, accept_risk, log)
+        undo = f"undo it with `{tuner.undo(journal)}`"
         try:
             log("measure: after")
             after = runner.run(
-                make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console
+                make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console, nas=nas
             )
             rows, notes = compare_runs(before, after)
             failed = failures([before, after])
@@ -132,4 +226,4 @@ def run(
             ) from None
         except Exception as e:
             raise OptimizeError(f"stopped after the plan was applied: {e}; results so far in {out}; {undo}") from e
-    return Outcome(rows, notes, report, plan, skipped, journal.path, failed)
+    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal))

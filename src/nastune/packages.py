@@ -23,6 +23,7 @@ PACKAGES = {
     "nfs-ls": "libnfs-utils",
     "nsenter": "util-linux",
     "numactl": "numactl",
+    "ping": "iputils-ping",
     "python3": "python3",
     "rpcbind": "rpcbind",
     "rpcinfo": "rpcbind",

@@ -41,6 +41,14 @@ def test_hosts_groups_and_variables_as_ansible_reads_them():
     assert [h.name for h in inv.select("ws2,ws1")] == ["ws2", "ws1"] and len(inv.select("all")) == 2
 
 
+def test_how_nastune_runs_on_the_nas():
+    plain = inventory.parse("[nas]\nn\n[clients]\nc1\n", "x").nas
+    assert plain.command == ["nastune"] and plain.lab is False
+    text = "[nas]\nn nastune_command='env A=1 /opt/nastune/bin/nastune' nastune_lab=true\n[clients]\nc1\n"
+    nas = inventory.parse(text, "x").nas
+    assert nas.command == ["env", "A=1", "/opt/nastune/bin/nastune"] and nas.lab is True
+
+
 def test_children_groups_are_followed():
     text = "[nas]\nn ansible_host=10.0.0.1\n[office]\na\nb\n[clients:children]\noffice\n"
     assert [h.name for h in inventory.parse(text, "x").clients] == ["a", "b"]
@@ -61,6 +69,10 @@ def test_children_groups_are_followed():
         ("[nas]\na\n[clients]\nc1 mount\n", "host c1: 'mount' is not key=value"),
         ("[nas]\na nastune_link_rate=fast\n[clients]\nc1\n", "nastune_link_rate: not a rate"),
         ("[nas]\n$(reboot)\n[clients]\nc1\n", "host $(reboot): name: String should match"),
+        ("[nas]\na nastune_command=''\n[clients]\nc1\n", "host a: nastune_command: List should have at least 1"),
+        ('[nas]\na "nastune_command=\'x"\n[clients]\nc1\n', "x: nastune_command: No closing quotation"),
+        ("[nas]\na nastune_lab=maybe\n[clients]\nc1\n", "host a: nastune_lab: Input should be a valid boolean"),
+        ('[nas]\na\n[clients]\nc1 "ansible_ssh_common_args=-o \'x"\n', "ansible_ssh_common_args: No closing"),
     ],
 )
 def test_bad_inventories_name_the_file_and_what_is_wrong(text, message):

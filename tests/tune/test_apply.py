@@ -190,3 +190,29 @@ def test_a_torn_last_journal_line_is_ignored_and_a_corrupt_middle_one_is_reporte
     contents = journal.read()
     assert len(contents.problems) == 1 and contents.problems[0].startswith("line 3: not JSON")
     assert journal.has("confirm")
+
+
+def test_a_plan_on_standard_input_and_a_json_summary_as_a_coordinator_uses_them(root, tmp_path):
+    """How optimize --inventory drives nastune on a NAS over SSH: the plan on stdin, the journal
+    path back as JSON on stdout (the diff goes to stderr), confirm naming that journal."""
+    text = json.dumps(make_plan([{"knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}]))
+    proc = run_cli("apply", "-", "--root", str(root), "--yes", "--json", input=text)
+    done = json.loads(proc.stdout)
+    assert done["changes"] == 1 and done["watchdog"] == 0  # a tree root: nothing to revert by itself
+    assert "vm.dirty_ratio" in proc.stderr and (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"
+    run_cli("confirm", "--root", str(root), "--journal", done["journal"])
+    assert '"confirm"' in (root / done["journal"].lstrip("/")).read_text()
+    bad = run_cli("apply", "-", "--root", str(root), "--yes", "--json", input="{not json", check=False)
+    assert bad.returncode == 2 and "standard input: not JSON" in bad.stderr and not bad.stdout
+
+
+def test_a_log_whose_reader_is_gone_does_not_stop_the_tuning_engine():
+    """A network change can cut the SSH session that reads apply's output: a half-made change
+    must still be finished or rolled back, so the log swallows the broken pipe."""
+    from nastune.cli.common import lines_to
+
+    class Gone:
+        def print(self, *a, **k):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    lines_to(Gone())("applied")  # no exception

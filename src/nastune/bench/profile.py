@@ -3,9 +3,11 @@ the bottleneck: which resource was saturated (a core in softirq, the link, a dis
 
 from __future__ import annotations
 
+import json
+import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from nastune.facts.interrupts import parse_interrupts
 from nastune.root import Root, Unavailable
@@ -40,6 +42,21 @@ class Sample:
     ctxt: int
     net: dict[str, tuple[int, int, int, int]]
     disk: dict[str, int]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Sample:
+        d = json.loads(text)
+        return cls(
+            float(d["t"]),
+            {k: [int(x) for x in v] for k, v in d["cpu"].items()},
+            {int(k): int(v) for k, v in d["irq"].items()},
+            int(d["ctxt"]),
+            {k: (int(v[0]), int(v[1]), int(v[2]), int(v[3])) for k, v in d["net"].items()},
+            {k: int(v) for k, v in d["disk"].items()},
+        )
 
 
 @dataclass
@@ -78,6 +95,15 @@ class Profiler:
         self._stop.set()
         self._thread.join()
         self.samples.append(self._sample())
+
+    def stream(self, out) -> None:
+        """Write a sample per interval to `out`, one JSON line each, until the reader goes away."""
+        while True:
+            try:
+                print(self._sample().to_json(), file=out, flush=True)
+            except BrokenPipeError:
+                return
+            time.sleep(self.interval)
 
     def summary(self) -> dict:
         """Averages over the run: per-CPU shares, interrupts/s of the busiest IRQs, context
@@ -119,6 +145,44 @@ class Profiler:
             "net": net,
             "disk_busy_percent": disks,
         }
+
+
+@dataclass
+class RemoteProfiler(Profiler):
+    """The same samples taken on the NAS by `nastune sample` (a command that streams them over
+    SSH), for a NAS that is not this host."""
+
+    argv: list[str] = field(default_factory=list)
+    FIRST = 20.0  # seconds to wait for the first sample (nastune starting on the NAS)
+
+    def __enter__(self) -> RemoteProfiler:
+        self.samples, first = [], threading.Event()
+        self._proc = subprocess.Popen(
+            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+
+        def read():
+            for line in self._proc.stdout or ():
+                try:
+                    self.samples.append(Sample.from_json(line))
+                except (ValueError, LookupError, TypeError):
+                    continue  # a damaged line: the summary uses the others
+                first.set()
+            first.set()
+
+        self._thread = threading.Thread(target=read, daemon=True)
+        self._thread.start()
+        first.wait(self.FIRST)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        time.sleep(self.interval)  # one more sample after the run
+        self._proc.terminate()  # the NAS's sampler ends at its next write (broken pipe)
+        try:
+            self._proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+        self._thread.join(10)
 
 
 def attribute(profile: dict, limit_bytes: float | None = None) -> str:

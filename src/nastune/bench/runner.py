@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from nastune import __version__
 from nastune.bench.drivers.common import BenchError
 from nastune.bench.interference import Meter, disturbed
-from nastune.bench.profile import Profiler, attribute
+from nastune.bench.profile import Profiler, RemoteProfiler, attribute
 from nastune.bench.results import (
     MetricResult,
     Provenance,
@@ -29,11 +29,13 @@ from nastune.bench.results import (
 )
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
+from nastune.remote.nas import NasAgent, NasError
 from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
 OVER_LIMIT = 1.01
 RETRIES = 2  # a failed step is tried again this many times before its workload counts as failed
+PROFILE_INTERVAL = 0.5  # seconds between the server's /proc samples
 RETRY_PAUSE = 3.0  # seconds: lets a restarted server or a renegotiated link settle
 
 
@@ -44,6 +46,13 @@ def drop_caches() -> None:
         Root().write("/proc/sys/vm/drop_caches", "3")
     except Unavailable:
         pass  # not root: direct I/O and user-space clients still keep client caches out
+
+
+def remote_drop_caches(nas: NasAgent) -> None:
+    try:
+        nas.drop_caches()
+    except NasError as e:
+        raise BenchError(str(e)) from e
 
 
 def facts_snapshot(lab: bool) -> str:
@@ -59,8 +68,11 @@ def facts_snapshot(lab: bool) -> str:
     return collect(Root("/")).to_json()
 
 
-def provenance(out: Path, lab: bool) -> Provenance:
-    text = facts_snapshot(lab)
+def provenance(out: Path, lab: bool, nas: NasAgent | None = None) -> Provenance:
+    """What makes two runs comparable: the measured system's facts (read on the NAS when it is
+    another host), kernel, host, settings and tool versions."""
+    remote = nas is not None and nas.ssh is not None
+    text = json.dumps(nas.facts(xfs_fragmentation=False)) if nas is not None and remote else facts_snapshot(lab)
     facts_path = out.with_name(out.stem + ".facts.json")
     facts_path.write_text(text)
     scenario = None
@@ -68,10 +80,14 @@ def provenance(out: Path, lab: bool) -> Provenance:
         from nastune.lab.lab import Lab
 
         scenario = Lab().state.data.get("scenario", {}).get("name")
+    kernel, host = os.uname().release, os.uname().nodename
+    if nas is not None and remote:
+        kernel = str(json.loads(text).get("system", {}).get("kernel", {}).get("value", "unknown"))
+        host = f"{nas.host.name} ({nas.host.address})"
     return Provenance(
         nastune=__version__,
-        kernel=os.uname().release,
-        host=os.uname().nodename,
+        kernel=kernel,
+        host=host,
         command=sys.argv,
         tools=tool_versions(),
         facts_sha256=fingerprint(text),
@@ -151,15 +167,18 @@ def run(
     label: str = "",
     lab: bool = False,
     console=None,
+    nas: NasAgent | None = None,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
-    the repeats it finished, and the others still run: a run is never lost to one workload."""
+    the repeats it finished, and the others still run: a run is never lost to one workload.
+    `nas`: a NAS reached over SSH, profiled and its caches dropped there."""
     results = ResultSet(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         label=label,
-        provenance=provenance(out, lab),
+        provenance=provenance(out, lab, nas),
         results=[],
     )
+    remote = nas if nas is not None and nas.ssh is not None else None
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -176,7 +195,11 @@ def run(
             started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
             rows: list[dict[str, float]] = []
             retries: list[str] = []
-            profiler = Profiler(net_pid=target.server_pid)
+            profiler = (
+                RemoteProfiler(argv=remote.sampler(PROFILE_INTERVAL))
+                if remote
+                else Profiler(net_pid=target.server_pid, interval=PROFILE_INTERVAL)
+            )
             meter, others = Meter(partial(_servers, lab, target)), []
             interrupted, error, state = False, None, None
             try:
@@ -186,7 +209,7 @@ def run(
                 progress.advance(task)
                 with profiler:
                     for n in range(repeats):
-                        drop_caches()
+                        attempt(partial(remote_drop_caches, remote) if remote else drop_caches, "drop caches", retries)
                         meter.start()
                         rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
                         others.append(meter.stop())

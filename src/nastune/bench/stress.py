@@ -110,15 +110,17 @@ def degradation(idle: ResultSet, loaded: ResultSet) -> list[dict]:
     return rows
 
 
-def run(pairs, load_targets: list[Target], params: dict, repeats: int, out: Path, lab: bool = False, console=None):
+def run(
+    pairs, load_targets: list[Target], params: dict, repeats: int, out: Path, lab: bool = False, console=None, nas=None
+):
     """The measuring client's workloads on the idle NAS (`<out>.idle.json`), then under load
     (`out`); both result files, so `nastune compare` gives the statistics of the change."""
     from nastune.bench import runner
 
     idle_out = out.with_name(out.stem + ".idle.json")
-    idle = runner.run(pairs, params, repeats, idle_out, label="idle", lab=lab, console=console)
+    idle = runner.run(pairs, params, repeats, idle_out, label="idle", lab=lab, console=console, nas=nas)
     with Load(load_targets, params) as load:
-        loaded = runner.run(pairs, params, repeats, out, label="loaded", lab=lab, console=console)
+        loaded = runner.run(pairs, params, repeats, out, label="loaded", lab=lab, console=console, nas=nas)
     loaded.label = load.summary()
     loaded.save(out)
     return idle, loaded, idle_out

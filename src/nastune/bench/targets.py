@@ -10,9 +10,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from nastune.facts.mounts import parse_mounts
+from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
 from nastune.remote.inventory import Host, Inventory
-from nastune.remote.ssh import Ssh
+from nastune.remote.ssh import Ssh, missing_tools
 from nastune.root import Root
 
 TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
@@ -163,6 +164,16 @@ def lab_targets() -> dict[str, Target]:
 INVENTORY_KINDS = ("smb", "nfs", "ftp", "iperf3", "mount")
 
 
+def client_tools(kind: str) -> list[str]:
+    """What a client runs to measure `kind`: bash times a tool, dd makes source files, python3
+    runs the NFS operations driver, ping proves the data path after a network change."""
+    if kind == "iperf3":
+        return ["iperf3", "ping"]
+    if kind == "mount":
+        return ["bash", "ping"]  # fio itself is the client's fio server
+    return ["bash", "dd", "ping", *(["python3"] if kind == "nfs" else []), *PROTOCOLS[kind].tools]
+
+
 def client_mtu(ssh: Ssh, address: str) -> int | None:
     """The MTU of the client's interface toward `address` (its route, then its link)."""
     from nastune import commands
@@ -187,6 +198,12 @@ def inventory_targets(inv: Inventory, kind: str, hosts: list[Host]) -> list[Targ
         why = ssh.check()
         if why:
             raise ValueError(why)
+        lacking = missing_tools(ssh, client_tools(kind))
+        if lacking:
+            raise ValueError(
+                f"client {host.name} ({host.address}) lacks {', '.join(lacking)}: "
+                f"apt-get install {' '.join(sorted({PACKAGES.get(t, t) for t in lacking}))}"
+            )
         base = Target(
             kind,
             f"iperf3://{nas.data_address}",

@@ -91,8 +91,9 @@ def bench(
     from nastune.bench.workloads import DEFAULTS
 
     loaders: list = []
+    nas = None
     if inventory or clients or stress:
-        pairs, loaders = client_pairs(inventory, lab, target, workload, clients or "all", scaling, stress)
+        pairs, loaders, nas = client_pairs(inventory, lab, target, workload, clients or "all", scaling, stress)
     else:
         pairs = bench_pairs(target, lab, workload or default_workloads(lab))
     params = {**DEFAULTS, "size": size_option(size), "files": files}
@@ -100,10 +101,10 @@ def bench(
         if stress:
             from nastune.bench import stress as stressing
 
-            idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, lab=lab, console=err)
+            idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, lab=lab, console=err, nas=nas)
             show_degradation(stressing.degradation(idle, results), idle_out, out)
         else:
-            results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err)
+            results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err, nas=nas)
     except KeyboardInterrupt:
         err.print(f"interrupted: test files removed; finished repeats kept in {out}")
         raise typer.Exit(130) from None
@@ -135,13 +136,15 @@ def bench(
 def client_pairs(
     inventory: Path | None, lab: bool, target: str | None, workload, clients: str, scaling: bool, stress: bool
 ):
-    """The pairs of a run from an inventory's clients (the lab's own with --lab); with `stress`,
-    the first chosen client's pairs and the targets of the clients that load the NAS."""
+    """The pairs of a run from an inventory's clients (the lab's own with --lab), and the NAS as
+    nastune reaches it; with `stress`, the first chosen client's pairs and the targets of the
+    clients that load the NAS."""
     from dataclasses import replace
 
     from nastune.bench.selection import inventory_pairs
     from nastune.bench.targets import inventory_targets
     from nastune.remote import inventory as inventories
+    from nastune.remote.nas import NasAgent
 
     server_pid = None
     if inventory is None:
@@ -157,6 +160,10 @@ def client_pairs(
         inventory = Lab().inventory_path
     try:
         inv = inventories.load(inventory)
+        nas = NasAgent(inv.nas)
+        why = nas.check()
+        if why:
+            fail(why)
         hosts = inv.select(clients)
         if stress:
             if not target or len(hosts) < 2:
@@ -164,10 +171,11 @@ def client_pairs(
             pairs = inventory_pairs(
                 inv, target, workload or ["seq-write", "seq-read"], hosts[0].name, False, server_pid
             )
-            return pairs, [replace(t, server_pid=server_pid) for t in inventory_targets(inv, target, hosts[1:])]
+            loaders = [replace(t, server_pid=server_pid) for t in inventory_targets(inv, target, hosts[1:])]
+            return pairs, loaders, nas
         several = len(hosts) > 1 or scaling
         names = workload or (["seq-write", "seq-read"] if several else ["seq-write", "seq-read", "network"])
-        return inventory_pairs(inv, target, names, clients, scaling, server_pid), []
+        return inventory_pairs(inv, target, names, clients, scaling, server_pid), [], nas
     except ValueError as e:
         fail(str(e))
 
@@ -186,6 +194,17 @@ def show_degradation(rows: list[dict], idle_out: Path, out: Path) -> None:
             f"{row['worse']:.2f}x",
         )
     console.print(table)
+
+
+@app.command(hidden=True)
+def sample(interval: Annotated[float, typer.Option("--interval", min=0.1, max=60)] = 0.5) -> None:
+    """Stream this host's /proc samples, one JSON line each: the NAS's side of a profile that a
+    coordinator takes over SSH."""
+    import sys
+
+    from nastune.bench.profile import Profiler
+
+    Profiler(interval=interval).stream(sys.stdout)
 
 
 @bench_app.command("list")

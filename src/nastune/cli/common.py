@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -98,6 +99,19 @@ def main(
 def say(stage: str):
     """A progress logger for a stage: its name dimmed, the message as plain text."""
     return lambda m: err.print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
+
+
+def lines_to(shown) -> Callable[[str], None]:
+    """A log for the tuning engine that never stops it: when the reader is gone (an SSH session
+    that a network change cut), a change half-made must still be finished or rolled back."""
+
+    def log(message: str) -> None:
+        try:
+            shown.print(message, highlight=False)
+        except OSError:
+            pass
+
+    return log
 
 
 def verbose(ctx: typer.Context) -> bool:

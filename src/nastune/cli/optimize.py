@@ -38,16 +38,39 @@ def optimize(
         list[str] | None,
         typer.Option("--accept-risk", help="durability: also apply changes that trade crash safety for speed."),
     ] = None,
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            "--inventory",
+            help="An Ansible INI inventory: tune its NAS (with nastune on the NAS, over SSH unless "
+            "ansible_connection=local) and measure from its clients.",
+        ),
+    ] = None,
+    clients: Annotated[
+        str, typer.Option("--clients", help="With --inventory: which clients measure (all, or c1,c2: together).")
+    ] = "all",
+    confirm_timeout: Annotated[
+        int,
+        typer.Option(
+            "--confirm-timeout",
+            min=10,
+            help="With --inventory: the NAS reverts network changes by itself after this many seconds "
+            "unless optimize proves it still reaches the NAS and the clients reach it.",
+        ),
+    ] = 120,
 ) -> None:
     """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
-    On the lab it starts from a fresh `soho` (a small NAS in its factory state)."""
+    On the lab it starts from a fresh `soho` (a small NAS in its factory state); with
+    --inventory it tunes that NAS and measures from its clients."""
     import sys
+    from functools import partial
 
     from nastune.bench.selection import default_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab.lab import LabError
-    from nastune.optimize import OptimizeError, prepare
+    from nastune.optimize import Here, OptimizeError, prepare, prepare_inventory
     from nastune.optimize import run as run_optimize
+    from nastune.remote.nas import NasError
     from nastune.tune.system import TuneError
 
     if not yes and not sys.stdin.isatty():
@@ -57,24 +80,23 @@ def optimize(
     log = say("optimize")
     params = {**DEFAULTS, "size": size_option(size)}
     try:
-        facts, system = prepare(lab, scenario, target, log)
-        names = workload or default_workloads(lab)
-        pairs(None if lab else target, lab, names)  # refuse bad workloads before the plan is applied
-        outcome = run_optimize(
-            lambda: pairs(None if lab else target, lab, names),
-            params,
-            repeats,
-            out,
-            lab,
-            facts,
-            system,
-            bool(accept_risk),
-            err,
-            log,
-        )
+        if inventory:
+            from nastune.bench.selection import inventory_pairs
+
+            inv, hosts, facts, tuner = prepare_inventory(inventory, clients, confirm_timeout, log)
+            names = workload or ["seq-write", "seq-read", *(["network"] if len(hosts) == 1 else [])]
+            make_pairs = partial(inventory_pairs, inv, target, names, clients)
+            lab = inv.nas.lab
+        else:
+            facts, system = prepare(lab, scenario, target, log)
+            tuner = Here(system)
+            names = workload or default_workloads(lab)
+            make_pairs = partial(pairs, None if lab else target, lab, names)
+        make_pairs()  # refuse bad workloads and unreachable clients before the plan is applied
+        outcome = run_optimize(make_pairs, params, repeats, out, lab, facts, tuner, bool(accept_risk), err, log)
     except OptimizeError as e:
         fail(str(e), code=130 if e.interrupted else 1)
-    except (LabError, TuneError, ValueError, OSError) as e:
+    except (LabError, TuneError, NasError, ValueError, OSError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail(f"interrupted before the plan was applied; results so far in {out}", code=130)
@@ -92,6 +114,6 @@ def optimize(
     )
     if worse or outcome.failed:
         what = "some results got worse" if worse else "some workloads failed"
-        console.print(Text.assemble((what, "red"), f": undo everything with `nastune rollback --to {outcome.journal}`"))
+        console.print(Text.assemble((what, "red"), f": undo everything with `{outcome.undo}`"))
     if outcome.failed:
         raise typer.Exit(1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.text import Text
@@ -19,10 +19,16 @@ from nastune.cli.common import (
     console,
     err,
     fail,
+    lines_to,
     rerun_in_lab,
 )
 from nastune.report import layout
 from nastune.root import Unavailable
+
+InventoryOption = Annotated[
+    Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
+]
+CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a network change
 
 
 @app.command()
@@ -71,16 +77,18 @@ def apply(
         typer.Option("--accept-risk", help="Allow changes that trade away a guarantee; the only one is: durability."),
     ] = None,
     confirm_timeout: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--confirm-timeout",
-            help="On a live host, revert network changes after this many seconds "
-            "unless `nastune confirm` is run (0: no revert).",
+            help="Revert network changes after this many seconds unless `nastune confirm` is run "
+            f"(0: no revert). Default: {CONFIRM_TIMEOUT} on a live host; on the lab only when given.",
+            min=0,
         ),
-    ] = 120,
+    ] = None,
+    json: JsonOption = False,
 ) -> None:
-    """Apply a plan: show the diff, journal each original value, change, read back, and roll
-    everything back on any failure."""
+    """Apply a plan (`-`: read it from standard input): show the diff, journal each original
+    value, change, read back, and roll everything back on any failure."""
     from nastune.report.tune_view import diff_table
     from nastune.tune import executor
     from nastune.tune.plan import load
@@ -98,11 +106,12 @@ def apply(
         rows = executor.diff(loaded, system)
     except TuneError as e:
         fail(str(e))
-    console.print(diff_table(rows))
+    shown = err if json else console  # --json: standard output is the summary alone
+    shown.print(diff_table(rows))
     if any(r.change.durability_risk and not r.noop for r in rows):
         err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
     if dry_run:
-        console.print("dry run: nothing changed")
+        shown.print("dry run: nothing changed")
         return
     if not yes:
         import sys
@@ -116,21 +125,23 @@ def apply(
             system,
             accept_risk=bool(accept_risk),
             persist=persist,
-            log=lambda m: console.print(m, highlight=False),
+            log=lines_to(shown),
         )
     except TuneError as e:
         fail(str(e), code=1)
-    console.print(
-        f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.", highlight=False
-    )
     network = [r for r in rows if r.knob.network and not r.noop]
-    if network and system.live and system.netns is None and confirm_timeout > 0:
-        executor.start_watchdog(journal, confirm_timeout)
-        console.print(
-            layout.styled(
-                f"network changes will be reverted in {confirm_timeout} s unless you run `nastune confirm`", "yellow"
-            )
-        )
+    timeout = confirm_timeout if confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
+    watchdog = timeout if network and system.live and timeout > 0 else 0
+    if watchdog:  # armed before anything is printed: the reader may be gone with the network
+        executor.start_watchdog(journal, watchdog)
+    log = lines_to(shown)
+    log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
+    if watchdog:
+        log(f"network changes will be reverted in {watchdog} s unless you run `nastune confirm`")
+    if json:
+        import json as jsonlib
+
+        print(jsonlib.dumps({"journal": journal.path, "watchdog": watchdog, "changes": len(loaded.changes)}))
 
 
 @app.command()
@@ -138,8 +149,11 @@ def verify(
     root: RootOption = "/",
     journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
     json: JsonOption = False,
+    inventory: InventoryOption = None,
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
+    if inventory:
+        on_nas(inventory, "verify", *(["--journal", journal] if journal else []), *(["--json"] if json else []))
     from nastune.tune import executor
     from nastune.tune.system import TuneError
 
@@ -182,9 +196,12 @@ def rollback(
     root: RootOption = "/",
     to: Annotated[str | None, typer.Option("--to", help="The journal to roll back (default: the newest).")] = None,
     unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
+    inventory: InventoryOption = None,
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
+    if inventory:
+        on_nas(inventory, "rollback", *(["--to", to] if to else []))
     import time
 
     from nastune.tune.rollback import rollback as rollback_journal
@@ -219,18 +236,48 @@ def rollback(
 
 
 @app.command()
-def confirm(root: RootOption = "/") -> None:
+def confirm(
+    root: RootOption = "/",
+    journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
+    inventory: InventoryOption = None,
+) -> None:
     """Keep the network changes of the last apply (stops the automatic revert)."""
+    if inventory:
+        on_nas(inventory, "confirm", *(["--journal", journal] if journal else []))
     import time
 
     from nastune.tune.system import TuneError
 
-    found = journal_of(root, None)
+    found = journal_of(root, journal)
     try:
         found.record({"type": "confirm", "at": time.time()})
     except TuneError as e:
         fail(str(e))
     console.print(f"confirmed {found.path}", highlight=False)
+
+
+def on_nas(inventory: Path, *args: str) -> NoReturn:
+    """Run this tuning command on the inventory's NAS, where its journal is; its output and
+    exit status are this command's."""
+    import sys
+
+    from nastune import commands
+    from nastune.remote import inventory as inventories
+    from nastune.remote.nas import NasAgent
+
+    try:
+        agent = NasAgent(inventories.load(inventory).nas)
+    except inventories.InventoryError as e:
+        fail(str(e))
+    why = agent.check()
+    if why:
+        fail(why, code=1)
+    result = commands.run(agent.argv([*agent.nastune_argv, *args]), 600)
+    if result.error:
+        fail(f"{args[0]} on {agent.name}: {result.error}", code=1)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    raise typer.Exit(result.returncode or 0)
 
 
 def tuning_system(root: str, lab: bool):

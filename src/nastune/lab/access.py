@@ -1,25 +1,29 @@
-"""How nastune reaches the lab's clients: exactly as it reaches real ones. A management link
-from this host into each client namespace (out of band: its traffic never shares the shaped
-data link), an OpenSSH server in each client namespace with the lab's own host key and an
-authorized key under the lab directory, listening only on the client's management address,
-and a fio server there for fio's client/server mode. `inventory_text` is the Ansible INI
-inventory that `--inventory` reads, for the lab as for a real NAS."""
+"""How nastune reaches the lab's hosts: exactly as it reaches real ones, with OpenSSH. A
+management link from this host into each client namespace (out of band: its traffic never
+shares the shaped data link), an OpenSSH server there with the lab's own host key and an
+authorized key under the lab directory, listening only on the management address, and a fio
+server for fio's client/server mode. The NAS gets no extra interface (that would change what
+is diagnosed and tuned there): its sshd runs per connection in the nas network namespace as the SSH
+client's ProxyCommand (`sshd -i`, as inetd runs it), so it listens nowhere at all.
+`inventory_text` is the Ansible INI inventory that `--inventory` reads, for the lab as for a
+real NAS."""
 
 from __future__ import annotations
 
 import shlex
+import sys
 from functools import partial
 from pathlib import Path
 
 from nastune.lab import network
 from nastune.lab.procs import spawn, wait_for
-from nastune.lab.sh import in_ns, run
+from nastune.lab.sh import LabError, in_ns, run
 from nastune.lab.state import State
 from nastune.protocols import PROTOCOLS
 
 FIO_PORT = 8765
-SSHD_CONFIG = """# the lab's sshd for {ns}: keys only, root, this address only
-ListenAddress {ip}:22
+SSHD_CONFIG = """# the lab's sshd for {ns}: keys only, root, this address only (none: run per connection)
+{ip}
 HostKey {dir}/host_ed25519
 AuthorizedKeysFile {dir}/authorized_keys
 PidFile none
@@ -36,8 +40,11 @@ MaxStartups 64
 """
 
 
+NAS_HOST = "nastune-lab-nas"  # the NAS's name for ssh: in known_hosts, reached by ProxyCommand
+
+
 def mgmt_ip(i: int) -> str:
-    """Client i's management address (the coordinator's end is .1 of the same /24)."""
+    """Client i's management address (this host's end is .1 of the same /24)."""
     return f"10.78.{i}.2"
 
 
@@ -66,16 +73,16 @@ def remove_link(name: str) -> None:
 
 
 def close(path: Path) -> None:
-    """End the shared SSH connections to the lab's clients (they outlive a command by design)."""
+    """End the shared SSH connections to the lab's hosts (they outlive a command by design)."""
     from nastune.remote import inventory
     from nastune.remote.ssh import Ssh
 
     if path.exists():
         try:
-            hosts = inventory.load(path).clients
+            found = inventory.load(path)
         except inventory.InventoryError:
             return  # a damaged inventory: its connections expire by themselves (ControlPersist)
-        for host in hosts:
+        for host in [found.nas, *found.clients]:
             Ssh(host).close()
 
 
@@ -90,8 +97,8 @@ def keys(directory: Path) -> None:
 
 
 def start(state: State, directory: Path, clients: int, rate: str) -> None:
-    """sshd and a fio server in every client namespace, each ready before this returns, and
-    the lab's inventory written to `inventory.ini`."""
+    """sshd and a fio server in every client namespace, each ready before this returns, the
+    NAS's sshd configuration, and the lab's inventory written to `inventory.ini`."""
     from nastune.remote import inventory
     from nastune.remote.ssh import Ssh
 
@@ -99,16 +106,20 @@ def start(state: State, directory: Path, clients: int, rate: str) -> None:
     keydir = ssh_dir(directory)
     host_key = (keydir / "host_ed25519.pub").read_text().split()
     (keydir / "known_hosts").write_text(
-        "".join(f"{mgmt_ip(i)} {host_key[0]} {host_key[1]}\n" for i in range(1, clients + 1))
+        "".join(f"{name} {host_key[0]} {host_key[1]}\n" for name in [NAS_HOST, *map(mgmt_ip, range(1, clients + 1))])
     )
     Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+    (keydir / f"sshd-{network.NAS_NS}.conf").write_text(SSHD_CONFIG.format(ns=network.NAS_NS, ip="", dir=keydir))
     path = directory / "inventory.ini"
     path.write_text(inventory_text(directory, clients, rate))
     hosts = inventory.load(path)
+    why = Ssh(hosts.nas).check(30, role="NAS")
+    if why:
+        raise LabError(f"the lab's NAS does not answer over SSH: {why}")
     for i in range(1, clients + 1):
         ns = network.client_ns(i)
         conf = keydir / f"sshd-{ns}.conf"
-        conf.write_text(SSHD_CONFIG.format(ns=ns, ip=mgmt_ip(i), dir=keydir))
+        conf.write_text(SSHD_CONFIG.format(ns=ns, ip=f"ListenAddress {mgmt_ip(i)}:22", dir=keydir))
         argv = in_ns(ns, ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)])
         sshd = spawn(state, f"sshd-{ns}", argv, directory / "logs" / f"sshd-{ns}.out")
         wait_for(f"sshd-{ns}", sshd, partial(_answers, Ssh(hosts.clients[i - 1])), 30)
@@ -137,11 +148,20 @@ def inventory_text(directory: Path, clients: int, rate: str) -> str:
     keydir = ssh_dir(directory)
     shares = " ".join(f"{var}={PROTOCOLS[p].lab_share}" for p, var in SHARE_VARS.items())
     ssh_args = f"-o UserKnownHostsFile={keydir}/known_hosts -o StrictHostKeyChecking=yes"
+    nastune = shlex.join(["env", f"NASTUNE_LAB_DIR={directory}", sys.executable, "-m", "nastune"])
+    # only the network namespace: the lab's NAS shares this host's mounts (its cgroups among
+    # them), as its tuning on this host does; `inspect --lab` enters the rest itself
+    sshd = ["nsenter", f"--net=/run/netns/{network.NAS_NS}", "/usr/sbin/sshd", "-i", "-f"]
+    sshd.append(str(keydir / f"sshd-{network.NAS_NS}.conf"))
+    nas_args = f"{ssh_args} -o {shlex.quote('ProxyCommand=' + shlex.join(sshd))}"
     lines = [
         "# The lab's hosts as an Ansible INI inventory: nastune bench --inventory THIS_FILE",
         "[nas]",
-        f"nas ansible_connection=local nastune_address={network.NAS_IP} {shares} "
-        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD}",
+        f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares} "
+        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD} "
+        # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
+        f"nastune_lab=true nastune_command={shlex.quote(nastune)} "
+        f"ansible_ssh_common_args={shlex.quote(nas_args)}",
         "",
         "[clients]",
         *(
@@ -150,7 +170,7 @@ def inventory_text(directory: Path, clients: int, rate: str) -> str:
             for i in range(1, clients + 1)
         ),
         "",
-        "[clients:vars]",
+        "[all:vars]",
         "ansible_user=root",
         f"ansible_ssh_private_key_file={keydir}/id_ed25519",
         f"ansible_ssh_common_args={shlex.quote(ssh_args)}",

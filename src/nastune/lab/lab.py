@@ -182,8 +182,9 @@ class Lab:
             from nastune.remote import inventory
             from nastune.remote.ssh import Ssh
 
-            for host in inventory.load(self.inventory_path).clients:
-                why = Ssh(host).check(10)
+            hosts = inventory.load(self.inventory_path)
+            for host in [hosts.nas, *hosts.clients]:
+                why = Ssh(host).check(10, role="NAS" if host is hosts.nas else "client")
                 parts.append({"part": f"ssh to {host.name}", "ok": why is None, "check": why or f"ssh {host.address}"})
         return parts
 

@@ -10,7 +10,12 @@ ansible_ssh_private_key_file, ansible_ssh_common_args, ansible_connection) and n
   the rate also carries (38 on Ethernet), for the physical limit of a result;
 - nastune_protocols (client): which of smb, nfs, ftp it uses (default: all the NAS offers);
 - nastune_mount (client): where it mounts the share, for the path workloads (fio);
-- nastune_fio_server (client): HOST,PORT of its `fio --server`, for fio's client/server mode."""
+- nastune_fio_server (client): HOST,PORT of its `fio --server`, for fio's client/server mode;
+- nastune_command (nas): how to run nastune there (default `nastune`), for `optimize`, which
+  tunes the NAS with nastune's own engine on the NAS, so its journal and its confirm-or-revert
+  watchdog live there;
+- nastune_lab (nas): true for the lab's NAS, a namespace that shares this kernel (its tuning
+  commands take --lab)."""
 
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ VARIABLES = {  # the inventory variable behind each field, for errors
     "fio_server": "nastune_fio_server",
     "link_bps": "nastune_link_rate",
     "link_overhead": "nastune_link_overhead",
+    "command": "nastune_command",
+    "lab": "nastune_lab",
 }
 
 
@@ -77,6 +84,8 @@ class Nas(Host):
     shares: dict[str, str] = {}
     link_bps: int | None = Field(default=None, gt=0)
     link_overhead: int = Field(default=38, ge=0, le=1000)
+    command: list[str] = Field(default=["nastune"], min_length=1)
+    lab: bool = False
 
 
 class Inventory(BaseModel):
@@ -146,14 +155,14 @@ def _group(sections: dict[str, list[list[str]]], name: str, where: str) -> list[
     return [(host, {**shared, **own}) for host, own in hosts]
 
 
-def _host_fields(name: str, v: dict[str, str]) -> dict:
+def _host_fields(name: str, v: dict[str, str], where: str) -> dict:
     return {
         "name": name,
         "address": v.get("ansible_host", name),
         "user": v.get("ansible_user"),
         "port": v.get("ansible_port", 22),
         "key": v.get("ansible_ssh_private_key_file"),
-        "ssh_args": shlex.split(v.get("ansible_ssh_common_args", "")),
+        "ssh_args": _words(v.get("ansible_ssh_common_args", ""), where, "ansible_ssh_common_args"),
         "local": v.get("ansible_connection") == "local",
         "protocols": [p for p in v.get("nastune_protocols", "").split(",") if p],
         "mount": v.get("nastune_mount"),
@@ -173,19 +182,28 @@ def parse(text: str, where: str) -> Inventory:
     if len(set(names)) != len(names):
         raise InventoryError(f"{where}: a client is named twice in [clients]")
     name, v = nas[0]
-    fields = _host_fields(name, v)
+    fields = _host_fields(name, v, where)
     shares = {p: v[var] for p, var in SHARE_VARS.items() if v.get(var)}
     extra = {
         "data_address": v.get("nastune_address", fields["address"]),
         "shares": shares,
         "link_bps": _rate(v.get("nastune_link_rate"), where),
         "link_overhead": v.get("nastune_link_overhead", 38),
+        "command": _words(v.get("nastune_command", "nastune"), where, "nastune_command"),
+        "lab": v.get("nastune_lab", "false"),
     }
     return Inventory(
         path=where,
         nas=_make(Nas, {**fields, **extra}, where),
-        clients=[_make(Host, _host_fields(n, hv), where) for n, hv in clients],
+        clients=[_make(Host, _host_fields(n, hv, where), where) for n, hv in clients],
     )
+
+
+def _words(text: str, where: str, var: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise InventoryError(f"{where}: {var}: {e}") from None
 
 
 def _rate(text: str | None, where: str) -> int | None:

@@ -55,12 +55,12 @@ class Ssh:
         remote = shlex.join(["env", "LC_ALL=C", "LANG=C", *argv])
         return ["ssh", *self.options(), self.host.address, "--", remote]
 
-    def check(self, timeout: float = 20) -> str | None:
+    def check(self, timeout: float = 20, role: str = "client") -> str | None:
         """None when the host runs a command for us, else why not, naming the host."""
         result = commands.run(self.argv(["true"]), timeout)
         if result.ok:
             return None
-        return f"client {self.host.name} ({self.host.address}): {unreachable_reason(result)}"
+        return f"{role} {self.host.name} ({self.host.address}): {unreachable_reason(result)}"
 
     def close(self) -> None:
         """End the shared connection (ControlPersist would keep it a while)."""

@@ -18,9 +18,12 @@ def reload(system: System, service: str, log=print) -> str:
         return "samba: configuration reloaded (new connections use it)"
     if service == "ganesha":
         if system.lab_dir is not None:
-            from nastune.lab.lab import Lab
+            from nastune.lab.lab import Lab, LabError
 
-            Lab(system.lab_dir).restart("ganesha")
+            try:
+                Lab(system.lab_dir).restart("ganesha")
+            except LabError as e:
+                raise TuneError(f"restart the lab's NFS-Ganesha: {e}") from e
         elif shutil.which("systemctl"):
             system.run(["systemctl", "restart", "nfs-ganesha"], what="restart NFS-Ganesha")
         else:

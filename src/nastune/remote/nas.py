@@ -1,0 +1,123 @@
+"""The NAS as the coordinator reaches it: nastune's own commands run on the NAS (over SSH, or
+here when the inventory says `ansible_connection=local`), so that its facts are read there,
+its journal is written there (a NAS that reboots mid-apply is rolled back there, by `nastune
+rollback` on the NAS), and its confirm-or-revert watchdog runs there: when a network change
+cuts the coordinator off, the NAS reverts by itself. The plan travels on standard input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+
+from nastune import commands
+from nastune.remote.inventory import Nas
+from nastune.remote.ssh import UNREACHABLE, Ssh, unreachable_reason
+from nastune.tune.plan import Plan
+
+NOT_FOUND = 127  # the remote shell's status for a command it cannot find
+
+
+class NasError(RuntimeError):
+    """A command on the NAS failed; the message names the NAS and the command."""
+
+
+@dataclass(frozen=True)
+class NasAgent:
+    host: Nas
+
+    @property
+    def ssh(self) -> Ssh | None:
+        return None if self.host.local else Ssh(self.host)
+
+    @property
+    def name(self) -> str:
+        return f"NAS {self.host.name}" + ("" if self.host.local else f" ({self.host.address})")
+
+    @property
+    def nastune_argv(self) -> list[str]:
+        """nastune on the NAS: the inventory's nastune_command; on this host, this very nastune."""
+        if self.host.local and self.host.command == ["nastune"]:
+            return [sys.executable, "-m", "nastune"]
+        return list(self.host.command)
+
+    @property
+    def lab_args(self) -> list[str]:
+        return ["--lab"] if self.host.lab else []
+
+    def argv(self, argv: list[str]) -> list[str]:
+        return argv if self.ssh is None else self.ssh.argv(argv)
+
+    def check(self) -> str | None:
+        """None when the NAS runs commands for us, else why not."""
+        return None if self.ssh is None else self.ssh.check(role="NAS")
+
+    def fresh_check(self) -> str | None:
+        """Like check, over a new connection: after a network change the shared one may be a
+        survivor that hides a NAS no new session can reach."""
+        if self.ssh is not None:
+            self.ssh.close()
+        return self.check()
+
+    def run(self, argv: list[str], what: str, timeout: float = 600, input: str | None = None) -> str:
+        result = commands.run(self.argv(argv), timeout, input)
+        if self.ssh is not None and result.returncode == UNREACHABLE:
+            raise NasError(f"{what} on {self.name}: {unreachable_reason(result)}")
+        if result.error:
+            raise NasError(f"{what} on {self.name}: {result.error}")
+        if result.returncode == NOT_FOUND:
+            raise NasError(
+                f"{what} on {self.name}: {argv[0]} is not installed there (nastune_command: "
+                f"{' '.join(self.host.command)}): {result.tail(1)}"
+            )
+        if result.returncode != 0:
+            raise NasError(f"{what} on {self.name} failed (exit {result.returncode}): {result.tail(3)}")
+        return result.stdout
+
+    def nastune(self, *args: str, what: str, input: str | None = None, timeout: float = 600) -> str:
+        return self.run([*self.nastune_argv, *args], what, timeout, input)
+
+    def facts(self, xfs_fragmentation: bool = True) -> dict:
+        frag = ["--xfs-fragmentation"] if xfs_fragmentation else []
+        return self._json(self.nastune("inspect", "--json", *self.lab_args, *frag, what="inspect"), "inspect")
+
+    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int) -> dict:
+        """Apply `plan` on the NAS; {"journal": path, "watchdog": seconds (0: none armed)}."""
+        risk = ["--accept-risk", "durability"] if accept_risk else []
+        out = self.nastune(
+            "apply",
+            "-",
+            "--yes",
+            "--json",
+            *self.lab_args,
+            *risk,
+            "--confirm-timeout",
+            str(confirm_timeout),
+            what="apply",
+            input=plan.to_json(),
+        )
+        return self._json(out, "apply")
+
+    def confirm(self, journal: str) -> None:
+        self.nastune("confirm", "--journal", journal, what="confirm")
+
+    def rollback(self, journal: str) -> str:
+        return self.nastune("rollback", "--to", journal, what="rollback")
+
+    def drop_caches(self) -> None:
+        """The NAS's page cache, so that reads are served from its disks."""
+        self.run(["sync"], "sync")
+        self.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], "drop caches")
+
+    def sampler(self, interval: float) -> list[str]:
+        """The command that streams the NAS's /proc samples, one JSON line each."""
+        return self.argv([*self.nastune_argv, "sample", "--interval", str(interval)])
+
+    def _json(self, text: str, what: str) -> dict:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise NasError(f"{what} on {self.name}: not JSON: {text[:200]!r}") from None
+        if not isinstance(data, dict):
+            raise NasError(f"{what} on {self.name}: not a JSON object")
+        return data
