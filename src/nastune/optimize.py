@@ -14,6 +14,7 @@ from nastune.facts import Facts
 from nastune.jsonfile import dumps
 from nastune.remote.nas import NasAgent, NasError
 from nastune.report import html
+from nastune.rules.runtime import with_runtime
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune import executor, lock
 from nastune.tune.plan import Plan, from_findings
@@ -34,22 +35,24 @@ class Outcome:
     undo: str  # the command that rolls the plan back
 
 
-def prepare(lab: bool, scenario: str, target: str | None, log=print):
-    """The facts and the System to optimize: a fresh lab in `scenario`, or this live system
-    (measured at `target`)."""
+def fresh_lab(scenario: str, log=print) -> Path:
+    """A fresh lab in `scenario` (the one running is taken down); its inventory, which optimize
+    then uses as a real deployment's: the NAS over SSH, measured from the clients."""
     from nastune.lab import scenario as scenarios
     from nastune.lab.lab import Lab, require_root
-    from nastune.tune.system import System, lab_system
 
-    if lab:
-        require_root()
-        chosen = scenarios.load(scenario)
-        log(f"lab: starting from a fresh {chosen.name}")
-        fresh = Lab()
-        if fresh.state.exists:
-            fresh.down(log=log)
-        Lab().up(chosen, log=log)
-        return json.loads(Lab().facts_json(xfs_fragmentation=True)), lab_system()
+    require_root()
+    chosen = scenarios.load(scenario)
+    log(f"lab: starting from a fresh {chosen.name}")
+    fresh = Lab()
+    if fresh.state.exists:
+        fresh.down(log=log)
+    Lab().up(chosen, log=log)
+    return Lab().inventory_path
+
+
+def prepare_live(target: str | None):
+    """The facts and the System of this live system, measured at `target`."""
     if not target:
         raise ValueError("with --live, say where to measure: --target PATH|URL")
     from nastune.facts import collect
@@ -189,12 +192,16 @@ def run(
         out.mkdir(parents=True, exist_ok=True)
         (out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
-        (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
         log(f"diagnose: {len(findings)} findings")
         log("measure: before")
         before = runner.run(
             make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console, nas=nas
         )
+        findings = with_runtime(findings, [before])  # what limited the baseline leads
+        (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
+        for f in findings:
+            if f.limiting:
+                log(f"limiting: {f.rule}: {f.limiting}")
         plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
         (out / "plan.json").write_text(plan.to_json() + "\n")
         log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")

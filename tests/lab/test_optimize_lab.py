@@ -89,7 +89,7 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
     stdout, stderr = proc.communicate(timeout=600)
     stderr = "".join(seen) + stderr
     assert proc.returncode == 1 and "Traceback" not in stderr, stderr
-    assert "FAILED" in stdout and "network @ iperf3://10.77.0.1" in stdout and "nastune rollback --to" in stdout
+    assert "FAILED" in stdout and "network @ iperf3://10.77.0.1" in stdout and "nastune rollback --inventory" in stdout
     compared = json.loads((out / "compare.json").read_text())
     assert {r["workload"] for r in compared["rows"]} == {"seq-write"}  # the other workload is still compared
     assert any("network" in f and "failed" in f for f in compared["failed"])

@@ -49,6 +49,11 @@ def test_how_nastune_runs_on_the_nas():
     assert nas.command == ["env", "A=1", "/opt/nastune/bin/nastune"] and nas.lab is True
 
 
+def test_a_read_set_names_files_below_the_shares_with_their_sizes():
+    text = "[nas]\nn nastune_read_set=aged/a-0.bin:67108864,old/b.iso:4096\n[clients]\nc1\n"
+    assert inventory.parse(text, "x").nas.read_set == [("aged/a-0.bin", 67108864), ("old/b.iso", 4096)]
+
+
 def test_children_groups_are_followed():
     text = "[nas]\nn ansible_host=10.0.0.1\n[office]\na\nb\n[clients:children]\noffice\n"
     assert [h.name for h in inventory.parse(text, "x").clients] == ["a", "b"]
@@ -73,6 +78,11 @@ def test_children_groups_are_followed():
         ('[nas]\na "nastune_command=\'x"\n[clients]\nc1\n', "x: nastune_command: No closing quotation"),
         ("[nas]\na nastune_lab=maybe\n[clients]\nc1\n", "host a: nastune_lab: Input should be a valid boolean"),
         ('[nas]\na\n[clients]\nc1 "ansible_ssh_common_args=-o \'x"\n', "ansible_ssh_common_args: No closing"),
+        ("[nas]\na nastune_read_set=a.bin\n[clients]\nc1\n", "nastune_read_set: 'a.bin' is not PATH:BYTES"),
+        ("[nas]\na nastune_read_set=../etc/shadow:9\n[clients]\nc1\n", "nastune_read_set: Value error, '../etc"),
+        ("[nas]\na nastune_read_set=/etc/shadow:9\n[clients]\nc1\n", "a path below the share's root"),
+        ("[nas]\na nastune_read_set=a.bin:0\n[clients]\nc1\n", "a.bin: a size in bytes above 0"),
+        ("[nas]\na nastune_read_set=a.bin:big\n[clients]\nc1\n", "host a: nastune_read_set"),
     ],
 )
 def test_bad_inventories_name_the_file_and_what_is_wrong(text, message):

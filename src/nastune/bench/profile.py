@@ -1,5 +1,6 @@
-"""The server's system profile during a run, sampled from /proc, and a one-line attribution of
-the bottleneck: which resource was saturated (a core in softirq, the link, a disk) or none."""
+"""The server's system profile during a run: samples of /proc, /sys and the serving sockets
+(bench.evidence), taken in a thread here or streamed from the NAS by `nastune sample`; bench.usage
+turns them into rates and bench.limits into what limited the run."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from nastune.bench import evidence, usage
 from nastune.facts.interrupts import parse_interrupts
 from nastune.root import Root, Unavailable
-
-CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 
 
 def _cpu_times(text: str) -> dict[str, list[int]]:
@@ -30,10 +30,6 @@ def _net(text: str) -> dict[str, tuple[int, int, int, int]]:
     return out
 
 
-def _disks(text: str) -> dict[str, int]:
-    return {f.split()[2]: int(f.split()[12]) for f in text.splitlines() if len(f.split()) >= 13}  # io_ticks ms
-
-
 @dataclass
 class Sample:
     t: float
@@ -41,13 +37,20 @@ class Sample:
     irq: dict[int, int]
     ctxt: int
     net: dict[str, tuple[int, int, int, int]]
-    disk: dict[str, int]
+    disk: dict[str, list[int]]  # evidence.DISK_FIELDS per device
+    threads: dict[str, int] = field(default_factory=dict)  # CPU ticks per serving thread
+    throttle: dict[str, list[int]] = field(default_factory=dict)  # per CPU cgroup of the servers
+    psi: dict[str, int] = field(default_factory=dict)
+    softirq: dict[str, list[int]] = field(default_factory=dict)
+    tcp: dict[str, dict[str, float]] = field(default_factory=dict)
+    limits: dict = field(default_factory=dict)  # quotas and IOPS limits as read then
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Sample:
+        """A sample from a JSON line; the evidence an older sampler lacks is left empty."""
         d = json.loads(text)
         return cls(
             float(d["t"]),
@@ -55,7 +58,13 @@ class Sample:
             {int(k): int(v) for k, v in d["irq"].items()},
             int(d["ctxt"]),
             {k: (int(v[0]), int(v[1]), int(v[2]), int(v[3])) for k, v in d["net"].items()},
-            {k: int(v) for k, v in d["disk"].items()},
+            {k: [int(x) for x in v] for k, v in d["disk"].items() if isinstance(v, list)},
+            {k: int(v) for k, v in d.get("threads", {}).items()},
+            {k: [int(x) for x in v] for k, v in d.get("throttle", {}).items()},
+            {k: int(v) for k, v in d.get("psi", {}).items()},
+            {k: [int(x) for x in v] for k, v in d.get("softirq", {}).items()},
+            {k: {n: float(x) for n, x in v.items()} for k, v in d.get("tcp", {}).items()},
+            dict(d.get("limits", {})),
         )
 
 
@@ -77,7 +86,34 @@ class Profiler:
             net = _net(read(f"/proc/{self.net_pid}/net/dev" if self.net_pid else "/proc/net/dev"))
         except Unavailable:  # the server exited: the host's view is the next best
             net = _net(read("/proc/net/dev"))
-        return Sample(time.monotonic(), _cpu_times(stat), irqs, ctxt, net, _disks(read("/proc/diskstats")))
+        servers = evidence.serving_pids(self.root)
+        cgroups = evidence.cgroups_of(self.root, servers)
+        ss = self.root.run(evidence.tcp_argv(self.net_pid), timeout=5)
+        return Sample(
+            time.monotonic(),
+            _cpu_times(stat),
+            irqs,
+            ctxt,
+            net,
+            evidence.disks(read("/proc/diskstats")),
+            evidence.threads(self.root, servers),
+            evidence.throttling(self.root, cgroups),
+            evidence.pressure(self.root),
+            evidence.softirqs(self.root),
+            evidence.tcp(ss.stdout) if ss.ok else {},
+            self._limits(servers, cgroups),
+        )
+
+    def _limits(self, servers: dict[int, str], cgroups: dict[str, str]) -> dict:
+        """The serving cgroups' CPU quotas, the IOPS limits of their block I/O cgroups, and the
+        block devices' names by major:minor."""
+        blkio = evidence.cgroups_of(self.root, servers, "blkio")
+        return {
+            "cpu_quota": {path: evidence.cpu_quota(self.root, path) for path in cgroups},
+            "holds": cgroups,
+            "iops": evidence.iops_limits(self.root, sorted(set(blkio) | set(cgroups))),
+            "devices": evidence.device_numbers(self.root.read("/proc/diskstats")),
+        }
 
     def __enter__(self) -> Profiler:
         self._stop = threading.Event()
@@ -106,45 +142,8 @@ class Profiler:
             time.sleep(self.interval)
 
     def summary(self) -> dict:
-        """Averages over the run: per-CPU shares, interrupts/s of the busiest IRQs, context
-        switches/s, NIC packets and bytes/s, disk busy %."""
-        a, b = self.samples[0], self.samples[-1]
-        dt = max(b.t - a.t, 1e-6)
-        cpus = {}
-        for name, after in b.cpu.items():
-            if name == "cpu" or name not in a.cpu:
-                continue
-            delta = [y - x for x, y in zip(a.cpu[name], after)]
-            total = sum(delta) or 1
-            cpus[name] = {f: round(100 * d / total, 1) for f, d in zip(CPU_FIELDS, delta)}
-        irq_rates = {n: (b.irq[n] - a.irq.get(n, 0)) / dt for n in b.irq}
-        top_irqs = dict(
-            sorted(((str(n), round(r, 1)) for n, r in irq_rates.items() if r > 0), key=lambda kv: -kv[1])[:5]
-        )
-        net: dict[str, dict[str, float]] = {}
-        for dev, counters in b.net.items():
-            if dev == "lo" or dev not in a.net:
-                continue
-            d = [y - x for x, y in zip(a.net[dev], counters)]
-            net[dev] = {
-                "rx_MBps": round(d[0] / dt / 1e6, 2),
-                "rx_pps": round(d[1] / dt),
-                "tx_MBps": round(d[2] / dt / 1e6, 2),
-                "tx_pps": round(d[3] / dt),
-            }
-        disks = {
-            dev: round(100 * (b.disk[dev] - a.disk.get(dev, 0)) / (dt * 1000), 1)
-            for dev in b.disk
-            if not dev.startswith(("ram", "zram")) and b.disk[dev] - a.disk.get(dev, 0) > 0
-        }
-        return {
-            "seconds": round(dt, 2),
-            "cpus": cpus,
-            "irqs_per_s": top_irqs,
-            "context_switches_per_s": round((b.ctxt - a.ctxt) / dt),
-            "net": net,
-            "disk_busy_percent": disks,
-        }
+        """What the samples say, as rates over the run and a timeline (bench.usage)."""
+        return usage.summarize(self.samples)
 
 
 @dataclass
@@ -185,28 +184,12 @@ class RemoteProfiler(Profiler):
         self._thread.join(10)
 
 
-def attribute(profile: dict, limit_bytes: float | None = None) -> str:
-    """One line naming the bottleneck the profile shows."""
-    cpus = profile.get("cpus", {})
-    for name, share in cpus.items():
-        if share.get("softirq", 0) >= 80:
-            return f"one CPU ({name}) at {share['softirq']:.0f}% softirq: network interrupts on a single core"
-    for dev, busy in profile.get("disk_busy_percent", {}).items():
-        if busy >= 90:
-            return f"disk {dev} busy {busy:.0f}% of the time: storage-bound"
-    if limit_bytes:
-        for dev, n in profile.get("net", {}).items():
-            peak = max(n["rx_MBps"], n["tx_MBps"]) * 1e6
-            if peak >= 0.9 * limit_bytes:
-                return f"{dev} carries {peak / limit_bytes:.0%} of the link's goodput: network-bound"
-    busy = {name: 100 - s.get("idle", 0) - s.get("iowait", 0) for name, s in cpus.items()}
-    for name, b in busy.items():
-        if b >= 90:
-            return f"{name} {b:.0f}% busy: CPU-bound on one core"
-    system = sum(s.get("system", 0) + s.get("softirq", 0) + s.get("irq", 0) for s in cpus.values())
-    user = sum(s.get("user", 0) for s in cpus.values())
-    if system > user and system / max(len(cpus), 1) > 30:
-        return "kernel time exceeds user time (packet and I/O processing), as 001 saw under stress"
-    if any(s.get("iowait", 0) >= 30 for s in cpus.values()):
-        return "CPUs wait on I/O: storage latency"
-    return "no resource saturated: latency-bound (round trips, request size or client)"
+class Unprofiled(Profiler):
+    """No samples at all: a run measured without the profiler, to know what it costs."""
+
+    def __enter__(self) -> Unprofiled:
+        self.samples = []
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None

@@ -64,13 +64,23 @@ class MetricResult(BaseModel):
         )
 
 
+class LimitRecord(BaseModel):
+    """One thing that limited a run (bench.limits), as a result file keeps it."""
+
+    factor: str = Field(max_length=64)
+    score: float = Field(ge=0, le=1)
+    evidence: str = Field(max_length=1000)
+    rules: list[str] = Field(default=[], max_length=50)
+
+
 class WorkloadResult(BaseModel):
     workload: str
     target: dict
     params: dict
     metrics: dict[str, MetricResult]
     profile: dict = {}
-    attribution: str = ""
+    attribution: str = ""  # the first of `limits`, in words
+    limits: list[LimitRecord] = Field(default=[], max_length=100)  # what limited it, the strongest first
     started: str
     seconds: float
     interrupted: bool = False

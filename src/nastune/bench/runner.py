@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from nastune import __version__
 from nastune.bench.drivers.common import BenchError
 from nastune.bench.interference import Meter, disturbed
-from nastune.bench.profile import Profiler, RemoteProfiler, attribute
+from nastune.bench.limits import first_line, rank
+from nastune.bench.profile import Profiler, RemoteProfiler, Unprofiled
 from nastune.bench.results import (
     MetricResult,
     Provenance,
@@ -168,6 +169,7 @@ def run(
     lab: bool = False,
     console=None,
     nas: NasAgent | None = None,
+    profile: bool = True,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload.
@@ -195,8 +197,10 @@ def run(
             started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
             rows: list[dict[str, float]] = []
             retries: list[str] = []
-            profiler = (
-                RemoteProfiler(argv=remote.sampler(PROFILE_INTERVAL))
+            profiler: Profiler = (
+                Unprofiled()
+                if not profile
+                else RemoteProfiler(argv=remote.sampler(PROFILE_INTERVAL))
                 if remote
                 else Profiler(net_pid=target.server_pid, interval=PROFILE_INTERVAL)
             )
@@ -223,7 +227,8 @@ def run(
                     workload.teardown(target, params, state or {})
                 except BenchError as e:
                     retries.append(f"teardown: {e}")
-            profile = profiler.summary() if len(profiler.samples) > 1 else {}
+            summary = profiler.summary() if len(profiler.samples) > 1 else {}
+            limits = rank(summary, target.limit_bytes) if summary else []
             if rows or error:
                 results.results.append(
                     WorkloadResult(
@@ -236,8 +241,9 @@ def run(
                         )
                         if rows
                         else {},
-                        profile=profile,
-                        attribution=attribute(profile, target.limit_bytes) if profile else "",
+                        profile=summary,
+                        attribution=first_line(limits) if summary else "",
+                        limits=[limit.to_json() for limit in limits],
                         started=started,
                         seconds=round(time.monotonic() - clock, 2),
                         interrupted=interrupted,

@@ -24,6 +24,12 @@ def default_workloads(lab: bool) -> list[str]:
     return names
 
 
+def inventory_workloads(inv: Inventory, together: bool) -> list[str]:
+    """The same for an inventory's NAS: its read set's read when it names one, and the network
+    only from one client (an iperf3 server serves one client at a time)."""
+    return ["seq-write", "seq-read", *(["aged-read"] if inv.nas.read_set else []), *([] if together else ["network"])]
+
+
 def pairs(target: str | None, lab: bool, names: list[str]) -> list[tuple[Workload, bench_targets.Target]]:
     """(workload, target) pairs; ValueError says what is unknown or unsupported."""
     unknown = [n for n in names if n not in WORKLOADS]

@@ -115,6 +115,7 @@ def lab_targets() -> dict[str, Target]:
     from nastune.lab.procs import alive
     from nastune.lab.scenario import rate_bits
     from nastune.lab.sh import run
+    from nastune.lab.storage import aged_files
 
     lab = Lab()
     if lab.state.data.get("status") != "up":
@@ -123,8 +124,7 @@ def lab_targets() -> dict[str, Target]:
     link = json.loads(run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK]).stdout)
     mtu = link[0]["mtu"]
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
-    aged_dir = Path(lab.state.data["storage"]["share"]) / "aged"
-    aged = sorted([f"aged/{p.name}", p.stat().st_size] for p in aged_dir.glob("*.bin")) if aged_dir.is_dir() else []
+    aged = [list(f) for f in aged_files(Path(lab.state.data["storage"]["share"]))]
     common = {
         "client_ns": network.client_ns(1),
         "link_bps": rate,
@@ -226,7 +226,8 @@ def inventory_targets(inv: Inventory, kind: str, hosts: list[Host]) -> list[Targ
             raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
         else:
             share = nas.shares[kind]
-            out.append(replace(base, url=PROTOCOLS[kind].url(nas.data_address, share), share=share))
+            url = PROTOCOLS[kind].url(nas.data_address, share)
+            out.append(replace(base, url=url, share=share, extra={"aged": [list(f) for f in nas.read_set]}))
     return out
 
 

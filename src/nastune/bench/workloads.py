@@ -102,18 +102,21 @@ class SeqWrite(Workload):
         if target.kind == "path":
             got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, _long_enough(size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
-        name = state["pending"] = _name("write")  # teardown removes it if this repeat is interrupted
+        # every name stays pending until deleted: teardown removes what an interrupted or a
+        # failed (and retried) upload left behind
+        name = _name("write")
+        state.setdefault("pending", []).append(name)
         span = transfer.upload(target, state["src"], name)
         transfer.remove(target, name)
-        del state["pending"]
+        state["pending"].remove(name)
         return _rate(size, span)
 
     def teardown(self, target, params, state):
         if "src" in state:
             _drop_source(target, state.pop("src"))
-        if "pending" in state:
+        for name in state.pop("pending", []):
             try:
-                transfer.remove(target, state.pop("pending"))
+                transfer.remove(target, name)
             except BenchError:
                 pass  # the interrupted upload had not created it
         super().teardown(target, params, state)

@@ -81,6 +81,10 @@ def bench(
             "(streams and small files with think time); prints how many times worse.",
         ),
     ] = False,
+    no_profile: Annotated[
+        bool,
+        typer.Option("--no-profile", help="Do not sample the server during the run (to measure the sampling's cost)."),
+    ] = False,
 ) -> None:
     """Run workloads against a target and write a result file with every repeat and provenance."""
     if ctx.invoked_subcommand is not None:
@@ -104,7 +108,9 @@ def bench(
             idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, lab=lab, console=err, nas=nas)
             show_degradation(stressing.degradation(idle, results), idle_out, out)
         else:
-            results = runner.run(pairs, params, repeats, out, label=label, lab=lab, console=err, nas=nas)
+            results = runner.run(
+                pairs, params, repeats, out, label=label, lab=lab, console=err, nas=nas, profile=not no_profile
+            )
     except KeyboardInterrupt:
         err.print(f"interrupted: test files removed; finished repeats kept in {out}")
         raise typer.Exit(130) from None
@@ -141,7 +147,7 @@ def client_pairs(
     clients that load the NAS."""
     from dataclasses import replace
 
-    from nastune.bench.selection import inventory_pairs
+    from nastune.bench.selection import inventory_pairs, inventory_workloads
     from nastune.bench.targets import inventory_targets
     from nastune.remote import inventory as inventories
     from nastune.remote.nas import NasAgent
@@ -174,7 +180,7 @@ def client_pairs(
             loaders = [replace(t, server_pid=server_pid) for t in inventory_targets(inv, target, hosts[1:])]
             return pairs, loaders, nas
         several = len(hosts) > 1 or scaling
-        names = workload or (["seq-write", "seq-read"] if several else ["seq-write", "seq-read", "network"])
+        names = workload or inventory_workloads(inv, several)
         return inventory_pairs(inv, target, names, clients, scaling, server_pid), [], nas
     except ValueError as e:
         fail(str(e))

@@ -94,9 +94,18 @@ def diagnose(
         typer.Option("--numa-matrix", help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule."),
     ] = None,
     xfs_fragmentation: FragOption = False,
+    profile: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--profile",
+            help="A result file of bench or optimize (repeatable): findings whose subject limited those runs "
+            "come first, with the runtime evidence.",
+        ),
+    ] = None,
 ) -> None:
     """Find what makes this NAS slow: every rule of the knowledge base run on the system's
-    facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source."""
+    facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source;
+    with --profile, what limited measured runs first."""
     if lab:
         rerun_in_lab()
     for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
@@ -106,6 +115,14 @@ def diagnose(
     unknown = [r for r in only or [] if r not in known]
     if unknown:
         fail(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
+    runs = []
+    for path in profile or []:
+        from nastune.bench import results
+
+        try:
+            runs.append(results.load(path))
+        except ValueError as e:
+            fail(str(e))
     facts = collect_facts(root, area, xfs_fragmentation)
     if numa_matrix is not None:
         try:
@@ -113,6 +130,10 @@ def diagnose(
         except ValueError as e:
             fail(str(e))
     findings = knowledge.evaluate(facts, only=only, min_severity=Severity[min_severity])
+    if runs:
+        from nastune.rules.runtime import with_runtime
+
+        findings = with_runtime(findings, runs)
     if json:
         import json as jsonlib
 

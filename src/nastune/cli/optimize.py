@@ -23,11 +23,21 @@ from nastune.report import layout, tables
 def optimize(
     lab: Annotated[bool, typer.Option("--lab/--live", help="Optimize the lab (default) or this live system.")] = True,
     scenario: Annotated[str, typer.Option("--scenario", help="The lab scenario to start from.")] = "soho",
-    target: Annotated[str | None, typer.Option("--target", help="With --live: where to measure (path or URL).")] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(
+            "--target",
+            help="Where to measure: with --live a path or URL; on the lab or an inventory smb, nfs, ftp, iperf3 "
+            "or mount (the clients' mounts).",
+        ),
+    ] = None,
     workload: Annotated[
         list[str] | None,
         typer.Option(
-            "--workload", "-w", help="Workloads (default: seq-write, seq-read, aged-read on an aged lab, network)."
+            "--workload",
+            "-w",
+            help="Workloads (default: seq-write, seq-read, aged-read where the NAS names a read set, "
+            "network from a single client).",
         ),
     ] = None,
     repeats: Annotated[int, typer.Option("--repeats", min=2, max=100)] = 5,
@@ -60,15 +70,16 @@ def optimize(
     ] = 120,
 ) -> None:
     """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
-    On the lab it starts from a fresh `soho` (a small NAS in its factory state); with
-    --inventory it tunes that NAS and measures from its clients."""
+    With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
+    a fresh `soho` (a small NAS in its factory state) and does the same through the lab's
+    inventory."""
     import sys
     from functools import partial
 
-    from nastune.bench.selection import default_workloads, pairs
+    from nastune.bench.selection import inventory_pairs, inventory_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab.lab import LabError
-    from nastune.optimize import Here, OptimizeError, prepare, prepare_inventory
+    from nastune.optimize import Here, OptimizeError, fresh_lab, prepare_inventory, prepare_live
     from nastune.optimize import run as run_optimize
     from nastune.remote.nas import NasError
     from nastune.tune.system import TuneError
@@ -80,18 +91,18 @@ def optimize(
     log = say("optimize")
     params = {**DEFAULTS, "size": size_option(size)}
     try:
+        if lab and not inventory:  # the lab's own inventory: the code path of a real deployment
+            inventory = fresh_lab(scenario, log)
+            target = "mount" if target == "smbfs" else target
         if inventory:
-            from nastune.bench.selection import inventory_pairs
-
             inv, hosts, facts, tuner = prepare_inventory(inventory, clients, confirm_timeout, log)
-            names = workload or ["seq-write", "seq-read", *(["network"] if len(hosts) == 1 else [])]
+            names = workload or inventory_workloads(inv, len(hosts) > 1)
             make_pairs = partial(inventory_pairs, inv, target, names, clients)
             lab = inv.nas.lab
         else:
-            facts, system = prepare(lab, scenario, target, log)
+            facts, system = prepare_live(target)
             tuner = Here(system)
-            names = workload or default_workloads(lab)
-            make_pairs = partial(pairs, None if lab else target, lab, names)
+            make_pairs = partial(pairs, target, False, workload or ["seq-write", "seq-read", "network"])
         make_pairs()  # refuse bad workloads and unreachable clients before the plan is applied
         outcome = run_optimize(make_pairs, params, repeats, out, lab, facts, tuner, bool(accept_risk), err, log)
     except OptimizeError as e:

@@ -96,9 +96,10 @@ def keys(directory: Path) -> None:
     (keydir / "authorized_keys").write_text((keydir / "id_ed25519.pub").read_text())
 
 
-def start(state: State, directory: Path, clients: int, rate: str) -> None:
+def start(state: State, directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]]) -> None:
     """sshd and a fio server in every client namespace, each ready before this returns, the
-    NAS's sshd configuration, and the lab's inventory written to `inventory.ini`."""
+    NAS's sshd configuration, and the lab's inventory written to `inventory.ini` (with the
+    aged data set as the NAS's read set)."""
     from nastune.remote import inventory
     from nastune.remote.ssh import Ssh
 
@@ -111,7 +112,7 @@ def start(state: State, directory: Path, clients: int, rate: str) -> None:
     Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
     (keydir / f"sshd-{network.NAS_NS}.conf").write_text(SSHD_CONFIG.format(ns=network.NAS_NS, ip="", dir=keydir))
     path = directory / "inventory.ini"
-    path.write_text(inventory_text(directory, clients, rate))
+    path.write_text(inventory_text(directory, clients, rate, read_set))
     hosts = inventory.load(path)
     why = Ssh(hosts.nas).check(30, role="NAS")
     if why:
@@ -140,7 +141,7 @@ def _listening(ns: str, port: int) -> bool:
     return bool(run(in_ns(ns, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout.strip())
 
 
-def inventory_text(directory: Path, clients: int, rate: str) -> str:
+def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]]) -> str:
     from nastune.bench.targets import HTB_OVERHEAD
     from nastune.lab.servers import smbfs_path
     from nastune.remote.inventory import SHARE_VARS
@@ -154,14 +155,19 @@ def inventory_text(directory: Path, clients: int, rate: str) -> str:
     sshd = ["nsenter", f"--net=/run/netns/{network.NAS_NS}", "/usr/sbin/sshd", "-i", "-f"]
     sshd.append(str(keydir / f"sshd-{network.NAS_NS}.conf"))
     nas_args = f"{ssh_args} -o {shlex.quote('ProxyCommand=' + shlex.join(sshd))}"
+    read = ",".join(f"{path}:{size}" for path, size in read_set)
+    nas = [
+        f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares}",
+        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD}",
+        # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
+        f"nastune_lab=true nastune_command={shlex.quote(nastune)}",
+        *([f"nastune_read_set={shlex.quote(read)}"] if read_set else []),
+        f"ansible_ssh_common_args={shlex.quote(nas_args)}",
+    ]
     lines = [
         "# The lab's hosts as an Ansible INI inventory: nastune bench --inventory THIS_FILE",
         "[nas]",
-        f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares} "
-        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD} "
-        # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
-        f"nastune_lab=true nastune_command={shlex.quote(nastune)} "
-        f"ansible_ssh_common_args={shlex.quote(nas_args)}",
+        " ".join(nas),
         "",
         "[clients]",
         *(

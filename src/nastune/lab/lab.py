@@ -82,7 +82,8 @@ class Lab:
             log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3; client: smbnetfs")
             servers.start(self.state, self.dir, disk["share"], scenario, groups)
             log("clients: sshd and a fio server on each, reached over a management link")
-            access.start(self.state, self.dir, scenario.clients, scenario.network.rate)
+            read_set = storage.aged_files(Path(disk["share"]))
+            access.start(self.state, self.dir, scenario.clients, scenario.network.rate, read_set)
         except BaseException:
             self.state.set(status="failed")
             log("up failed: removing what it made")

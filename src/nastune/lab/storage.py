@@ -85,6 +85,12 @@ def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
             os.close(fd)
 
 
+def aged_files(share: Path) -> list[tuple[str, int]]:
+    """The aged data set as (path below the share, bytes), for the workload that reads it."""
+    aged = share / "aged"
+    return sorted((f"aged/{p.name}", p.stat().st_size) for p in aged.glob("*.bin")) if aged.is_dir() else []
+
+
 def unmount(path: str) -> None:
     if mounted(path):
         proc = run(["umount", path], check=False)

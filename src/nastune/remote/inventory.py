@@ -11,6 +11,9 @@ ansible_ssh_private_key_file, ansible_ssh_common_args, ansible_connection) and n
 - nastune_protocols (client): which of smb, nfs, ftp it uses (default: all the NAS offers);
 - nastune_mount (client): where it mounts the share, for the path workloads (fio);
 - nastune_fio_server (client): HOST,PORT of its `fio --server`, for fio's client/server mode;
+- nastune_read_set (nas): files already on the NAS that the aged-read workload fetches, as
+  PATH:BYTES,PATH:BYTES with each path below every share's root (an aged, fragmented data
+  set: the lab's, or your own);
 - nastune_command (nas): how to run nastune there (default `nastune`), for `optimize`, which
   tunes the NAS with nastune's own engine on the NAS, so its journal and its confirm-or-revert
   watchdog live there;
@@ -42,6 +45,7 @@ VARIABLES = {  # the inventory variable behind each field, for errors
     "link_overhead": "nastune_link_overhead",
     "command": "nastune_command",
     "lab": "nastune_lab",
+    "read_set": "nastune_read_set",
 }
 
 
@@ -86,6 +90,17 @@ class Nas(Host):
     link_overhead: int = Field(default=38, ge=0, le=1000)
     command: list[str] = Field(default=["nastune"], min_length=1)
     lab: bool = False
+    read_set: list[tuple[str, int]] = []
+
+    @field_validator("read_set")
+    @classmethod
+    def _below_share(cls, value: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        for path, size in value:
+            if path.startswith("/") or ".." in path.split("/") or not path.strip("/"):
+                raise ValueError(f"{path!r}: a path below the share's root")
+            if size <= 0:
+                raise ValueError(f"{path}: a size in bytes above 0")
+        return value
 
 
 class Inventory(BaseModel):
@@ -191,6 +206,7 @@ def parse(text: str, where: str) -> Inventory:
         "link_overhead": v.get("nastune_link_overhead", 38),
         "command": _words(v.get("nastune_command", "nastune"), where, "nastune_command"),
         "lab": v.get("nastune_lab", "false"),
+        "read_set": _read_set(v.get("nastune_read_set", ""), where),
     }
     return Inventory(
         path=where,
@@ -204,6 +220,17 @@ def _words(text: str, where: str, var: str) -> list[str]:
         return shlex.split(text)
     except ValueError as e:
         raise InventoryError(f"{where}: {var}: {e}") from None
+
+
+def _read_set(text: str, where: str) -> list[tuple[str, str]]:
+    """PATH:BYTES,PATH:BYTES; the model checks the paths and sizes."""
+    pairs = []
+    for item in filter(None, text.split(",")):
+        path, colon, size = item.rpartition(":")
+        if not colon:
+            raise InventoryError(f"{where}: nastune_read_set: {item!r} is not PATH:BYTES")
+        pairs.append((path, size))
+    return pairs
 
 
 def _rate(text: str | None, where: str) -> int | None:

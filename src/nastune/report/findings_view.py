@@ -26,7 +26,14 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
     if not findings:
         say(("No findings:", "green"), " no rule found anything to improve in these facts.")
         return
-    by_area = sorted(findings, key=lambda f: (f.area, -f.impact))
+    limiting = [f for f in findings if f.limiting]
+    if limiting:
+        console.rule(Text("limiting the measured runs", style="bold red"), align="left")
+        for f in limiting:
+            say((f.rule, "bold"), f" ({f.target}): {f.limiting}")
+    # within an area, what limited a run first (the list comes ranked), then by impact
+    rank = {id(f): n for n, f in enumerate(limiting)}
+    by_area = sorted(findings, key=lambda f: (f.area, rank.get(id(f), len(rank)), -f.impact))
     areas = sorted({f.area for f in findings}, key=lambda a: -max(f.impact for f in findings if f.area == a))
     for area in areas:
         console.rule(Text(area, style="bold"), align="left")
@@ -37,6 +44,8 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
                 (f.rule, "bold"),
                 f" ({f.target}): {f.message}",
             )
+            if f.limiting:
+                say(("    limiting now: ", "red"), f.limiting)
             for e in f.evidence[: None if verbose else 3]:
                 say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:

@@ -133,9 +133,45 @@ def profile_charts(runs: list[ResultSet]) -> list[dict]:
                 "id": f"prof{i}",
                 "title": _label(rs, i),
                 "json": _figure_json(fig),
-                "attributions": [(r.key, r.attribution) for r in rs.results],
+                "limits": [(r.key, r.attribution, [limit.evidence for limit in r.limits]) for r in rs.results],
             }
         )
+        charts += timeline_charts(rs, i)
+    return charts
+
+
+TIMELINE_ROWS = (
+    ("net_MBps", "NIC MB/s"),
+    ("daemon_cores", "daemon CPU (cores)"),
+    ("throttled_percent", "cgroup throttled %"),
+    ("softirq_percent", "busiest CPU softirq %"),
+    ("disk_await_ms", "disk wait ms"),
+)
+
+
+def timeline_charts(rs: ResultSet, i: int) -> list[dict]:
+    """Per workload, its profile over time: throughput, CPU per daemon, throttling, softirq,
+    disk wait; what an average hides (a stall, a daemon that saturates in bursts)."""
+    from plotly.subplots import make_subplots
+
+    charts = []
+    for n, r in enumerate(rs.results):
+        points = r.profile.get("timeline") or []
+        if len(points) < 2:
+            continue
+        t = [p["t"] for p in points]
+        fig = make_subplots(rows=len(TIMELINE_ROWS), cols=1, shared_xaxes=True, vertical_spacing=0.03)
+        for row, (key, title) in enumerate(TIMELINE_ROWS, 1):
+            if key == "daemon_cores":
+                daemons = sorted({d for p in points for d in p[key]})
+                for d in daemons:
+                    fig.add_scatter(x=t, y=[p[key].get(d, 0) for p in points], name=d, row=row, col=1)
+            else:
+                fig.add_scatter(x=t, y=[p[key] for p in points], name=title, row=row, col=1, showlegend=False)
+            fig.update_yaxes(title_text=title, row=row, col=1)
+        fig.update_xaxes(title_text="seconds", row=len(TIMELINE_ROWS), col=1)
+        fig.update_layout(title=f"{_label(rs, i)}: {r.key} over time", height=720)
+        charts.append({"id": f"tl{i}-{n}", "title": f"{_label(rs, i)} {r.key}", "json": _figure_json(fig)})
     return charts
 
 

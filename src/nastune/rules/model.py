@@ -61,6 +61,7 @@ class Finding(BaseModel):
     advice: str | None = None  # what to do by hand when no change can be applied by a tool
     tradeoff: str
     source: str
+    limiting: str | None = None  # runtime evidence that this finding's subject limited a measured run
 
     @field_serializer("severity")
     def _severity(self, value: Severity) -> str:

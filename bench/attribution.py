@@ -1,0 +1,102 @@
+"""Does the attribution name the limit that was put there? Each validation scenario of the lab
+injects one known limit; each is built, measured --runs times, and the factor named first is
+counted: the confusion matrix (injected by named first). Then the profiler's own cost: the
+same workload with and without sampling, alternated in one run on one lab.
+
+    .venv/bin/python bench/attribution.py [--runs 10] [--only limit-link] [--overhead-pairs 5]
+
+Builds each lab in a temporary directory and takes it down afterwards."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+# scenario -> (bench arguments, the factor injected)
+CASES = {
+    "soho": (["--target", "nfs", "-w", "seq-write", "--size", "64M"], "cpu-quota"),
+    "limit-cpu-quota": (["--target", "nfs", "-w", "seq-write", "--size", "64M"], "cpu-quota"),
+    "limit-nfs-8k": (["--target", "nfs", "-w", "seq-read", "--size", "128M"], "rpc-size"),
+    "limit-iops": (["--target", "nfs", "-w", "aged-read"], "disk"),
+    "limit-link": (["--target", "smb", "-w", "seq-read", "--size", "64M"], "link"),
+}
+
+
+def nastune(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nastune", *args], check=True, text=True, capture_output=True, env=env)
+
+
+def first_named(path: Path) -> tuple[str, str]:
+    (result,) = json.loads(path.read_text())["results"]
+    limits = result.get("limits") or []
+    return (limits[0]["factor"] if limits else "none"), result.get("attribution", "")
+
+
+def confusion(runs: int, only: list[str]) -> None:
+    named: dict[str, Counter] = {}
+    for scenario, (args, _) in CASES.items():
+        if only and scenario not in only:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {**os.environ, "NASTUNE_LAB_DIR": f"{tmp}/lab"}
+            nastune(env, "lab", "up", "--scenario", scenario)
+            try:
+                counts = named.setdefault(scenario, Counter())
+                for n in range(runs):
+                    out = Path(tmp) / f"r{n}.json"
+                    nastune(env, "bench", "--lab", *args, "--repeats", "2", "--out", str(out))
+                    factor, line = first_named(out)
+                    counts[factor] += 1
+                    print(f"{scenario} run {n + 1}: {factor}: {line}", file=sys.stderr)
+            finally:
+                nastune(env, "lab", "down")
+    factors = sorted({f for c in named.values() for f in c})
+    print(f"\nnamed first, of {runs} runs each (rows: scenario and the limit it injects)")
+    print(f"{'scenario':18} {'injected':11} " + " ".join(f"{f:>14}" for f in factors) + "  hit")
+    for scenario, counts in named.items():
+        injected = CASES[scenario][1]
+        cells = " ".join(f"{counts.get(f, 0):>14}" for f in factors)
+        print(f"{scenario:18} {injected:11} {cells}  {counts.get(injected, 0)}/{runs}")
+
+
+def overhead(pairs: int) -> None:
+    """Throughput with and without the profiler, alternated on one modern lab."""
+    rates: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "NASTUNE_LAB_DIR": f"{tmp}/lab"}
+        nastune(env, "lab", "up", "--scenario", "modern")
+        try:
+            for n in range(pairs):
+                for profiled in (n % 2 == 0, n % 2 == 1):
+                    out = Path(tmp) / f"o{n}{profiled}.json"
+                    args = ["--target", "nfs", "-w", "seq-read", "--size", "128M", "--repeats", "3"]
+                    nastune(env, "bench", "--lab", *args, "--out", str(out), *([] if profiled else ["--no-profile"]))
+                    (result,) = json.loads(out.read_text())["results"]
+                    rates[profiled] += result["metrics"]["MB/s"]["values"]
+        finally:
+            nastune(env, "lab", "down")
+    on, off = statistics.median(rates[True]), statistics.median(rates[False])
+    print(f"\nprofiler overhead, NFS seq-read on modern, {len(rates[True])} repeats each, alternated:")
+    print(f"  with profiling {on:.1f} MB/s, without {off:.1f} MB/s: {1 - on / off:+.1%} (goal under 2%)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--only", action="append", default=[], choices=sorted(CASES))
+    parser.add_argument("--overhead-pairs", type=int, default=5)
+    args = parser.parse_args()
+    confusion(args.runs, args.only)
+    if args.overhead_pairs:
+        overhead(args.overhead_pairs)
+
+
+if __name__ == "__main__":
+    main()

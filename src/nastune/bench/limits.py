@@ -1,0 +1,243 @@
+"""What limited a run, ranked: each factor reads a run's profile (bench.usage) and says how
+strongly the evidence points at it (0-1), in words with numbers, and which rules address it.
+The first of the ranked list is the one line the console shows; `diagnose --profile` raises
+the rules of the factors found."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
+LATENCY_BOUND = "no resource saturated: latency-bound (round trips, request size or client)"
+
+
+@dataclass
+class Limit:
+    factor: str
+    score: float  # 0-1: how much of the run this factor held it back
+    evidence: str
+    rules: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"factor": self.factor, "score": round(self.score, 2), "evidence": self.evidence, "rules": self.rules}
+
+
+class Factor:
+    name = ""
+    title = ""
+    rules: tuple[str, ...] = ()  # the rules whose changes address this factor
+    threshold = 0.5  # below this score the factor is not named
+
+    def assess(self, profile: dict, limit_bytes: float | None) -> list[tuple[float, str]]:
+        raise NotImplementedError
+
+
+class CpuQuota(Factor):
+    name, title = "cpu-quota", "The servers' cgroup CPU quota"
+    threshold = 0.1
+
+    def assess(self, profile, limit_bytes):
+        out = []
+        cores = profile.get("daemon_cores", {})
+        for path, g in profile.get("cgroups", {}).items():
+            quota, throttled = g.get("quota_cpus"), g["throttled_percent"]
+            if not quota or not throttled:
+                continue
+            names = [n for n in (g.get("holds") or "").split(",") if n]
+            used = sum(cores.get(n, 0.0) for n in names)
+            # used at its quota and throttled: the quota is the limit
+            out.append(
+                (
+                    min(max(used / quota, throttled / 100), 1.0),
+                    f"{', '.join(names) or path} used {used:.2f} of its {quota:g} CPU quota and was throttled in "
+                    f"{throttled:.0f}% of its CPU periods ({g['throttled_s']:g} s stalled): raise the cgroup's "
+                    f"quota ({path})",
+                )
+            )
+        return out
+
+
+class ServingThread(Factor):
+    name, title = "serving-thread", "One serving thread on a full core"
+    rules = ("smb-aio-off", "nfsd-threads-low")
+    threshold = 0.85
+
+    def assess(self, profile, limit_bytes):
+        threads = profile.get("threads") or []
+        if not threads:
+            return []
+        t = threads[0]
+        share = t["core_percent"] / 100
+        return [
+            (
+                min(share, 1.0),
+                f"{t['name']} thread {t['tid']} used {share:.0%} of one core: one connection's work is "
+                "served by one thread",
+            )
+        ]
+
+
+class SoftirqOneCpu(Factor):
+    name, title = "softirq-one-cpu", "Network interrupts on a single core"
+    rules = ("irq-single-cpu", "irq-numa-locality", "irqbalance-absent")
+    threshold = 1.0  # 80% of a core in softirq: the rest goes to the switches in and out of it
+
+    def assess(self, profile, limit_bytes):
+        cpus = profile.get("cpus", {})
+        if not cpus:
+            return []
+        name, share = max(((n, c.get("softirq", 0.0)) for n, c in cpus.items()), key=lambda kv: kv[1])
+        rest = [c.get("softirq", 0.0) for n, c in cpus.items() if n != name]
+        if rest and share < 2 * max(rest):
+            return []  # spread: not one core's limit
+        rx = profile.get("softirqs_per_s", {}).get("NET_RX", [])
+        rate = f", {max(rx):,.0f} NET_RX/s" if rx else ""
+        return [(share / 100 / 0.8, f"{name} spent {share:.0f}% in softirq{rate}: one core does the network work")]
+
+
+class Link(Factor):
+    name, title = "link", "The network link"
+    rules = ("mtu-jumbo-frames",)
+    threshold = 0.9  # a transfer that saturates the lab's link reaches 95-98% of its goodput
+
+    def assess(self, profile, limit_bytes):
+        if not limit_bytes:
+            return []
+        out = []
+        busy = sorted(p["net_MBps"] for p in profile.get("timeline", []) if p["net_MBps"] > 0)
+        # while data moved: the upper quartile of the sample intervals, not the run's average,
+        # which the pauses between repeats (cache drops, connection set-up) dilute
+        moving = busy[len(busy) * 3 // 4] * 1e6 if len(busy) >= 4 else 0.0
+        for dev, n in profile.get("net", {}).items():
+            peak = max(n["rx_MBps"], n["tx_MBps"], moving / 1e6) * 1e6
+            if peak > 0:
+                out.append((peak / limit_bytes, f"{dev} carried {peak / limit_bytes:.0%} of the link's goodput"))
+        return out
+
+
+class DiskIops(Factor):
+    name, title = "disk", "A disk at its IOPS limit or always busy"
+    rules = ("xfs-fragmentation", "read-ahead-small", "block-scheduler")
+    threshold = 0.85
+
+    def assess(self, profile, limit_bytes):
+        out = []
+        for dev, d in profile.get("disks", {}).items():
+            for kind in ("read", "write"):
+                limit = d.get(f"{kind}_iops_limit")
+                if limit:
+                    iops = d[f"{kind}_iops"]
+                    out.append(
+                        (
+                            iops / limit,
+                            f"{dev} did {iops:,.0f} {kind}s/s against its limit of {limit:,}/s "
+                            f"({d['await_ms']:g} ms wait, queue {d['queue']:g}): each extent of a "
+                            "fragmented file costs one",
+                        )
+                    )
+            busy = d["util_percent"]
+            wait = f"{d['await_ms']:g} ms wait, queue {d['queue']:g}"
+            # a device busy all the time may still have parallel capacity: a little below 1
+            out.append((busy / 100 * 0.95, f"{dev} busy {busy:.0f}% of the time ({wait})"))
+        return out
+
+
+TCP_LIMITED = {  # TCP_INFO's own counts of what held a sender back
+    "sndbuf_limited_percent": "the server's sending was limited by its send buffer for {:.0f}% of the transfer: "
+    "tcp_wmem (and SO_SNDBUF)",
+    "rwnd_limited_percent": "the server's sending waited on the client's receive window for {:.0f}% of the "
+    "transfer: the client's tcp_rmem",
+}
+
+
+class TcpWindow(Factor):
+    name, title = "tcp-window", "TCP buffers: the receive window or the send buffer"
+    rules = ("tcp-buffers-below-bdp", "smb-socket-buffers-fixed", "tcp-buffers-small-ram")
+    threshold = 0.3
+
+    def assess(self, profile, limit_bytes):
+        c = profile.get("tcp")
+        if not c:
+            return []
+        return [(c[key] / 100, text.format(c[key])) for key, text in TCP_LIMITED.items() if c.get(key)]
+
+
+class RequestSize(Factor):
+    name, title = "rpc-size", "Small NFS or SMB requests"
+    rules = ("ganesha-io-size-small", "nfs-client-rsize-small")
+    threshold = 0.5
+
+    def assess(self, profile, limit_bytes):
+        c = profile.get("tcp")
+        size = c and c.get("bytes_per_request")
+        if not size or c.get("port") not in PROTOCOL_PORTS:
+            return []
+        # 4 KiB scores 0.8, 1 MiB nothing: each halving of the request doubles the round trips
+        score = 0.8 * max(0.0, 1 - math.log2(max(size, 4096) / 4096) / 8)
+        op = "READ" if c["sends"] else "WRITE"
+        return [
+            (
+                score,
+                f"{PROTOCOL_PORTS[c['port']]} {op}s of about {size / 1024:.0f} KiB per request (from the bytes "
+                "each way): "
+                "each one costs a round trip and a server wake-up (MaxRead/MaxWrite, rsize/wsize)",
+            )
+        ]
+
+
+class CpuBusy(Factor):
+    name, title = "cpu", "A CPU fully busy"
+    threshold = 0.9
+
+    def assess(self, profile, limit_bytes):
+        cpus = profile.get("cpus", {})
+        busy = {n: 100 - c.get("idle", 0) - c.get("iowait", 0) for n, c in cpus.items()}
+        if not busy:
+            return []
+        name, b = max(busy.items(), key=lambda kv: kv[1])
+        stall = profile.get("pressure_percent", {}).get("cpu")
+        more = f"; tasks waited for a CPU {stall:.0f}% of the time" if stall else ""
+        return [(b / 100, f"{name} {b:.0f}% busy{more}")]
+
+
+class IoStall(Factor):
+    name, title = "io-stall", "Tasks stalled on I/O"
+    rules = ("vm-dirty-writeback", "xfs-external-log")
+    threshold = 0.3
+
+    def assess(self, profile, limit_bytes):
+        stall = profile.get("pressure_percent", {}).get("io")
+        if not stall:
+            return []
+        return [(stall / 100, f"some task stalled on I/O {stall:.0f}% of the time (PSI)")]
+
+
+FACTORS: dict[str, Factor] = {
+    f.name: f
+    for f in (
+        CpuQuota(),
+        ServingThread(),
+        SoftirqOneCpu(),
+        Link(),
+        DiskIops(),
+        TcpWindow(),
+        RequestSize(),
+        CpuBusy(),
+        IoStall(),
+    )
+}
+
+
+def rank(profile: dict, limit_bytes: float | None = None) -> list[Limit]:
+    """Every factor the evidence names, the strongest first."""
+    found = []
+    for factor in FACTORS.values():
+        for score, evidence in factor.assess(profile, limit_bytes):
+            if score >= factor.threshold:
+                found.append(Limit(factor.name, min(score, 1.0), evidence, factor.rules))
+    return sorted(found, key=lambda limit: -limit.score)
+
+
+def first_line(limits: list[Limit]) -> str:
+    return limits[0].evidence if limits else LATENCY_BOUND
