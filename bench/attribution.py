@@ -26,6 +26,7 @@ CASES = {
     "limit-nfs-8k": (["--target", "nfs", "-w", "seq-read", "--size", "128M"], "rpc-size"),
     "limit-iops": (["--target", "nfs", "-w", "aged-read"], "disk"),
     "limit-link": (["--target", "smb", "-w", "seq-read", "--size", "64M"], "link"),
+    "modern": (["--target", "smb", "-w", "seq-read", "--size", "128M"], "link"),  # a healthy box
 }
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,18 +83,34 @@ def run(argv: Sequence[str], timeout: float = 30.0, input: str | None = None) ->
         return CommandResult(argv, None, error=f"{argv[0]} not found ({install_hint(argv[0])})")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
     try:
-        proc = subprocess.run(
+        # its own process group, killed whole: a tool's children (smbclient under the bash that
+        # times it) must not outlive a timeout or an interrupt and keep writing to a share
+        proc = subprocess.Popen(
             argv,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             errors="replace",
-            timeout=timeout,
             env=env,
-            input=input,
-            stdin=None if input is not None else subprocess.DEVNULL,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        return CommandResult(argv, None, error=f"no result after {timeout:g} s")
     except OSError as e:
         return CommandResult(argv, None, error=e.strerror or str(e))
-    return CommandResult(argv, proc.returncode, proc.stdout, proc.stderr)
+    try:
+        stdout, stderr = proc.communicate(input, timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return CommandResult(argv, None, error=f"no result after {timeout:g} s")
+    except BaseException:
+        _kill_group(proc)
+        raise
+    return CommandResult(argv, proc.returncode, stdout, stderr)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the whole group has exited
+    proc.communicate()

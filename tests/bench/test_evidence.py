@@ -162,3 +162,25 @@ def test_every_factor_declares_itself_and_names_known_rules():
 
 def test_nothing_saturated_says_so():
     assert limits.first_line(limits.rank({"cpus": {"cpu0": {"idle": 90.0}}})) == limits.LATENCY_BOUND
+
+
+def test_a_system_without_psi_servers_or_ss_records_why_instead_of_failing(tmp_path):
+    """A replayed root has /proc files but no recorded `ss` output and no /proc/pressure."""
+    from nastune.bench.profile import Profiler
+
+    root = write(
+        tmp_path,
+        {
+            "/proc/stat": "cpu  1 0 1 10 0 0 0 0 0 0\ncpu0 1 0 1 10 0 0 0 0 0 0\nctxt 5\n",
+            "/proc/interrupts": "           CPU0\n",
+            "/proc/net/dev": "h1\nh2\n  eth0: 1 2 0 0 0 0 0 0 3 4 0 0 0 0 0 0\n",
+            "/proc/diskstats": "   7       0 loop0 1 0 2 3 4 0 5 6 0 7 8 0 0 0 0\n",
+            "/proc/softirqs": "      CPU0\n NET_RX: 9\n",
+            "/proc/1/comm": "init\n",
+        },
+    )
+    sample = Profiler(root=root)._sample()
+    assert sample.psi == {} and sample.tcp == {} and sample.threads == {}
+    unknown = sample.limits["unknown"]
+    assert set(unknown) == {"threads", "pressure", "tcp"} and "PSI" in unknown["pressure"]
+    assert usage.summarize([sample, sample])["unknown"] == unknown

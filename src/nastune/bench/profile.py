@@ -89,6 +89,14 @@ class Profiler:
         servers = evidence.serving_pids(self.root)
         cgroups = evidence.cgroups_of(self.root, servers)
         ss = self.root.run(evidence.tcp_argv(self.net_pid), timeout=5)
+        psi = evidence.pressure(self.root)
+        unknown = {}  # evidence this system cannot give, and why: never a reason to fail
+        if not servers:
+            unknown["threads"] = f"no serving process ({', '.join(evidence.SERVERS)}) runs here"
+        if not psi:
+            unknown["pressure"] = "no /proc/pressure: a kernel without PSI (or booted with psi=0)"
+        if not ss.ok:
+            unknown["tcp"] = f"`{' '.join(ss.argv[:2])}` failed: {ss.error or ss.tail(1)} (sock_diag, or not root)"
         return Sample(
             time.monotonic(),
             _cpu_times(stat),
@@ -98,10 +106,10 @@ class Profiler:
             evidence.disks(read("/proc/diskstats")),
             evidence.threads(self.root, servers),
             evidence.throttling(self.root, cgroups),
-            evidence.pressure(self.root),
+            psi,
             evidence.softirqs(self.root),
             evidence.tcp(ss.stdout) if ss.ok else {},
-            self._limits(servers, cgroups),
+            {**self._limits(servers, cgroups), "unknown": unknown},
         )
 
     def _limits(self, servers: dict[int, str], cgroups: dict[str, str]) -> dict:

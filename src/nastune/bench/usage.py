@@ -214,4 +214,5 @@ def summarize(samples: list[Sample]) -> dict:
         "softirqs_per_s": softirqs(a, b, dt),
         "tcp": tcp(samples),
         "timeline": timeline(samples),
+        "unknown": b.limits.get("unknown", {}),  # evidence missing here, with the reason
     }
