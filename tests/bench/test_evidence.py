@@ -108,9 +108,10 @@ def ranked(profile: dict, limit: float | None = None) -> list[str]:
     return [f.factor for f in limits.rank(profile, limit)]
 
 
+CG = "/sys/fs/cgroup/cpu/nastune-lab"
 QUOTA = {
     "cgroups": {
-        "/sys/fs/cgroup/cpu/nastune-lab": {
+        CG: {
             "holds": "ganesha.nfsd,smbd",
             "quota_cpus": 0.5,
             "throttled_percent": 41.0,
@@ -126,6 +127,9 @@ QUOTA = {
     "profile, limit, first",
     [
         (QUOTA, 124e6, "cpu-quota"),  # 78% of the link: the quota, not the latency, holds it back
+        ({**QUOTA, "daemon_cores": {"ganesha.nfsd": 0.3}, "cgroups": {"/cg": {**QUOTA["cgroups"][CG], "throttled_percent": 68.0}},
+          "tcp": {"port": 2049, "sends": False, "bytes_per_request": 9000, "MBps": 30.0,
+                           "sndbuf_limited_percent": 0.0, "rwnd_limited_percent": 0.0}}, 124e6, "cpu-quota"),  # soho
         ({**QUOTA, "cgroups": {}}, 124e6, None),  # the same run without a quota: nothing named
         ({"net": {"lab0": {"rx_MBps": 118.0, "tx_MBps": 1.0}}}, 124e6, "link"),
         ({"cpus": {"cpu0": {"softirq": 92.0, "idle": 8.0}, "cpu1": {"softirq": 3.0, "idle": 90.0}}}, None, "softirq-one-cpu"),

@@ -94,7 +94,11 @@ def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
     proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
     assert proc.returncode == 2 and "field storage.log_size" in proc.stderr and "at least 64M" in proc.stderr
     proc = nastune(lab_dir, "lab", "up", "--scenario", "nosuch", check=False)
-    assert proc.returncode == 2 and "no scenario 'nosuch'; built in: modern, soho" in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "no scenario 'nosuch'; built in: limit-cpu-quota," in proc.stderr
+        and "soho" in proc.stderr
+    )
     assert leftovers(lab_dir) == []
 
 

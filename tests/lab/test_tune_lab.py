@@ -46,3 +46,31 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
     mount = next(m for m in facts["mounts"]["mounts"]["value"] if m["mountpoint"] == str(lab_dir / "mnt"))
     assert not {"noatime", "relatime"} & set(mount["options"])
     assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
+
+
+def test_the_shaping_rate_is_a_knob_applied_and_rolled_back(lab_dir, tmp_path):
+    """htb_rate: what a shaped uplink allows; on the lab, a real 10% change of the link."""
+    import subprocess
+
+    nastune(lab_dir, "lab", "up", "--scenario", "modern")
+    change = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900000000}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [change]}))
+
+    def shaped() -> str:
+        shown = subprocess.run(["tc", "-n", "nt-nas", "class", "show", "dev", "lab0"], capture_output=True, text=True)
+        return shown.stdout
+
+    nastune(lab_dir, "apply", str(plan_file), "--yes")
+    assert "rate 900Mbit" in shaped()
+    assert " ok " in nastune(lab_dir, "verify").stdout
+    out = tmp_path / "r.json"
+    nastune(lab_dir, "bench", "--lab", "--target", "iperf3", "-w", "network", "--repeats", "1", "--out", str(out))
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["target"]["link_bps"] == 900000000  # the physical limit follows the shaping
+    nastune(lab_dir, "rollback")
+    assert "rate 1Gbit" in shaped()
+    bad = {**change, "key": "1:10; reboot"}
+    plan_file.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [bad]}))
+    refused = nastune(lab_dir, "apply", str(plan_file), "--yes", check=False)
+    assert refused.returncode != 0 and "is not a class id" in refused.stderr + refused.stdout

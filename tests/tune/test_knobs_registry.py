@@ -16,6 +16,7 @@ LIVE = {
     "mount_option": LAB_TEST,
     "xfs_fsr": LAB_TEST,
     "ethtool_feature": LAB_TEST,
+    "htb_rate": LAB_TEST,
     "ethtool_coalesce": "veth has no interrupt coalescing: nothing on this machine to set",
     "ethtool_ring": "veth has no rings: nothing on this machine to size",
     "zfs_property": "no ZFS on this machine",

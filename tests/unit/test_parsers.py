@@ -164,3 +164,14 @@ def test_exports_defaults_continuations_and_quotes():
     assert [(c.host, c.options) for c in found[0].clients] == [("a", ["rw", "sync", "ro"]), ("b", ["rw", "sync"])]
     assert found[1].has("async") and found[1].line == 3
     assert found[2].clients[0].host == "*"
+
+
+def test_htb_class_rate_from_tc_text():
+    from nastune.facts.network import htb_class_rate
+
+    text = (
+        "class htb 1:1 root rate 2Gbit ceil 2Gbit burst 1375b cburst 1375b\n"
+        "class htb 1:10 parent 1:1 prio 0 rate 900Mbit ceil 900Mbit burst 1462b cburst 1462b\n"
+    )
+    assert htb_class_rate(text, "1:10") == 900_000_000 and htb_class_rate(text, "1:1") == 2_000_000_000
+    assert htb_class_rate(text, "1:2") is None and htb_class_rate("", "1:10") is None

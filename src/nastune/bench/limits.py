@@ -33,6 +33,9 @@ class Factor:
         raise NotImplementedError
 
 
+SATURATED = 0.7
+
+
 class CpuQuota(Factor):
     name, title = "cpu-quota", "The servers' cgroup CPU quota"
     threshold = 0.1
@@ -46,10 +49,11 @@ class CpuQuota(Factor):
                 continue
             names = [n for n in (g.get("holds") or "").split(",") if n]
             used = sum(cores.get(n, 0.0) for n in names)
-            # used at its quota and throttled: the quota is the limit
+            # throttled in a period = its whole quota used in it: throttled in SATURATED of the
+            # periods is a cgroup at its quota, as saturated as a link at 90% or more
             out.append(
                 (
-                    min(max(used / quota, throttled / 100), 1.0),
+                    min(max(used / quota, throttled / 100 / SATURATED), 1.0),
                     f"{', '.join(names) or path} used {used:.2f} of its {quota:g} CPU quota and was throttled in "
                     f"{throttled:.0f}% of its CPU periods ({g['throttled_s']:g} s stalled): raise the cgroup's "
                     f"quota ({path})",

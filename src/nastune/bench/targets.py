@@ -109,7 +109,7 @@ def parse(spec: str) -> Target:
 
 
 def lab_targets() -> dict[str, Target]:
-    """The running lab's targets, used from its first client; the link's rate and MTU as built."""
+    """The running lab's targets, used from its first client; the link's rate and MTU as they are."""
     from nastune.lab import network
     from nastune.lab.lab import Lab
     from nastune.lab.procs import alive
@@ -120,7 +120,8 @@ def lab_targets() -> dict[str, Target]:
     lab = Lab()
     if lab.state.data.get("status") != "up":
         raise ValueError("the lab is not up: run `nastune lab up` first")
-    rate = rate_bits(lab.state.data["scenario"]["network"]["rate"])
+    # the shaping as it is now (an htb_rate change moves it), else as the scenario built it
+    rate = network.qdisc_rate(network.NAS_NS) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
     link = json.loads(run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK]).stdout)
     mtu = link[0]["mtu"]
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}

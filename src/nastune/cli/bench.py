@@ -403,6 +403,18 @@ def ab(
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail("interrupted; the system is back in A (the plan is not applied)", code=130)
+    from nastune.jsonfile import dumps
+
+    summary = {
+        "rows": [r.to_json() for r in outcome.rows],
+        "notes": left_out + outcome.notes,
+        "refused": outcome.refused,
+        "decided": outcome.decided,
+        "pairs": outcome.pairs,
+        "seconds": round(outcome.seconds, 1),
+        "switch_seconds": round(outcome.switch_seconds, 1),
+    }
+    (out / "ab.json").write_text(dumps(summary) + "\n")
     console.print(tables.comparison(outcome.rows, f"ab: A (as is) -> B ({plan_file})"))
     for line in left_out + outcome.notes:
         console.print(f"  note: {line}")
@@ -413,5 +425,5 @@ def ab(
     console.print(
         f"{state} in {outcome.pairs} pairs, {minutes} min {seconds} s; switching took "
         f"{outcome.switch_seconds:.0f} s ({outcome.switch_seconds / max(outcome.seconds, 1):.0%}). "
-        f"Results: {out}/a.json, {out}/b.json"
+        f"Results: {out}/a.json, {out}/b.json, the verdicts in {out}/ab.json"
     )

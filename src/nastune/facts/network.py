@@ -119,6 +119,13 @@ def ethtool_coalesce(text: str) -> Coalesce:
     return Coalesce(adaptive_rx=adaptive.get("RX"), adaptive_tx=adaptive.get("TX"), params=params)
 
 
+def htb_class_rate(text: str, classid: str) -> int | None:
+    """The rate in bit/s of htb class `classid` in `tc class show` text (Debian 12's tc prints
+    no JSON for classes), e.g. "class htb 1:10 root prio 0 rate 1Gbit ceil 1Gbit ..."."""
+    m = re.search(rf"class htb {re.escape(classid)} .*?\brate (\d+(?:\.\d+)?)([KMG]?)bit", text)
+    return int(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]) if m else None
+
+
 def ethtool_rings(text: str) -> Rings:
     sections: dict[str, dict[str, int]] = {"maximum": {}, "current": {}}
     current = None

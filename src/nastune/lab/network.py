@@ -3,7 +3,6 @@ a bridge namespace when there are several clients), shaped with htb in both dire
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from nastune.lab.scenario import rate_bits
@@ -126,13 +125,11 @@ def build(state: State, clients: int, rate: str, mtu: int) -> None:
 
 
 def qdisc_rate(ns: str, dev: str = LINK) -> int | None:
-    """The htb class rate in bit/s on a lab interface, or None when unshaped (tc has no JSON
-    output for classes in Debian 12's iproute2, so its text is parsed)."""
+    """The htb class rate in bit/s on a lab interface, or None when unshaped."""
+    from nastune.facts.network import htb_class_rate
+
     out = run(["tc", "-n", ns, "class", "show", "dev", dev], check=False)
-    m = re.search(r"class htb 1:10 .*?\brate (\d+(?:\.\d+)?)([KMG]?)bit", out.stdout)
-    if out.returncode != 0 or not m:
-        return None
-    return int(float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)])
+    return htb_class_rate(out.stdout, "1:10") if out.returncode == 0 else None
 
 
 def remove(ns: str) -> None:

@@ -1,11 +1,13 @@
-"""Knobs of the network interfaces: MTU (the whole segment must agree) and ethtool settings."""
+"""Knobs of the network interfaces: MTU (the whole segment must agree), ethtool settings, and
+the rate of an htb shaping class."""
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
-from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings
+from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings, htb_class_rate
 from nastune.tune.knobs.base import Knob, _int_range, norm
 from nastune.tune.knobs.kernel import FileValue
 from nastune.tune.system import TuneError
@@ -104,3 +106,32 @@ class EthtoolRing(Ethtool):
 
     def read(self, system, change):
         return norm(ethtool_rings(system.run(["ethtool", "-g", change.target], in_netns=True)).current.get(change.key))
+
+
+class HtbRate(Knob):
+    doc = (
+        "the rate and ceiling of an htb traffic-shaping class, in bit/s (target: the interface, key: the "
+        "class id, e.g. 1:10): what a shaped uplink or a replication limit allows"
+    )
+    persists = "unit"
+    kind, phase, network, needs_live = "htb_rate", 90, True, True
+
+    def validate(self, change):
+        _int_range(change, 8000, 400 * 10**9, "htb_rate")
+        if not re.fullmatch(r"[0-9a-f]{1,4}:[0-9a-f]{1,4}", str(change.key or "")):
+            raise TuneError(f"htb_rate {change.target}: key {str(change.key)[:20]!r} is not a class id such as 1:10")
+
+    def manual(self, change, value):
+        rate = f"{value}bit"
+        return shlex.join(["tc", "class", "change", "dev", change.target, "classid", change.key or "", "htb"]) + (
+            f" rate {rate} ceil {rate}"
+        )
+
+    def read(self, system, change):
+        shown = system.run(["tc", "class", "show", "dev", change.target, "classid", change.key], in_netns=True)
+        return norm(htb_class_rate(shown, change.key))
+
+    def write(self, system, change, value):
+        rate = f"{value}bit"
+        argv = ["tc", "class", "change", "dev", change.target, "classid", change.key, "htb", "rate", rate, "ceil", rate]
+        system.run(argv, in_netns=True, what=self.label(change))

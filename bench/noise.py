@@ -1,0 +1,129 @@
+"""Proof on a noisy machine, measured on the lab (modern, SMB seq-read):
+
+1. A/A under drift: the same system measured twice while a CPU hog (a process of this script,
+   bounded in time) starts half-way. Before/after (bench, then bench again with the hog
+   running) against interleaved (`nastune ab` of a plan that changes nothing that matters: a
+   keepalive sysctl). How often each calls the comparison changed (goal: interleaved <= 5%).
+2. A real 10% change: `nastune ab` of the link's shaping from 1000 to 900 Mbit (htb_rate).
+   How often interleaving finds it (goal: >= 95%), and the median time to its verdict.
+
+    .venv/bin/python bench/noise.py [--trials 20] [--size 64M]
+
+Builds the lab in a temporary directory and takes it down afterwards."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+AA_PLAN = {"knob": "sysctl", "target": "net.ipv4.tcp_keepalive_time", "new": 7201}
+SLOWER_PLAN = {"knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900_000_000}
+
+
+def nastune(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nastune", *args], check=True, text=True, capture_output=True, env=env)
+
+
+def spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def hog_after(delay: float, seconds: float) -> threading.Thread:
+    """Both cores busy for `seconds`, starting `delay` seconds from now."""
+
+    def run() -> None:
+        time.sleep(delay)
+        workers = [multiprocessing.Process(target=spin, args=(seconds,)) for _ in range(os.cpu_count() or 2)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def plan_file(tmp: Path, change: dict) -> Path:
+    path = tmp / f"plan-{change['knob']}.json"
+    path.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [{"id": 1, **change}]}))
+    return path
+
+
+def changed(verdicts: list[str]) -> bool:
+    return any(v in ("better", "worse") for v in verdicts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--size", default="64M")
+    args = parser.parse_args()
+    common = ["--lab", "--target", "smb", "-w", "seq-read", "--size", args.size]
+    before_after, interleaved, found, decided_s = 0, 0, 0, []
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        env = {**os.environ, "NASTUNE_LAB_DIR": f"{tmp}/lab"}
+        nastune(env, "lab", "up", "--scenario", "modern")
+        try:
+            aa, slower = plan_file(tmp, AA_PLAN), plan_file(tmp, SLOWER_PLAN)
+            for n in range(args.trials):
+                # before/after: the hog runs through the second measurement only
+                first, second = tmp / f"b{n}.json", tmp / f"a{n}.json"
+                start = time.monotonic()
+                nastune(env, "bench", *common, "--repeats", "5", "--out", str(first))
+                took = time.monotonic() - start
+                hog = hog_after(0, took)
+                nastune(env, "bench", *common, "--repeats", "5", "--out", str(second))
+                hog.join()
+                rows = json.loads(nastune(env, "compare", str(first), str(second), "--json").stdout)["rows"]
+                ba_changed = changed([r["verdict"] for r in rows])
+                before_after += ba_changed
+                # interleaved A/A: the hog starts half-way through
+                out = tmp / f"aa{n}"
+                hog = hog_after(took, took)
+                nastune(env, "ab", str(aa), *common, "--min-pairs", "5", "--max-pairs", "8", "--yes", "--out", str(out))
+                hog.join()
+                aa_changed = changed([r["verdict"] for r in json.loads((out / "ab.json").read_text())["rows"]])
+                interleaved += aa_changed
+                # a real 10% change, interleaved
+                out = tmp / f"slow{n}"
+                nastune(
+                    env, "ab", str(slower), *common, "--min-pairs", "5", "--max-pairs", "12", "--yes", "--out", str(out)
+                )
+                summary = json.loads((out / "ab.json").read_text())
+                hit = any(r["verdict"] == "worse" for r in summary["rows"])
+                found += hit
+                if hit and summary["decided"]:
+                    decided_s.append(summary["seconds"])
+                print(
+                    f"trial {n + 1}: A/A before/after {'changed' if ba_changed else '~'}, "
+                    f"interleaved {'changed' if aa_changed else '~'}; 10% change {'found' if hit else 'missed'} "
+                    f"in {summary['pairs']} pairs, {summary['seconds']:.0f} s",
+                    file=sys.stderr,
+                )
+        finally:
+            nastune(env, "lab", "down")
+    t = args.trials
+    print(f"A/A with a CPU hog half-way, {t} trials, SMB seq-read of {args.size}:")
+    print(f"  before/after called it changed {before_after}/{t} ({before_after / t:.0%})")
+    print(f"  interleaved called it changed  {interleaved}/{t} ({interleaved / t:.0%}) (goal <= 5%)")
+    print(f"a real 10% change (htb 1000 -> 900 Mbit), interleaved: found {found}/{t} ({found / t:.0%}) (goal >= 95%)")
+    if decided_s:
+        minutes, seconds = divmod(round(statistics.median(decided_s)), 60)
+        print(f"  median time to its verdict: {minutes} min {seconds} s")
+
+
+if __name__ == "__main__":
+    main()
