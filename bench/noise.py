@@ -1,4 +1,4 @@
-"""Proof on a noisy machine, measured on the lab (modern, SMB seq-read):
+"""Proof on a noisy machine, measured on the lab (modern, NFS seq-read):
 
 1. A/A under drift: the same system measured twice while a CPU hog (a process of this script,
    bounded in time) starts half-way. Before/after (bench, then bench again with the hog
@@ -40,11 +40,11 @@ def spin(seconds: float) -> None:
 
 
 def hog_after(delay: float, seconds: float) -> threading.Thread:
-    """Both cores busy for `seconds`, starting `delay` seconds from now."""
+    """Every core wanted twice over for `seconds`, starting `delay` seconds from now."""
 
     def run() -> None:
         time.sleep(delay)
-        workers = [multiprocessing.Process(target=spin, args=(seconds,)) for _ in range(os.cpu_count() or 2)]
+        workers = [multiprocessing.Process(target=spin, args=(seconds,)) for _ in range(2 * (os.cpu_count() or 2))]
         for w in workers:
             w.start()
         for w in workers:
@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--size", default="64M")
     args = parser.parse_args()
-    common = ["--lab", "--target", "smb", "-w", "seq-read", "--size", args.size]
+    common = ["--lab", "--target", "nfs", "-w", "seq-read", "--size", args.size]
     before_after, interleaved, found, decided_s = 0, 0, 0, []
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -87,7 +87,8 @@ def main() -> None:
                 hog = hog_after(0, took)
                 nastune(env, "bench", *common, "--repeats", "5", "--out", str(second))
                 hog.join()
-                rows = json.loads(nastune(env, "compare", str(first), str(second), "--json").stdout)["rows"]
+                (compared,) = json.loads(nastune(env, "compare", str(first), str(second), "--json").stdout)
+                rows = compared["rows"]
                 ba_changed = changed([r["verdict"] for r in rows])
                 before_after += ba_changed
                 # interleaved A/A: the hog starts half-way through
@@ -116,7 +117,7 @@ def main() -> None:
         finally:
             nastune(env, "lab", "down")
     t = args.trials
-    print(f"A/A with a CPU hog half-way, {t} trials, SMB seq-read of {args.size}:")
+    print(f"A/A with a CPU hog half-way, {t} trials, NFS seq-read of {args.size}:")
     print(f"  before/after called it changed {before_after}/{t} ({before_after / t:.0%})")
     print(f"  interleaved called it changed  {interleaved}/{t} ({interleaved / t:.0%}) (goal <= 5%)")
     print(f"a real 10% change (htb 1000 -> 900 Mbit), interleaved: found {found}/{t} ({found / t:.0%}) (goal >= 95%)")
