@@ -184,14 +184,27 @@ def iops_limits(root: Root, cgroup_paths: list[str]) -> dict[str, dict[str, int]
     return out
 
 
+TCP_FIELDS = (
+    "rtt",
+    "cwnd",
+    "bytes_acked",
+    "bytes_received",
+    "busy",
+    "rwnd_limited",
+    "sndbuf_limited",
+    "rcv_ssthresh",
+    "snd_wnd",
+    "retrans",
+)
+
+
 def tcp(text: str) -> dict[str, dict[str, float]]:
     """The TCP_INFO of established serving sockets as `ss -tinH` prints it (the kernel's
     counters through sock_diag): per connection, bytes, RTT, window and the milliseconds the
     sender was busy, limited by the peer's receive window, or by its own send buffer."""
     out: dict[str, dict[str, float]] = {}
-    lines = text.splitlines()
     key = None
-    for line in lines:
+    for line in text.splitlines():
         if not line.startswith((" ", "\t")):
             parts = line.split()
             key = f"{parts[-2]}>{parts[-1]}" if len(parts) >= 4 else None
@@ -201,32 +214,15 @@ def tcp(text: str) -> dict[str, dict[str, float]]:
         info: dict[str, float] = {}
         for token in line.split():
             name, colon, value = token.partition(":")
-            if not colon:
+            if not colon or name not in TCP_FIELDS:
                 continue
-            number = value.split("ms")[0].split("/")[0].split("(")[0]
+            # "retrans:0/3": now/total; "busy:1200ms"; "sndbuf_limited:840ms(70.0%)"; "rtt:0.231/0.05"
+            parts = value.split("ms")[0].split("(")[0].split("/")
             try:
-                info[name] = float(number)
+                info[name] = float(parts[-1] if name == "retrans" else parts[0])
             except ValueError:
                 continue
-        out[key] = {
-            k: info[k]
-            for k in (
-                "rtt",
-                "cwnd",
-                "bytes_acked",
-                "bytes_received",
-                "busy",
-                "rwnd_limited",
-                "sndbuf_limited",
-                "rcv_ssthresh",
-                "rcv_space",
-                "snd_wnd",
-            )
-            if k in info
-        }
-        if "retrans" in line:
-            info_retrans = [t for t in line.split() if t.startswith("retrans:")]
-            out[key]["retrans"] = float(info_retrans[0].split("/")[-1]) if info_retrans else 0.0
+        out[key] = info
         key = None
     return out
 

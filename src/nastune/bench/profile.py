@@ -90,6 +90,7 @@ class Profiler:
         cgroups = evidence.cgroups_of(self.root, servers)
         ss = self.root.run(evidence.tcp_argv(self.net_pid), timeout=5)
         psi = evidence.pressure(self.root)
+        diskstats = read("/proc/diskstats")
         unknown = {}  # evidence this system cannot give, and why: never a reason to fail
         if not servers:
             unknown["threads"] = f"no serving process ({', '.join(evidence.SERVERS)}) runs here"
@@ -103,16 +104,16 @@ class Profiler:
             irqs,
             ctxt,
             net,
-            evidence.disks(read("/proc/diskstats")),
+            evidence.disks(diskstats),
             evidence.threads(self.root, servers),
             evidence.throttling(self.root, cgroups),
             psi,
             evidence.softirqs(self.root),
             evidence.tcp(ss.stdout) if ss.ok else {},
-            {**self._limits(servers, cgroups), "unknown": unknown},
+            {**self._limits(servers, cgroups, diskstats), "unknown": unknown},
         )
 
-    def _limits(self, servers: dict[int, str], cgroups: dict[str, str]) -> dict:
+    def _limits(self, servers: dict[int, str], cgroups: dict[str, str], diskstats: str) -> dict:
         """The serving cgroups' CPU quotas, the IOPS limits of their block I/O cgroups, and the
         block devices' names by major:minor."""
         blkio = evidence.cgroups_of(self.root, servers, "blkio")
@@ -120,7 +121,7 @@ class Profiler:
             "cpu_quota": {path: evidence.cpu_quota(self.root, path) for path in cgroups},
             "holds": cgroups,
             "iops": evidence.iops_limits(self.root, sorted(set(blkio) | set(cgroups))),
-            "devices": evidence.device_numbers(self.root.read("/proc/diskstats")),
+            "devices": evidence.device_numbers(diskstats),
         }
 
     def __enter__(self) -> Profiler:

@@ -79,7 +79,7 @@ def disks(a: Sample, b: Sample, dt: float) -> dict[str, dict[str, float]]:
     return out
 
 
-def cgroups(a: Sample, b: Sample, dt: float) -> dict[str, dict]:
+def cgroups(a: Sample, b: Sample) -> dict[str, dict]:
     """Each serving cgroup's quota and how much of the run it spent throttled."""
     out = {}
     for path, (periods, throttled, us) in b.throttle.items():
@@ -177,7 +177,7 @@ def timeline(samples: list[Sample]) -> list[dict]:
         for key, d in _delta(a.threads, b.threads).items():
             name = key.rsplit("/", 2)[0]
             daemons[name] = round(daemons.get(name, 0.0) + d / TICKS / dt, 2)
-        groups, disk = cgroups(a, b, dt), disks(a, b, dt)
+        groups, disk = cgroups(a, b), disks(a, b, dt)
         points.append(
             {
                 "t": round(b.t - t0, 2),
@@ -209,7 +209,7 @@ def summarize(samples: list[Sample]) -> dict:
         "disks": per_disk,
         "daemon_cores": daemons,
         "threads": busiest,
-        "cgroups": cgroups(a, b, dt),
+        "cgroups": cgroups(a, b),
         "pressure_percent": pressure(a, b, dt),
         "softirqs_per_s": softirqs(a, b, dt),
         "tcp": tcp(samples),
