@@ -3,22 +3,21 @@ tuning engine's safety), measure again, compare, report."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import rules as knowledge
-from nastune.bench import runner
+from nastune.bench import interleave, runner
 from nastune.facts import Facts
 from nastune.jsonfile import dumps
 from nastune.remote.nas import NasAgent, NasError
 from nastune.report import html
 from nastune.rules.runtime import with_runtime
 from nastune.stats.runs import Row, compare_runs, failures
-from nastune.tune import executor, lock
 from nastune.tune.plan import Plan, from_findings
-from nastune.tune.system import System
+from nastune.tune.system import System, TuneError
+from nastune.tuner import Here, OnNas
 
 MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
 
@@ -33,6 +32,32 @@ class Outcome:
     journal: str
     failed: list[str]
     undo: str  # the command that rolls the plan back
+    interleaved: Interleaved | None = None
+
+
+@dataclass
+class Interleaved:
+    """The plan's settings measured a second way: with and without them in random alternation
+    (its one-off actions stay done on both sides), which drift cannot fool."""
+
+    rows: list[Row]
+    notes: list[str] = field(default_factory=list)
+    pairs: int = 0
+    seconds: float = 0.0
+    switch_seconds: float = 0.0
+    refused: list[str] = field(default_factory=list)
+    stopped: str = ""  # why the interleaved run ended early, if it did
+
+    def to_json(self) -> dict:
+        return {
+            "rows": [r.to_json() for r in self.rows],
+            "notes": self.notes,
+            "pairs": self.pairs,
+            "seconds": round(self.seconds, 1),
+            "switch_seconds": round(self.switch_seconds, 1),
+            "refused": self.refused,
+            "stopped": self.stopped,
+        }
 
 
 def fresh_lab(scenario: str, log=print) -> Path:
@@ -59,79 +84,6 @@ def prepare_live(target: str | None):
     from nastune.root import Root
 
     return json.loads(collect(Root("/")).to_json()), System(root=Root("/"))
-
-
-@dataclass
-class Here:
-    """Tuning this host (or the lab) from this process."""
-
-    system: System
-
-    def hold(self):
-        return lock.hold(self.system, "optimize")
-
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
-        return executor.apply(plan, self.system, accept_risk=accept_risk, log=log).path
-
-    def undo(self, journal: str) -> str:
-        return f"nastune rollback --to {journal}"
-
-
-@dataclass
-class OnNas:
-    """Tuning the NAS of an inventory with nastune on the NAS: the journal and the
-    confirm-or-revert watchdog live there. After a network change the coordinator proves, over
-    new connections, that it still reaches the NAS and that every client still reaches the
-    NAS's data address with full-size packets; only then does it confirm. If that fails, or the
-    session is cut, nothing confirms and the NAS reverts by itself."""
-
-    agent: NasAgent
-    inventory: str
-    clients: list = field(default_factory=list)  # the measuring clients' Ssh
-    confirm_timeout: int = 120
-
-    def hold(self):
-        return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
-
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
-        timeout = self.confirm_timeout
-        try:
-            done = self.agent.apply(plan, accept_risk, timeout)
-        except NasError as e:
-            raise NasError(
-                f"{e}. If the session was cut, nastune on the NAS finishes or rolls back the apply by itself "
-                f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
-                f"{self.inventory}`"
-            ) from e
-        journal = str(done.get("journal"))
-        log(f"applied on {self.agent.name}; its journal is there: {journal}")
-        if done.get("watchdog"):
-            why = self.agent.fresh_check() or self.unreached()
-            if why:
-                raise NasError(
-                    f"after the network changes, {why}: not confirming, so the NAS reverts them by itself "
-                    f"within {done['watchdog']} s; then `{self.undo(journal)}` restores the rest"
-                )
-            self.agent.confirm(journal)
-            log("network changes confirmed: the NAS and every client still reach each other")
-        return journal
-
-    def unreached(self) -> str | None:
-        """Why a client no longer reaches the NAS's data address with packets of its MTU."""
-        from nastune import commands
-        from nastune.bench.targets import client_mtu
-
-        address = self.agent.host.data_address
-        for ssh in self.clients:
-            mtu = client_mtu(ssh, address) or 1500
-            probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), address]
-            result = commands.run(ssh.argv(probe), 30)
-            if not result.ok:
-                return f"client {ssh.host.name} does not reach {address} with {mtu}-byte packets ({result.tail(1)})"
-        return None
-
-    def undo(self, journal: str) -> str:
-        return f"nastune rollback --inventory {self.inventory} --to {journal}"
 
 
 def prepare_inventory(path: Path, clients: str, confirm_timeout: int, log=print):
@@ -182,11 +134,14 @@ def run(
     accept_risk: bool,
     console,
     log=print,
+    pairs: tuple[int, int] | None = (5, 8),
 ) -> Outcome:
     """`make_pairs()` resolves the targets; it is called for each measurement, because tuning
     changes what they are (an MTU change moves the link's goodput ceiling). A workload that
     fails is reported as failed and the rest compared; anything that stops the run once the
-    plan is applied ends in an OptimizeError that names the rollback command."""
+    plan is applied ends in an OptimizeError that names the rollback command. With `pairs`
+    (the least and most A/B pairs), the plan's settings are then measured once more,
+    interleaved, and applied again at the end."""
     nas = tuner.agent if isinstance(tuner, OnNas) else None
     with tuner.hold():
         out.mkdir(parents=True, exist_ok=True)
@@ -214,8 +169,21 @@ def run(
             )
             rows, notes = compare_runs(before, after)
             failed = failures([before, after])
+            mixed = None
+            if pairs:
+                mixed, journal = _interleave(
+                    plan, journal, tuner, make_pairs, params, out, lab, pairs, accept_risk, log
+                )
+                undo = f"undo it with `{tuner.undo(journal)}`"
             (out / "compare.json").write_text(
-                dumps({"rows": [r.to_json() for r in rows], "notes": notes, "failed": failed})
+                dumps(
+                    {
+                        "rows": [r.to_json() for r in rows],
+                        "notes": notes,
+                        "failed": failed,
+                        "interleaved": mixed.to_json() if mixed else None,
+                    }
+                )
             )
             report = html.render(
                 [before, after],
@@ -226,11 +194,70 @@ def run(
                 findings=[f.model_dump(mode="json") for f in findings],
                 applied=[c.model_dump(mode="json") for c in plan.changes],
                 title="nastune optimize",
+                interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
             )
+        except OptimizeError:
+            raise
         except KeyboardInterrupt:
             raise OptimizeError(
                 f"interrupted after the plan was applied; results so far in {out}; {undo}", interrupted=True
             ) from None
         except Exception as e:
             raise OptimizeError(f"stopped after the plan was applied: {e}; results so far in {out}; {undo}") from e
-    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal))
+    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal), mixed)
+
+
+def _interleave(
+    plan: Plan,
+    journal: str,
+    tuner: Here | OnNas,
+    make_pairs,
+    params: dict,
+    out: Path,
+    lab: bool,
+    pairs: tuple[int, int],
+    accept_risk: bool,
+    log,
+) -> tuple[Interleaved | None, str]:
+    """The settings of the applied plan measured interleaved: rolled back (A: the one-off
+    actions stay done), alternated with B by the tuner, then applied again. Returns the result
+    and the journal of that last apply. An interleaved run that fails is reported, not fatal:
+    the before/after verdicts stand."""
+    settings, actions = interleave.reversible(plan)
+    if not settings.changes:
+        return None, journal
+    (out / "settings.json").write_text(settings.to_json() + "\n")
+    log(f"interleave: {len(settings.changes)} settings without (A) and with (B), in random order")
+    tuner.rollback(journal)
+    try:
+        done = interleave.run(
+            settings,
+            tuner,
+            make_pairs,
+            params,
+            out / "interleaved",
+            lab,
+            pairs[0],
+            pairs[1],
+            accept_risk=accept_risk,
+            log=log,
+        )
+        result = Interleaved(
+            done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused
+        )
+    except interleave.AbError as e:
+        result = Interleaved([], actions, stopped=f"the interleaved run stopped: {e}")
+    except KeyboardInterrupt:
+        raise OptimizeError(
+            f"interrupted while interleaving: the plan's settings are rolled back (its one-off actions stay done); "
+            f"`nastune apply {out / 'settings.json'}` applies them again (on the NAS, for an inventory)",
+            interrupted=True,
+        ) from None
+    log("apply: the settings again")
+    try:
+        return result, tuner.apply(settings, accept_risk, log)
+    except (TuneError, NasError) as e:
+        raise OptimizeError(
+            f"the settings could not be applied again after interleaving ({e}); they are rolled back, the one-off "
+            f"actions stay done; `nastune apply {out / 'settings.json'}` retries"
+        ) from e

@@ -64,3 +64,15 @@ def test_an_a_a_control_outside_as_range_refuses_the_verdict():
     assert _controls([(w, t)], {}, calm, {key: rows}, 0.03) == []
     drifted = {key: rows + [{"upload MB/s": 80, "download MB/s": 100}]}
     assert _controls([(w, t)], {}, drifted, {key: rows}, 0.03) == [f"{key} upload MB/s"]
+
+
+def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does():
+    """Seeded: six repeats of A at 2% spread, then the control from the same system (at most 5%
+    refused) or from a system that fell by 15% (refused nearly always)."""
+    from nastune.bench.interleave import outside
+
+    rng = np.random.default_rng(7)
+    draws = [rng.normal(100, 2, 7) for _ in range(2000)]
+    calm = np.mean([outside(list(d[:6]), d[6], 0.03) for d in draws])
+    moved = np.mean([outside(list(d[:6]), d[6] * 0.85, 0.03) for d in draws])
+    assert calm <= 0.05 and moved >= 0.9

@@ -8,29 +8,35 @@ it) and its cost is counted. After every pair from `min_pairs` on, each metric i
 run stops when every metric is settled (a verdict, or an interval inside the noise floor) or the
 budget of pairs is spent. The looks share the 5% false-positive rate (Bonferroni over the looks,
 so stopping early cannot inflate it). An A/A control (one more repeat of A at the end) that falls
-outside A's range refuses a verdict for that metric. The system always ends in A."""
+outside A's 95% prediction interval, widened by the noise floor, refuses a verdict for that
+metric: A itself moved during the run (a switch back that did not restore it, a lasting change of
+load). A bare min..max range would refuse 2 runs in n + 1 of an unchanged system (29% at six
+pairs). The system always ends in A."""
 
 from __future__ import annotations
 
+import math
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from scipy.stats import t as t_dist
+
 from nastune.bench import runner
 from nastune.bench.drivers.common import BenchError
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.remote.nas import NasError
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, compare, settled
 from nastune.stats.runs import Row, compare_runs
-from nastune.tune import executor, lock
-from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
-from nastune.tune.rollback import rollback
 from nastune.tune.system import TuneError
+from nastune.tuner import Here, OnNas
 
 SETTLE = 2.0  # seconds after a switch that reloaded or restarted a server
 
@@ -66,19 +72,20 @@ def _key(workload, target) -> str:
 
 
 class _Switch:
-    """Moves the system between A and B through the tuning engine, proving each move."""
+    """Moves the system between A and B through a tuner (here, or nastune on the NAS), proving
+    each move: B's settings read back as applied, and the rollback to A restored everything."""
 
-    def __init__(self, plan: Plan, system, accept_risk: bool, log):
-        self.plan, self.system, self.accept_risk, self.log = plan, system, accept_risk, log
-        self.journal: Journal | None = None
+    def __init__(self, plan: Plan, tuner: Here | OnNas, accept_risk: bool):
+        self.plan, self.tuner, self.accept_risk = plan, tuner, accept_risk
+        self.journal: str | None = None
         self.seconds = 0.0
         self.services = any(KNOBS[c.knob].service for c in plan.changes)
 
     def to(self, side: str) -> None:
         start = time.monotonic()
         if side == "B" and self.journal is None:
-            self.journal = executor.apply(self.plan, self.system, accept_risk=self.accept_risk, log=lambda m: None)
-            drift = [label for label, _, _, ok in executor.verify(self.journal, self.system) if not ok]
+            self.journal = self.tuner.apply(self.plan, self.accept_risk, lambda m: None)
+            drift = self.tuner.verify(self.journal)
             if drift:
                 raise AbError(f"B did not take effect: {', '.join(drift)}")
         elif side == "A" and self.journal is not None:
@@ -92,15 +99,16 @@ class _Switch:
     def back(self) -> None:
         if self.journal is None:
             return
-        report = rollback(self.journal, self.system, log=lambda m: None)
-        self.journal = None
-        if not report.ok:
-            raise AbError(f"A could not be restored: {report.summary()}")
+        journal, self.journal = self.journal, None
+        try:
+            self.tuner.rollback(journal)
+        except (TuneError, NasError) as e:
+            raise AbError(f"A could not be restored: {e}; `{self.tuner.undo(journal)}` retries it") from e
 
 
 def run(
     plan: Plan,
-    system,
+    tuner: Here | OnNas,
     make_pairs,
     params: dict,
     out: Path,
@@ -110,20 +118,24 @@ def run(
     seed: int | None = None,
     accept_risk: bool = False,
     noise_floor: float = NOISE_FLOOR,
-    servers: Callable[[], list[int]] = list,
+    servers: Callable[[], list[int]] | None = None,
     log=print,
 ) -> Outcome:
+    """`tuner` switches; with an inventory's NAS (OnNas) the caches dropped are the NAS's.
+    `servers`: the processes whose work is the measurement (default: the lab's, on the lab)."""
+    nas = tuner.agent if isinstance(tuner, OnNas) and tuner.agent.ssh is not None else None
+    drop = partial(runner.remote_drop_caches, nas) if nas else runner.drop_caches
     looks = max_pairs - min_pairs + 1
     alpha = ALPHA / looks
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
-    with lock.hold(system, "ab"):
-        switch = _Switch(plan, system, accept_risk, log)
+    with tuner.hold("ab"):
+        switch = _Switch(plan, tuner, accept_risk)
         pairs = make_pairs()
         states: dict[str, dict] = {}
         samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
         others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
-        meter = Meter(servers)
+        meter = Meter(servers or (runner.lab_servers if lab else list))
         started = time.monotonic()
         done = 0
         try:
@@ -135,7 +147,7 @@ def run(
                 switch.to(side)
                 for workload, target in make_pairs():  # an MTU change moves a target's ceiling
                     key = _key(workload, target)
-                    runner.drop_caches()
+                    runner.attempt(drop, "drop caches", [])
                     meter.start()
                     row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
                     samples[side].setdefault(key, []).append(row)
@@ -151,7 +163,7 @@ def run(
                     break
             control = {key: list(values) for key, values in samples["A"].items()}
             measure("A")  # the A/A control
-        except (BenchError, TuneError) as e:
+        except (BenchError, TuneError, NasError) as e:
             raise AbError(f"stopped after {done} pairs: {e}") from e
         finally:
             try:
@@ -163,8 +175,10 @@ def run(
                     except BenchError:
                         pass
         elapsed = time.monotonic() - started
-        a = _results("A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, lab, out)
-        b = _results("B", pairs, params, samples["B"], others, lab, out)
+        a = _results(
+            "A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, out, lab, nas
+        )
+        b = _results("B", pairs, params, samples["B"], others, out, lab, nas)
         rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha)
         refused = _controls(pairs, params, samples["A"], control, noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
@@ -192,8 +206,17 @@ def _all_settled(pairs, params, samples, noise_floor: float, alpha: float) -> bo
     return True
 
 
+def outside(values: list[float], extra: float, noise_floor: float) -> bool:
+    """Whether one more repeat lies outside the 95% prediction interval of `values` (Student's t,
+    mean +- t * s * sqrt(1 + 1/n)) widened by the noise floor on both sides."""
+    n = len(values)
+    centre = statistics.fmean(values)
+    half = t_dist.ppf(0.975, n - 1) * statistics.stdev(values) * math.sqrt(1 + 1 / n) if n > 1 else 0.0
+    return not (centre - half) * (1 - noise_floor) <= extra <= (centre + half) * (1 + noise_floor)
+
+
 def _controls(pairs, params, samples_a, control, noise_floor: float) -> list[str]:
-    """Metrics whose A/A control repeat lies outside A's own range (widened by the noise floor)."""
+    """Metrics whose A/A control repeat lies outside what A's own repeats predict."""
     refused = []
     for workload, target in pairs:
         key = _key(workload, target)
@@ -202,17 +225,18 @@ def _controls(pairs, params, samples_a, control, noise_floor: float) -> list[str
             continue
         measured, extra = _values(workload, params, rows[:-1]), _values(workload, params, rows[-1:])
         for name, values in measured.items():
-            if values and extra.get(name):
-                lo, hi = min(values) * (1 - noise_floor), max(values) * (1 + noise_floor)
-                if not lo <= extra[name][0] <= hi:
-                    refused.append(f"{key} {name}")
+            if values and extra.get(name) and outside(values, extra[name][0], noise_floor):
+                refused.append(f"{key} {name}")
     return refused
 
 
-def _results(side, pairs, params, rows_by_key, others, lab: bool, out: Path) -> ResultSet:
+def _results(side, pairs, params, rows_by_key, others, out: Path, lab: bool, nas=None) -> ResultSet:
     path = out / f"{side.lower()}.json"
     results = ResultSet(
-        created=time.strftime("%Y-%m-%dT%H:%M:%S"), label=side, provenance=runner.provenance(path, lab), results=[]
+        created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+        label=side,
+        provenance=runner.provenance(path, lab, nas),
+        results=[],
     )
     for workload, target in pairs:
         key = _key(workload, target)

@@ -130,12 +130,17 @@ def metrics_of(
     return out
 
 
+def lab_servers() -> list[int]:
+    """The lab's processes (its servers), whose work is the measurement."""
+    from nastune.lab.lab import Lab
+
+    return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
+
+
 def _servers(lab: bool, target: Target) -> list[int]:
     """The file servers whose work is the measurement (the lab's, or the target's server)."""
     if lab:
-        from nastune.lab.lab import Lab
-
-        return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
+        return lab_servers()
     return [target.server_pid] if target.server_pid else []
 
 

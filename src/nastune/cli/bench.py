@@ -368,9 +368,10 @@ def ab(
     from nastune.bench import interleave
     from nastune.bench.selection import default_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
-    from nastune.lab.lab import Lab, LabError
+    from nastune.lab.lab import LabError
     from nastune.tune.plan import load
     from nastune.tune.system import TuneError, for_root
+    from nastune.tuner import Here
 
     if min_pairs > max_pairs:
         fail("--min-pairs must not exceed --max-pairs")
@@ -378,16 +379,11 @@ def ab(
         fail("ab switches the system between A and B: add --yes (no terminal to ask on)")
     try:
         plan, left_out = interleave.reversible(load(plan_file))
-        system = for_root("/", lab)
         names = workload or [n for n in default_workloads(lab) if n != "aged-read"]
         pairs(target, lab, names)  # refuse bad workloads before switching anything
-
-        def servers() -> list[int]:
-            return [r["pid"] for r in Lab().state.of("process") if r.get("pid")] if lab else []
-
         outcome = interleave.run(
             plan,
-            system,
+            Here(for_root("/", lab)),
             lambda: pairs(target, lab, names),
             {**DEFAULTS, "size": size_option(size)},
             out,
@@ -396,7 +392,6 @@ def ab(
             max_pairs,
             seed,
             bool(accept_risk),
-            servers=servers,
             log=say("ab"),
         )
     except (interleave.AbError, TuneError, LabError, ValueError) as e:

@@ -68,6 +68,16 @@ def optimize(
             "unless optimize proves it still reaches the NAS and the clients reach it.",
         ),
     ] = 120,
+    interleave: Annotated[
+        bool,
+        typer.Option(
+            "--interleave/--no-interleave",
+            help="After before/after, measure the plan's settings again interleaved (without and with them in "
+            "random alternation; drift cannot fool it), then apply them again.",
+        ),
+    ] = True,
+    min_pairs: Annotated[int, typer.Option("--min-pairs", min=3, max=50, help="Interleaved pairs before a look.")] = 5,
+    max_pairs: Annotated[int, typer.Option("--max-pairs", min=3, max=100, help="The budget of interleaved pairs.")] = 8,
 ) -> None:
     """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
     With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
@@ -79,11 +89,14 @@ def optimize(
     from nastune.bench.selection import inventory_pairs, inventory_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
     from nastune.lab.lab import LabError
-    from nastune.optimize import Here, OptimizeError, fresh_lab, prepare_inventory, prepare_live
+    from nastune.optimize import OptimizeError, fresh_lab, prepare_inventory, prepare_live
     from nastune.optimize import run as run_optimize
     from nastune.remote.nas import NasError
     from nastune.tune.system import TuneError
+    from nastune.tuner import Here
 
+    if min_pairs > max_pairs:
+        fail("--min-pairs must not exceed --max-pairs")
     if not yes and not sys.stdin.isatty():
         fail("optimize changes the system: add --yes (no terminal to ask on)")
     if not yes:
@@ -104,7 +117,19 @@ def optimize(
             tuner = Here(system)
             make_pairs = partial(pairs, target, False, workload or ["seq-write", "seq-read", "network"])
         make_pairs()  # refuse bad workloads and unreachable clients before the plan is applied
-        outcome = run_optimize(make_pairs, params, repeats, out, lab, facts, tuner, bool(accept_risk), err, log)
+        outcome = run_optimize(
+            make_pairs,
+            params,
+            repeats,
+            out,
+            lab,
+            facts,
+            tuner,
+            bool(accept_risk),
+            err,
+            log,
+            (min_pairs, max_pairs) if interleave else None,
+        )
     except OptimizeError as e:
         fail(str(e), code=130 if e.interrupted else 1)
     except (LabError, TuneError, NasError, ValueError, OSError) as e:
@@ -112,6 +137,11 @@ def optimize(
     except KeyboardInterrupt:
         fail(f"interrupted before the plan was applied; results so far in {out}", code=130)
     console.print(tables.comparison(outcome.rows, "optimize: before -> after"))
+    if outcome.interleaved:
+        mixed = outcome.interleaved
+        console.print(tables.comparison(mixed.rows, "optimize: the settings alone, interleaved (A without, B with)"))
+        for line in mixed.notes + ([mixed.stopped] if mixed.stopped else []):
+            console.print(f"  note: {line}", highlight=False)
     for line in outcome.skipped:
         console.print(f"  left out: {line}", highlight=False)
     for line in outcome.failed:

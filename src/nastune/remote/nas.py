@@ -59,7 +59,9 @@ class NasAgent:
             self.ssh.close()
         return self.check()
 
-    def run(self, argv: list[str], what: str, timeout: float = 600, input: str | None = None) -> str:
+    def run(
+        self, argv: list[str], what: str, timeout: float = 600, input: str | None = None, ok: tuple[int, ...] = (0,)
+    ) -> str:
         result = commands.run(self.argv(argv), timeout, input)
         if self.ssh is not None and result.returncode == UNREACHABLE:
             raise NasError(f"{what} on {self.name}: {unreachable_reason(result)}")
@@ -70,12 +72,14 @@ class NasAgent:
                 f"{what} on {self.name}: {argv[0]} is not installed there (nastune_command: "
                 f"{' '.join(self.host.command)}): {result.tail(1)}"
             )
-        if result.returncode != 0:
+        if result.returncode not in ok:
             raise NasError(f"{what} on {self.name} failed (exit {result.returncode}): {result.tail(3)}")
         return result.stdout
 
-    def nastune(self, *args: str, what: str, input: str | None = None, timeout: float = 600) -> str:
-        return self.run([*self.nastune_argv, *args], what, timeout, input)
+    def nastune(
+        self, *args: str, what: str, input: str | None = None, timeout: float = 600, ok: tuple[int, ...] = (0,)
+    ) -> str:
+        return self.run([*self.nastune_argv, *args], what, timeout, input, ok)
 
     def facts(self, xfs_fragmentation: bool = True) -> dict:
         frag = ["--xfs-fragmentation"] if xfs_fragmentation else []
@@ -100,6 +104,11 @@ class NasAgent:
 
     def confirm(self, journal: str) -> None:
         self.nastune("confirm", "--journal", journal, what="confirm")
+
+    def verify(self, journal: str) -> list[str]:
+        """The settings of `journal` that do not read as it applied them (exit 1 is drift, not failure)."""
+        out = self._json(self.nastune("verify", "--journal", journal, "--json", what="verify", ok=(0, 1)), "verify")
+        return [str(s.get("setting")) for s in out.get("settings", []) if not s.get("ok")]
 
     def rollback(self, journal: str) -> str:
         return self.nastune("rollback", "--to", journal, what="rollback")

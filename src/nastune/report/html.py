@@ -238,6 +238,7 @@ def render(
     findings: list[dict] | None = None,
     applied: list[dict] | None = None,
     title: str = "nastune report",
+    interleaved: tuple[list[Row], list[str]] | None = None,
 ) -> Path:
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
@@ -245,6 +246,7 @@ def render(
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
         rows=rows or [],
         notes=notes or [],
+        interleaved=interleaved,
         failed=failures(runs),
         system=system_summary(facts),
         findings=findings or [],

@@ -19,7 +19,7 @@ from nastune.tune.system import System, TuneError
 
 MAX_BYTES = 16 * 1024 * 1024
 MAX_LINES = 10_000  # a plan of every knob with persistence journals well under 200 lines
-NAME = re.compile(r"\d{8}T\d{6}-\d+\.jsonl")
+NAME = re.compile(r"\d{8}T\d{6}(\.\d{6})?-\d+\.jsonl")  # microseconds: an A/B run applies twice a second
 STATES = ("started", "applied", "failed", "rolled_back")
 
 
@@ -42,7 +42,8 @@ class Journal:
 
     @classmethod
     def create(cls, system: System, header: dict) -> Journal:
-        name = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{os.getpid()}.jsonl"
+        now = time.time()
+        name = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}-{os.getpid()}.jsonl"
         journal = cls(system, f"{system.journal_dir}/{name}")
         os.makedirs(os.path.dirname(journal.host), exist_ok=True)
         fd = os.open(journal.host, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)

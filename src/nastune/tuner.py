@@ -1,0 +1,103 @@
+"""Who applies and rolls back a plan: this process on this host (or the lab), or nastune on
+the NAS of an inventory. optimize and the interleaved A/B runs use either through one face:
+hold, apply, verify, rollback, and the command that undoes an apply."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from nastune.remote.nas import NasAgent, NasError
+from nastune.tune import executor, lock
+from nastune.tune.journal import Journal
+from nastune.tune.plan import Plan
+from nastune.tune.rollback import rollback
+from nastune.tune.system import System, TuneError
+
+
+@dataclass
+class Here:
+    """Tuning this host (or the lab) from this process."""
+
+    system: System
+
+    def hold(self, what: str = "optimize"):
+        return lock.hold(self.system, what)
+
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
+        return executor.apply(plan, self.system, accept_risk=accept_risk, log=log).path
+
+    def verify(self, journal: str) -> list[str]:
+        """The settings of `journal` that do not read as applied."""
+        return [label for label, _, _, ok in executor.verify(Journal.at(self.system, journal), self.system) if not ok]
+
+    def rollback(self, journal: str) -> None:
+        report = rollback(Journal.at(self.system, journal), self.system, log=lambda m: None)
+        if not report.ok:
+            raise TuneError(report.summary())
+
+    def undo(self, journal: str) -> str:
+        return f"nastune rollback --to {journal}"
+
+
+@dataclass
+class OnNas:
+    """Tuning the NAS of an inventory with nastune on the NAS: the journal and the
+    confirm-or-revert watchdog live there. After a network change the coordinator proves, over
+    new connections, that it still reaches the NAS and that every client still reaches the
+    NAS's data address with full-size packets; only then does it confirm. If that fails, or the
+    session is cut, nothing confirms and the NAS reverts by itself."""
+
+    agent: NasAgent
+    inventory: str
+    clients: list = field(default_factory=list)  # the measuring clients' Ssh
+    confirm_timeout: int = 120
+
+    def hold(self, what: str = "optimize"):
+        return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
+
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
+        timeout = self.confirm_timeout
+        try:
+            done = self.agent.apply(plan, accept_risk, timeout)
+        except NasError as e:
+            raise NasError(
+                f"{e}. If the session was cut, nastune on the NAS finishes or rolls back the apply by itself "
+                f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
+                f"{self.inventory}`"
+            ) from e
+        journal = str(done.get("journal"))
+        log(f"applied on {self.agent.name}; its journal is there: {journal}")
+        if done.get("watchdog"):
+            why = self.agent.fresh_check() or self.unreached()
+            if why:
+                raise NasError(
+                    f"after the network changes, {why}: not confirming, so the NAS reverts them by itself "
+                    f"within {done['watchdog']} s; then `{self.undo(journal)}` restores the rest"
+                )
+            self.agent.confirm(journal)
+            log("network changes confirmed: the NAS and every client still reach each other")
+        return journal
+
+    def unreached(self) -> str | None:
+        """Why a client no longer reaches the NAS's data address with packets of its MTU."""
+        from nastune import commands
+        from nastune.bench.targets import client_mtu
+
+        address = self.agent.host.data_address
+        for ssh in self.clients:
+            mtu = client_mtu(ssh, address) or 1500
+            probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), address]
+            result = commands.run(ssh.argv(probe), 30)
+            if not result.ok:
+                return f"client {ssh.host.name} does not reach {address} with {mtu}-byte packets ({result.tail(1)})"
+        return None
+
+    def verify(self, journal: str) -> list[str]:
+        return self.agent.verify(journal)
+
+    def rollback(self, journal: str) -> None:
+        self.agent.rollback(journal)
+
+    def undo(self, journal: str) -> str:
+        return f"nastune rollback --inventory {self.inventory} --to {journal}"

@@ -1,0 +1,79 @@
+"""optimize's interleaved measurement of a plan's settings, on a fixture root: the settings are
+rolled back for A and applied for B by the tuning engine, each repeat is measured in the state
+it claims, a failing interleaved run is reported without losing the before/after verdicts, the
+settings end applied again, and an interrupt leaves A with the command that re-applies them.
+
+The workload is a probe that reads the setting it is measured under (the fixture has no server
+to measure), so every value shows which side was really in place."""
+
+from __future__ import annotations
+
+import pytest
+
+from nastune.bench.drivers.common import BenchError
+from nastune.bench.targets import Target
+from nastune.bench.workloads import Metric, Workload
+from nastune.optimize import OptimizeError, _interleave
+from nastune.root import Root
+from nastune.tune.plan import Plan, PlannedChange
+from nastune.tune.system import System
+from nastune.tuner import Here
+
+SETTING = "proc/sys/vm/dirty_ratio"  # 40 in the fixture; the plan sets 10
+
+
+class Probe(Workload):
+    name = "probe"
+    kinds = ("path",)
+
+    def __init__(self, root, fail_at: int | None = None, interrupt_at: int | None = None):
+        self.root, self.fail_at, self.interrupt_at, self.calls = root, fail_at, interrupt_at, 0
+        self.seen: list[int] = []
+
+    def metrics(self, params):
+        return {"MB/s": Metric("MB/s", throughput=True)}
+
+    def once(self, target, params, state):
+        self.calls += 1
+        if self.fail_at and self.calls >= self.fail_at:  # for good: retries do not help
+            raise BenchError("the probe's server went away")
+        if self.calls == self.interrupt_at:
+            raise KeyboardInterrupt
+        value = int((self.root / SETTING).read_text())
+        self.seen.append(value)
+        return {"MB/s": 100.0 if value == 40 else 90.0}
+
+
+def _run(root, probe, tmp_path):
+    system = System(root=Root(str(root)))
+    tuner = Here(system)
+    plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
+    journal = tuner.apply(plan, False, lambda m: None)
+    pairs = lambda: [(probe, Target("path", str(tmp_path), share=str(tmp_path)))]
+    return tuner, journal, _interleave(plan, journal, tuner, pairs, {}, tmp_path, False, (5, 5), False, lambda m: None)
+
+
+def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, tmp_path):
+    probe = Probe(root)
+    tuner, first, (mixed, journal) = _run(root, probe, tmp_path)
+    assert mixed is not None and mixed.pairs == 5 and not mixed.stopped
+    assert sorted(probe.seen) == [10] * 5 + [40] * 7  # A: warm-up, 5 repeats, the A/A control; B: 5
+    (row,) = mixed.rows
+    assert row.result.verdict == "worse" and row.result.sizes == (5, 5)
+    assert (root / SETTING).read_text().strip() == "10" and journal != first and tuner.verify(journal) == []
+    assert (tmp_path / "settings.json").exists()
+
+
+def test_a_failing_interleaved_run_is_reported_and_the_settings_applied_again(root, tmp_path):
+    probe = Probe(root, fail_at=4)
+    _, _, (mixed, _) = _run(root, probe, tmp_path)
+    assert mixed is not None and not mixed.rows and "the probe's server went away" in mixed.stopped
+    assert (root / SETTING).read_text().strip() == "10"
+
+
+def test_an_interrupt_while_interleaving_leaves_a_and_says_how_to_apply_again(root, tmp_path):
+    probe = Probe(root, interrupt_at=4)
+    with pytest.raises(OptimizeError) as stopped:
+        _run(root, probe, tmp_path)
+    assert stopped.value.interrupted and "settings.json" in str(stopped.value)
+    assert (root / SETTING).read_text().strip() == "40"
