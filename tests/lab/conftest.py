@@ -22,14 +22,16 @@ def lab_env(directory: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "NASTUNE_LAB_DIR": str(directory), "COLUMNS": "200", **extra}
 
 
-def nastune(directory: Path, *args: str, check: bool = True, **extra: str) -> subprocess.CompletedProcess:
+def nastune(
+    directory: Path, *args: str, check: bool = True, timeout: float = 300, **extra: str
+) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, "-m", "nastune", *args],
         capture_output=True,
         text=True,
         env=lab_env(directory, **extra),
         stdin=subprocess.DEVNULL,
-        timeout=300,
+        timeout=timeout,
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")

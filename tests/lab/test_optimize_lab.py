@@ -22,8 +22,11 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         "32M",
         "--repeats",
         "5",
+        "--max-pairs",
+        "6",
         "--out",
         str(out),
+        timeout=900,
     )
     assert "Report:" in proc.stdout
     rows = json.loads((out / "compare.json").read_text())["rows"]
@@ -35,9 +38,17 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     assert not [f for r in after for m in r["metrics"].values() for f in m["flags"] if "goodput" in f]
     for name in ("before.json", "after.json", "plan.json", "findings.json", "facts.json", "report.html", "report.csv"):
         assert (out / name).exists(), name
+    for name in ("report.xlsx", "settings.json", "interleaved/a.json", "interleaved/b.json"):
+        assert (out / name).exists(), name
     plan = json.loads((out / "plan.json").read_text())
     assert {"xfs_fsr", "ganesha_export", "samba"} <= {c["knob"] for c in plan["changes"]}
     assert not any(c["target"].startswith("vm.") for c in plan["changes"])  # the host's kernel is left alone
+    mixed = json.loads((out / "compare.json").read_text())["interleaved"]  # the settings alone, interleaved
+    assert mixed["pairs"] >= 5 and not mixed["stopped"] and mixed["switch_seconds"] > 0, mixed
+    assert mixed["rows"] or mixed["refused"]
+    assert any("xfs_fsr" in n for n in mixed["notes"])  # the one-off action: before/after only
+    assert "Verdicts, interleaved" in (out / "report.html").read_text()
+    nastune(lab_dir, "verify")  # applied again after interleaving
     nastune(lab_dir, "rollback")
 
 

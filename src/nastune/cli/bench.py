@@ -345,6 +345,22 @@ def report(
 
 
 @app.command()
+def export(
+    result: Annotated[Path, typer.Argument(metavar="RESULT", help="A result file (bench, optimize, ab).")],
+    format: Annotated[
+        str, typer.Option("--format", help="benchstat: Go's benchmark format, which benchstat compares.")
+    ] = "benchstat",
+) -> None:
+    """Write a result file in another tool's format on standard output."""
+    from nastune.report import benchfmt
+
+    if format != "benchstat":
+        fail(f"--format {format}: not a format nastune writes (benchstat)")
+    (loaded,) = load_results([result])
+    print(benchfmt.export(loaded), end="")
+
+
+@app.command()
 def ab(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="The plan whose effect to measure (B).")],
     lab: Annotated[bool, typer.Option("--lab", help="Measure the lab (run `nastune lab up` first).")] = False,

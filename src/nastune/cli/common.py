@@ -118,16 +118,16 @@ def verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
-def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: tuple[str, str] | None = None) -> None:
+def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, str] | None = None) -> None:
     """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
-    and the servers' processes are the lab's, and exit with its status. `absolute` replaces an
-    option's value (a relative output path) with one that means the same there."""
+    and the servers' processes are the lab's, and exit with its status. `absolute` replaces
+    options' values (relative paths) with ones that mean the same there."""
 
     from nastune.lab.lab import Lab, LabError
 
     argv = [a for a in sys.argv[1:] if a != "--lab"]
-    if absolute:
-        option, kept, skip = absolute[0], [], False
+    for option, value in (absolute or {}).items():
+        kept, skip = [], False
         for a in argv:
             if skip:
                 skip = False
@@ -135,7 +135,7 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: tuple[str, s
                 skip = True
             elif not a.startswith(option + "="):
                 kept.append(a)
-        argv = kept + list(absolute)
+        argv = [*kept, option, value]
     try:
         inner = Lab().exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
     except LabError as e:

@@ -46,7 +46,7 @@ def plan(
     from nastune.tune.plan import from_findings
 
     if lab:
-        rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute=("--out", str(out.resolve())))
+        rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
     findings = knowledge.evaluate(collect_facts(root, None, xfs_fragmentation), only=only)
     made = from_findings(findings, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
     try:

@@ -14,6 +14,7 @@ from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
 from nastune.bench.workloads import WORKLOADS
+from nastune.report import workbook
 from nastune.stats.compare import median_ci
 from nastune.stats.runs import Row, failures
 
@@ -257,7 +258,9 @@ def render(
         numa=numa_charts(runs),
         plotly_js=get_plotlyjs(),
         csv_name=out.with_suffix(".csv").name,
+        xlsx_name=out.with_suffix(".xlsx").name,
     )
     out.write_text(html)
     write_csv(runs, out.with_suffix(".csv"))
+    workbook.write(runs, out.with_suffix(".xlsx"), rows or [], [_label(rs, i) for i, rs in enumerate(runs)])
     return out

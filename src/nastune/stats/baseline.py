@@ -23,9 +23,13 @@ def save(name: str, result: ResultSet) -> Path:
     return path
 
 
-def check(name: str, result: ResultSet) -> tuple[list[Row], list[str]]:
-    """The comparison of `result` with baseline `name` (Incomparable or ValueError otherwise)."""
+def load_named(name: str) -> ResultSet:
     stored = directory() / f"{name}.json"
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", name) or not stored.exists():
         raise ValueError(f"no baseline {name!r} in {directory()}")
-    return compare_runs(load(stored), result)
+    return load(stored)
+
+
+def check(name: str, result: ResultSet) -> tuple[list[Row], list[str]]:
+    """The comparison of `result` with baseline `name` (Incomparable or ValueError otherwise)."""
+    return compare_runs(load_named(name), result)

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 
 from nastune.faults import checkpoint
-from nastune.tune import backup, lock, services
+from nastune.tune import backup, lock, services, sysctl_files
 from nastune.tune import persist as persistence
 from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS, Knob, norm
@@ -97,6 +97,15 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
                 "nothing was changed; this plan cannot be applied here: "
                 + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken)
             )
+        if persist:
+            keys = [r.change.target for r in rows if not r.noop and r.knob.persists == "sysctl.d"]
+            why = sysctl_files.overridden(system, persistence.SYSCTL, keys)
+            if why:
+                raise TuneError(
+                    "nothing was changed; --persist would not last, another file sets these at boot after "
+                    f"nastune's: {'; '.join(why)}. Change or remove the setting there (it may belong to another "
+                    "tool: nastune does not fight it), or apply without --persist"
+                )
         risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
         if risky and not accept_risk:
             listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)

@@ -1,0 +1,94 @@
+"""Is this NAS still tuned? 004's story is a regression nobody asked for: a kernel upgrade
+swapped a NIC driver, the script that pinned its interrupts no longer ran, and writes fell by
+30%. A check, run by a timer, finds that: the findings of every rule on today's facts, each
+setting of the last applied plan read back (drift), and, when asked, a short benchmark of a
+baseline's workloads compared with it (regression)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nastune import rules as knowledge
+from nastune.bench import runner
+from nastune.bench import targets as bench_targets
+from nastune.bench.results import ResultSet
+from nastune.bench.workloads import WORKLOADS, Workload
+from nastune.facts import Facts
+from nastune.rules.model import Finding
+from nastune.stats import baseline as baselines
+from nastune.stats.runs import Row
+from nastune.tune import executor
+from nastune.tune.journal import find
+from nastune.tune.system import TuneError
+
+
+@dataclass
+class Drift:
+    setting: str
+    expected: str
+    actual: str
+
+
+@dataclass
+class Check:
+    findings: list[Finding]
+    journal: str | None  # the last applied plan's journal, when there is one
+    settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
+    drift: list[Drift] = field(default_factory=list)
+    baseline: str | None = None
+    rows: list[Row] = field(default_factory=list)  # the benchmark against the baseline
+    notes: list[str] = field(default_factory=list)
+    at: float = field(default_factory=time.time)
+
+    @property
+    def regressed(self) -> list[Row]:
+        return [r for r in self.rows if r.result.verdict == "worse"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.drift and not self.regressed
+
+
+def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
+    """The settings of the newest journal (or `journal`), each read back; none applied: none."""
+    try:
+        found = find(root, journal)
+    except TuneError:
+        if journal:
+            raise
+        return None, {}, []
+    rows = executor.verify(found, found.system)
+    return found.path, {label: ok for label, _, _, ok in rows}, [Drift(*row[:3]) for row in rows if not row[3]]
+
+
+def baseline_pairs(stored: ResultSet, lab: bool) -> list[tuple[Workload, bench_targets.Target]]:
+    """The baseline's workloads on its targets, found again by URL (on the lab, among its targets)."""
+    known = {t.url: t for t in bench_targets.lab_targets().values()} if lab else {}
+    out = []
+    for r in stored.results:
+        url = str(r.target.get("url", ""))
+        if r.workload not in WORKLOADS:
+            raise ValueError(f"baseline workload {r.workload!r}: not a workload of this nastune")
+        target = known.get(url) if lab else bench_targets.parse(url)
+        if target is None:
+            raise ValueError(f"baseline target {url}: not a target of the lab that is up")
+        out.append((WORKLOADS[r.workload], target))
+    return out
+
+
+def measure(name: str, lab: bool, out: Path, console=None) -> ResultSet:
+    """Baseline `name`'s workloads measured again on its targets, with its parameters and repeats."""
+    stored = baselines.load_named(name)
+    if not stored.results:
+        raise ValueError(f"baseline {name!r} holds no results")
+    repeats = max([2] + [len(m.values) for r in stored.results for m in r.metrics.values()])
+    params = dict(stored.results[0].params)
+    return runner.run(baseline_pairs(stored, lab), params, repeats, out, label="check", lab=lab, console=console)
+
+
+def check(facts: Facts, root: str, journal: str | None = None) -> Check:
+    findings = knowledge.evaluate(facts)
+    path, settings, drift = settings_drift(root, journal)
+    return Check(findings, path, settings, drift)

@@ -1,0 +1,143 @@
+"""check and watch: is this NAS still tuned, and a timer that keeps asking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nastune.cli.common import JsonOption, LabOption, RootOption, app, collect_facts, console, fail, rerun_in_lab, say
+from nastune.report import layout, tables
+
+
+@app.command()
+def check(
+    root: RootOption = "/",
+    lab: LabOption = False,
+    journal: Annotated[
+        str | None, typer.Option("--journal", help="The applied plan's journal (default: the newest).")
+    ] = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="A baseline (`nastune baseline save`) to compare with.")
+    ] = None,
+    bench: Annotated[
+        bool, typer.Option("--bench", help="With --baseline: run its workloads again, briefly, and compare.")
+    ] = False,
+    result: Annotated[
+        Path | None, typer.Option("--result", help="With --baseline: compare this result file instead of measuring.")
+    ] = None,
+    metrics: Annotated[
+        Path | None,
+        typer.Option(
+            "--metrics",
+            help="Write Prometheus metrics here, atomically (node_exporter's textfile collector reads "
+            "/var/lib/prometheus/node-exporter/*.prom).",
+        ),
+    ] = None,
+    json: JsonOption = False,
+) -> None:
+    """Is this NAS still tuned? Every rule on today's facts, every setting of the last applied
+    plan read back (drift), and with --baseline a comparison with a kept run (regression).
+    Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
+    from nastune import check as checks
+    from nastune.bench.results import load
+    from nastune.stats import baseline as baselines
+    from nastune.tune.system import TuneError
+
+    if (bench or result) and not baseline:
+        fail("--bench and --result compare with a baseline: add --baseline NAME")
+    if lab and bench and result is None:
+        # measured from here, where the lab's clients are; compared in the NAS's namespace
+        import tempfile
+
+        out = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
+        try:
+            checks.measure(str(baseline), True, out, console=layout.console(stderr=True))
+        except ValueError as e:
+            fail(str(e))
+        result = out
+    if lab:
+        paths = {"--result": result, "--metrics": metrics}
+        rerun_in_lab(absolute={option: str(p.resolve()) for option, p in paths.items() if p is not None})
+    facts = collect_facts(root, None, False)
+    try:
+        done = checks.check(facts, root, journal)
+        if baseline:
+            measured = load(result) if result else None
+            if measured is None and bench:
+                measured = checks.measure(baseline, False, Path("nastune-check.json"))
+            if measured is not None:
+                done.baseline = baseline
+                done.rows, done.notes = baselines.check(baseline, measured)
+    except (TuneError, ValueError) as e:
+        fail(str(e))
+    if metrics:
+        from nastune.report import metrics as prometheus
+
+        try:
+            prometheus.write(done, metrics)
+        except OSError as e:
+            fail(f"{metrics}: {e.strerror}")
+    _show(done, json)
+    if not done.ok:
+        raise typer.Exit(1)
+
+
+def _show(done, json: bool) -> None:
+    if json:
+        import json as jsonlib
+
+        print(
+            jsonlib.dumps(
+                {
+                    "ok": done.ok,
+                    "journal": done.journal,
+                    "drift": [d.__dict__ for d in done.drift],
+                    "findings": [
+                        {"rule": f.rule, "severity": f.severity.name, "target": f.target} for f in done.findings
+                    ],
+                    "baseline": done.baseline,
+                    "rows": [r.to_json() for r in done.rows],
+                    "notes": done.notes,
+                },
+                indent=1,
+            )
+        )
+        return
+    console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
+    if done.journal:
+        console.print(f"settings of {done.journal}: {len(done.settings) - len(done.drift)} as applied", highlight=False)
+    for d in done.drift:
+        console.print(layout.styled(f"  DRIFT: {d.setting}: expected {d.expected}, now {d.actual}", "red"))
+    if done.rows:
+        console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
+
+
+@app.command()
+def watch(
+    install: Annotated[bool, typer.Option("--install", help="Write and enable the service and its timer.")] = False,
+    uninstall: Annotated[bool, typer.Option("--uninstall", help="Disable and remove them.")] = False,
+    root: RootOption = "/",
+    every: Annotated[str, typer.Option("--every", help="The timer's OnCalendar= (systemd.time(7)).")] = "hourly",
+    baseline: Annotated[str | None, typer.Option("--baseline", help="Also benchmark against this baseline.")] = None,
+    metrics: Annotated[Path, typer.Option("--metrics", help="Where the check writes its metrics.")] = Path(
+        "/var/lib/prometheus/node-exporter/nastune.prom"
+    ),
+) -> None:
+    """Keep checking: a systemd timer that runs `nastune check` and leaves its metrics for
+    node_exporter. Writes two unit files under /etc/systemd/system and nothing else."""
+    from nastune import watch as watching
+    from nastune.tune.system import TuneError, for_root
+
+    if install == uninstall:
+        fail("say --install or --uninstall")
+    log = say("watch")
+    args = ["--metrics", str(metrics.absolute())] + (["--baseline", baseline, "--bench"] if baseline else [])
+    try:
+        system = for_root(root)
+        done = watching.install(system, args, every) if install else watching.uninstall(system)
+    except TuneError as e:
+        fail(str(e))
+    for line in done or ["nothing to remove"]:
+        log(line)

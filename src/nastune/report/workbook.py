@@ -1,0 +1,124 @@
+"""An XLSX workbook beside the report's CSV, for people who work in a spreadsheet as 003 did: a
+sheet of verdicts, one sheet per run with every repeat, and for each run with an IOzone-style
+matrix a sheet that lays it out as file size by record size, one block per operation.
+
+Text that came from a system (share names, metric names) is written as text, never as a
+formula: a share named `=HYPERLINK(...)` must not run in someone's spreadsheet."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+from openpyxl.worksheet.worksheet import Worksheet
+
+from nastune.bench.results import ResultSet
+from nastune.stats.runs import Row
+
+IOZONE = re.compile(r"(\S+) (\d+[KM]) rec (\d+[KM]) (MB/s|latency)")
+_UNSAFE = re.compile(r"[\[\]:*?/\\]")
+BOLD = Font(bold=True)
+
+
+def _put(sheet: Worksheet, row: int, values: list) -> None:
+    for col, value in enumerate(values, 1):
+        cell = sheet.cell(row=row, column=col, value=value)
+        if isinstance(value, str):
+            cell.data_type = "s"  # never a formula
+
+
+def _header(sheet: Worksheet, row: int, values: list[str]) -> None:
+    _put(sheet, row, values)
+    for cell in sheet[row]:
+        cell.font = BOLD
+
+
+def _title(label: str, taken: set[str]) -> str:
+    """A sheet name Excel accepts: at most 31 characters, none of []:*?/\\, unique."""
+    base = _UNSAFE.sub("_", label)[:28] or "run"
+    name, n = base, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{base[:25]} ({n})"
+    taken.add(name.lower())
+    return name
+
+
+def _bytes(size: str) -> int:
+    return int(size[:-1]) * (1 << 20 if size.endswith("M") else 1 << 10)
+
+
+def _verdicts(sheet: Worksheet, rows: list[Row]) -> None:
+    _header(
+        sheet, 1, ["workload", "target", "metric", "unit", "before", "after", "change", "low", "high", "p", "verdict"]
+    )
+    for n, r in enumerate(rows, 2):
+        c = r.result
+        _put(
+            sheet,
+            n,
+            [r.workload, r.target, r.metric, r.unit, c.before_median, c.after_median, c.change, *c.change_ci]
+            + [c.p_value, c.verdict_text()],
+        )
+
+
+def _repeats(sheet: Worksheet, rs: ResultSet) -> None:
+    most = max((len(m.values) for r in rs.results for m in r.metrics.values()), default=0)
+    _header(
+        sheet,
+        1,
+        ["workload", "target", "metric", "unit", "median", "limit", *(f"repeat {i}" for i in range(1, most + 1))]
+        + ["flags"],
+    )
+    n = 2
+    for r in rs.results:
+        for name, m in r.metrics.items():
+            values = list(m.values) + [None] * (most - len(m.values))
+            _put(sheet, n, [r.workload, str(r.target.get("url", "")), name, m.unit, m.median, m.limit, *values])
+            _put_flags(sheet, n, most + 7, m.flags)
+            n += 1
+
+
+def _put_flags(sheet: Worksheet, row: int, col: int, flags: list[str]) -> None:
+    if flags:
+        cell = sheet.cell(row=row, column=col, value="; ".join(flags))
+        cell.data_type = "s"
+
+
+def _matrix(sheet: Worksheet, rs: ResultSet) -> bool:
+    """Each IOzone operation and kind as a block: file sizes down, record sizes across, medians."""
+    row = 1
+    for r in rs.results:
+        cells: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
+        for name, m in r.metrics.items():
+            if (found := IOZONE.fullmatch(name)) and m.values:
+                op, file_size, record, kind = found.groups()
+                cells.setdefault((op, f"{kind} ({m.unit})"), {})[(file_size, record)] = statistics.median(m.values)
+        for (op, kind), values in cells.items():
+            files = sorted({f for f, _ in values}, key=_bytes)
+            records = sorted({rec for _, rec in values}, key=_bytes)
+            _header(sheet, row, [f"{op}, {kind}, {r.target.get('url', '')}: file size \\ record size", *records])
+            for f in files:
+                row += 1
+                _put(sheet, row, [f, *(values.get((f, rec)) for rec in records)])
+            row += 2
+    return row > 1
+
+
+def write(runs: list[ResultSet], path: Path, rows: list[Row], labels: list[str]) -> Path:
+    book = Workbook()
+    verdicts = book.active
+    assert verdicts is not None
+    verdicts.title = "verdicts"
+    _verdicts(verdicts, rows)
+    taken = {"verdicts"}
+    for rs, label in zip(runs, labels, strict=True):
+        _repeats(book.create_sheet(_title(label, taken)), rs)
+        matrix = book.create_sheet(_title(f"{label} iozone", taken))
+        if not _matrix(matrix, rs):
+            book.remove(matrix)
+    book.save(path)
+    return path
