@@ -45,6 +45,15 @@ def assert_golden(name: str, got: dict) -> None:
     assert got == json.loads(golden.read_text())
 
 
+def extracted(system: str, dest: Path) -> Path:
+    """A writable copy of fixtures/roots/SYSTEM.tar.gz at `dest`."""
+    import tarfile
+
+    with tarfile.open(ROOTS / f"{system}.tar.gz") as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
 @pytest.fixture
 def tree(tmp_path):
     """A writable root: tree('proc/mdstat', 'text') writes a file into it."""

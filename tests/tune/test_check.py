@@ -8,25 +8,20 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from nastune.report.metrics import registry
-from tests.conftest import run_cli
+from tests.conftest import extracted, run_cli
 
-ROOTS = Path(__file__).parents[1] / "fixtures" / "roots"
 NAME = __import__("re").compile(r"nastune_[a-z0-9_]+")
 
 
 @pytest.fixture
 def server(tmp_path) -> Path:
-    root = tmp_path / "root"
-    with tarfile.open(ROOTS / "two-socket-numa.tar.gz") as tar:
-        tar.extractall(root, filter="data")
-    return root
+    return extracted("two-socket-numa", tmp_path / "root")
 
 
 def _metrics(path: Path) -> dict[str, list]:

@@ -110,8 +110,24 @@ def apply(
     shown.print(diff_table(rows))
     if any(r.change.durability_risk and not r.noop for r in rows):
         err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
-    if dry_run:
-        shown.print("dry run: nothing changed")
+    pending = [r for r in rows if not r.noop]
+    if dry_run or not pending:
+        shown.print("dry run: nothing changed" if dry_run else "nothing to change: every setting is already as planned")
+        if json:
+            import json as jsonlib
+
+            print(
+                jsonlib.dumps(
+                    {
+                        "journal": None,
+                        "watchdog": 0,
+                        "changes": len(loaded.changes),
+                        "changed": 0,
+                        "would_change": len(pending),
+                        "dry_run": dry_run,
+                    }
+                )
+            )
         return
     if not yes:
         import sys
@@ -141,7 +157,8 @@ def apply(
     if json:
         import json as jsonlib
 
-        print(jsonlib.dumps({"journal": journal.path, "watchdog": watchdog, "changes": len(loaded.changes)}))
+        summary = {"journal": journal.path, "watchdog": watchdog, "changes": len(loaded.changes)}
+        print(jsonlib.dumps({**summary, "changed": len(pending), "would_change": len(pending), "dry_run": False}))
 
 
 @app.command()
@@ -197,11 +214,12 @@ def rollback(
     to: Annotated[str | None, typer.Option("--to", help="The journal to roll back (default: the newest).")] = None,
     unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
     inventory: InventoryOption = None,
+    json: JsonOption = False,
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
     if inventory:
-        on_nas(inventory, "rollback", *(["--to", to] if to else []))
+        on_nas(inventory, "rollback", *(["--to", to] if to else []), *(["--json"] if json else []))
     import time
 
     from nastune.tune.rollback import rollback as rollback_journal
@@ -216,15 +234,22 @@ def rollback(
             time.sleep(unless_confirmed)
             if found.has("confirm"):
                 return
+        shown = err if json else console  # --json: standard output is the summary alone
         report = rollback_journal(
             found,
             system,
-            log=lambda m: console.print(m, highlight=False),
+            log=lambda m: shown.print(m, highlight=False),
             wait=WATCHDOG_WAIT if unless_confirmed is not None else 0.0,
         )
     except (TuneError, Unavailable) as e:
         fail(str(e), code=1)
-    console.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
+    shown.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
+    if json:
+        import json as jsonlib
+
+        failures = [f.__dict__ for f in report.failures]
+        summary = {"journal": found.path, "restored": report.restored, "unchanged": report.unchanged}
+        print(jsonlib.dumps({**summary, "failures": failures}))
     if not report.ok:
         err.print(
             f"error: {len(report.failures)} entr{'y' if len(report.failures) == 1 else 'ies'} could not be "

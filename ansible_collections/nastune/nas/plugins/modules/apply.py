@@ -1,0 +1,104 @@
+#!/usr/bin/python
+"""nastune.nas.apply: apply a plan with nastune's journal, or confirm its network changes."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: apply
+short_description: Apply a nastune plan on a NAS (journaled, read back, rolled back on failure)
+description:
+  - >-
+    Runs C(nastune apply) on the host. In check mode it is C(nastune apply --dry-run). Changed only when a setting was
+    not already as planned, so a second run reports no change.
+  - >-
+    Network changes arm nastune's confirm-or-revert watchdog on the host; prove the host is still reachable (for example
+    with M(ansible.builtin.wait_for_connection) after C(meta: reset_connection)), then confirm with O(confirm).
+options:
+  src:
+    description: The plan file on the host. Required unless O(confirm) is given.
+    type: path
+  persist:
+    description: Also make the changes survive a reboot (refused when another sysctl file would override them).
+    type: bool
+    default: false
+  accept_risk:
+    description: Trades to accept; C(durability) allows changes that trade crash safety for speed.
+    type: list
+    elements: str
+    choices: [durability]
+    default: []
+  confirm_timeout:
+    description: Seconds after which the host reverts network changes unless confirmed.
+    type: int
+    default: 120
+  confirm:
+    description: A journal whose network changes to keep (stops its watchdog); nothing else is done.
+    type: str
+extends_documentation_fragment: nastune.nas.nastune
+author: nastune developers
+"""
+
+EXAMPLES = r"""
+- name: Apply the plan
+  nastune.nas.apply:
+    src: /var/lib/nastune/plan.json
+  register: applied
+
+- name: Keep its network changes once the host answers over a new connection
+  nastune.nas.apply:
+    confirm: "{{ applied.journal }}"
+  when: applied.watchdog | int > 0
+"""
+
+RETURN = r"""
+journal:
+  description: The journal of this apply on the host (for verify and rollback); null when nothing changed.
+  returned: always
+  type: str
+changed_settings:
+  description: How many settings changed (in check mode, would change).
+  returned: always
+  type: int
+watchdog:
+  description: Seconds until the host reverts network changes unless confirmed (0 when none are pending).
+  returned: always
+  type: int
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.nastune.nas.plugins.module_utils.nastune import COMMON, run
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            src=dict(type="path"),
+            persist=dict(type="bool", default=False),
+            accept_risk=dict(type="list", elements="str", choices=["durability"], default=[]),
+            confirm_timeout=dict(type="int", default=120),
+            confirm=dict(type="str"),
+            **COMMON,
+        ),
+        required_one_of=[("src", "confirm")],
+        mutually_exclusive=[("src", "confirm")],
+        supports_check_mode=True,
+    )
+    p = module.params
+    if p["confirm"]:
+        if not module.check_mode:
+            run(module, "confirm", "--journal", p["confirm"], parse=False)
+        module.exit_json(changed=True, journal=p["confirm"], changed_settings=0, watchdog=0)
+    args = [p["src"], "--json", "--confirm-timeout", str(p["confirm_timeout"])]
+    args += ["--dry-run"] if module.check_mode else ["--yes"]
+    args += ["--persist"] if p["persist"] else []
+    args += [word for risk in p["accept_risk"] for word in ("--accept-risk", risk)]
+    _, out = run(module, "apply", *args)
+    count = out.get("would_change" if module.check_mode else "changed", 0)
+    module.exit_json(
+        changed=count > 0, journal=out.get("journal"), changed_settings=count, watchdog=out.get("watchdog", 0)
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/python
+"""nastune.nas.rollback: restore every original value of an applied plan."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: rollback
+short_description: Roll back a nastune plan on a NAS
+description:
+  - >-
+    Runs C(nastune rollback --json) on the host, which restores the originals newest first; safe to repeat (a second run
+    changes nothing). Fails, naming each entry and how to restore it by hand, when one cannot be restored.
+options:
+  to:
+    description: The journal to roll back (default, the newest).
+    type: str
+extends_documentation_fragment: nastune.nas.nastune
+author: nastune developers
+"""
+
+EXAMPLES = r"""
+- name: Undo the tuning
+  nastune.nas.rollback:
+"""
+
+RETURN = r"""
+restored:
+  description: How many settings were put back.
+  returned: always
+  type: int
+journal:
+  description: The journal rolled back.
+  returned: always
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.nastune.nas.plugins.module_utils.nastune import COMMON, run
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(to=dict(type="str"), **COMMON), supports_check_mode=False)
+    to = ["--to", module.params["to"]] if module.params["to"] else []
+    rc, out = run(module, "rollback", "--json", *to, ok=(0, 1))
+    result = dict(changed=out.get("restored", 0) > 0, restored=out.get("restored", 0), journal=out.get("journal"))
+    if rc != 0:
+        module.fail_json(msg="some entries could not be restored", failures=out.get("failures", []), **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

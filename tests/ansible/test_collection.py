@@ -1,0 +1,99 @@
+"""The Ansible collection (ansible_collections/nastune/nas), run by real ansible-core: every
+module on a fixture root through a playbook (check mode changes nothing, a second apply and a
+second rollback report no change), a failing module fails its task with nastune's message, and
+ansible-lint passes over the collection."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import extracted
+from tests.tune.conftest import snapshot
+
+REPO = Path(__file__).parents[2]
+COLLECTION = REPO / "ansible_collections" / "nastune" / "nas"
+BIN = Path(sys.executable).parent
+
+
+def _env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "ANSIBLE_COLLECTIONS_PATH": str(REPO),
+        "ANSIBLE_LOCALHOST_WARNING": "false",
+        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
+        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
+        "ANSIBLE_NOCOLOR": "1",
+    }
+
+
+def _tool(name: str) -> str:
+    found = BIN / name
+    if not found.exists():
+        pytest.fail(f"{name} is not installed in {BIN} (scripts/setup installs it)")
+    return str(found)
+
+
+@pytest.fixture
+def nas_root(tmp_path) -> Path:
+    return extracted("small-nas-raid5", tmp_path / "root")
+
+
+def _playbook(tree: Path, work: Path, *extra: str) -> subprocess.CompletedProcess:
+    variables = {"nastune": f"{sys.executable} -m nastune", "tree": str(tree), "work": str(work)}
+    return subprocess.run(
+        [_tool("ansible-playbook"), str(Path(__file__).with_name("modules.yml")), "-e", json.dumps(variables), *extra],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+
+
+def test_every_module_on_a_fixture_root_and_each_reports_change_honestly(nas_root, tmp_path):
+    before = snapshot(nas_root)
+    done = _playbook(nas_root, tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "failed=0" in done.stdout
+    after = snapshot(nas_root)  # rolled back: the tree as it was (a /proc value is written without its newline)
+    assert {k: v.strip() for k, v in after.items()} == {k: v.strip() for k, v in before.items()}
+
+
+def test_a_failing_nastune_fails_the_task_with_its_message(nas_root, tmp_path):
+    done = subprocess.run(
+        [
+            _tool("ansible"),
+            "localhost",
+            "-m",
+            "nastune.nas.apply",
+            "-a",
+            json.dumps(
+                {"command": f"{sys.executable} -m nastune", "root": str(nas_root), "src": str(tmp_path / "none")}
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert done.returncode != 0 and "FAILED" in done.stdout and "nastune apply failed" in done.stdout
+    assert "none" in done.stdout
+
+
+def test_ansible_lint_passes_over_the_collection():
+    done = subprocess.run(
+        [_tool("ansible-lint"), "--offline", "--nocolor"],
+        cwd=COLLECTION,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    shutil.rmtree(COLLECTION / ".ansible", ignore_errors=True)
