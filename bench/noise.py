@@ -77,6 +77,26 @@ def changed(verdicts: list[str]) -> bool:
     return any(v in ("better", "worse") for v in verdicts)
 
 
+def ab_hogged_after(env: dict, pairs: int, *args: str) -> float:
+    """`nastune ab ARGS` with the hog started once `pairs` pairs are measured (its log says so);
+    the seconds the hog ran."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nastune", "ab", *args, "--yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    hog = None
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if hog is None and f"pair {pairs}:" in line:
+            hog = Hog(0)
+    if proc.wait() != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args)
+    return hog.end() if hog else 0.0
+
+
 def refusal(summary: dict) -> str:
     return f" (A/A control refused: {', '.join(summary['refused'])})" if summary["refused"] else ""
 
@@ -98,9 +118,7 @@ def main() -> None:
             for n in range(args.trials):
                 # before/after: the hog runs through the second measurement only
                 first, second = tmp / f"b{n}.json", tmp / f"a{n}.json"
-                start = time.monotonic()
                 nastune(env, "bench", *drift, "--repeats", "5", "--out", str(first))
-                took = time.monotonic() - start
                 hog = Hog(0)  # through the whole second measurement
                 nastune(env, "bench", *drift, "--repeats", "5", "--out", str(second))
                 hog.end()
@@ -108,11 +126,10 @@ def main() -> None:
                 rows = compared["rows"]
                 ba_changed = changed([r["verdict"] for r in rows])
                 before_after += ba_changed
-                # interleaved A/A: the hog starts half-way through
+                # interleaved A/A: the hog starts after 3 of at least 5 pairs
                 out = tmp / f"aa{n}"
-                hog = Hog(took)  # from part-way (the time one measurement took) to the end
-                nastune(env, "ab", str(aa), *drift, "--min-pairs", "5", "--max-pairs", "8", "--yes", "--out", str(out))
-                hogged = hog.end()
+                limits = ("--min-pairs", "5", "--max-pairs", "8")
+                hogged = ab_hogged_after(env, 3, str(aa), *drift, *limits, "--out", str(out))
                 control = json.loads((out / "ab.json").read_text())
                 aa_changed = changed([r["verdict"] for r in control["rows"]])
                 interleaved += aa_changed
@@ -129,8 +146,8 @@ def main() -> None:
                 print(
                     f"trial {n + 1}: A/A before/after {'changed' if ba_changed else '~'} "
                     f"({', '.join(format(r['change'], '+.1%') for r in rows)}), "
-                    f"interleaved {'changed' if aa_changed else '~'} (hog for the last {hogged:.0f} s of "
-                    f"{control['seconds']:.0f}){refusal(control)}; "
+                    f"interleaved {'changed' if aa_changed else '~'} ({control['pairs']} pairs, "
+                    f"the hog from pair 4 on, {hogged:.0f} s){refusal(control)}; "
                     f"10% change {'found' if hit else 'missed'}{refusal(summary)} "
                     f"in {summary['pairs']} pairs, {summary['seconds']:.0f} s",
                     file=sys.stderr,

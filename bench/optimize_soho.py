@@ -1,6 +1,7 @@
 """The main job measured: optimize on the lab's soho scenario with the default workloads, then
 print each gain ratio (after/before medians) and each tuned result's fraction of the link's
-goodput (or, for local reads, of the device's rate). Compare with the seeds' headline ratios
+goodput (or, for local reads, of the device's rate), the interleaved verdicts of the plan's
+settings alone, and how long each part took. Compare with the seeds' headline ratios
 (KNOWLEDGE.md section 5). Use 5 or more repeats: with fewer, no verdict can be significant.
 
     .venv/bin/python bench/optimize_soho.py [--size 256M] [--repeats 5]"""
@@ -12,6 +13,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -22,6 +24,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "optimize"
+        start = time.monotonic()
         subprocess.run(
             [
                 sys.executable,
@@ -39,7 +42,9 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
-        rows = json.loads((out / "compare.json").read_text())["rows"]
+        took = time.monotonic() - start
+        compared = json.loads((out / "compare.json").read_text())
+        rows, mixed = compared["rows"], compared.get("interleaved")
         after = json.loads((out / "after.json").read_text())
     limits = {
         (r["workload"], r["target"]["url"], name): m.get("limit")
@@ -58,6 +63,20 @@ def main() -> None:
             f"{r['workload']:10} {r['target']:32} {r['metric']:14} {r['before_median']:9.1f} {r['after_median']:9.1f} "
             f"{gain:6.2f}x {share:>11} {r['verdict']}"
         )
+    if mixed:
+        print(
+            f"the settings alone, interleaved: {mixed['pairs']} pairs in {mixed['seconds']:.0f} s "
+            f"({mixed['switch_seconds']:.0f} s switching){'; ' + mixed['stopped'] if mixed['stopped'] else ''}"
+        )
+        for r in mixed["rows"]:
+            print(
+                f"{r['workload']:10} {r['target']:32} {r['metric']:14} {r['before_median']:9.1f} "
+                f"{r['after_median']:9.1f} {r['change']:+7.1%} {r['verdict']}"
+            )
+        for refused in mixed["refused"]:
+            print(f"  A/A control refused a verdict: {refused}")
+    minutes, seconds = divmod(round(took), 60)
+    print(f"the main job took {minutes} min {seconds} s")
 
 
 if __name__ == "__main__":

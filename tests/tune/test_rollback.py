@@ -189,3 +189,17 @@ def test_a_mount_point_with_a_space_is_read_from_the_escaped_mount_table(tmp_pat
         write_plan(tmp_path, [{"knob": "mount_option", "target": "/srv/my data", "key": "noatime", "new": "noatime"}])
     )
     assert KNOBS["mount_option"].read(System(root=Root(tree)), plan.changes[0]) == "noatime"
+
+
+def test_lab_journal_commands_refuse_a_journal_that_is_not_the_labs(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[0]])
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes")
+    before = snapshot(root)
+    env = {"NASTUNE_LAB_DIR": str(tmp_path / "no-lab")}
+    (journal,) = (root / "var/lib/nastune/journal").iterdir()
+    path = f"/var/lib/nastune/journal/{journal.name}"
+    named = run_cli("rollback", "--root", str(root), "--to", path, "--lab", check=False, env=env)
+    assert named.returncode == 2 and "not a journal of the lab" in named.stderr and "Traceback" not in named.stderr
+    newest = run_cli("verify", "--root", str(root), "--lab", check=False, env=env)
+    assert newest.returncode == 2 and "the lab is not up" in newest.stderr
+    assert snapshot(root) == before

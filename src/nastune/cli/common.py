@@ -60,6 +60,8 @@ RootOption = Annotated[
 
 LabOption = Annotated[bool, typer.Option("--lab", help="Read the lab's nas host (run `nastune lab up` first).")]
 
+LabJournalOption = Annotated[bool, typer.Option("--lab", help="Only the journals of the lab's nas host.")]
+
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
 
 AreaOption = Annotated[

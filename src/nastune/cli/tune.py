@@ -12,6 +12,7 @@ from nastune import rules as knowledge
 from nastune.cli.common import (
     FragOption,
     JsonOption,
+    LabJournalOption,
     LabOption,
     RootOption,
     app,
@@ -167,6 +168,7 @@ def verify(
     journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
     json: JsonOption = False,
     inventory: InventoryOption = None,
+    lab: LabJournalOption = False,
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
     if inventory:
@@ -174,7 +176,7 @@ def verify(
     from nastune.tune import executor
     from nastune.tune.system import TuneError
 
-    found = journal_of(root, journal)
+    found = journal_of(root, journal, lab)
     system = found.system
     try:
         rows = executor.verify(found, system)
@@ -215,6 +217,7 @@ def rollback(
     unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
     inventory: InventoryOption = None,
     json: JsonOption = False,
+    lab: LabJournalOption = False,
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
@@ -225,7 +228,7 @@ def rollback(
     from nastune.tune.rollback import rollback as rollback_journal
     from nastune.tune.system import TuneError
 
-    found = journal_of(root, to)
+    found = journal_of(root, to, lab)
     system = found.system
     from nastune.tune.rollback import WATCHDOG_WAIT
 
@@ -265,6 +268,7 @@ def confirm(
     root: RootOption = "/",
     journal: Annotated[str | None, typer.Option("--journal", help="A journal path (default: the newest).")] = None,
     inventory: InventoryOption = None,
+    lab: LabJournalOption = False,
 ) -> None:
     """Keep the network changes of the last apply (stops the automatic revert)."""
     if inventory:
@@ -273,7 +277,7 @@ def confirm(
 
     from nastune.tune.system import TuneError
 
-    found = journal_of(root, journal)
+    found = journal_of(root, journal, lab)
     try:
         found.record({"type": "confirm", "at": time.time()})
     except TuneError as e:
@@ -314,11 +318,11 @@ def tuning_system(root: str, lab: bool):
         fail(str(e))
 
 
-def journal_of(root: str, path: str | None):
+def journal_of(root: str, path: str | None, lab: bool):
     from nastune.tune.journal import find
     from nastune.tune.system import TuneError
 
     try:
-        return find(root, path)
+        return find(root, path, lab)
     except TuneError as e:
         fail(str(e))

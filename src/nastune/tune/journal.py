@@ -143,9 +143,9 @@ class Journal:
         return any(e.get("type") == kind for e in self.read().extra)
 
 
-def find(root: str, path: str | None = None) -> Journal:
+def find(root: str, path: str | None = None, lab: bool = False) -> Journal:
     """The journal to act on, bound to the system it was applied to: `path`, or the newest of
-    this root's and (on the live system) the running lab's."""
+    this root's and (on the live system) the running lab's; with `lab`, only the lab's."""
     from nastune.tune.system import for_root, lab_system
 
     host = for_root(root)
@@ -154,9 +154,11 @@ def find(root: str, path: str | None = None) -> Journal:
             found = Journal.at(host, path)
             if found.header().get("lab") is True and root == "/":
                 return Journal(lab_system(), found.path)
+            if lab:
+                raise TuneError(f"{found.path}: not a journal of the lab")
             return found
-        systems = [host]
-        if root == "/":
+        systems = [lab_system()] if lab else [host]
+        if root == "/" and not lab:
             try:
                 systems.append(lab_system())
             except TuneError:

@@ -15,8 +15,13 @@ description:
     with M(ansible.builtin.wait_for_connection) after C(meta: reset_connection)), then confirm with O(confirm).
 options:
   src:
-    description: The plan file on the host. Required unless O(confirm) is given.
+    description: The plan file on the host. One of O(src), O(plan) and O(confirm) is required.
     type: path
+  plan:
+    description: >-
+      The plan itself, as M(nastune.nas.plan) returns it; it works in check mode too, where the plan module writes no
+      file.
+    type: dict
   persist:
     description: Also make the changes survive a reboot (refused when another sysctl file would override them).
     type: bool
@@ -65,23 +70,38 @@ watchdog:
   type: int
 """
 
+import json
+import os
+import tempfile
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.nastune.nas.plugins.module_utils.nastune import COMMON, run
+
+
+def _apply(module, src):
+    """nastune apply SRC's JSON answer (a dry run in check mode)."""
+    p = module.params
+    args = [src, "--json", "--confirm-timeout", str(p["confirm_timeout"])]
+    args += ["--dry-run"] if module.check_mode else ["--yes"]
+    args += ["--persist"] if p["persist"] else []
+    args += [word for risk in p["accept_risk"] for word in ("--accept-risk", risk)]
+    return run(module, "apply", *args)[1]
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             src=dict(type="path"),
+            plan=dict(type="dict"),
             persist=dict(type="bool", default=False),
             accept_risk=dict(type="list", elements="str", choices=["durability"], default=[]),
             confirm_timeout=dict(type="int", default=120),
             confirm=dict(type="str"),
             **COMMON,
         ),
-        required_one_of=[("src", "confirm")],
-        mutually_exclusive=[("src", "confirm")],
+        required_one_of=[("src", "plan", "confirm")],
+        mutually_exclusive=[("src", "plan", "confirm")],
         supports_check_mode=True,
     )
     p = module.params
@@ -89,11 +109,16 @@ def main():
         if not module.check_mode:
             run(module, "confirm", "--journal", p["confirm"], parse=False)
         module.exit_json(changed=True, journal=p["confirm"], changed_settings=0, watchdog=0)
-    args = [p["src"], "--json", "--confirm-timeout", str(p["confirm_timeout"])]
-    args += ["--dry-run"] if module.check_mode else ["--yes"]
-    args += ["--persist"] if p["persist"] else []
-    args += [word for risk in p["accept_risk"] for word in ("--accept-risk", risk)]
-    _, out = run(module, "apply", *args)
+    if p["plan"] is None:
+        out = _apply(module, p["src"])
+    else:
+        handle, scratch = tempfile.mkstemp(suffix=".json", prefix="nastune-plan-")
+        try:
+            with os.fdopen(handle, "w") as f:
+                json.dump(p["plan"], f)
+            out = _apply(module, scratch)
+        finally:
+            os.unlink(scratch)
     count = out.get("would_change" if module.check_mode else "changed", 0)
     module.exit_json(
         changed=count > 0, journal=out.get("journal"), changed_settings=count, watchdog=out.get("watchdog", 0)
