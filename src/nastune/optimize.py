@@ -76,14 +76,14 @@ def fresh_lab(scenario: str, log=print) -> Path:
     return Lab().inventory_path
 
 
-def prepare_live(target: str | None):
-    """The facts and the System of this live system, measured at `target`."""
+def prepare_live(target: str | None, root: str = "/"):
+    """The facts and the System of this live system (or of a directory tree), measured at `target`."""
     if not target:
         raise ValueError("with --live, say where to measure: --target PATH|URL")
     from nastune.facts import collect
     from nastune.root import Root
 
-    return json.loads(collect(Root("/")).to_json()), System(root=Root("/"))
+    return json.loads(collect(Root(root)).to_json()), System(root=Root(root))
 
 
 def prepare_inventory(path: Path, clients: str, confirm_timeout: int, log=print):

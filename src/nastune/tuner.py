@@ -39,6 +39,13 @@ class Here:
     def undo(self, journal: str) -> str:
         return f"nastune rollback --to {journal}"
 
+    def newest(self) -> str | None:
+        """The newest journal on the tuned system (to find what a killed apply left)."""
+        try:
+            return Journal.latest(self.system).path
+        except TuneError:
+            return None
+
 
 @dataclass
 class OnNas:
@@ -101,3 +108,12 @@ class OnNas:
 
     def undo(self, journal: str) -> str:
         return f"nastune rollback --inventory {self.inventory} --to {journal}"
+
+    def newest(self) -> str | None:
+        import json
+
+        out = self.agent.nastune("verify", "--json", *self.agent.lab_args, what="verify", ok=(0, 1, 2))
+        try:
+            return json.loads(out).get("journal")
+        except ValueError:
+            return None  # no journal: verify said so in words

@@ -3,8 +3,8 @@ in one module per stage; importing them registers them on `app`, in the order `-
 
 # isort: off
 from nastune.cli.common import app
-from nastune.cli import facts, lab, tune, bench, optimize, watch
+from nastune.cli import facts, lab, tune, bench, optimize, autotune, watch
 
 # isort: on
 
-__all__ = ["app", "bench", "facts", "lab", "optimize", "tune", "watch"]
+__all__ = ["app", "autotune", "bench", "facts", "lab", "optimize", "tune", "watch"]

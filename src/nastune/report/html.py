@@ -240,7 +240,9 @@ def render(
     applied: list[dict] | None = None,
     title: str = "nastune report",
     interleaved: tuple[list[Row], list[str]] | None = None,
+    search: dict | None = None,
 ) -> Path:
+    """`search`: autotune's verdict, its charts and each tunable's importance."""
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title,
@@ -248,6 +250,7 @@ def render(
         rows=rows or [],
         notes=notes or [],
         interleaved=interleaved,
+        search=search,
         failed=failures(runs),
         system=system_summary(facts),
         findings=findings or [],

@@ -1,0 +1,37 @@
+"""autotune's report page: the winner's verdicts beside the base, how the search converged,
+every trial across the tunables (parallel coordinates), and each tunable's importance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.bench.results import ResultSet
+from nastune.report import html
+from nastune.stats.runs import Row
+
+
+def charts(study) -> list[dict]:
+    """Optuna's own plotly figures: the best score over trials, and the trials in parallel
+    coordinates (needs two completed trials)."""
+    from optuna.visualization import plot_optimization_history, plot_parallel_coordinate
+
+    figures = [("convergence", plot_optimization_history(study, target_name="score (x the base)"))]
+    if sum(1 for t in study.trials if t.value is not None) >= 2:
+        figures.append(("trials", plot_parallel_coordinate(study, target_name="score (x the base)")))
+    return [{"id": f"search-{name}", "json": figure.to_json()} for name, figure in figures]
+
+
+def render(
+    study,
+    base: ResultSet,
+    best: ResultSet,
+    rows: list[Row],
+    notes: list[str],
+    importance: dict,
+    verdict: str,
+    out: Path,
+) -> Path:
+    base = base.model_copy(update={"label": "base"})
+    best = best.model_copy(update={"label": "best trial"})
+    search = {"verdict": verdict, "charts": charts(study), "importance": importance}
+    return html.render([base, best], out, rows, notes, title="nastune autotune", search=search)

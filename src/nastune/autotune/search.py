@@ -1,0 +1,372 @@
+"""autotune: a search of the tunables with real measurements, through the tuning engine.
+
+Every trial is a configuration applied with the journal, proved (verify), measured and rolled
+back before the next; a trial whose apply fails is recorded as failed and never left applied; a
+rollback that fails stops the search and names the command that finishes it. Trial 0 is the
+system as it is (the base every score is a ratio to), trial 1 the rule-based plan, so the search
+cannot end below what `plan` gives. The sampler is Optuna's TPE (multivariate, seeded): its
+GP sampler needs PyTorch, far too heavy a dependency for a tuning tool, and TPE is its advice for
+budgets of tens of trials. A trial in the bottom quarter after its first repeat is pruned. The
+study lives in SQLite in the output directory, so a killed search resumes (`--resume`), first
+rolling back whatever the killed trial had applied. At the end the best few are measured again
+beside the base, and the winner must beat the base beyond the noise floor with the statistics
+`compare` uses; otherwise the answer is: keep what you have."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nastune.autotune.objective import Objective
+from nastune.autotune.space import Space
+from nastune.bench import runner
+from nastune.bench.results import ResultSet
+from nastune.jsonfile import dumps
+from nastune.remote.nas import NasError
+from nastune.stats.runs import Row, compare_runs
+from nastune.tune.plan import Plan
+from nastune.tune.system import TuneError
+from nastune.tuner import Here, OnNas
+
+STUDY = "autotune"
+FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
+PRUNE_PERCENTILE = 25.0
+
+
+class TrialFailed(RuntimeError):
+    """A trial that gave no score (a workload failed, the objective's bound was broken)."""
+
+
+class AutotuneError(RuntimeError):
+    """The search stopped; the message says what state the system is in and how to finish."""
+
+
+@dataclass
+class Settings:
+    budget: int
+    repeats: int
+    out: Path
+    lab: bool
+    accept_risk: bool
+    seed: int = 0
+    finalists: int = 3
+
+
+@dataclass
+class Outcome:
+    trials: list[dict]
+    best: dict | None  # the winning configuration, None when nothing beat the base
+    plan: Path | None
+    rows: list[Row]
+    notes: list[str]
+    importance: dict[str, float]
+    report: Path
+    verdict: str
+    left_out: list[str] = field(default_factory=list)
+
+
+class Search:
+    def __init__(
+        self,
+        space: Space,
+        objective: Objective,
+        tuner: Here | OnNas,
+        make_pairs,
+        params: dict,
+        settings: Settings,
+        console=None,
+        nas=None,
+        log=print,
+    ):
+        self.space, self.objective, self.tuner = space, objective, tuner
+        self.make_pairs, self.params, self.s = make_pairs, params, settings
+        self.console, self.nas, self.log = console, nas, log
+        self.trials_dir = settings.out / "trials"
+
+    # the study
+
+    def open(self, resume: bool, rule_plan: Plan):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        db = self.s.out / "study.db"
+        if resume and not db.exists():
+            raise AutotuneError(f"--resume: no study in {self.s.out} (no {db.name})")
+        if db.exists() and not resume:
+            raise AutotuneError(f"{db} exists: continue it with --resume, or choose another --out")
+        self.s.out.mkdir(parents=True, exist_ok=True)
+        self.trials_dir.mkdir(exist_ok=True)
+        study = optuna.create_study(
+            study_name=STUDY,
+            storage=f"sqlite:///{db}",
+            direction="maximize",
+            sampler=optuna.samplers.TPESampler(
+                seed=self.s.seed, multivariate=True, n_startup_trials=max(3, self.s.budget // 4)
+            ),
+            pruner=optuna.pruners.PercentilePruner(PRUNE_PERCENTILE, n_startup_trials=4),
+            load_if_exists=resume,
+        )
+        shape = self.shape()
+        if resume:
+            if study.user_attrs.get("shape") != shape:
+                raise AutotuneError(
+                    f"--resume: {db} searched another space or objective ({study.user_attrs.get('shape')}); "
+                    "start a new study with another --out"
+                )
+            self.recover(study)
+        else:
+            study.set_user_attr("shape", shape)
+            study.enqueue_trial(self.space.params(self.space.current()), user_attrs={"origin": "current settings"})
+            rule = self.space.of_plan(rule_plan)
+            study.enqueue_trial(self.space.params(rule), user_attrs={"origin": "rule-based plan"})
+        return study
+
+    def shape(self) -> dict:
+        """What a resumed study must share with this run."""
+        return {
+            "tunables": {n: b.tunable.domain.describe() for n, b in self.space.bound.items()},
+            "objective": [t.spec + (f":{t.metric}" if t.metric else "") for t in self.objective.terms],
+            "repeats": self.s.repeats,
+        }
+
+    def recover(self, study) -> None:
+        """After a kill: roll back what the killed trial applied, mark it failed."""
+        from optuna.trial import TrialState
+
+        applied = study.user_attrs.get("applied")
+        applying = study.user_attrs.get("applying")
+        if not applied and applying:  # killed inside apply: its journal is the one newer than before it
+            newest = self.tuner.newest()
+            applied = newest if newest != applying["before"] else None
+        if applied:
+            self.log(f"resume: rolling back the killed trial's changes ({applied})")
+            try:
+                self.tuner.rollback(applied)
+            except (TuneError, NasError) as e:
+                raise AutotuneError(
+                    f"resume: the killed trial's changes could not be rolled back ({e}); `{self.tuner.undo(applied)}`"
+                ) from e
+            study.set_user_attr("applied", None)
+        study.set_user_attr("applying", None)
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            study._storage.set_trial_user_attr(t._trial_id, "failed", "killed while running; rolled back on resume")
+            study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+
+    # trials
+
+    def measured(self, study) -> int:
+        return sum(1 for t in study.trials if "infeasible" not in t.user_attrs and t.state.is_finished())
+
+    def run(self, resume: bool, rule_plan: Plan) -> Outcome:
+        from optuna.trial import TrialState
+
+        with self.tuner.hold("autotune"):
+            study = self.open(resume, rule_plan)
+            asked = 0
+            while self.measured(study) < self.s.budget and asked < self.s.budget * 10:
+                asked += 1
+                trial = study.ask()
+                config = self.space.suggest(trial)
+                errors = self.space.check(config)
+                if errors:  # a combination the rules forbid: told as pruned, never applied, not counted
+                    trial.set_user_attr("infeasible", errors)
+                    study.tell(trial, state=TrialState.PRUNED)
+                    continue
+                trial.set_user_attr("config", config)
+                self.trial(study, trial, config)
+            return self.finish(study)
+
+    def trial(self, study, trial, config: dict) -> None:
+        from optuna.trial import TrialState
+
+        n = trial.number
+        plan = self.space.plan(config, self.s.lab)
+        moved = ", ".join(f"{name}={config[name]}" for name in sorted({c.rule.split(":", 1)[1] for c in plan.changes}))
+        origin = trial.user_attrs.get("origin", "search")
+        self.log(f"trial {n} ({origin}): {moved or 'as it is'}")
+        journal = None
+        try:
+            if plan.changes:
+                journal = self.apply(plan, study)
+            first = self.measure(f"{n}-first", 1)
+            score = self.scored(first, study)
+            trial.report(score, 0)
+            if n > 1 and trial.should_prune():
+                study.tell(trial, state=TrialState.PRUNED)
+                self.log(f"trial {n}: pruned after one repeat ({score:.3f})")
+                return
+            run = merge(first, self.measure(f"{n}-rest", self.s.repeats - 1)) if self.s.repeats > 1 else first
+            run.save(self.trials_dir / f"{n}.json")
+            if n == 0:
+                study.set_user_attr("base", self.objective.medians(run))
+            score = self.scored(run, study)
+            study.tell(trial, score)
+            self.log(f"trial {n}: {score:.3f} x the base (best so far {study.best_value:.3f})")
+        except (TuneError, NasError, TrialFailed) as e:
+            trial.set_user_attr("failed", str(e))
+            study.tell(trial, state=TrialState.FAIL)
+            self.log(f"trial {n}: failed: {e}")
+        finally:
+            if journal:
+                self.rollback(journal, study)
+
+    def apply(self, plan: Plan, study) -> str:
+        """Apply and prove a trial's plan; a failed apply is rolled back by the executor itself."""
+        study.set_user_attr("applying", {"before": self.tuner.newest()})
+        journal = self.tuner.apply(plan, self.s.accept_risk, self.log)
+        study.set_user_attr("applied", journal)
+        study.set_user_attr("applying", None)
+        bad = self.tuner.verify(journal)
+        if bad:
+            raise TuneError(f"the settings did not take: {', '.join(bad)}")
+        return journal
+
+    def rollback(self, journal: str, study) -> None:
+        try:
+            self.tuner.rollback(journal)
+        except (TuneError, NasError) as e:
+            raise AutotuneError(
+                f"a trial could not be rolled back ({e}): the search stops; `{self.tuner.undo(journal)}` finishes it, "
+                f"`nastune autotune --resume --out {self.s.out}` continues"
+            ) from e
+        study.set_user_attr("applied", None)
+
+    def measure(self, name: str, repeats: int) -> ResultSet:
+        return runner.run(
+            self.make_pairs(),
+            self.params,
+            repeats,
+            self.trials_dir / f"{name}.json",
+            label=name,
+            lab=self.s.lab,
+            console=self.console,
+            nas=self.nas,
+            profile=False,
+        )
+
+    def scored(self, run: ResultSet, study) -> float:
+        """`run`'s score as a ratio to the base; TrialFailed says why it has none."""
+        base = study.user_attrs.get("base") or self.objective.medians(run)  # trial 0 is its own base
+        score, why = self.objective.score(run, base)
+        if score is None:
+            raise TrialFailed(why)
+        return score
+
+    # the end
+
+    def finish(self, study) -> Outcome:
+        """Measure the best few beside the base again; declare a winner only if it beats the base
+        beyond the noise floor."""
+        from optuna.trial import TrialState
+
+        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.number != 0]
+        if not done or study.user_attrs.get("base") is None:
+            raise AutotuneError("no trial was measured beside the base: nothing to choose from")
+        finalists = sorted(done, key=lambda t: -t.value)[: self.s.finalists]
+        self.log(
+            f"finalists: trials {', '.join(str(t.number) for t in finalists)}, each measured again beside the base"
+        )
+        repeats = max(self.s.repeats, FINAL_REPEATS)
+        base = self.measure("final-base", repeats)
+        base_medians = self.objective.medians(base)
+        again = []
+        for t in finalists:
+            config = t.user_attrs["config"]
+            journal = self.apply(self.space.plan(config, self.s.lab), study)
+            try:
+                run = self.measure(f"final-{t.number}", repeats)
+            finally:
+                self.rollback(journal, study)
+            score, _ = self.objective.score(run, base_medians)
+            again.append((score or 0.0, t, run))
+        score, best_trial, best_run = max(again, key=lambda x: x[0])
+        rows, notes = compare_runs(base, best_run)
+        verdict, winner = self.judge(rows, best_trial)
+        plan_path = None
+        if winner:
+            plan = self.space.plan(best_trial.user_attrs["config"], self.s.lab)
+            plan_path = self.s.out / "best-plan.json"
+            plan_path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
+        importance = self.importance(study)
+        trials = [
+            {
+                "number": t.number,
+                "state": t.state.name,
+                "value": t.value,
+                "config": t.user_attrs.get("config"),
+                "origin": t.user_attrs.get("origin", "search"),
+                "why": t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
+            }
+            for t in study.trials
+        ]
+        from nastune.autotune.report import render
+
+        report = render(study, base, best_run, rows, notes, importance, verdict, self.s.out / "report.html")
+        outcome = Outcome(
+            trials,
+            best_trial.user_attrs["config"] if winner else None,
+            plan_path,
+            rows,
+            notes,
+            importance,
+            report,
+            verdict,
+        )
+        (self.s.out / "autotune.json").write_text(
+            dumps(
+                {
+                    "trials": trials,
+                    "best": outcome.best,
+                    "plan": str(plan_path) if plan_path else None,
+                    "verdict": verdict,
+                    "rows": [r.to_json() for r in rows],
+                    "notes": notes,
+                    "importance": importance,
+                    "finalists": [{"trial": t.number, "score": s} for s, t, _ in again],
+                }
+            )
+        )
+        return outcome
+
+    def judge(self, rows: list[Row], trial) -> tuple[str, bool]:
+        wanted = {t.workload for t in self.objective.terms}
+        mine = [r for r in rows if r.workload in wanted]
+        worse = [r for r in mine if r.result.verdict == "worse"]
+        better = [r for r in mine if r.result.verdict == "better"]
+        if better and not worse:
+            gains = ", ".join(f"{r.workload} {r.result.change:+.1%}" for r in better)
+            return f"trial {trial.number} beats the base beyond the noise floor ({gains})", True
+        why = "it is worse on " + ", ".join(r.workload for r in worse) if worse else "no gain beyond the noise floor"
+        return (
+            f"keep the current settings: the best (trial {trial.number}) measured again beside the base: {why}",
+            False,
+        )
+
+    def importance(self, study) -> dict[str, float]:
+        """Each tunable's share of the objective's variation (Optuna's PED-ANOVA: fANOVA needs
+        scikit-learn); empty with fewer than two distinct completed trials."""
+        import optuna
+        from optuna.importance import PedAnovaImportanceEvaluator
+
+        try:
+            found = optuna.importance.get_param_importances(study, evaluator=PedAnovaImportanceEvaluator())
+        except (RuntimeError, ValueError, ZeroDivisionError):
+            return {}
+        return {name: round(float(v), 3) for name, v in found.items()}
+
+
+def merge(a: ResultSet, b: ResultSet) -> ResultSet:
+    """One run of `a`'s and `b`'s repeats of the same workloads."""
+    results = []
+    for ra in a.results:
+        rb = next((r for r in b.results if r.key == ra.key), None)
+        if rb is None or rb.failed or ra.failed:
+            results.append(rb if rb is not None and rb.failed else ra)
+            continue
+        metrics = {
+            name: m.model_copy(update={"values": m.values + rb.metrics[name].values})
+            for name, m in ra.metrics.items()
+            if name in rb.metrics
+        }
+        results.append(ra.model_copy(update={"metrics": metrics}))
+    return a.model_copy(update={"results": results})

@@ -1,0 +1,421 @@
+"""The search space of autotune: named tunables, each one or more changes of the tuning engine's
+knobs with a safe range or list of values, bound to this system by its facts, and the rules
+that tie tunables together. A configuration outside the space or against a rule is refused
+before anything is applied."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nastune.facts import Facts
+from nastune.rules import query
+from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
+from nastune.tune.plan import Plan, PlannedChange
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+class SpaceError(ValueError):
+    """A configuration or a space request that autotune refuses; the message names the tunable."""
+
+
+@dataclass(frozen=True)
+class PowersOfTwo:
+    """Whole numbers 2**k between two powers of two: a log scale in doubling steps."""
+
+    low: int
+    high: int
+    unit: str
+
+    def values(self) -> list[int]:
+        return [1 << k for k in range(self.low.bit_length() - 1, self.high.bit_length())]
+
+    def check(self, value) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{value!r} is not a whole number of {self.unit}"
+        if not self.low <= value <= self.high or value & (value - 1):
+            return f"{value} is not a power of two from {self.low} to {self.high} {self.unit}"
+        return None
+
+    def suggest(self, trial, name: str) -> int:
+        exponent = trial.suggest_int(name, self.low.bit_length() - 1, self.high.bit_length() - 1)
+        return 1 << exponent
+
+    def param(self, value: int) -> int:
+        """What Optuna stores for `value` (the exponent)."""
+        return value.bit_length() - 1
+
+    def describe(self) -> str:
+        return f"{self.low}..{self.high} {self.unit}, powers of two"
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Whole numbers from low to high in equal steps."""
+
+    low: int
+    high: int
+    step: int
+    unit: str
+
+    def values(self) -> list[int]:
+        return list(range(self.low, self.high + 1, self.step))
+
+    def check(self, value) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{value!r} is not a whole number"
+        if value not in self.values():
+            return f"{value} is not one of {self.low}..{self.high} in steps of {self.step} {self.unit}"
+        return None
+
+    def suggest(self, trial, name: str) -> int:
+        return trial.suggest_int(name, self.low, self.high, step=self.step)
+
+    def param(self, value: int) -> int:
+        return value
+
+    def describe(self) -> str:
+        return f"{self.low}..{self.high} {self.unit} in steps of {self.step}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    options: tuple
+
+    def values(self) -> list:
+        return list(self.options)
+
+    def check(self, value) -> str | None:
+        return None if value in self.options else f"{value!r} is not one of {', '.join(map(str, self.options))}"
+
+    def suggest(self, trial, name: str):
+        return trial.suggest_categorical(name, self.options)
+
+    def param(self, value):
+        return value
+
+    def describe(self) -> str:
+        return " | ".join(map(str, self.options))
+
+
+Domain = PowersOfTwo | Steps | Choice
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A tunable on this system: its current value (None: not one of the domain's) and the
+    changes that set a value."""
+
+    tunable: Tunable
+    current: object
+    targets: tuple[str, ...]
+    context: dict = field(default_factory=dict)  # what else the changes keep (a sysctl's other fields)
+
+    def changes(self, value) -> list[dict]:
+        return [c for target in self.targets for c in self.tunable.changes(target, value, self.context)]
+
+
+@dataclass
+class Tunable:
+    """One dimension of the search: `find` returns (current value, targets) on a system, or
+    None where the tunable does not exist there."""
+
+    name: str
+    doc: str
+    domain: Domain
+    durability: bool = False  # a trade of crash safety for speed: searched only with --accept-risk durability
+    machine_wide: bool = False  # a kernel-wide value the lab's nas shares with its clients
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        raise NotImplementedError
+
+    def changes(self, target: str, value, context: dict) -> list[dict]:
+        raise NotImplementedError
+
+    def bind(self, facts: Facts) -> Bound | None:
+        found = self.find(facts)
+        if found is None:
+            return None
+        current, targets, context = found
+        return Bound(self, current if self.domain.check(current) is None else None, targets, context)
+
+
+class NfsTransferSize(Tunable):
+    def find(self, facts):
+        g = facts.nfs_server.ganesha if facts.nfs_server else None
+        if g is None or not g.known or not g.value.exports:
+            return None
+        first = g.value.exports[0]
+        return first.max_read, tuple(str(e.export_id) for e in g.value.exports), {}
+
+    def changes(self, target, value, context):
+        keys = ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
+        return [dict(knob="ganesha_export", target=target, key=key, new=value) for key in keys]
+
+
+class TcpBufferMax(Tunable):
+    KEYS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
+
+    def find(self, facts):
+        values = [facts.sysctl.ints(key) for key in self.KEYS] if facts.sysctl else []
+        if not values or not all(v and len(v) == 3 for v in values):
+            return None
+        return values[0][2], self.KEYS, {key: v[:2] for key, v in zip(self.KEYS, values)}
+
+    def changes(self, target, value, context):
+        low, default = context[target]
+        return [dict(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
+
+
+SAMBA_DEFAULTS = {"socket options": "TCP_NODELAY", "aio read size": "1", "aio write size": "1", "use sendfile": "no"}
+
+
+class SambaChoice(Tunable):
+    """Samba [global] parameters set together from one named value."""
+
+    def __init__(self, name: str, doc: str, values: dict[str, dict[str, str]]):
+        super().__init__(name, doc, Choice(tuple(values)))
+        self.settings = values
+
+    def find(self, facts):
+        c = facts.smb.config.value if facts.smb and facts.smb.config.known else None
+        if c is None:
+            return None
+        keys = next(iter(self.settings.values()))
+        now = {key: " ".join(c.globals.get(key, SAMBA_DEFAULTS[key]).split()).lower() for key in keys}
+        for value, params in self.settings.items():
+            if all(now[key] == " ".join(v.split()).lower() for key, v in params.items()):
+                return value, ("global",), {}
+        return None, ("global",), {}
+
+    def changes(self, target, value, context):
+        return [dict(knob="samba", target=target, key=key, new=v) for key, v in self.settings[value].items()]
+
+
+class Atime(Tunable):
+    def find(self, facts):
+        mounts = query.data_mounts(facts)
+        if not mounts:
+            return None
+        options = set(mounts[0].options)
+        current = next((a for a in ("noatime", "strictatime", "lazytime") if a in options), "relatime")
+        return current, tuple(m.mountpoint for m in mounts), {}
+
+    def changes(self, target, value, context):
+        return [dict(knob="mount_option", target=target, key="noatime", new=value)]
+
+
+class ReadAhead(Tunable):
+    def find(self, facts):
+        devices = {d.name: d for d in facts.block.devices} if facts.block else {}
+        found = []
+        for m in query.data_mounts(facts):
+            d = devices.get(m.device.rsplit("/", 1)[-1])
+            if d is not None and d.read_ahead_kb.known:
+                found.append(d)
+        if not found:
+            return None
+        return found[0].read_ahead_kb.value, tuple(f"/sys/block/{d.name}/queue/read_ahead_kb" for d in found), {}
+
+    def changes(self, target, value, context):
+        return [dict(knob="sysfs", target=target, new=value)]
+
+
+class Mtu(Tunable):
+    def find(self, facts):
+        found = [i for i in query.links(facts) if i.mtu.known]
+        return (found[0].mtu.value, tuple(i.name for i in found), {}) if found else None
+
+    def changes(self, target, value, context):
+        return [dict(knob="mtu", target=target, new=value)]
+
+
+class VmRatio(Tunable):
+    def find(self, facts):
+        value = facts.sysctl.int(self.key) if facts.sysctl else None
+        return None if value is None else (value, (self.key,), {})
+
+    @property
+    def key(self) -> str:
+        return "vm." + self.name.replace("-", "_")
+
+    def changes(self, target, value, context):
+        return [dict(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
+
+
+BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"
+TUNABLES: dict[str, Tunable] = {
+    t.name: t
+    for t in (
+        NfsTransferSize(
+            "nfs-transfer-size",
+            "NFS-Ganesha MaxRead, MaxWrite, PrefRead, PrefWrite (kept equal)",
+            PowersOfTwo(8 * KiB, 1 * MiB, "bytes"),
+        ),
+        TcpBufferMax(
+            "tcp-buffer-max",
+            "the most a TCP socket may buffer (tcp_rmem and tcp_wmem maxima)",
+            PowersOfTwo(64 * KiB, 64 * MiB, "bytes"),
+        ),
+        SambaChoice(
+            "smb-socket-buffers",
+            "Samba's socket options: kernel-tuned buffers or fixed ones",
+            {
+                "auto": {"socket options": "TCP_NODELAY"},
+                "64k": {"socket options": BUFFERS.format(65536)},
+                "256k": {"socket options": BUFFERS.format(262144)},
+            },
+        ),
+        SambaChoice(
+            "smb-aio",
+            "Samba's asynchronous reads and writes (aio read size, aio write size)",
+            {
+                "off": {"aio read size": "0", "aio write size": "0"},
+                "on": {"aio read size": "1", "aio write size": "1"},
+            },
+        ),
+        SambaChoice(
+            "smb-sendfile", "Samba's use sendfile", {"no": {"use sendfile": "no"}, "yes": {"use sendfile": "yes"}}
+        ),
+        Atime("atime", "how the data file system records access times", Choice(("strictatime", "relatime", "noatime"))),
+        ReadAhead("read-ahead", "the data device's read-ahead", PowersOfTwo(128, 16384, "KiB")),
+        Mtu("mtu", "the storage link's MTU (every host on the segment must accept it)", Choice((1500, 9000))),
+        VmRatio(
+            "dirty-ratio",
+            "vm.dirty_ratio: the share of memory that may be dirty before writers wait",
+            Steps(5, 60, 5, "%"),
+            durability=True,
+            machine_wide=True,
+        ),
+        VmRatio(
+            "dirty-background-ratio",
+            "vm.dirty_background_ratio: when background writeback starts",
+            Steps(1, 30, 1, "%"),
+            durability=True,
+            machine_wide=True,
+        ),
+    )
+}
+
+
+def _dirty_order(space: Space, config: dict) -> str | None:
+    background, dirty = space.value(config, "dirty-background-ratio"), space.value(config, "dirty-ratio")
+    if isinstance(background, int) and isinstance(dirty, int) and background >= dirty:
+        return f"dirty-background-ratio {background} must be below dirty-ratio {dirty}: writers would stall first"
+    return None
+
+
+def _tcp_memory(space: Space, config: dict) -> str | None:
+    value, memory = space.value(config, "tcp-buffer-max"), query.ram(space.facts)
+    if not isinstance(value, int) or memory is None:
+        return None
+    budget = max(memory // 4 // CLIENTS, 256 * KiB)  # tcp-buffers-small-ram's budget
+    if value > budget:
+        return (
+            f"tcp-buffer-max {value} bytes: {CLIENTS} connections at it would take more than a quarter of "
+            f"{query.human(memory)} of RAM (at most {budget})"
+        )
+    return None
+
+
+CONSTRAINTS = (_dirty_order, _tcp_memory)  # NfsTransferSize keeps MaxRead = MaxWrite by construction
+
+
+@dataclass
+class Space:
+    """The tunables searched on one system, bound to it."""
+
+    facts: Facts
+    bound: dict[str, Bound]
+
+    def value(self, config: dict, name: str):
+        """`name`'s value in `config`, or its current one when the config leaves it out."""
+        if name in config:
+            return config[name]
+        b = self.bound.get(name)
+        return b.current if b else None
+
+    def check(self, config: dict) -> list[str]:
+        """Why `config` is refused: unknown tunables, values outside their domain, broken rules."""
+        errors = []
+        for name, value in config.items():
+            if name not in self.bound:
+                errors.append(f"{name}: not a tunable of this search ({', '.join(self.bound) or 'none'})")
+                continue
+            why = self.bound[name].tunable.domain.check(value)
+            if why:
+                errors.append(f"{name}: {why}")
+        return errors or [why for rule in CONSTRAINTS if (why := rule(self, config))]
+
+    def suggest(self, trial) -> dict:
+        return {name: b.tunable.domain.suggest(trial, name) for name, b in self.bound.items()}
+
+    def params(self, config: dict) -> dict:
+        """Optuna's parameters for `config` (to enqueue a known configuration as a trial)."""
+        return {name: self.bound[name].tunable.domain.param(v) for name, v in config.items() if v is not None}
+
+    def current(self) -> dict:
+        return {name: b.current for name, b in self.bound.items()}
+
+    def plan(self, config: dict, lab: bool) -> Plan:
+        """The plan that sets `config`: a change for every tunable it moves from its current value."""
+        errors = self.check(config)
+        if errors:
+            raise SpaceError("; ".join(errors))
+        made = [
+            (name, c)
+            for name, value in config.items()
+            if value != self.bound[name].current
+            for c in self.bound[name].changes(value)
+        ]
+        changes = [
+            PlannedChange(id=i + 1, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c)
+            for i, (name, c) in enumerate(made)
+        ]
+        return Plan(lab=lab, changes=changes)
+
+    def of_plan(self, plan: Plan) -> dict:
+        """The configuration a plan (the rule-based one) sets, current values elsewhere; a
+        tunable the plan sets to a value outside the domain is left to the search."""
+        config = {}
+        for name, b in self.bound.items():
+            sets = (
+                {(c["knob"], c["target"], c.get("key")) for c in b.changes(b.current)}
+                if b.current is not None
+                else set()
+            )
+            planned = [p for p in plan.changes if (p.knob, p.target, p.key) in sets]
+            if not planned:
+                config[name] = b.current
+                continue
+            wanted = next((v for v in b.tunable.domain.values() if _sets(b, v, planned)), None)
+            config[name] = wanted if wanted is not None else None
+        return {k: v for k, v in config.items() if v is not None}
+
+
+def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:
+    made = {(c["knob"], c["target"], c.get("key")): c["new"] for c in bound.changes(value)}
+    return all(str(made.get((p.knob, p.target, p.key))) == str(p.new) for p in planned)
+
+
+def build(facts: Facts, names: list[str] | None, lab: bool, accept_risk: bool) -> tuple[Space, list[str]]:
+    """The space on this system, and why each tunable asked for (or known) is left out."""
+    unknown = [n for n in names or [] if n not in TUNABLES]
+    if unknown:
+        raise SpaceError(f"unknown tunable {unknown[0]!r}; the tunables are {', '.join(TUNABLES)}")
+    bound, left = {}, []
+    for name in names or list(TUNABLES):
+        t = TUNABLES[name]
+        if t.durability and not accept_risk:
+            left.append(f"{name}: trades durability (needs --accept-risk durability)")
+        elif t.machine_wide and lab:
+            left.append(f"{name}: machine-wide; the lab's nas shares this kernel with its clients")
+        elif (b := t.bind(facts)) is None:
+            left.append(f"{name}: not on this system")
+        elif b.current is None:
+            left.append(f"{name}: its current value is unset or outside the safe domain ({t.domain.describe()})")
+        else:
+            bound[name] = b
+    if not bound:
+        raise SpaceError("nothing to search: " + "; ".join(left))
+    return Space(facts, bound), left

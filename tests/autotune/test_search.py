@@ -1,0 +1,145 @@
+"""autotune end to end on a captured system's tree, measured for real at a local directory:
+trials that cannot be applied are recorded as failed and leave nothing applied; a killed search
+resumes and first rolls back what its killed trial had applied; the tree ends as it began; the
+trials' plans are plans `apply --dry-run` accepts; bad requests are refused before any trial."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from nastune.autotune.space import build
+from nastune.facts import collect
+from nastune.root import Root
+from tests.conftest import extracted, run_cli
+
+TINY = ["-w", "path:seq-write", "--repeats", "2", "--size", "4M", "--yes"]
+
+
+@pytest.fixture
+def soho(tmp_path):
+    root = extracted("lab-soho", tmp_path / "root")
+    data = tmp_path / "data"
+    data.mkdir()
+    return root, data
+
+
+def state(root) -> dict[str, str]:
+    """Every file of the tree but nastune's journals, whitespace-normalized (a restored sysctl
+    reads back with spaces where the capture had tabs)."""
+    return {
+        str(p.relative_to(root)): " ".join(p.read_bytes().decode(errors="replace").split())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and not p.is_symlink()
+        and "var/lib/nastune/journal" not in str(p)
+        and "var/lib/nastune/lock" not in str(p)
+    }
+
+
+def autotune(root, data, out, *extra, check=True):
+    return run_cli(
+        "autotune", "--live", "--root", str(root), "--target", str(data), "--out", str(out), *TINY, *extra, check=check
+    )
+
+
+def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
+    root, data = soho
+    before = state(root)
+    out = tmp_path / "out"
+    # the capture lacks smb.conf: every trial that turns Samba's aio on cannot be applied
+    done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--knobs", "smb-aio", "--budget", "4")
+    summary = json.loads((out / "autotune.json").read_text())
+    trials = {t["number"]: t for t in summary["trials"]}
+    assert trials[0]["origin"] == "current settings" and trials[0]["value"] == 1.0
+    assert trials[1]["origin"] == "rule-based plan" and trials[1]["config"]["smb-aio"] == "on"
+    assert trials[1]["state"] == "FAIL" and "smb.conf" in trials[1]["why"] and "nothing was changed" in trials[1]["why"]
+    assert sum(t["state"] != "PRUNED" or not t["why"] for t in trials.values()) >= 4
+    assert state(root) == before  # every trial rolled back
+    assert (out / "report.html").exists() and "The search" in (out / "report.html").read_text()
+    assert ("beats the base" in done.stdout) == (summary["plan"] is not None)
+    # every measured configuration is a plan `apply` accepts
+    space, _ = build(collect(Root(str(root))), ["nfs-transfer-size"], lab=False, accept_risk=False)
+    for t in trials.values():
+        if t["state"] == "COMPLETE" and t["config"]["smb-aio"] == "off":
+            plan = tmp_path / f"plan-{t['number']}.json"
+            plan.write_text(space.plan({"nfs-transfer-size": t["config"]["nfs-transfer-size"]}, lab=False).to_json())
+            run_cli("apply", str(plan), "--root", str(root), "--dry-run")
+    if summary["plan"]:
+        run_cli("apply", summary["plan"], "--root", str(root), "--dry-run")
+    # a finished study is not overwritten, and is resumed only with the same space
+    again = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "4", check=False)
+    assert again.returncode == 1 and "exists: continue it with --resume" in again.stderr
+    other = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "4", "--resume", check=False)
+    assert other.returncode == 1 and "searched another space or objective" in other.stderr
+    assert state(root) == before
+
+
+def test_a_killed_search_resumes_after_rolling_back_its_killed_trial(soho, tmp_path):
+    root, data = soho
+    before = state(root)
+    out = tmp_path / "out"
+    args = ["--knobs", "nfs-transfer-size", "--knobs", "tcp-buffer-max", "--budget", "3"]
+    argv = [
+        sys.executable,
+        "-m",
+        "nastune",
+        "autotune",
+        "--live",
+        "--root",
+        str(root),
+        "--target",
+        str(data),
+        "--out",
+        str(out),
+        *TINY,
+        *args,
+    ]
+    proc = subprocess.Popen(
+        argv,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:  # the rule-based plan's trial has applied its changes and is measuring
+        if "trial 1 (rule-based plan)" in line:
+            break
+    for line in proc.stderr:
+        if "seq-write" in line or "ganesha: not reloaded" in line:
+            break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert state(root) != before  # killed with the trial applied
+    resumed = autotune(root, data, out, *args, "--resume")
+    assert "rolling back the killed trial's changes" in resumed.stderr
+    trials = json.loads((out / "autotune.json").read_text())["trials"]
+    killed = [t for t in trials if t["why"] == "killed while running; rolled back on resume"]
+    assert len(killed) == 1 and killed[0]["state"] == "FAIL"
+    assert sum(1 for t in trials if t["state"] in ("COMPLETE", "PRUNED", "FAIL")) >= 3
+    assert state(root) == before
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--objective", "smb seq-write"], "cannot read 'smb seq-write'"),
+        (["--objective", "path:seq-write where path:seq-write < 5"], "must name a metric"),
+        (["--knobs", "raid-chunk"], "unknown tunable 'raid-chunk'"),
+        (["--knobs", "dirty-ratio"], "trades durability (needs --accept-risk durability)"),
+        (["--resume"], "no study in"),
+    ],
+)
+def test_bad_requests_are_refused_before_any_trial(soho, tmp_path, extra, message):
+    root, data = soho
+    before = state(root)
+    refused = autotune(root, data, tmp_path / "out", *extra, check=False)
+    assert refused.returncode in (1, 2) and message in " ".join(refused.stderr.split()), refused.stderr
+    assert "Traceback" not in refused.stderr and state(root) == before

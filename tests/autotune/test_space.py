@@ -1,0 +1,99 @@
+"""The search space on captured systems: what it finds, what it refuses (values outside a
+tunable's domain, contradictory combinations, unknown names), and the plans it makes."""
+
+from __future__ import annotations
+
+import pytest
+
+from nastune import rules as knowledge
+from nastune.autotune.space import TUNABLES, SpaceError, build
+from nastune.facts import Facts, collect
+from nastune.root import Root
+from nastune.tune.plan import from_findings
+from tests.conftest import extracted
+
+
+@pytest.fixture(scope="module")
+def soho(tmp_path_factory) -> Facts:
+    return collect(Root(str(extracted("lab-soho", tmp_path_factory.mktemp("soho")))))
+
+
+def test_the_soho_space_holds_what_its_facts_show(soho):
+    space, left = build(soho, None, lab=False, accept_risk=True)
+    assert space.current() == {
+        "nfs-transfer-size": 8192,
+        "tcp-buffer-max": 65536,
+        "smb-socket-buffers": "64k",
+        "smb-aio": "off",
+        "smb-sendfile": "no",
+        "atime": "relatime",
+        "read-ahead": 8192,
+        "mtu": 1500,
+        "dirty-ratio": 20,
+        "dirty-background-ratio": 10,
+    }
+    assert left == []
+
+
+def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
+    space, left = build(soho, None, lab=True, accept_risk=False)
+    assert "dirty-ratio" not in space.bound and "dirty-background-ratio" not in space.bound
+    assert any(line.startswith("dirty-ratio: trades durability") for line in left)
+    with pytest.raises(SpaceError, match="machine-wide"):
+        build(soho, ["dirty-ratio"], lab=True, accept_risk=True)
+    with pytest.raises(SpaceError, match="unknown tunable 'nfs-wsize'"):
+        build(soho, ["nfs-wsize"], lab=False, accept_risk=False)
+
+
+@pytest.mark.parametrize(
+    "config, refusal",
+    [
+        ({"nfs-transfer-size": 12345}, "nfs-transfer-size: 12345 is not a power of two from 8192 to 1048576 bytes"),
+        ({"nfs-transfer-size": 1 << 21}, "is not a power of two from 8192 to 1048576"),
+        ({"tcp-buffer-max": "big"}, "tcp-buffer-max: 'big' is not a whole number"),
+        ({"mtu": 4000}, "mtu: 4000 is not one of 1500, 9000"),
+        ({"dirty-ratio": 7}, "dirty-ratio: 7 is not one of 5..60 in steps of 5"),
+        ({"dirty-ratio": 10, "dirty-background-ratio": 10}, "must be below dirty-ratio 10"),
+        ({"dirty-ratio": 5}, "dirty-background-ratio 10 must be below dirty-ratio 5"),  # against the current one
+        ({"raid-chunk": 64}, "raid-chunk: not a tunable of this search"),
+    ],
+)
+def test_out_of_range_and_contradictory_configurations_are_refused(soho, config, refusal):
+    space, _ = build(soho, None, lab=False, accept_risk=True)
+    assert any(refusal in why for why in space.check(config)), space.check(config)
+    with pytest.raises(SpaceError):
+        space.plan(config, lab=False)
+
+
+def test_tcp_buffers_are_bounded_by_ram(soho):
+    space, _ = build(soho, ["tcp-buffer-max"], lab=False, accept_risk=False)
+    data = soho.model_dump(mode="json")
+    data["system"]["memory_bytes"]["value"] = 512 << 20  # 32 connections at 64 MiB would not fit in a quarter
+    small = Facts.model_validate(data)
+    tight, _ = build(small, ["tcp-buffer-max"], lab=False, accept_risk=False)
+    assert space.check({"tcp-buffer-max": 1 << 26}) == []
+    assert "a quarter of 512 MiB of RAM (at most 4194304)" in tight.check({"tcp-buffer-max": 1 << 26})[0]
+
+
+def test_a_configuration_plans_only_what_it_moves_and_keeps_transfer_sizes_equal(soho):
+    space, _ = build(soho, None, lab=False, accept_risk=True)
+    plan = space.plan({**space.current(), "nfs-transfer-size": 1 << 20, "smb-aio": "off"}, lab=False)
+    assert [(c.knob, c.key, c.new) for c in plan.changes] == [
+        ("ganesha_export", key, 1 << 20) for key in ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
+    ]
+    assert [c.id for c in plan.changes] == [1, 2, 3, 4] and plan.changes[0].rule == "autotune:nfs-transfer-size"
+    assert space.plan(space.current(), lab=False).changes == []
+
+
+def test_the_rule_based_plan_is_a_point_of_the_space(soho):
+    space, _ = build(soho, None, lab=False, accept_risk=True)
+    rule = space.of_plan(from_findings(knowledge.evaluate(soho), lab=False))
+    assert rule["nfs-transfer-size"] == 1 << 20 and rule["smb-aio"] == "on" and rule["smb-socket-buffers"] == "auto"
+    assert space.check(rule) == []
+
+
+def test_every_tunable_has_a_doc_and_a_domain_that_its_values_pass():
+    for name, t in TUNABLES.items():
+        assert t.name == name and t.doc
+        values = t.domain.values()
+        assert len(values) >= 2 and all(t.domain.check(v) is None for v in values), name
