@@ -389,8 +389,9 @@ class Space:
                 config[name] = b.current
                 continue
             wanted = next((v for v in b.tunable.domain.values() if _sets(b, v, planned)), None)
-            config[name] = wanted if wanted is not None else None
-        return {k: v for k, v in config.items() if v is not None}
+            if wanted is not None:
+                config[name] = wanted
+        return config
 
 
 def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from nastune.autotune.space import TUNABLES
 from nastune.cli.common import RootOption, app, console, err, fail, say, size_option
 
 
@@ -36,7 +35,8 @@ def autotune(
     ] = None,
     budget: Annotated[int, typer.Option("--budget", min=2, max=500, help="Trials to measure.")] = 20,
     knobs: Annotated[
-        list[str] | None, typer.Option("--knobs", help=f"Only these tunables (repeatable): {', '.join(TUNABLES)}.")
+        list[str] | None,
+        typer.Option("--knobs", help="Only these tunables (repeatable; an unknown name is refused with the list)."),
     ] = None,
     repeats: Annotated[int, typer.Option("--repeats", min=1, max=20, help="Repeats per trial.")] = 3,
     size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "64M",
@@ -65,7 +65,7 @@ def autotune(
     from nastune.bench.workloads import DEFAULTS
     from nastune.facts import Facts
     from nastune.lab.lab import LabError
-    from nastune.optimize import choose, fresh_lab, prepare_inventory, prepare_live
+    from nastune.optimize import choose, prepare_inventory, prepare_live
     from nastune.remote.nas import NasError
     from nastune.tune.plan import from_findings
     from nastune.tune.system import TuneError
@@ -79,7 +79,7 @@ def autotune(
     try:
         goal = parse(objective, workload or [])
         if lab and not inventory:
-            inventory = _lab_inventory(scenario, resume, log, fresh_lab)
+            inventory = _lab_inventory(scenario, resume, log)
         if inventory:
             inv, _, facts, tuner = prepare_inventory(inventory, clients, 120, log)
             lab = inv.nas.lab
@@ -123,9 +123,10 @@ def autotune(
     console.print(f"report: {outcome.report}", highlight=False)
 
 
-def _lab_inventory(scenario: str, resume: bool, log, fresh_lab) -> Path:
+def _lab_inventory(scenario: str, resume: bool, log) -> Path:
     """The lab's inventory: a fresh lab, or on --resume the lab as it runs (the study's base)."""
     from nastune.lab.lab import Lab
+    from nastune.optimize import fresh_lab
 
     running = Lab()
     if resume and running.state.data.get("status") == "up":
