@@ -63,6 +63,8 @@ def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
     assert state(root) == before  # every trial rolled back
     assert (out / "report.html").exists() and "The search" in (out / "report.html").read_text()
     assert ("beats the base" in done.stdout) == (summary["plan"] is not None)
+    best = max((t for t in trials.values() if t["state"] == "COMPLETE"), key=lambda t: t["value"])
+    assert f"autotune: finalists, best so far {best['value']:.3f}x (trial {best['number']})" in done.stderr
     # every measured configuration is a plan `apply` accepts
     space, _ = build(collect(Root(str(root))), ["nfs-transfer-size"], lab=False, accept_risk=False)
     for t in trials.values():

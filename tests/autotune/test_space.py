@@ -89,7 +89,16 @@ def test_the_rule_based_plan_is_a_point_of_the_space(soho):
     space, _ = build(soho, None, lab=False, accept_risk=True)
     rule = space.of_plan(from_findings(knowledge.evaluate(soho), lab=False))
     assert rule["nfs-transfer-size"] == 1 << 20 and rule["smb-aio"] == "on" and rule["smb-socket-buffers"] == "auto"
+    assert rule["tcp-buffer-max"] == 8 << 20  # the rule asks for 6 MiB: the next power of two meets it
     assert space.check(rule) == []
+
+
+def test_a_configuration_names_the_durability_trades_it_makes(soho):
+    space, _ = build(soho, None, lab=False, accept_risk=True)
+    assert space.trades(space.current()) == []
+    assert space.trades({**space.current(), "nfs-transfer-size": 1 << 20, "dirty-ratio": 40}) == [
+        "dirty-ratio 20 -> 40"
+    ]
 
 
 def test_every_tunable_has_a_doc_and_a_domain_that_its_values_pass():

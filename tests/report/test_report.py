@@ -115,6 +115,15 @@ def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
     assert all('class="better">better<' in r for r in throughput)
 
 
+def test_an_autotune_winner_that_trades_durability_is_marked(tmp_path):
+    before, after = result_set("base", 1.0), result_set("best trial", 1.2)
+    search = {"verdict": "trial 4 beats the base", "trades": ["dirty-ratio 20 -> 40"], "charts": [], "importance": {}}
+    page = render([before, after], tmp_path / "r.html", search=search).read_text()
+    assert "The winner trades durability:</b> dirty-ratio 20 -&gt; 40" in page
+    search["trades"] = []
+    assert "trades durability" not in render([before, after], tmp_path / "s.html", search=search).read_text()
+
+
 def test_csv_holds_every_repeat(report):
     with open(report.with_suffix(".csv")) as f:
         rows = list(csv.DictReader(f))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nastune.bench.results import ResultSet
+from nastune.bench.results import MetricResult, ResultSet
 
 TERM = re.compile(
     r"^(?:(?P<weight>[0-9]*\.?[0-9]+)\s*\*\s*)?(?P<target>[a-z0-9]+):(?P<workload>[a-z0-9-]+)(?::(?P<metric>[^\s]+))?$"
@@ -32,24 +32,23 @@ class Term:
     def spec(self) -> str:
         return f"{self.target}:{self.workload}"
 
-    def value(self, run: ResultSet) -> float | None:
-        """This term's median in `run` (None when the workload failed or lacks the metric),
-        higher is better (a lower-is-better metric is inverted)."""
+    def measured(self, run: ResultSet) -> MetricResult | None:
+        """This term's metric in `run`; None when the workload failed or lacks it."""
         found = next((r for r in run.results if r.workload == self.workload and _kind(r.target) == self.target), None)
         if found is None or found.failed or not found.metrics:
             return None
-        name = self.metric or next(iter(found.metrics))
-        m = found.metrics.get(name)
+        return found.metrics.get(self.metric or next(iter(found.metrics)))
+
+    def value(self, run: ResultSet) -> float | None:
+        """This term's median, higher is better (a lower-is-better metric is inverted)."""
+        m = self.measured(run)
         if m is None:
             return None
         return m.median if m.higher_is_better else 1 / m.median
 
     def raw(self, run: ResultSet) -> float | None:
         """The median as measured (for a bound)."""
-        found = next((r for r in run.results if r.workload == self.workload and _kind(r.target) == self.target), None)
-        if found is None or found.failed:
-            return None
-        m = found.metrics.get(self.metric or next(iter(found.metrics), ""))
+        m = self.measured(run)
         return m.median if m else None
 
 

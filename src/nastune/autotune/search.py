@@ -17,10 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.progress import Progress
+
 from nastune.autotune.objective import Objective
 from nastune.autotune.space import Space
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
+from nastune.bench.runner import progress_display
 from nastune.jsonfile import dumps
 from nastune.remote.nas import NasError
 from nastune.stats.runs import Row, compare_runs
@@ -82,6 +85,7 @@ class Search:
         self.make_pairs, self.params, self.s = make_pairs, params, settings
         self.console, self.nas, self.log = console, nas, log
         self.trials_dir = settings.out / "trials"
+        self.progress: Progress | None = None
 
     # the study
 
@@ -100,10 +104,8 @@ class Search:
             study_name=STUDY,
             storage=f"sqlite:///{db}",
             direction="maximize",
-            sampler=optuna.samplers.TPESampler(
-                seed=self.s.seed, multivariate=True, n_startup_trials=max(3, self.s.budget // 4)
-            ),
-            pruner=optuna.pruners.PercentilePruner(PRUNE_PERCENTILE, n_startup_trials=4),
+            sampler=self.sampler(),
+            pruner=self.pruner(),
             load_if_exists=resume,
         )
         shape = self.shape()
@@ -120,6 +122,14 @@ class Search:
             rule = self.space.of_plan(rule_plan)
             study.enqueue_trial(self.space.params(rule), user_attrs={"origin": "rule-based plan"})
         return study
+
+    def sampler(self):
+        return sampler(self.s.seed, self.s.budget)
+
+    def pruner(self):
+        import optuna
+
+        return optuna.pruners.PercentilePruner(PRUNE_PERCENTILE, n_startup_trials=4)
 
     def shape(self) -> dict:
         """What a resumed study must share with this run."""
@@ -160,8 +170,9 @@ class Search:
     def run(self, resume: bool, rule_plan: Plan) -> Outcome:
         from optuna.trial import TrialState
 
-        with self.tuner.hold("autotune"):
+        with self.tuner.hold("autotune"), progress_display(self.console) as self.progress:
             study = self.open(resume, rule_plan)
+            bar = self.progress.add_task("autotune", total=self.s.budget, completed=self.measured(study))
             asked = 0
             while self.measured(study) < self.s.budget and asked < self.s.budget * 10:
                 asked += 1
@@ -173,7 +184,10 @@ class Search:
                     study.tell(trial, state=TrialState.PRUNED)
                     continue
                 trial.set_user_attr("config", config)
+                self.progress.update(bar, description=f"autotune: trial {trial.number}{best_so_far(study)}")
                 self.trial(study, trial, config)
+                self.progress.update(bar, completed=self.measured(study))
+            self.progress.update(bar, description=f"autotune: finalists{best_so_far(study)}")
             return self.finish(study)
 
     def trial(self, study, trial, config: dict) -> None:
@@ -242,6 +256,7 @@ class Search:
             console=self.console,
             nas=self.nas,
             profile=False,
+            within=self.progress,
         )
 
     def scored(self, run: ResultSet, study) -> float:
@@ -282,6 +297,9 @@ class Search:
         score, best_trial, best_run = max(again, key=lambda x: x[0])
         rows, notes = compare_runs(base, best_run)
         verdict, winner = self.judge(rows, best_trial)
+        trades = self.space.trades(best_trial.user_attrs["config"]) if winner else []
+        if trades:
+            verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
         plan_path = None
         if winner:
             plan = self.space.plan(best_trial.user_attrs["config"], self.s.lab)
@@ -301,7 +319,7 @@ class Search:
         ]
         from nastune.autotune.report import render
 
-        report = render(study, base, best_run, rows, notes, importance, verdict, self.s.out / "report.html")
+        report = render(study, base, best_run, rows, notes, importance, verdict, trades, self.s.out / "report.html")
         outcome = Outcome(
             trials,
             best_trial.user_attrs["config"] if winner else None,
@@ -319,6 +337,7 @@ class Search:
                     "best": outcome.best,
                     "plan": str(plan_path) if plan_path else None,
                     "verdict": verdict,
+                    "durability_trades": trades,
                     "rows": [r.to_json() for r in rows],
                     "notes": notes,
                     "importance": importance,
@@ -353,6 +372,21 @@ class Search:
         except (RuntimeError, ValueError, ZeroDivisionError):
             return {}
         return {name: round(float(v), 3) for name, v in found.items()}
+
+
+def best_so_far(study) -> str:
+    from optuna.trial import TrialState
+
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    best = max(done, key=lambda t: t.value, default=None)
+    return f", best so far {best.value:.3f}x (trial {best.number})" if best else ""
+
+
+def sampler(seed: int, budget: int):
+    """autotune's sampler (bench/autotune_eval.py replays the same one on a recorded grid)."""
+    import optuna
+
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=max(3, budget // 4))
 
 
 def merge(a: ResultSet, b: ResultSet) -> ResultSet:

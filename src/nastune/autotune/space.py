@@ -48,6 +48,10 @@ class PowersOfTwo:
     def describe(self) -> str:
         return f"{self.low}..{self.high} {self.unit}, powers of two"
 
+    def snap(self, value: int) -> int | None:
+        """The smallest value of the domain at least `value` (a rule's minimum, met)."""
+        return next((v for v in self.values() if v >= value), None)
+
 
 @dataclass(frozen=True)
 class Steps:
@@ -77,6 +81,9 @@ class Steps:
     def describe(self) -> str:
         return f"{self.low}..{self.high} {self.unit} in steps of {self.step}"
 
+    def snap(self, value: int) -> int | None:
+        return next((v for v in self.values() if v >= value), None)
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -96,6 +103,9 @@ class Choice:
 
     def describe(self) -> str:
         return " | ".join(map(str, self.options))
+
+    def snap(self, value: int) -> object | None:
+        return value if value in self.options else None
 
 
 Domain = PowersOfTwo | Steps | Choice
@@ -132,6 +142,11 @@ class Tunable:
     def changes(self, target: str, value, context: dict) -> list[dict]:
         raise NotImplementedError
 
+    def value_of(self, planned: list[PlannedChange]) -> int | None:
+        """The value of this tunable that `planned` (changes of its knobs) asks for, when it is
+        not one of the domain's; None when it cannot be read."""
+        return None
+
     def bind(self, facts: Facts) -> Bound | None:
         found = self.find(facts)
         if found is None:
@@ -165,6 +180,10 @@ class TcpBufferMax(Tunable):
     def changes(self, target, value, context):
         low, default = context[target]
         return [dict(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
+
+    def value_of(self, planned):
+        maxima = {int(str(p.new).split()[-1]) for p in planned if str(p.new).split()[-1:] != []}
+        return max(maxima) if maxima else None
 
 
 SAMBA_DEFAULTS = {"socket options": "TCP_NODELAY", "aio read size": "1", "aio write size": "1", "use sendfile": "no"}
@@ -354,6 +373,15 @@ class Space:
         """Optuna's parameters for `config` (to enqueue a known configuration as a trial)."""
         return {name: self.bound[name].tunable.domain.param(v) for name, v in config.items() if v is not None}
 
+    def trades(self, config: dict) -> list[str]:
+        """The durability trades `config` makes: what it moves of the tunables that trade crash
+        safety for speed."""
+        return [
+            f"{name} {b.current} -> {config[name]}"
+            for name, b in self.bound.items()
+            if b.tunable.durability and name in config and config[name] != b.current
+        ]
+
     def current(self) -> dict:
         return {name: b.current for name, b in self.bound.items()}
 
@@ -376,7 +404,8 @@ class Space:
 
     def of_plan(self, plan: Plan) -> dict:
         """The configuration a plan (the rule-based one) sets, current values elsewhere; a
-        tunable the plan sets to a value outside the domain is left to the search."""
+        tunable the plan sets to a value between the domain's takes the next one up (a rule's
+        value is a minimum it needs met), one it cannot read is left to the search."""
         config = {}
         for name, b in self.bound.items():
             sets = (
@@ -389,6 +418,8 @@ class Space:
                 config[name] = b.current
                 continue
             wanted = next((v for v in b.tunable.domain.values() if _sets(b, v, planned)), None)
+            if wanted is None and (asked := b.tunable.value_of(planned)) is not None:
+                wanted = b.tunable.domain.snap(asked)
             if wanted is not None:
                 config[name] = wanted
         return config

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import time
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -175,10 +176,12 @@ def run(
     console=None,
     nas: NasAgent | None = None,
     profile: bool = True,
+    within: Progress | None = None,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload.
-    `nas`: a NAS reached over SSH, profiled and its caches dropped there."""
+    `nas`: a NAS reached over SSH, profiled and its caches dropped there. `within`: a progress
+    display of the caller's (autotune's trials) that shows this run's bar under its own."""
     results = ResultSet(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         label=label,
@@ -186,16 +189,8 @@ def run(
         results=[],
     )
     remote = nas if nas is not None and nas.ssh is not None else None
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-    )
     device_rates: dict[str, float] = {}
-    with Progress(*columns, console=console, transient=False) as progress:
+    with nullcontext(within) if within else progress_display(console) as progress:
         task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
@@ -266,4 +261,19 @@ def run(
                     markup=False,
                     highlight=False,
                 )
+        if within:
+            progress.remove_task(task)
     return results
+
+
+def progress_display(console=None) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )

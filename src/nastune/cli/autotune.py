@@ -57,19 +57,13 @@ def autotune(
     `apply` only if it beats the base beyond the noise floor."""
     import sys
 
-    from nastune import rules as knowledge
     from nastune.autotune.objective import ObjectiveError, parse
-    from nastune.autotune.search import AutotuneError, Search, Settings
-    from nastune.autotune.space import SpaceError, build
-    from nastune.bench.selection import inventory_pairs, pairs
-    from nastune.bench.workloads import DEFAULTS
-    from nastune.facts import Facts
+    from nastune.autotune.search import AutotuneError, Settings
+    from nastune.autotune.setup import Where, prepare
+    from nastune.autotune.space import SpaceError
     from nastune.lab.lab import LabError
-    from nastune.optimize import choose, prepare_inventory, prepare_live
     from nastune.remote.nas import NasError
-    from nastune.tune.plan import from_findings
     from nastune.tune.system import TuneError
-    from nastune.tuner import Here, OnNas
 
     if not yes and not sys.stdin.isatty():
         fail("autotune changes the system trial by trial: add --yes (no terminal to ask on)")
@@ -78,31 +72,9 @@ def autotune(
     log = say("autotune")
     try:
         goal = parse(objective, workload or [])
-        if lab and not inventory:
-            inventory = _lab_inventory(scenario, resume, log)
-        if inventory:
-            inv, _, facts, tuner = prepare_inventory(inventory, clients, 120, log)
-            lab = inv.nas.lab
-
-            def make_pairs():
-                return [p for kind, name in goal.workloads for p in inventory_pairs(inv, kind, [name], clients)]
-        else:
-            facts, system = prepare_live(target, root)
-            tuner = Here(system)
-
-            def make_pairs():
-                return pairs(target, False, [name for _, name in goal.workloads])
-
-        make_pairs()  # refuse unknown workloads and targets before any trial
-        model = Facts.model_validate(facts)
-        space, left = build(model, knobs, lab, bool(accept_risk))
-        for line in left:
-            log(f"left out: {line}")
-        rule_plan, _ = choose(from_findings(knowledge.evaluate(model), lab=lab), lab, bool(accept_risk))
+        where = Where(lab, scenario, inventory, target, root, clients)
         settings = Settings(budget, repeats, out, lab, bool(accept_risk), seed)
-        params = {**DEFAULTS, "size": size_option(size)}
-        nas = tuner.agent if isinstance(tuner, OnNas) else None
-        search = Search(space, goal, tuner, make_pairs, params, settings, err, nas, log)
+        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), resume, err, log)
         outcome = search.run(resume, rule_plan)
     except (ObjectiveError, SpaceError) as e:
         fail(str(e))
@@ -121,14 +93,3 @@ def autotune(
         ranked = ", ".join(f"{k} {v:.2f}" for k, v in outcome.importance.items())
         console.print(f"importance: {ranked}", highlight=False)
     console.print(f"report: {outcome.report}", highlight=False)
-
-
-def _lab_inventory(scenario: str, resume: bool, log) -> Path:
-    """The lab's inventory: a fresh lab, or on --resume the lab as it runs (the study's base)."""
-    from nastune.lab.lab import Lab
-    from nastune.optimize import fresh_lab
-
-    running = Lab()
-    if resume and running.state.data.get("status") == "up":
-        return running.inventory_path
-    return fresh_lab(scenario, log)

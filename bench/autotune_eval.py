@@ -1,0 +1,299 @@
+"""How good autotune's search is, judged on a landscape measured once on the lab (soho).
+
+    .venv/bin/python bench/autotune_eval.py record [--repeats 3] [--size 32M] [--resume]
+    .venv/bin/python bench/autotune_eval.py replay [--seeds 10]
+
+`record` measures every point of a grid of the four tunables that move soho's NFS and SMB
+throughput (3 levels each, 81 points, plus the system as it is and the rule-based plan) with
+autotune's own trial machinery: each point applied with the journal, verified, measured with
+repeats, rolled back. Every repeat of every point is kept in bench/data/autotune-grid-soho.json.
+
+`replay` runs optimizers on that landscape by lookup, each observation drawn from the recorded
+repeats (the recorded noise), at equal budgets over seeds: autotune (its sampler, its first two
+trials, its finalists measured again), random search (the same first trial and finalists), and
+the rule-based plan. It prints how close each gets to the grid's best (the true scores are the
+recorded medians) and a paired test of autotune against random search over the seeds.
+
+Goals (the issue): within 5% of the grid's best in at most 20 trials in at least 8 of 10 seeds,
+within 10% in 10 trials, better than random search (p < 0.05), never worse than the rule-based plan."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import warnings
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).parent / "data" / "autotune-grid-soho.json"
+KiB, MiB = 1 << 10, 1 << 20
+GRID = {
+    "nfs-transfer-size": [8 * KiB, 64 * KiB, 1 * MiB],
+    "tcp-buffer-max": [64 * KiB, 1 * MiB, 8 * MiB],
+    "smb-socket-buffers": ["64k", "256k", "auto"],
+    "read-ahead": [128, 1024, 4096],
+}
+WORKLOADS = ["nfs:seq-write", "nfs:seq-read", "smb:seq-read"]
+FINALISTS, FINAL_REPEATS = 3, 5  # as autotune's search
+
+
+def key(config: dict) -> str:
+    return json.dumps({name: config[name] for name in GRID}, sort_keys=True)
+
+
+# record
+
+
+def record(args) -> None:
+    from nastune.autotune.objective import parse
+    from nastune.autotune.search import Search, Settings
+    from nastune.autotune.setup import Where, prepare
+    from nastune.lab.lab import Lab
+    from nastune.lab.scenario import size_bytes
+
+    class GridRecord(Search):
+        """autotune's trials over every point of GRID: no pruning, no finalists."""
+
+        def sampler(self):
+            import optuna
+
+            class Grid(optuna.samplers.GridSampler):
+                def after_trial(self, *args) -> None:
+                    """GridSampler stops the study once the grid is done, which only works
+                    inside study.optimize; autotune asks and tells, and counts its trials."""
+
+            return Grid(
+                {
+                    name: [self.space.bound[name].tunable.domain.param(v) for v in levels]
+                    for name, levels in GRID.items()
+                },
+                seed=0,
+            )
+
+        def pruner(self):
+            import optuna
+
+            return optuna.pruners.NopPruner()
+
+        def finish(self, study):
+            return study
+
+    goal = parse(None, WORKLOADS)
+    out = Path(args.out)
+    points = 1
+    for levels in GRID.values():
+        points *= len(levels)
+    settings = Settings(points + 2, args.repeats, out, lab=True, accept_risk=False)
+    size = size_bytes(args.size)
+    search, rule_plan = prepare(goal, Where(), settings, list(GRID), size, args.resume, log=print, kind=GridRecord)
+    try:
+        search.run(args.resume, rule_plan)
+    finally:
+        Lab().down(log=print)
+    save(out, goal, args)
+
+
+def save(out: Path, goal, args) -> None:
+    """Every measured point of the study in `out`, with its repeats, as the repo's data."""
+    import optuna
+
+    from nastune.bench.results import ResultSet
+
+    study = optuna.load_study(study_name="autotune", storage=f"sqlite:///{out / 'study.db'}")
+    rows = []
+    for t in study.trials:
+        config, path = t.user_attrs.get("config"), out / "trials" / f"{t.number}.json"
+        if config is None or not path.exists():
+            continue
+        run = ResultSet.model_validate_json(path.read_text())
+        values = {}
+        for term in goal.terms:
+            m = term.measured(run)
+            values[term.spec] = m.values if m else None
+        rows.append({"config": config, "origin": t.user_attrs.get("origin", "grid"), "values": values})
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(
+        json.dumps(
+            {
+                "recorded": datetime.now(UTC).isoformat(timespec="seconds"),
+                "scenario": "soho",
+                "workloads": WORKLOADS,
+                "unit": "MB/s",
+                "repeats": args.repeats,
+                "size": args.size,
+                "grid": GRID,
+                "points": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+    print(f"recorded {len(rows)} points in {DATA}")
+
+
+# replay
+
+
+class Landscape:
+    """The recorded grid: each point's repeats per workload (repeats of one configuration
+    measured more than once are pooled), its true score (the medians' mean ratio to the base's)."""
+
+    def __init__(self, data: dict):
+        self.grid: dict[str, list] = data["grid"]
+        self.workloads: list[str] = data["workloads"]
+        self.repeats: int = data["repeats"]
+        self.values: dict[str, dict[str, list[float]]] = {}
+        for p in data["points"]:
+            pooled = self.values.setdefault(key(p["config"]), {w: [] for w in self.workloads})
+            for w in self.workloads:
+                pooled[w] += p["values"][w] or []
+        origin = {p["origin"]: p["config"] for p in data["points"]}
+        self.current, self.rule = origin["current settings"], origin["rule-based plan"]
+        self.base = {w: statistics.median(self.values[key(self.current)][w]) for w in self.workloads}
+        self.truth = {
+            k: self.score({w: statistics.median(v[w]) for w in self.workloads}) for k, v in self.values.items()
+        }
+        self.best = max(self.truth[key(c)] for c in self.configs())
+
+    def configs(self) -> list[dict]:
+        import itertools
+
+        names = list(self.grid)
+        return [dict(zip(names, values)) for values in itertools.product(*self.grid.values())]
+
+    def score(self, medians: dict[str, float], base: dict[str, float] | None = None) -> float:
+        base = base or self.base
+        return statistics.fmean(medians[w] / base[w] for w in self.workloads)
+
+    def observe(self, config: dict, repeats: int, rng) -> dict[str, float]:
+        """The medians of `repeats` measurements of `config`, drawn from its recorded repeats."""
+        found = self.values[key(config)]
+        return {w: float(np.median(rng.choice(found[w], size=repeats))) for w in self.workloads}
+
+
+def ordered(name: str, levels: list) -> bool:
+    return all(isinstance(v, int) for v in levels)
+
+
+def params(config: dict, grid: dict) -> dict:
+    """Optuna's parameters of a grid point: a level's index for numbers (so that the samplers
+    know their order, as autotune's exponents do), the value itself for choices."""
+    return {n: grid[n].index(v) if ordered(n, grid[n]) else v for n, v in config.items() if v in grid[n]}
+
+
+def suggest(trial, grid: dict) -> dict:
+    return {
+        n: levels[trial.suggest_int(n, 0, len(levels) - 1)]
+        if ordered(n, levels)
+        else trial.suggest_categorical(n, levels)
+        for n, levels in grid.items()
+    }
+
+
+def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> float:
+    """One search of `budget` trials (the first ones `seeds`, as autotune enqueues them), then
+    the best three observed measured again beside the base; the true score of the one chosen."""
+    import optuna
+
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    for config in seeds:
+        study.enqueue_trial(params(config, land.grid))
+    base = None
+    for _ in range(budget):
+        trial = study.ask()
+        config = suggest(trial, land.grid)
+        trial.set_user_attr("config", config)
+        medians = land.observe(config, land.repeats, rng)
+        base = base or medians  # trial 0 is the system as it is: the base of every ratio
+        study.tell(trial, land.score(medians, base))
+    done = sorted((t for t in study.trials if t.number != 0), key=lambda t: -(t.value or 0))[:FINALISTS]
+    base = land.observe(seeds[0], FINAL_REPEATS, rng)
+    again = [(land.score(land.observe(t.user_attrs["config"], FINAL_REPEATS, rng), base), t) for t in done]
+    chosen = max(again, key=lambda x: x[0])[1].user_attrs["config"]
+    return land.truth[key(chosen)]
+
+
+def replay(args) -> None:
+    import optuna
+    from scipy.stats import wilcoxon
+
+    from nastune.autotune.search import sampler as autotune_sampler
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    land = Landscape(json.loads(Path(args.data).read_text()))
+    rule = land.truth[key(land.rule)]
+    print(
+        f"grid: {len(land.configs())} points of {', '.join(land.grid)}; objective: mean ratio of "
+        f"{', '.join(land.workloads)} to the system as it is"
+    )
+    print(f"grid's best {land.best:.3f}x; rule-based plan {rule:.3f}x ({rule / land.best:.1%} of the best)")
+    near = [sum(land.truth[key(c)] >= share * land.best for c in land.configs()) for share in (0.95, 0.90)]
+    print(f"points within 5% of the best: {near[0]}, within 10%: {near[1]} (of {len(land.configs())})")
+    optimizers = {
+        "autotune (TPE, multivariate)": lambda seed, budget: (
+            autotune_sampler(seed, budget),
+            [land.current, land.rule],
+        ),
+        "TPE, independent": lambda seed, budget: (
+            optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(3, budget // 4)),
+            [land.current, land.rule],
+        ),
+        "quasi-random (Sobol)": lambda seed, budget: (optuna.samplers.QMCSampler(seed=seed), [land.current]),
+        "random search": lambda seed, budget: (optuna.samplers.RandomSampler(seed=seed), [land.current]),
+    }
+    found: dict[tuple[str, int], list[float]] = {}
+    for budget in (10, 20):
+        for name, make in optimizers.items():
+            shares = []
+            for seed in range(args.seeds):
+                sampler, seeds = make(seed, budget)
+                shares.append(search(land, sampler, budget, seeds, np.random.default_rng(seed)) / land.best)
+            found[name, budget] = shares
+            print(
+                f"budget {budget:2d}  {name:30s} median {statistics.median(shares):.1%} of the best; "
+                f"within 5%: {sum(s >= 0.95 for s in shares)}/{args.seeds}, within 10%: "
+                f"{sum(s >= 0.90 for s in shares)}/{args.seeds}; worst {min(shares):.1%}"
+            )
+    mine, n = "autotune (TPE, multivariate)", args.seeds
+    met = {True: "met", False: "NOT met"}
+    at20, at10 = sum(s >= 0.95 for s in found[mine, 20]), sum(s >= 0.90 for s in found[mine, 10])
+    print("goals:")
+    print(f"  within 5% of the best in 20 trials in >= 80% of seeds: {at20}/{n} ({met[at20 >= 0.8 * n]})")
+    print(f"  within 10% of the best in 10 trials in >= 80% of seeds: {at10}/{n} ({met[at10 >= 0.8 * n]})")
+    for budget in (10, 20):
+        a, r = np.array(found[mine, budget]), np.array(found["random search", budget])
+        p = wilcoxon(a, r, alternative="greater").pvalue if np.any(a != r) else 1.0
+        print(
+            f"  better than random search at {budget} trials (paired Wilcoxon over seeds, mean "
+            f"{a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g} ({met[p < 0.05]})"
+        )
+    worst = min(min(found[mine, b]) for b in (10, 20)) * land.best / rule
+    print(f"  never worse than the rule-based plan: worst seed {worst:.3f}x the plan ({met[worst >= 1.0]})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="measure the grid on the lab (about 45 minutes)")
+    rec.add_argument("--repeats", type=int, default=3)
+    rec.add_argument("--size", default="32M")
+    rec.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "nastune-autotune-grid"))
+    rec.add_argument("--resume", action="store_true", help="continue a killed recording in --out")
+    rep = sub.add_parser("replay", help="replay the optimizers on the recorded grid")
+    rep.add_argument("--seeds", type=int, default=10)
+    rep.add_argument("--data", default=str(DATA))
+    args = parser.parse_args()
+    if args.command == "record":
+        record(args)
+    else:
+        replay(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
