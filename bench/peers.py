@@ -123,7 +123,7 @@ class TuneD:
     def complaints(self) -> list[str]:
         """What TuneD said it could not do (its log's warnings and errors)."""
         said = [line for line in self.text().splitlines() if " WARNING " in line or " ERROR " in line]
-        return list(dict.fromkeys(line.split(" - ", 1)[-1] for line in said))
+        return list(dict.fromkeys(line.split(": ", 1)[-1] for line in said))  # after "date LEVEL module: "
 
     def __exit__(self, *exc) -> None:
         if self.proc and self.proc.poll() is None:

@@ -353,9 +353,9 @@ class Search:
         worse = [r for r in mine if r.result.verdict == "worse"]
         better = [r for r in mine if r.result.verdict == "better"]
         if better and not worse:
-            gains = ", ".join(f"{r.workload} {r.result.change:+.1%}" for r in better)
+            gains = ", ".join(f"{named(r)} {r.result.change:+.1%}" for r in better)
             return f"trial {trial.number} beats the base beyond the noise floor ({gains})", True
-        why = "it is worse on " + ", ".join(r.workload for r in worse) if worse else "no gain beyond the noise floor"
+        why = "it is worse on " + ", ".join(map(named, worse)) if worse else "no gain beyond the noise floor"
         return (
             f"keep the current settings: the best (trial {trial.number}) measured again beside the base: {why}",
             False,
@@ -372,6 +372,12 @@ class Search:
         except (RuntimeError, ValueError, ZeroDivisionError):
             return {}
         return {name: round(float(v), 3) for name, v in found.items()}
+
+
+def named(row: Row) -> str:
+    """A row as the objective names it: TARGET:WORKLOAD (smb:seq-read), a path's as path:..."""
+    kind = row.target.split("://", 1)[0] if "://" in row.target else "path"
+    return f"{kind}:{row.workload}"
 
 
 def best_so_far(study) -> str:
