@@ -129,6 +129,23 @@ def test_a_killed_search_resumes_after_rolling_back_its_killed_trial(soho, tmp_p
     assert state(root) == before
 
 
+def test_without_a_proven_winner_the_rule_based_plan_stands_unless_it_measured_worse(soho, tmp_path):
+    """At a directory Ganesha's transfer size changes nothing: the plan's trial measures about
+    the base; a plan is written only when it did not measure worse (or a winner was proven)."""
+    root, data = soho
+    out = tmp_path / "out"
+    done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "2")
+    summary = json.loads((out / "autotune.json").read_text())
+    rule = next(t for t in summary["trials"] if t["origin"] == "rule-based plan")
+    assert rule["state"] == "COMPLETE" and rule["config"] == {"nfs-transfer-size": 1 << 20}
+    if "beats the base" not in done.stdout:
+        assert (summary["plan"] is not None) == (rule["value"] >= 1.0)
+        assert ("the rule-based plan (trial 1" in done.stdout) == (rule["value"] >= 1.0)
+    if summary["plan"]:
+        assert summary["best"] == {"nfs-transfer-size": 1 << 20}
+        run_cli("apply", summary["plan"], "--root", str(root), "--dry-run")
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -297,6 +297,19 @@ class Search:
         score, best_trial, best_run = max(again, key=lambda x: x[0])
         rows, notes = compare_runs(base, best_run)
         verdict, winner = self.judge(rows, best_trial)
+        rule = next((t for t in done if t.user_attrs.get("origin") == "rule-based plan"), None)
+        if (
+            not winner
+            and rule is not None
+            and rule.value >= 1.0
+            and self.space.plan(rule.user_attrs["config"], False).changes
+        ):
+            # autotune never ends below `plan`: unproven gains leave the rule-based plan standing
+            best_trial, winner = rule, True
+            verdict += (
+                f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "
+                "`nastune plan` gives it"
+            )
         trades = self.space.trades(best_trial.user_attrs["config"]) if winner else []
         if trades:
             verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
