@@ -298,12 +298,7 @@ class Search:
         rows, notes = compare_runs(base, best_run)
         verdict, winner = self.judge(rows, best_trial)
         rule = next((t for t in done if t.user_attrs.get("origin") == "rule-based plan"), None)
-        if (
-            not winner
-            and rule is not None
-            and rule.value >= 1.0
-            and self.space.plan(rule.user_attrs["config"], False).changes
-        ):
+        if not winner and rule is not None and rule.value >= 1.0 and rule.user_attrs["config"] != self.space.current():
             # autotune never ends below `plan`: unproven gains leave the rule-based plan standing
             best_trial, winner = rule, True
             verdict += (

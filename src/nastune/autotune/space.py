@@ -19,8 +19,19 @@ class SpaceError(ValueError):
     """A configuration or a space request that autotune refuses; the message names the tunable."""
 
 
+class Ordered:
+    """A domain of whole numbers in increasing order."""
+
+    def values(self) -> list[int]:
+        raise NotImplementedError
+
+    def snap(self, value: int) -> int | None:
+        """The smallest value of the domain at least `value` (a rule's minimum, met)."""
+        return next((v for v in self.values() if v >= value), None)
+
+
 @dataclass(frozen=True)
-class PowersOfTwo:
+class PowersOfTwo(Ordered):
     """Whole numbers 2**k between two powers of two: a log scale in doubling steps."""
 
     low: int
@@ -48,13 +59,9 @@ class PowersOfTwo:
     def describe(self) -> str:
         return f"{self.low}..{self.high} {self.unit}, powers of two"
 
-    def snap(self, value: int) -> int | None:
-        """The smallest value of the domain at least `value` (a rule's minimum, met)."""
-        return next((v for v in self.values() if v >= value), None)
-
 
 @dataclass(frozen=True)
-class Steps:
+class Steps(Ordered):
     """Whole numbers from low to high in equal steps."""
 
     low: int
@@ -80,9 +87,6 @@ class Steps:
 
     def describe(self) -> str:
         return f"{self.low}..{self.high} {self.unit} in steps of {self.step}"
-
-    def snap(self, value: int) -> int | None:
-        return next((v for v in self.values() if v >= value), None)
 
 
 @dataclass(frozen=True)
