@@ -1,18 +1,20 @@
-"""How good autotune's search is, judged on a landscape measured once on the lab (soho).
+"""How good autotune's search is, judged on landscapes measured once on the lab (soho).
 
-    .venv/bin/python bench/autotune_eval.py record [--repeats 3] [--size 32M] [--resume]
-    .venv/bin/python bench/autotune_eval.py replay [--seeds 10]
+    .venv/bin/python bench/autotune_eval.py record [--grid soho|soho-wide] [--repeats 3] [--size 32M] [--resume]
+    .venv/bin/python bench/autotune_eval.py replay [--grid soho|soho-wide] [--seeds 10]
 
-`record` measures every point of a grid of the four tunables that move soho's NFS and SMB
-throughput (3 levels each, 81 points, plus the system as it is and the rule-based plan) with
-autotune's own trial machinery: each point applied with the journal, verified, measured with
-repeats, rolled back. Every repeat of every point is kept in bench/data/autotune-grid-soho.json.
+`record` measures every point of a grid (GRIDS: `soho`, four tunables at 3 levels, 81 points;
+`soho-wide`, the two strong ones at 4 levels with the MTU and Samba's aio, 64 points), plus the
+system as it is and the rule-based plan, with autotune's own trial machinery: each point applied
+with the journal, verified, measured with repeats, rolled back. Every repeat of every point is
+kept in bench/data/autotune-grid-NAME.json.
 
 `replay` runs optimizers on that landscape by lookup, each observation drawn from the recorded
 repeats (the recorded noise), at equal budgets over seeds: autotune (its sampler, its first two
-trials, its finalists measured again), random search (the same first trial and finalists), and
-the rule-based plan. It prints how close each gets to the grid's best (the true scores are the
-recorded medians) and a paired test of autotune against random search over the seeds.
+trials, its finalists measured again), random search (the same first trial and finalists, and
+once with the rule plan first too, to tell the sampler's share from the plan's), quasi-random
+search, and the rule-based plan. It prints how close each gets to the grid's best (the true
+scores are the recorded medians) and a paired test of autotune against random search.
 
 Goals (the issue): within 5% of the grid's best in at most 20 trials in at least 8 of 10 seeds,
 within 10% in 10 trials, better than random search (p < 0.05), never worse than the rule-based plan."""
@@ -30,20 +32,41 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).parent / "data" / "autotune-grid-soho.json"
+DATA = Path(__file__).parent / "data"
 KiB, MiB = 1 << 10, 1 << 20
-GRID = {
-    "nfs-transfer-size": [8 * KiB, 64 * KiB, 1 * MiB],
-    "tcp-buffer-max": [64 * KiB, 1 * MiB, 8 * MiB],
-    "smb-socket-buffers": ["64k", "256k", "auto"],
-    "read-ahead": [128, 1024, 4096],
+GRIDS = {
+    # the four tunables that move soho's NFS and SMB reads and NFS writes, 3 levels each
+    "soho": (
+        {
+            "nfs-transfer-size": [8 * KiB, 64 * KiB, 1 * MiB],
+            "tcp-buffer-max": [64 * KiB, 1 * MiB, 8 * MiB],
+            "smb-socket-buffers": ["64k", "256k", "auto"],
+            "read-ahead": [128, 1024, 4096],
+        },
+        ["nfs:seq-write", "nfs:seq-read", "smb:seq-read"],
+    ),
+    # the knobs that bind on every path of soho: finer steps of the two strong ones (the NFS
+    # transfer size, the read-ahead of aged data), the MTU and Samba's aio (SMB writes)
+    "soho-wide": (
+        {
+            "nfs-transfer-size": [8 * KiB, 32 * KiB, 128 * KiB, 1 * MiB],
+            "read-ahead": [128, 512, 2048, 8192],
+            "mtu": [1500, 9000],
+            "smb-aio": ["off", "on"],
+        },
+        ["nfs:seq-write", "nfs:seq-read", "smb:seq-write", "smb:seq-read"],
+    ),
 }
-WORKLOADS = ["nfs:seq-write", "nfs:seq-read", "smb:seq-read"]
 FINALISTS, FINAL_REPEATS = 3, 5  # as autotune's search
+ORIGINS = ("current settings", "rule-based plan")
 
 
-def key(config: dict) -> str:
-    return json.dumps({name: config[name] for name in GRID}, sort_keys=True)
+def data_file(name: str) -> Path:
+    return DATA / f"autotune-grid-{name}.json"
+
+
+def key(config: dict, grid: dict) -> str:
+    return json.dumps({name: config[name] for name in grid}, sort_keys=True)
 
 
 # record
@@ -56,8 +79,10 @@ def record(args) -> None:
     from nastune.lab.lab import Lab
     from nastune.lab.scenario import size_bytes
 
+    grid, workloads = GRIDS[args.grid]
+
     class GridRecord(Search):
-        """autotune's trials over every point of GRID: no pruning, no finalists."""
+        """autotune's trials over every point of the grid: no pruning, no finalists."""
 
         def sampler(self):
             import optuna
@@ -70,7 +95,7 @@ def record(args) -> None:
             return Grid(
                 {
                     name: [self.space.bound[name].tunable.domain.param(v) for v in levels]
-                    for name, levels in GRID.items()
+                    for name, levels in grid.items()
                 },
                 seed=0,
             )
@@ -83,14 +108,14 @@ def record(args) -> None:
         def finish(self, study):
             return study
 
-    goal = parse(None, WORKLOADS)
-    out = Path(args.out)
+    goal = parse(None, workloads)
+    out = Path(args.out) / args.grid
     points = 1
-    for levels in GRID.values():
+    for levels in grid.values():
         points *= len(levels)
     settings = Settings(points + 2, args.repeats, out, lab=True, accept_risk=False)
     size = size_bytes(args.size)
-    search, rule_plan = prepare(goal, Where(), settings, list(GRID), size, args.resume, log=print, kind=GridRecord)
+    search, rule_plan = prepare(goal, Where(), settings, list(grid), size, args.resume, log=print, kind=GridRecord)
     try:
         search.run(args.resume, rule_plan)
     finally:
@@ -116,24 +141,26 @@ def save(out: Path, goal, args) -> None:
             m = term.measured(run)
             values[term.spec] = m.values if m else None
         rows.append({"config": config, "origin": t.user_attrs.get("origin", "grid"), "values": values})
-    DATA.parent.mkdir(exist_ok=True)
-    DATA.write_text(
+    grid, workloads = GRIDS[args.grid]
+    DATA.mkdir(exist_ok=True)
+    data_file(args.grid).write_text(
         json.dumps(
             {
                 "recorded": datetime.now(UTC).isoformat(timespec="seconds"),
                 "scenario": "soho",
-                "workloads": WORKLOADS,
+                "grid_name": args.grid,
+                "workloads": workloads,
                 "unit": "MB/s",
                 "repeats": args.repeats,
                 "size": args.size,
-                "grid": GRID,
+                "grid": grid,
                 "points": rows,
             },
             indent=1,
         )
         + "\n"
     )
-    print(f"recorded {len(rows)} points in {DATA}")
+    print(f"recorded {len(rows)} points in {data_file(args.grid)}")
 
 
 # replay
@@ -149,16 +176,16 @@ class Landscape:
         self.repeats: int = data["repeats"]
         self.values: dict[str, dict[str, list[float]]] = {}
         for p in data["points"]:
-            pooled = self.values.setdefault(key(p["config"]), {w: [] for w in self.workloads})
+            pooled = self.values.setdefault(key(p["config"], self.grid), {w: [] for w in self.workloads})
             for w in self.workloads:
                 pooled[w] += p["values"][w] or []
         origin = {p["origin"]: p["config"] for p in data["points"]}
         self.current, self.rule = origin["current settings"], origin["rule-based plan"]
-        self.base = {w: statistics.median(self.values[key(self.current)][w]) for w in self.workloads}
+        self.base = {w: statistics.median(self.values[key(self.current, self.grid)][w]) for w in self.workloads}
         self.truth = {
             k: self.score({w: statistics.median(v[w]) for w in self.workloads}) for k, v in self.values.items()
         }
-        self.best = max(self.truth[key(c)] for c in self.configs())
+        self.best = max(self.truth[key(c, self.grid)] for c in self.configs())
 
     def configs(self) -> list[dict]:
         import itertools
@@ -172,7 +199,7 @@ class Landscape:
 
     def observe(self, config: dict, repeats: int, rng) -> dict[str, float]:
         """The medians of `repeats` measurements of `config`, drawn from its recorded repeats."""
-        found = self.values[key(config)]
+        found = self.values[key(config, self.grid)]
         return {w: float(np.median(rng.choice(found[w], size=repeats))) for w in self.workloads}
 
 
@@ -195,14 +222,19 @@ def suggest(trial, grid: dict) -> dict:
     }
 
 
-def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> float:
+def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tuple[float, float, float]:
     """One search of `budget` trials (the first ones `seeds`, as autotune enqueues them), then
-    the best three observed measured again beside the base; the true score of the one chosen."""
+    the best three observed and the rule plan (choose_finalists, as autotune) measured again beside
+    the base, the best of them chosen (no significance gate here): the true score of the one chosen,
+    and what the search cost the NAS's users meanwhile: the trials' mean true score, the share of
+    them that made the system slower than it was."""
     import optuna
 
+    from nastune.autotune.search import choose_finalists
+
     study = optuna.create_study(direction="maximize", sampler=sampler)
-    for config in seeds:
-        study.enqueue_trial(params(config, land.grid))
+    for config, origin in zip(seeds, ORIGINS):
+        study.enqueue_trial(params(config, land.grid), user_attrs={"origin": origin})
     base = None
     for _ in range(budget):
         trial = study.ask()
@@ -211,11 +243,13 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> flo
         medians = land.observe(config, land.repeats, rng)
         base = base or medians  # trial 0 is the system as it is: the base of every ratio
         study.tell(trial, land.score(medians, base))
-    done = sorted((t for t in study.trials if t.number != 0), key=lambda t: -(t.value or 0))[:FINALISTS]
+    done = choose_finalists(study.trials[1:], FINALISTS, seeds[0])
     base = land.observe(seeds[0], FINAL_REPEATS, rng)
     again = [(land.score(land.observe(t.user_attrs["config"], FINAL_REPEATS, rng), base), t) for t in done]
     chosen = max(again, key=lambda x: x[0])[1].user_attrs["config"]
-    return land.truth[key(chosen)]
+    truths = [land.truth[key(t.user_attrs["config"], land.grid)] for t in study.trials[1:]]
+    slower = sum(v < land.truth[key(seeds[0], land.grid)] for v in truths) / len(truths)
+    return land.truth[key(chosen, land.grid)], statistics.fmean(truths), slower
 
 
 def replay(args) -> None:
@@ -226,14 +260,14 @@ def replay(args) -> None:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    land = Landscape(json.loads(Path(args.data).read_text()))
-    rule = land.truth[key(land.rule)]
+    land = Landscape(json.loads(Path(args.data or data_file(args.grid)).read_text()))
+    rule = land.truth[key(land.rule, land.grid)]
     print(
         f"grid: {len(land.configs())} points of {', '.join(land.grid)}; objective: mean ratio of "
         f"{', '.join(land.workloads)} to the system as it is"
     )
     print(f"grid's best {land.best:.3f}x; rule-based plan {rule:.3f}x ({rule / land.best:.1%} of the best)")
-    near = [sum(land.truth[key(c)] >= share * land.best for c in land.configs()) for share in (0.95, 0.90)]
+    near = [sum(land.truth[key(c, land.grid)] >= share * land.best for c in land.configs()) for share in (0.95, 0.90)]
     print(f"points within 5% of the best: {near[0]}, within 10%: {near[1]} (of {len(land.configs())})")
     optimizers = {
         "autotune (TPE, multivariate)": lambda seed, budget: (
@@ -244,21 +278,34 @@ def replay(args) -> None:
             optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(3, budget // 4)),
             [land.current, land.rule],
         ),
-        "quasi-random (Sobol)": lambda seed, budget: (optuna.samplers.QMCSampler(seed=seed), [land.current]),
+        "quasi-random (Sobol)": lambda seed, budget: (
+            optuna.samplers.QMCSampler(seed=seed, scramble=True),
+            [land.current],
+        ),
         "random search": lambda seed, budget: (optuna.samplers.RandomSampler(seed=seed), [land.current]),
+        "random search, rule plan first": lambda seed, budget: (
+            optuna.samplers.RandomSampler(seed=seed),
+            [land.current, land.rule],
+        ),
     }
     found: dict[tuple[str, int], list[float]] = {}
+    meanwhile: dict[tuple[str, int], list[float]] = {}
     for budget in (10, 20):
         for name, make in optimizers.items():
-            shares = []
+            shares, during, slower = [], [], []
             for seed in range(args.seeds):
                 sampler, seeds = make(seed, budget)
-                shares.append(search(land, sampler, budget, seeds, np.random.default_rng(seed)) / land.best)
-            found[name, budget] = shares
+                score, mean, worse = search(land, sampler, budget, seeds, np.random.default_rng(seed))
+                shares.append(score / land.best)
+                during.append(mean / land.best)
+                slower.append(worse)
+            found[name, budget], meanwhile[name, budget] = shares, during
             print(
                 f"budget {budget:2d}  {name:30s} median {statistics.median(shares):.1%} of the best; "
                 f"within 5%: {sum(s >= 0.95 for s in shares)}/{args.seeds}, within 10%: "
-                f"{sum(s >= 0.90 for s in shares)}/{args.seeds}; worst {min(shares):.1%}"
+                f"{sum(s >= 0.90 for s in shares)}/{args.seeds}; worst {min(shares):.1%}; "
+                f"the trials: {statistics.fmean(during):.1%} of the best on average, "
+                f"{statistics.fmean(slower):.0%} slower than the system as it was"
             )
     mine, n = "autotune (TPE, multivariate)", args.seeds
     met = {True: "met", False: "NOT met"}
@@ -273,21 +320,36 @@ def replay(args) -> None:
             f"  better than random search at {budget} trials (paired Wilcoxon over seeds, mean "
             f"{a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g} ({met[p < 0.05]})"
         )
+    for budget in (10, 20):
+        a, r = np.array(meanwhile[mine, budget]), np.array(meanwhile["random search", budget])
+        p = wilcoxon(a, r, alternative="greater").pvalue
+        print(
+            f"  (not a goal) its trials better than random search's at {budget} trials (paired "
+            f"Wilcoxon, mean {a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g}"
+        )
     worst = min(min(found[mine, b]) for b in (10, 20)) * land.best / rule
-    print(f"  never worse than the rule-based plan: worst seed {worst:.3f}x the plan ({met[worst >= 1.0]})")
+    spread = statistics.median(
+        (max(v) - min(v)) / statistics.median(v) for point in land.values.values() for v in point.values() if v
+    )
+    print(
+        f"  never worse than the rule-based plan: worst seed {worst:.3f}x the plan ({met[worst >= 1.0]}; "
+        f"a point's recorded repeats spread by {spread:.1%}, the median of max - min over median)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="measure the grid on the lab (about 45 minutes)")
+    rec.add_argument("--grid", choices=GRIDS, default="soho")
     rec.add_argument("--repeats", type=int, default=3)
     rec.add_argument("--size", default="32M")
     rec.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "nastune-autotune-grid"))
     rec.add_argument("--resume", action="store_true", help="continue a killed recording in --out")
     rep = sub.add_parser("replay", help="replay the optimizers on the recorded grid")
+    rep.add_argument("--grid", choices=GRIDS, default="soho")
     rep.add_argument("--seeds", type=int, default=10)
-    rep.add_argument("--data", default=str(DATA))
+    rep.add_argument("--data", help="a recorded grid's file (default: the --grid's in bench/data)")
     args = parser.parse_args()
     if args.command == "record":
         record(args)

@@ -162,3 +162,30 @@ def test_bad_requests_are_refused_before_any_trial(soho, tmp_path, extra, messag
     refused = autotune(root, data, tmp_path / "out", *extra, check=False)
     assert refused.returncode in (1, 2) and message in " ".join(refused.stderr.split()), refused.stderr
     assert "Traceback" not in refused.stderr and state(root) == before
+
+
+def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
+    """The search's best displace the rule plan only by measuring better beside it."""
+    from optuna.distributions import IntDistribution
+    from optuna.trial import create_trial
+
+    from nastune.autotune.search import choose_finalists
+
+    current, rule = {"x": 0}, {"x": 1}
+
+    def trial(number, value, config, origin="search"):
+        made = create_trial(
+            value=value,
+            params={"x": config["x"]},
+            distributions={"x": IntDistribution(0, 9)},
+            user_attrs={"config": config, "origin": origin},
+        )
+        made.number = number
+        return made
+
+    done = [trial(1, 1.01, rule, "rule-based plan")] + [trial(n, 1.0 + n / 10, {"x": n}) for n in range(2, 6)]
+    assert [t.number for t in choose_finalists(done, 3, current)] == [5, 4, 3, 1]
+    assert [t.number for t in choose_finalists(done, 5, current)] == [5, 4, 3, 2, 1]
+    # a rule plan that changes nothing is the base itself: it is not measured twice
+    done[0] = trial(1, 1.01, current, "rule-based plan")
+    assert [t.number for t in choose_finalists(done, 3, current)] == [5, 4, 3]

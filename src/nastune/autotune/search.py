@@ -8,9 +8,10 @@ cannot end below what `plan` gives. The sampler is Optuna's TPE (multivariate, s
 GP sampler needs PyTorch, far too heavy a dependency for a tuning tool, and TPE is its advice for
 budgets of tens of trials. A trial in the bottom quarter after its first repeat is pruned. The
 study lives in SQLite in the output directory, so a killed search resumes (`--resume`), first
-rolling back whatever the killed trial had applied. At the end the best few are measured again
-beside the base, and the winner must beat the base beyond the noise floor with the statistics
-`compare` uses; otherwise the answer is: keep what you have."""
+rolling back whatever the killed trial had applied. At the end the best few, and the rule-based
+plan, are measured again beside the base; the winner must beat the base beyond the noise floor
+with the statistics `compare` uses; otherwise the rule-based plan stands if its trial did not
+measure worse, or the answer is: keep what you have."""
 
 from __future__ import annotations
 
@@ -277,7 +278,8 @@ class Search:
         done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.number != 0]
         if not done or study.user_attrs.get("base") is None:
             raise AutotuneError("no trial was measured beside the base: nothing to choose from")
-        finalists = sorted(done, key=lambda t: -t.value)[: self.s.finalists]
+        current = self.space.current()
+        finalists = choose_finalists(done, self.s.finalists, current)
         self.log(
             f"finalists: trials {', '.join(str(t.number) for t in finalists)}, each measured again beside the base"
         )
@@ -297,8 +299,8 @@ class Search:
         score, best_trial, best_run = max(again, key=lambda x: x[0])
         rows, notes = compare_runs(base, best_run)
         verdict, winner = self.judge(rows, best_trial)
-        rule = next((t for t in done if t.user_attrs.get("origin") == "rule-based plan"), None)
-        if not winner and rule is not None and rule.value >= 1.0 and rule.user_attrs["config"] != self.space.current():
+        rule = rule_trial(done)
+        if not winner and rule is not None and rule.value >= 1.0 and rule.user_attrs["config"] != current:
             # autotune never ends below `plan`: unproven gains leave the rule-based plan standing
             best_trial, winner = rule, True
             verdict += (
@@ -394,6 +396,20 @@ def best_so_far(study) -> str:
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     best = max(done, key=lambda t: t.value, default=None)
     return f", best so far {best.value:.3f}x (trial {best.number})" if best else ""
+
+
+def rule_trial(done: list):
+    return next((t for t in done if t.user_attrs.get("origin") == "rule-based plan"), None)
+
+
+def choose_finalists(done: list, n: int, current: dict) -> list:
+    """The `n` best trials, and the rule-based plan beside them when it is not one of them (and
+    changes something): what the search found displaces the plan only by measuring better beside it."""
+    best = sorted(done, key=lambda t: -t.value)[:n]
+    rule = rule_trial(done)
+    if rule is not None and rule.number not in {t.number for t in best} and rule.user_attrs["config"] != current:
+        best.append(rule)
+    return best
 
 
 def sampler(seed: int, budget: int):
