@@ -249,9 +249,9 @@ def main() -> None:
         means = show(name, rows)
         tuned = max(means[f"TuneD {p}"] for p in PROFILES)
         print(
-            f"  nastune plan / TuneD's best profile: {means['nastune plan'] / tuned:.2f}x"
+            f"  nastune plan / TuneD's best profile: {means['nastune plan'] / tuned:.3f}x"
             f"{' (goal on soho: >= 1.15x)' if name == 'soho' else ''}; "
-            f"autotune / plan: {means['nastune autotune'] / means['nastune plan']:.2f}x (goal: >= 1.00x)"
+            f"autotune / plan: {means['nastune autotune'] / means['nastune plan']:.3f}x (goal: >= 1.00x)"
         )
 
 
