@@ -58,7 +58,6 @@ GRIDS = {
     ),
 }
 FINALISTS, FINAL_REPEATS = 3, 5  # as autotune's search
-ORIGINS = ("current settings", "rule-based plan")
 
 
 def data_file(name: str) -> Path:
@@ -179,8 +178,10 @@ class Landscape:
             pooled = self.values.setdefault(key(p["config"], self.grid), {w: [] for w in self.workloads})
             for w in self.workloads:
                 pooled[w] += p["values"][w] or []
+        from nastune.autotune.search import CURRENT, RULE
+
         origin = {p["origin"]: p["config"] for p in data["points"]}
-        self.current, self.rule = origin["current settings"], origin["rule-based plan"]
+        self.current, self.rule = origin[CURRENT], origin[RULE]
         self.base = {w: statistics.median(self.values[key(self.current, self.grid)][w]) for w in self.workloads}
         self.truth = {
             k: self.score({w: statistics.median(v[w]) for w in self.workloads}) for k, v in self.values.items()
@@ -230,10 +231,10 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tup
     them that made the system slower than it was."""
     import optuna
 
-    from nastune.autotune.search import choose_finalists
+    from nastune.autotune.search import CURRENT, RULE, choose_finalists
 
     study = optuna.create_study(direction="maximize", sampler=sampler)
-    for config, origin in zip(seeds, ORIGINS):
+    for config, origin in zip(seeds, (CURRENT, RULE)):
         study.enqueue_trial(params(config, land.grid), user_attrs={"origin": origin})
     base = None
     for _ in range(budget):
@@ -252,9 +253,17 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tup
     return land.truth[key(chosen, land.grid)], statistics.fmean(truths), slower
 
 
+def greater(table: dict, mine: str, other: str, budget: int):
+    """`mine`'s and `other`'s figures over the seeds at `budget`, and the one-sided paired
+    Wilcoxon p that `mine`'s are greater (1 when every pair is equal: no evidence)."""
+    from scipy.stats import wilcoxon
+
+    a, r = np.array(table[mine, budget]), np.array(table[other, budget])
+    return a, r, wilcoxon(a, r, alternative="greater").pvalue if np.any(a != r) else 1.0
+
+
 def replay(args) -> None:
     import optuna
-    from scipy.stats import wilcoxon
 
     from nastune.autotune.search import sampler as autotune_sampler
 
@@ -314,15 +323,13 @@ def replay(args) -> None:
     print(f"  within 5% of the best in 20 trials in >= 80% of seeds: {at20}/{n} ({met[at20 >= 0.8 * n]})")
     print(f"  within 10% of the best in 10 trials in >= 80% of seeds: {at10}/{n} ({met[at10 >= 0.8 * n]})")
     for budget in (10, 20):
-        a, r = np.array(found[mine, budget]), np.array(found["random search", budget])
-        p = wilcoxon(a, r, alternative="greater").pvalue if np.any(a != r) else 1.0
+        a, r, p = greater(found, mine, "random search", budget)
         print(
             f"  better than random search at {budget} trials (paired Wilcoxon over seeds, mean "
             f"{a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g} ({met[p < 0.05]})"
         )
     for budget in (10, 20):
-        a, r = np.array(meanwhile[mine, budget]), np.array(meanwhile["random search", budget])
-        p = wilcoxon(a, r, alternative="greater").pvalue
+        a, r, p = greater(meanwhile, mine, "random search", budget)
         print(
             f"  (not a goal) its trials better than random search's at {budget} trials (paired "
             f"Wilcoxon, mean {a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g}"

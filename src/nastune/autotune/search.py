@@ -33,6 +33,7 @@ from nastune.tune.system import TuneError
 from nastune.tuner import Here, OnNas
 
 STUDY = "autotune"
+CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
 FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
 PRUNE_PERCENTILE = 25.0
 
@@ -119,9 +120,9 @@ class Search:
             self.recover(study)
         else:
             study.set_user_attr("shape", shape)
-            study.enqueue_trial(self.space.params(self.space.current()), user_attrs={"origin": "current settings"})
+            study.enqueue_trial(self.space.params(self.space.current()), user_attrs={"origin": CURRENT})
             rule = self.space.of_plan(rule_plan)
-            study.enqueue_trial(self.space.params(rule), user_attrs={"origin": "rule-based plan"})
+            study.enqueue_trial(self.space.params(rule), user_attrs={"origin": RULE})
         return study
 
     def sampler(self):
@@ -399,7 +400,7 @@ def best_so_far(study) -> str:
 
 
 def rule_trial(done: list):
-    return next((t for t in done if t.user_attrs.get("origin") == "rule-based plan"), None)
+    return next((t for t in done if t.user_attrs.get("origin") == RULE), None)
 
 
 def choose_finalists(done: list, n: int, current: dict) -> list:
