@@ -1,7 +1,8 @@
 """Fault injection for tests: NASTUNE_KILL_AT=POINT kills the process at that point with
 SIGKILL, as a power cut or an operator's kill -9 would; NASTUNE_PAUSE_AT=POINT:SECONDS holds it
-there (to let a second process meet it, as two operators would). Points are named where they are
-placed (lab:network, apply:2:written, ...)."""
+there (to let a second process meet it, as two operators would); NASTUNE_FILL_AT=POINT:DIR fills
+the file system of DIR there, as another program filling the disk would (the filler file stays,
+for the test to remove). Points are named where they are placed (lab:network, apply:2:written, ...)."""
 
 from __future__ import annotations
 
@@ -16,3 +17,19 @@ def checkpoint(point: str) -> None:
     where, _, seconds = os.environ.get("NASTUNE_PAUSE_AT", "").rpartition(":")
     if where == point:
         time.sleep(float(seconds))
+    at, _, directory = os.environ.get("NASTUNE_FILL_AT", "").partition(":")
+    if at == point and directory:
+        _fill(directory)
+
+
+def _fill(directory: str) -> None:
+    fd = os.open(os.path.join(directory, ".nastune-fill"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        for size in (1 << 16, 1):  # large blocks until one fails, then the last bytes one at a time
+            try:
+                while os.write(fd, b"\0" * size):
+                    pass
+            except OSError:  # ENOSPC
+                continue
+    finally:
+        os.close(fd)

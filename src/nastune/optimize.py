@@ -161,6 +161,8 @@ def run(
         (out / "plan.json").write_text(plan.to_json() + "\n")
         log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
         journal = tuner.apply(plan, accept_risk, log)
+        if journal is None:
+            raise OptimizeError("the plan changes nothing here: every setting already is as planned")
         undo = f"undo it with `{tuner.undo(journal)}`"
         try:
             log("measure: after")
@@ -255,7 +257,10 @@ def _interleave(
         ) from None
     log("apply: the settings again")
     try:
-        return result, tuner.apply(settings, accept_risk, log)
+        again = tuner.apply(settings, accept_risk, log)
+        if again is None:
+            raise TuneError("nothing was applied: the settings already read as planned after their rollback")
+        return result, again
     except (TuneError, NasError) as e:
         raise OptimizeError(
             f"the settings could not be applied again after interleaving ({e}); they are rolled back, the one-off "

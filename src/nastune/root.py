@@ -14,6 +14,7 @@ snapshot tree that a later `Root` replays exactly.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import os
@@ -184,8 +185,11 @@ class Root:
             raise OSError(errno.EINVAL, "not a regular file")
         fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file")
+            if not self.live and info.st_nlink > 1:  # a tree's hard link can name any file of its file system
+                raise OSError(errno.EPERM, "hard-linked (it may be a file outside the root): refused")
             chunks, size = [], 0
             while size <= limit:
                 chunk = os.read(fd, 1 << 16)
@@ -243,15 +247,19 @@ class Root:
             prefix=os.path.basename(host) + ".", suffix=".nastune-tmp", dir=os.path.dirname(host)
         )
         try:
-            os.fchmod(fd, mode)
-            os.write(fd, text.encode())
-            os.fsync(fd)
+            try:
+                os.fchmod(fd, mode)
+                data = text.encode()
+                while data:  # os.write may write less than asked (a nearly full disk)
+                    data = data[os.write(fd, data) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, host)
         except BaseException:
-            os.close(fd)
-            os.unlink(tmp)
+            with contextlib.suppress(OSError):  # never leave the temporary copy beside the file
+                os.unlink(tmp)
             raise
-        os.close(fd)
-        os.replace(tmp, host)
         dirfd = os.open(os.path.dirname(host), os.O_RDONLY)
         try:
             os.fsync(dirfd)

@@ -12,7 +12,7 @@ from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
 from nastune.tune.rollback import rollback
-from nastune.tune.system import System, TuneError
+from nastune.tune.system import Stranded, System, TuneError
 
 
 @dataclass
@@ -24,8 +24,10 @@ class Here:
     def hold(self, what: str = "optimize"):
         return lock.hold(self.system, what)
 
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
-        return executor.apply(plan, self.system, accept_risk=accept_risk, log=log).path
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str | None:
+        """The journal's path; None when every setting already was as planned."""
+        journal = executor.apply(plan, self.system, accept_risk=accept_risk, log=log)
+        return journal.path if journal else None
 
     def verify(self, journal: str) -> list[str]:
         """The settings of `journal` that do not read as applied."""
@@ -63,17 +65,22 @@ class OnNas:
     def hold(self, what: str = "optimize"):
         return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
 
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str:
+    def apply(self, plan: Plan, accept_risk: bool, log) -> str | None:
         timeout = self.confirm_timeout
         try:
             done = self.agent.apply(plan, accept_risk, timeout)
+        except Stranded:
+            raise
         except NasError as e:
             raise NasError(
                 f"{e}. If the session was cut, nastune on the NAS finishes or rolls back the apply by itself "
                 f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
                 f"{self.inventory}`"
             ) from e
-        journal = str(done.get("journal"))
+        if not done.get("journal"):
+            log(f"nothing to change on {self.agent.name}: every setting already is as planned")
+            return None
+        journal = str(done["journal"])
         log(f"applied on {self.agent.name}; its journal is there: {journal}")
         if done.get("watchdog"):
             why = self.agent.fresh_check() or self.unreached()
@@ -94,7 +101,7 @@ class OnNas:
         address = self.agent.host.data_address
         for ssh in self.clients:
             mtu = client_mtu(ssh, address) or 1500
-            probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), address]
+            probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), "--", address]
             result = commands.run(ssh.argv(probe), 30)
             if not result.ok:
                 return f"client {ssh.host.name} does not reach {address} with {mtu}-byte packets ({result.tail(1)})"

@@ -679,8 +679,111 @@ def _journals() -> list[Case]:
     ]
 
 
+def _second_round() -> list[Case]:
+    """The cases a second hostile review found (issue 23): each was a traceback or a read through
+    a hard link to a file outside the root."""
+    sysctl_plan = [{"id": 1, "knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}]
+
+    def ethtool_json(stdout: str):
+        def build(work, outside):
+            root = tree(work)
+            for record in (root / ".nastune/commands").glob("ethtool_json*.json"):
+                data = json.loads(record.read_text())
+                data["stdout"] = stdout
+                record.write_text(json.dumps(data))
+            return ["inspect", "--root", str(root), "--json"]
+
+        return build
+
+    def journal_dir_file(work, outside):
+        root = tree(work)
+        put(root, "/var/lib/nastune/journal", "not a directory\n")
+        return ["apply", str(plan_file(work, sysctl_plan)), "--root", str(root), "--yes"]
+
+    def journal_dir_immutable(work, outside):
+        import subprocess
+
+        root = tree(work)
+        directory = root / "var/lib/nastune/journal"
+        directory.mkdir(parents=True)
+        if subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode != 0:
+            directory.chmod(0o500)  # not root, or no chattr here: a plain read-only directory
+        return ["apply", str(plan_file(work, sysctl_plan)), "--root", str(root), "--yes"]
+
+    def state_loop(work, outside):
+        root = tree(work)
+        (root / "var/lib").mkdir(parents=True, exist_ok=True)
+        (root / "var/lib/nastune").symlink_to("nastune")
+        return ["apply", str(plan_file(work, sysctl_plan)), "--root", str(root), "--yes"]
+
+    def state_loop_rollback(work, outside):
+        root = tree(work)
+        (root / "var/lib").mkdir(parents=True, exist_ok=True)
+        (root / "var/lib/nastune").symlink_to("nastune")
+        return ["rollback", "--root", str(root)]
+
+    def exports_quote(command: str):
+        def build(work, outside):
+            root = tree(work)
+            put(root, "/etc/exports", '"/srv/data 192.168.1.0/24(rw,sync)\n/srv/b "c(rw)\n')
+            return [command, "--root", str(root)] + (["--out", str(work / "plan.json")] if command == "plan" else [])
+
+        return build
+
+    def irq_garbage(work, outside):
+        root = tree(work)
+        text = (root / "proc/interrupts").read_text()
+        put(root, "/proc/interrupts", text + " 99999999999999999999999: 1 2 PCI-MSI eth0\n x-y: 5 eth0-rx\n")
+        return ["diagnose", "--root", str(root)]
+
+    def persist_exists(work, outside):
+        root = tree(work)
+        (root / "etc/sysctl.d/99-nastune.conf").mkdir(parents=True, exist_ok=True)
+        return ["apply", str(plan_file(work, sysctl_plan)), "--root", str(root), "--yes", "--persist"]
+
+    def hard_linked(path: str, command: str):
+        def build(work, outside):
+            root = tree(work)
+            target = root / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.exists():
+                target.unlink()
+            secret = outside / "config"
+            secret.write_text(f"# {TOKEN}\nvm.dirty_ratio = 1 # {TOKEN}\n[{TOKEN}]\n   path = /{TOKEN}\n")
+            os.link(secret, target)
+            return [command, "--root", str(root), "--json"] if command == "inspect" else [command, "--root", str(root)]
+
+        return build
+
+    def lock_hard_link(work, outside):
+        root = tree(work)
+        lock = root / "var/lib/nastune/lock"
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        os.link(outside / "kernel-value", lock)
+        return ["apply", str(plan_file(work, sysctl_plan)), "--root", str(root), "--yes"]
+
+    return [
+        Case("record-ethtool-wrong-type", ethtool_json('[5, "x", null]')),
+        Case("record-ethtool-nested", ethtool_json(json.dumps([{"name": {"a": [[[[{}]]]]}, "x": 1}]))),
+        Case("record-ethtool-deep", ethtool_json("[" * 50_000 + "]" * 50_000)),
+        Case("journal-dir-is-a-file", journal_dir_file, names="journal"),
+        Case("journal-dir-immutable", journal_dir_immutable, names="journal"),
+        Case("state-symlink-loop-apply", state_loop),
+        Case("state-symlink-loop-rollback", state_loop_rollback),
+        Case("exports-unbalanced-quote-diagnose", exports_quote("diagnose")),
+        Case("exports-unbalanced-quote-plan", exports_quote("plan")),
+        Case("irq-garbage", irq_garbage),
+        Case("persist-target-exists", persist_exists),
+        Case("hard-link-sysctl-conf", hard_linked("/etc/sysctl.conf", "inspect")),
+        Case("hard-link-fstab", hard_linked("/etc/fstab", "inspect")),
+        Case("hard-link-smb-conf", hard_linked("/etc/samba/smb.conf", "inspect")),
+        Case("hard-link-smb-conf-diagnose", hard_linked("/etc/samba/smb.conf", "diagnose")),
+        Case("lock-hard-link", lock_hard_link),
+    ]
+
+
 def all_cases() -> list[Case]:
-    return _numbers() + _markup() + _escapes() + _hangs() + _structure() + _journals()
+    return _numbers() + _markup() + _escapes() + _hangs() + _structure() + _journals() + _second_round()
 
 
 def scenario_cases() -> dict[str, str]:

@@ -66,30 +66,33 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     assert results(out.with_name(out.stem + ".idle.json"))[0]["target"]["client"] == "c1"
     assert "times worse" in shown and "sync 4K latency p99" in shown
 
-    # a share name that is shell syntax arrives as data: the share is not found, nothing runs
+    # a share name that is shell syntax, or smbclient's, is refused when the inventory is read
     flag = tmp_path / "pwned"
     hostile = tmp_path / "hostile.ini"
     hostile.write_text(text.replace("nastune_smb_share=data", f"nastune_smb_share='data;touch {flag}'"))
-    proc = nastune(
-        lab3,
-        "bench",
-        "--inventory",
-        str(hostile),
-        "--clients",
-        "c2",
-        "--target",
-        "smb",
-        "-w",
-        "seq-write",
-        "--size",
-        "8M",
-        "--repeats",
-        "1",
-        "--out",
-        str(out),
-        check=False,
-    )
-    assert proc.returncode == 1 and "on c2" in proc.stderr and not flag.exists()
+    bench = ("--clients", "c2", "--target", "smb", "-w", "seq-write", "--size", "8M", "--repeats", "1")
+    proc = nastune(lab3, "bench", "--inventory", str(hostile), *bench, "--out", str(out), check=False)
+    assert proc.returncode == 2 and "nastune_smb_share" in proc.stderr and not flag.exists()
+
+    # the aged-read set through each real client tool: a name with spaces is one name to smbclient,
+    # curl and nfs-cp; a file that is not there is an error naming it and the client, never 0 MB/s
+    share = lab3 / "mnt" / "share"
+    (share / "old files").mkdir()
+    (share / "old files" / "a b.bin").write_bytes(b"x" * (1 << 20))
+    before = sorted(p.name for p in share.rglob("*"))
+    for read_set, good in (("old files/a b.bin:1048576", True), ("old files/gone.bin:1048576", False)):
+        listed = tmp_path / "read-set.ini"
+        listed.write_text(text.replace("[nas]\nnas ", f"[nas]\nnas nastune_read_set='{read_set}' "))
+        for target in ("smb", "nfs", "ftp"):
+            args = ("--clients", "c1", "--target", target, "-w", "aged-read", "--repeats", "1", "--out", str(out))
+            proc = nastune(lab3, "bench", "--inventory", str(listed), *args, check=False)
+            if good:
+                assert proc.returncode == 0, proc.stderr
+                assert med(results(out)[0]["metrics"]["MB/s"]) > 0
+            else:
+                assert proc.returncode != 0, (target, proc.stdout)
+                assert "gone.bin" in proc.stdout + proc.stderr and "c1" in proc.stdout + proc.stderr, proc.stderr
+    assert sorted(p.name for p in share.rglob("*")) == before  # nothing written by a second command
 
     # a dead client: everything in its namespace killed; the run names it
     pids = subprocess.run(["ip", "netns", "pids", network.client_ns(3)], capture_output=True, text=True).stdout

@@ -29,7 +29,7 @@ from nastune.jsonfile import dumps
 from nastune.remote.nas import NasError
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.plan import Plan
-from nastune.tune.system import TuneError
+from nastune.tune.system import Stranded, TuneError
 from nastune.tuner import Here, OnNas
 
 STUDY = "autotune"
@@ -226,18 +226,30 @@ class Search:
             if journal:
                 self.rollback(journal, study)
 
-    def apply(self, plan: Plan, study) -> str:
-        """Apply and prove a trial's plan; a failed apply is rolled back by the executor itself."""
+    def apply(self, plan: Plan, study) -> str | None:
+        """Apply and prove a trial's plan (None: it changes nothing here); a failed apply is rolled
+        back by the executor itself, and one whose rollback failed stops the search."""
         study.set_user_attr("applying", {"before": self.tuner.newest()})
-        journal = self.tuner.apply(plan, self.s.accept_risk, self.log)
+        try:
+            journal = self.tuner.apply(plan, self.s.accept_risk, self.log)
+        except Stranded as e:
+            raise AutotuneError(
+                f"a trial could not be applied and its rollback failed, so the search stops rather than go on from "
+                f"a changed base: {e}"
+            ) from e
         study.set_user_attr("applied", journal)
         study.set_user_attr("applying", None)
+        if journal is None:
+            return None
         bad = self.tuner.verify(journal)
         if bad:
+            self.rollback(journal, study)  # the trial fails from its base, never leaves it changed
             raise TuneError(f"the settings did not take: {', '.join(bad)}")
         return journal
 
-    def rollback(self, journal: str, study) -> None:
+    def rollback(self, journal: str | None, study) -> None:
+        if journal is None:
+            return
         try:
             self.tuner.rollback(journal)
         except (TuneError, NasError) as e:

@@ -85,7 +85,7 @@ class _Switch:
         start = time.monotonic()
         if side == "B" and self.journal is None:
             self.journal = self.tuner.apply(self.plan, self.accept_risk, lambda m: None)
-            drift = self.tuner.verify(self.journal)
+            drift = self.tuner.verify(self.journal) if self.journal else []
             if drift:
                 raise AbError(f"B did not take effect: {', '.join(drift)}")
         elif side == "A" and self.journal is not None:

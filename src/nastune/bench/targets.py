@@ -179,7 +179,7 @@ def client_mtu(ssh: Ssh, address: str) -> int | None:
     """The MTU of the client's interface toward `address` (its route, then its link)."""
     from nastune import commands
 
-    route = commands.run(ssh.argv(["ip", "-j", "route", "get", address]), 20)
+    route = commands.run(ssh.argv(["ip", "-j", "route", "get", "to", address]), 20)
     try:
         dev = json.loads(route.stdout)[0]["dev"]
         link = commands.run(ssh.argv(["ip", "-j", "link", "show", "dev", dev]), 20)

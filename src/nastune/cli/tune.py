@@ -89,21 +89,35 @@ def apply(
     json: JsonOption = False,
 ) -> None:
     """Apply a plan (`-`: read it from standard input): show the diff, journal each original
-    value, change, read back, and roll everything back on any failure."""
+    value, change, read back, and roll everything back on any failure. Exit 1: nothing applied
+    (refused, or failed and rolled back); 3: failed, and the changes listed remain applied."""
+    from nastune.tune import lock
+    from nastune.tune.system import Stranded, TuneError
+
+    unknown_risks = [r for r in accept_risk or [] if r != "durability"]
+    if unknown_risks:
+        fail(f"--accept-risk {unknown_risks[0]!r}: the only risk that can be accepted is 'durability'")
+    # The lock first, held until the journal is closed: a plan read and diffed outside it could
+    # be applied a second time over the first (and leave an empty journal newer than the real one).
+    try:
+        with lock.hold(tuning_system(root, lab), "apply"):
+            _apply(plan_file, root, lab, dry_run, yes, persist, bool(accept_risk), confirm_timeout, json)
+    except TuneError as e:
+        fail(str(e), code=STRANDED if isinstance(e, Stranded) else 1)
+
+
+STRANDED = 3  # apply failed and changes remain applied (the message lists them): see the README's exit codes
+
+
+def _apply(plan_file, root, lab, dry_run, yes, persist, accept_risk, confirm_timeout, json) -> None:
     from nastune.report.tune_view import diff_table
     from nastune.tune import executor
     from nastune.tune.plan import load
     from nastune.tune.system import TuneError
 
-    unknown_risks = [r for r in accept_risk or [] if r != "durability"]
-    if unknown_risks:
-        fail(f"--accept-risk {unknown_risks[0]!r}: the only risk that can be accepted is 'durability'")
     try:
         loaded = load(plan_file)
-    except TuneError as e:
-        fail(str(e))
-    system = tuning_system(root, lab or loaded.lab)
-    try:
+        system = tuning_system(root, lab or loaded.lab)
         rows = executor.diff(loaded, system)
     except TuneError as e:
         fail(str(e))
@@ -112,23 +126,27 @@ def apply(
     if any(r.change.durability_risk and not r.noop for r in rows):
         err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
     pending = [r for r in rows if not r.noop]
-    if dry_run or not pending:
-        shown.print("dry run: nothing changed" if dry_run else "nothing to change: every setting is already as planned")
+
+    def summary(journal: str | None, watchdog: int, changed: int) -> None:
         if json:
             import json as jsonlib
 
             print(
                 jsonlib.dumps(
                     {
-                        "journal": None,
-                        "watchdog": 0,
+                        "journal": journal,
+                        "watchdog": watchdog,
                         "changes": len(loaded.changes),
-                        "changed": 0,
+                        "changed": changed,
                         "would_change": len(pending),
                         "dry_run": dry_run,
                     }
                 )
             )
+
+    if dry_run or not pending:
+        shown.print("dry run: nothing changed" if dry_run else "nothing to change: every setting is already as planned")
+        summary(None, 0, 0)
         return
     if not yes:
         import sys
@@ -136,30 +154,21 @@ def apply(
         if not sys.stdin.isatty():
             fail("not applying without --yes (no terminal to ask on)")
         typer.confirm("Apply these changes?", abort=True)
-    try:
-        journal = executor.apply(
-            loaded,
-            system,
-            accept_risk=bool(accept_risk),
-            persist=persist,
-            log=lines_to(shown),
-        )
-    except TuneError as e:
-        fail(str(e), code=1)
+    log = lines_to(shown)
+    journal = executor.apply(loaded, system, accept_risk=accept_risk, persist=persist, log=log)
+    if journal is None:
+        shown.print("nothing to change: every setting is already as planned")
+        summary(None, 0, 0)
+        return
     network = [r for r in rows if r.knob.network and not r.noop]
     timeout = confirm_timeout if confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
     watchdog = timeout if network and system.live and timeout > 0 else 0
     if watchdog:  # armed before anything is printed: the reader may be gone with the network
         executor.start_watchdog(journal, watchdog)
-    log = lines_to(shown)
     log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
     if watchdog:
         log(f"network changes will be reverted in {watchdog} s unless you run `nastune confirm`")
-    if json:
-        import json as jsonlib
-
-        summary = {"journal": journal.path, "watchdog": watchdog, "changes": len(loaded.changes)}
-        print(jsonlib.dumps({**summary, "changed": len(pending), "would_change": len(pending), "dry_run": False}))
+    summary(journal.path, watchdog, len(pending))
 
 
 @app.command()
@@ -247,12 +256,29 @@ def rollback(
     except (TuneError, Unavailable) as e:
         fail(str(e), code=1)
     shown.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
+    for note in report.notes:
+        shown.print(f"note: {note}", highlight=False, markup=False)
+    others = [] if unless_confirmed is not None else found.others_outstanding()
+    for other in others:
+        err.print(
+            f"note: {other.path} still holds applied changes: `nastune rollback --to {other.path}` undoes them",
+            highlight=False,
+            markup=False,
+        )
     if json:
         import json as jsonlib
 
         failures = [f.__dict__ for f in report.failures]
         summary = {"journal": found.path, "restored": report.restored, "unchanged": report.unchanged}
-        print(jsonlib.dumps({**summary, "failures": failures}))
+        print(jsonlib.dumps({**summary, "failures": failures, "outstanding": [o.path for o in others]}))
+    if report.ok and not report.restored and others:
+        err.print(
+            f"error: {found.path} had nothing left to restore, but other journals hold changes that are still "
+            "applied (listed above)",
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(1)
     if not report.ok:
         err.print(
             f"error: {len(report.failures)} entr{'y' if len(report.failures) == 1 else 'ies'} could not be "

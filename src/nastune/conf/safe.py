@@ -16,6 +16,14 @@ GANESHA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 GANESHA_VALUE = re.compile(r"[A-Za-z0-9_./:+-]{1,256}")
 MOUNT_OPTION = re.compile(r"[A-Za-z0-9_.:/@+-]{1,128}")  # one option or value: no comma, no space
 HOST = re.compile(r"[A-Za-z0-9_.:/*@\[\]-]{1,255}")
+# A file or share name that reaches a client tool (smbclient's command language, which splits
+# on `;` even inside quotes; an FTP control line; a URL): no separators of any of those, no
+# quotes, no URL syntax, no control characters, no option-like start of a path component.
+REMOTE_NAME = re.compile(r"(?!-)(?!.*/-)[A-Za-z0-9 _.,+@=/-]{1,1024}")
+# A host as ssh, ping and ip take it: a DNS name (labels of letters, digits, `_` and inner
+# `-`) or an IPv4/IPv6 literal; never anything that starts like an option.
+_LABEL = r"[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?"
+HOSTNAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*\.?")
 
 
 def check(pattern: re.Pattern, value: object, what: str) -> str:
@@ -28,3 +36,29 @@ def check(pattern: re.Pattern, value: object, what: str) -> str:
             "quotes or other characters that could change the file's structure)"
         )
     return text
+
+
+def remote_name(value: str, what: str) -> str:
+    """`value` if it can be passed to a client tool as one file or share name; ValueError naming
+    `what` otherwise (checked again where each tool is called, whatever the value's origin)."""
+    if not REMOTE_NAME.fullmatch(value) or value.strip() != value:
+        raise ValueError(
+            f"{what}: {value[:60]!r} cannot be passed safely to the client tools (letters, digits, spaces "
+            "inside, and _ . , + @ = / - are allowed; no ; quotes $ ` \\ ? # % or control characters, and no "
+            "part that starts with -)"
+        )
+    return value
+
+
+def host_address(value: str, what: str) -> str:
+    """`value` if it is a host name or an IP literal; ValueError naming `what` otherwise."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    if not HOSTNAME.fullmatch(value) or value.replace(".", "").isdigit():
+        raise ValueError(f"{what}: {value[:60]!r} is not a host name or an IP address")
+    return value

@@ -84,7 +84,7 @@ class Context:
             return Fact.missing(result.source, result.reason)
         try:
             return Fact(value=parse(result.stdout), source=result.source)
-        except (ValueError, IndexError, KeyError) as e:
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError) as e:  # output of any shape
             self.warn(result.source, f"unexpected output: {e}")
             return Fact.missing(result.source, f"unparsable output: {e}")
 

@@ -3,7 +3,6 @@ affinity, and the NIC's offloads, interrupt coalescing and ring sizes (ethtool).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -12,6 +11,7 @@ from pydantic import BaseModel
 from nastune.facts.context import Context, NoValue, cpu_list, digits, integer
 from nastune.facts.interrupts import IrqLine, parse_interrupts
 from nastune.facts.model import Fact, Section
+from nastune.jsonfile import loads
 from nastune.root import Unavailable
 
 AREA = "network"
@@ -93,8 +93,10 @@ def numa_node(text: str) -> int:
 
 
 def ethtool_features(text: str) -> dict[str, Feature]:
-    data = json.loads(text)
-    entry = data[0] if isinstance(data, list) else data
+    data = loads(text, "ethtool --json -k")
+    entry = data[0] if isinstance(data, list) and data else data
+    if not isinstance(entry, dict):
+        raise ValueError("ethtool --json -k: not an object of features")
     return {k: Feature(active=v.get("active"), fixed=v.get("fixed")) for k, v in entry.items() if isinstance(v, dict)}
 
 

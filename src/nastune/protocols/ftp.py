@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
-from nastune.bench.drivers.common import on_client, timed
+from nastune.bench.drivers.common import client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.sh import in_ns
@@ -56,17 +57,23 @@ class Ftp(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
         return entry
 
+    def _url(self, target, *names: str) -> str:
+        """An FTP URL with every name percent-encoded (curl decodes it into the FTP commands)."""
+        path = "/".join(quote(client_name(n, "curl"), safe="/") for n in names)
+        return f"ftp://{target.host}/{path}"
+
     def upload(self, target, local, name):
-        url = f"ftp://{target.host}/{target.share}/{name}"
-        return timed(target, ["curl", "-sS", "-T", str(local), url], "curl upload")
+        return timed(target, ["curl", "-sS", "-T", str(local), self._url(target, target.share, name)], "curl upload")
 
     def download(self, target, name, from_root=False):
-        url = f"ftp://{target.host}/{name}" if from_root else f"ftp://{target.host}/{target.share}/{name}"
-        return timed(target, ["curl", "-sS", "-o", "/dev/null", url], "curl download")
+        url = self._url(target, name) if from_root else self._url(target, target.share, name)
+        return timed(target, ["curl", "-sS", "-o", "/dev/null", url], f"curl download {name}")
 
     def remove(self, target, name):
-        argv = ["curl", "-sS", "-o", "/dev/null", f"ftp://{target.host}/{target.share}/", "-Q", f"-DELE {name}"]
-        on_client(target, argv, "curl DELE")
+        # -Q sends its text as one FTP command line: the name holds no CR or LF (client_name)
+        dele = f"-DELE {client_name(name, 'curl DELE')}"
+        directory = self._url(target, target.share) + "/"
+        on_client(target, ["curl", "-sS", "-o", "/dev/null", directory, "-Q", dele], "curl DELE")
 
 
 FTP = Ftp()

@@ -7,7 +7,7 @@ import time
 import uuid
 from pathlib import Path
 
-from nastune.bench.drivers.common import on_client, timed
+from nastune.bench.drivers.common import client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
@@ -79,7 +79,9 @@ class Nfs(Protocol):
         return entry
 
     def _url(self, target, name: str) -> str:
-        return f"nfs://{target.host}/{target.share}/{name}"
+        """libnfs's URL: its path is taken as written up to a `?` (its options), which
+        client_name keeps out of both parts, as it keeps out `%` and `#`."""
+        return f"nfs://{target.host}/{client_name(target.share, 'nfs-cp')}/{client_name(name, 'nfs-cp')}"
 
     def upload(self, target, local, name):
         return timed(target, ["nfs-cp", str(local), self._url(target, name)], "nfs-cp")
@@ -95,7 +97,7 @@ class Nfs(Protocol):
     def remove(self, target, name):
         from nastune.bench.drivers import nfsops  # there is no nfs-rm: the library's nfs_unlink
 
-        nfsops.remote(target, {"op": "unlink", "name": name})
+        nfsops.remote(target, {"op": "unlink", "name": client_name(name, "libnfs unlink")})
 
 
 NFS = Nfs()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nastune.bench.drivers.common import on_client, timed
+from nastune.bench.drivers.common import BenchError, client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
@@ -65,17 +65,32 @@ class Smb(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
         return entry
 
-    def _client(self, command: str, target) -> list[str]:
-        return ["smbclient", "-N", f"//{target.host}/{target.share}", "-c", command]
+    def _client(self, target, verb: str, *names: str) -> list[str]:
+        """smbclient running one command of its own language. That language splits the string on
+        `;` (even inside quotes) and words on spaces outside double quotes, so every name is
+        checked to hold neither `;` nor a quote and is passed in double quotes."""
+        words = [verb, *(f'"{client_name(n, f"smbclient {verb}")}"' for n in names)]
+        return ["smbclient", "-N", f"//{target.host}/{target.share}", "-c", " ".join(words)]
 
     def upload(self, target, local, name):
-        return timed(target, self._client(f"put {local} {name}", target), "smbclient put")
+        return timed(target, self._client(target, "put", local, name), "smbclient put", failed=_status)
 
     def download(self, target, name, from_root=False):
-        return timed(target, self._client(f"get {name} /dev/null", target), "smbclient get")
+        return timed(target, self._client(target, "get", name, "/dev/null"), f"smbclient get {name}", failed=_status)
 
     def remove(self, target, name):
-        on_client(target, self._client(f"del {name}", target), "smbclient del")
+        result = on_client(target, self._client(target, "del", name), "smbclient del")
+        why = _status(result)
+        if why and "NT_STATUS_OBJECT_NAME_NOT_FOUND" not in why and "NT_STATUS_NO_SUCH_FILE" not in why:
+            raise BenchError(f"smbclient del {name}{target.on}: {why}")
+
+
+def _status(result) -> str | None:
+    """The NT status smbclient printed for a failed command: it can exit 0 after one."""
+    for line in (result.stdout + "\n" + result.stderr).splitlines():
+        if "NT_STATUS_" in line and "NT_STATUS_OK" not in line:
+            return line.strip()[:300]
+    return None
 
 
 SMB = Smb()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nastune.conf import safe
 from nastune.jsonfile import field_name, read_text
 from nastune.protocols import PROTOCOLS
 
@@ -46,6 +47,7 @@ VARIABLES = {  # the inventory variable behind each field, for errors
     "command": "nastune_command",
     "lab": "nastune_lab",
     "read_set": "nastune_read_set",
+    "shares": "",  # its message names the variable
 }
 
 
@@ -57,7 +59,7 @@ class Host(BaseModel):
     model_config = {"extra": "forbid"}
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
-    address: str = Field(min_length=1, pattern=r"^[^\s@/]+$")
+    address: str
     user: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_.-]{0,31}$")
     port: int = Field(default=22, ge=1, le=65535)
     key: Path | None = None
@@ -66,6 +68,18 @@ class Host(BaseModel):
     protocols: list[str] = []
     mount: str | None = None
     fio_server: str | None = Field(default=None, pattern=r"^[^\s,/]+,\d{1,5}$")
+
+    @field_validator("address")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        return safe.host_address(value, "a host")  # ssh, ping and ip take it: never an option
+
+    @field_validator("fio_server")
+    @classmethod
+    def _fio_host(cls, value: str | None) -> str | None:
+        if value is not None:
+            safe.host_address(value.rpartition(",")[0], "its host")
+        return value
 
     @field_validator("protocols")
     @classmethod
@@ -84,7 +98,7 @@ class Host(BaseModel):
 
 
 class Nas(Host):
-    data_address: str = Field(min_length=1, pattern=r"^[^\s@/]+$")
+    data_address: str
     shares: dict[str, str] = {}
     link_bps: int | None = Field(default=None, gt=0)
     link_overhead: int = Field(default=38, ge=0, le=1000)
@@ -92,10 +106,23 @@ class Nas(Host):
     lab: bool = False
     read_set: list[tuple[str, int]] = []
 
+    @field_validator("data_address")
+    @classmethod
+    def _data_host(cls, value: str) -> str:
+        return safe.host_address(value, "a host")
+
+    @field_validator("shares")
+    @classmethod
+    def _share_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for protocol, share in value.items():
+            safe.remote_name(share, SHARE_VARS[protocol])
+        return value
+
     @field_validator("read_set")
     @classmethod
     def _below_share(cls, value: list[tuple[str, int]]) -> list[tuple[str, int]]:
         for path, size in value:
+            safe.remote_name(path, "a path")
             if path.startswith("/") or ".." in path.split("/") or not path.strip("/"):
                 raise ValueError(f"{path!r}: a path below the share's root")
             if size <= 0:
@@ -251,7 +278,8 @@ def _make(model, fields: dict, where: str):
         first = e.errors()[0]
         field = field_name(tuple(first["loc"]))
         var = VARIABLES.get(field.split("[")[0], field)
-        raise InventoryError(f"{where}, host {fields['name']}: {var}: {first['msg']}") from None
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        raise InventoryError(f"{where}, host {fields['name']}: {f'{var}: ' if var else ''}{msg}") from None
 
 
 def load(path: Path) -> Inventory:

@@ -14,12 +14,18 @@ from nastune import commands
 from nastune.remote.inventory import Nas
 from nastune.remote.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
+from nastune.tune.system import Stranded
 
 NOT_FOUND = 127  # the remote shell's status for a command it cannot find
+STRANDED = 3  # `nastune apply`: failed, and changes remain applied
 
 
 class NasError(RuntimeError):
     """A command on the NAS failed; the message names the NAS and the command."""
+
+    def __init__(self, message: str, returncode: int | None = None):
+        super().__init__(message)
+        self.returncode = returncode
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,9 @@ class NasAgent:
                 f"{' '.join(self.host.command)}): {result.tail(1)}"
             )
         if result.returncode not in ok:
-            raise NasError(f"{what} on {self.name} failed (exit {result.returncode}): {result.tail(3)}")
+            raise NasError(
+                f"{what} on {self.name} failed (exit {result.returncode}): {result.tail(3)}", result.returncode
+            )
         return result.stdout
 
     def nastune(
@@ -88,18 +96,23 @@ class NasAgent:
     def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int) -> dict:
         """Apply `plan` on the NAS; {"journal": path, "watchdog": seconds (0: none armed)}."""
         risk = ["--accept-risk", "durability"] if accept_risk else []
-        out = self.nastune(
-            "apply",
-            "-",
-            "--yes",
-            "--json",
-            *self.lab_args,
-            *risk,
-            "--confirm-timeout",
-            str(confirm_timeout),
-            what="apply",
-            input=plan.to_json(),
-        )
+        try:
+            out = self.nastune(
+                "apply",
+                "-",
+                "--yes",
+                "--json",
+                *self.lab_args,
+                *risk,
+                "--confirm-timeout",
+                str(confirm_timeout),
+                what="apply",
+                input=plan.to_json(),
+            )
+        except NasError as e:
+            if e.returncode == STRANDED:  # its rollback failed: the NAS is not as it was
+                raise Stranded(f"{self.name}: {e}") from e
+            raise
         return self._json(out, "apply")
 
     def confirm(self, journal: str) -> None:

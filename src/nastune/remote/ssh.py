@@ -2,7 +2,8 @@
 one shared connection per host (ControlMaster) so each command costs a round trip rather than
 a handshake, dead peers noticed within seconds (ServerAlive), and the user's known_hosts
 policy. A remote command is an argument vector quoted for the remote shell with shlex: a
-share named `x; rm -rf /` arrives as one argument, never as shell syntax."""
+share named `x; rm -rf /` arrives as one argument, never as shell syntax; the host comes after
+`--` (and is a validated name or address), so it can never be read as an option."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class Ssh:
     def argv(self, argv: list[str]) -> list[str]:
         """The local command that runs `argv` on the host, in the C locale."""
         remote = shlex.join(["env", "LC_ALL=C", "LANG=C", *argv])
-        return ["ssh", *self.options(), self.host.address, "--", remote]
+        return ["ssh", *self.options(), "--", self.host.address, remote]
 
     def check(self, timeout: float = 20, role: str = "client") -> str | None:
         """None when the host runs a command for us, else why not, naming the host."""
@@ -64,7 +65,7 @@ class Ssh:
 
     def close(self) -> None:
         """End the shared connection (ControlPersist would keep it a while)."""
-        commands.run(["ssh", *self.options(), "-O", "exit", self.host.address], 10)
+        commands.run(["ssh", *self.options(), "-O", "exit", "--", self.host.address], 10)
 
 
 def unreachable_reason(result: commands.CommandResult) -> str:

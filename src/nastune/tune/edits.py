@@ -131,10 +131,17 @@ def ganesha_set(text: str, export_id: str, key: str, value: str | None) -> str:
 
 # -- /etc/exports -----------------------------------------------------------------
 def exports_set(text: str, path: str, host: str, option: str) -> str:
-    """Make `option` (sync, async, ...) true for `host` on `path`, dropping its opposite."""
+    """Make `option` (sync, async, ...) true for `host` on `path`, dropping its opposite. An entry
+    may go on over lines that end in a backslash (exports(5)); the client is edited where it is."""
     lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        body = line.split("#", 1)[0]
+    start = 0
+    while start < len(lines):
+        end = start
+        while end + 1 < len(lines) and lines[end].rstrip("\r\n").endswith("\\"):
+            end += 1
+        entry = " ".join(line.rstrip("\r\n").removesuffix("\\") for line in lines[start : end + 1])
+        first, start = start, end + 1
+        body = entry.split("#", 1)[0]
         if not body.strip():
             continue
         try:
@@ -144,14 +151,15 @@ def exports_set(text: str, path: str, host: str, option: str) -> str:
         if words[0] != path:
             continue
         pattern = re.compile(rf"(^|\s){re.escape(host)}\(([^)]*)\)")
-        m = pattern.search(line)
-        if not m:
-            raise EditError(f"/etc/exports line {i + 1}: {path} has no client {host!r} with options")
-        options = [o for o in m.group(2).split(",") if o and o not in EXCLUSIVE.get(option, (option,))]
-        new = f"{m.group(1)}{host}({','.join(options + [option])})"
-        lines[i] = line[: m.start()] + new + line[m.end() :]
-        return "".join(lines)
-    raise EditError(f"/etc/exports has no single-line entry for {path}")
+        for i in range(first, end + 1):
+            m = pattern.search(lines[i])
+            if m:
+                options = [o for o in m.group(2).split(",") if o and o not in EXCLUSIVE.get(option, (option,))]
+                new = f"{m.group(1)}{host}({','.join(options + [option])})"
+                lines[i] = lines[i][: m.start()] + new + lines[i][m.end() :]
+                return "".join(lines)
+        raise EditError(f"/etc/exports line {first + 1}: {path} has no client {host!r} with options")
+    raise EditError(f"/etc/exports has no entry for {path}")
 
 
 # -- /etc/fstab -----------------------------------------------------------------

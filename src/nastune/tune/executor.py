@@ -8,19 +8,21 @@ restore everything this run changed (tune/rollback.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 
 from nastune.faults import checkpoint
-from nastune.tune import backup, lock, services, sysctl_files
+from nastune.root import Unavailable
+from nastune.tune import backup, lock, room, services, sysctl_files
 from nastune.tune import persist as persistence
 from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.rollback import journal_change, rollback
-from nastune.tune.system import System, TuneError
+from nastune.tune.system import Stranded, System, TuneError
 
 DURABILITY = (
     "These changes trade durability for speed: data acknowledged to clients can be lost "
@@ -36,7 +38,7 @@ class Pending:
     knob: Knob
     current: str | None
     error: str | None = None
-    index: int = 0  # position in the plan file: errors name changes[index]
+    index: int = 0  # position in the plan file: errors name changes[index] (-1: a persistence file)
 
     @property
     def noop(self) -> bool:
@@ -88,7 +90,9 @@ def _before(system: System, journal: Journal, seq: int, knob: Knob, change: Plan
     return {"value": current}
 
 
-def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal:
+def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal | None:
+    """The journal of the changes made; None when every setting already was as planned (no
+    journal is written then, so an empty one can never hide the journal that holds changes)."""
     with lock.hold(system, "apply"):
         rows = diff(plan, system)
         broken = [r for r in rows if r.error]
@@ -110,6 +114,14 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
         if risky and not accept_risk:
             listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
             raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
+        for row in rows:
+            if row.noop:
+                log(f"  = {row.knob.label(row.change)} already {row.current}")
+        pending = [r for r in rows if not r.noop]
+        if not pending:
+            return None
+        made = persistence.changes(plan, [r.change for r in pending], system) if persist else []
+        room.check(system, [(r.knob, r.change) for r in pending] + [(knob, change) for change, knob, _ in made])
         journal = Journal.create(
             system,
             {
@@ -121,54 +133,76 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
         )
         seq = 0
         try:
-            for row in rows:
-                if row.noop:
-                    log(f"  = {row.knob.label(row.change)} already {row.current}")
-                    continue
+            _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
+            for row in pending:
                 seq += 1
                 _step(system, journal, seq, row, log)
-            touched = sorted({r.knob.service for r in rows if r.knob.service and not r.noop})
-            for service in touched:
+            for service in sorted({r.knob.service for r in pending if r.knob.service}):
                 log("  " + services.reload(system, service))
-            if persist:
-                applied = [r.change for r in rows if not r.noop]
-                for change, knob, current in persistence.changes(plan, applied, system):
-                    seq += 1
-                    _step(system, journal, seq, Pending(change, knob, current), log)
+            for change, knob, current in made:
+                seq += 1
+                _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
+            journal.record({"type": "end", "state": "applied", "changes": seq})
         except BaseException as e:
             log(f"apply failed: {e}; rolling back")
             report = rollback(journal, system, log)
-            if isinstance(e, TuneError):
-                raise TuneError(f"{e} ({report.summary()}; journal {journal.path})") from e
+            with contextlib.suppress(TuneError):  # a full disk may refuse even this line
+                journal.record({"type": "end", "state": "rolled_back" if report.ok else "stranded"})
+            if not report.ok:
+                raise Stranded(
+                    f"{_reason(e)}; the automatic rollback could NOT restore everything, so {system.name} is "
+                    f"no longer as it was: {report.summary()}. Do those steps by hand, then check with "
+                    f"`nastune verify --journal {journal.path}`"
+                ) from e
+            if isinstance(e, TuneError | OSError | Unavailable):
+                undone = f"every change was undone ({report.summary()}; journal {journal.path})"
+                raise TuneError(f"{_reason(e)}; {undone}") from e
             raise
         return journal
 
 
+def _reason(e: BaseException) -> str:
+    return str(e) or type(e).__name__
+
+
+def _announce(journal: Journal, first: int, changes: list[PlannedChange]) -> None:
+    """Record the changes about to be made, so that a journal cut short still names them."""
+    journal.record({"type": "steps", "first": first, "changes": [c.model_dump(mode="json") for c in changes]})
+
+
 def _step(system: System, journal: Journal, seq: int, row: Pending, log) -> None:
     change, knob = row.change, row.knob
+    where = knob.label(change) if row.index < 0 else f"changes[{row.index}] ({knob.label(change)})"
+    try:
+        before = _before(system, journal, seq, knob, change, row.current)
+    except (OSError, Unavailable) as e:
+        raise TuneError(f"{where}: cannot back up the original: {_os_reason(e)}") from e
     journal.record(
-        {
-            "type": "change",
-            "seq": seq,
-            "state": "started",
-            "change": change.model_dump(mode="json"),
-            "before": _before(system, journal, seq, knob, change, row.current),
-        }
+        {"type": "change", "seq": seq, "state": "started", "change": change.model_dump(mode="json"), "before": before}
     )
     checkpoint(f"apply:{seq}:journaled")
     try:
         knob.write(system, change, change.new)
     except BaseException as e:
-        journal.record({"type": "change", "seq": seq, "state": "failed", "error": str(e)[:2000]})
+        with contextlib.suppress(TuneError):  # the journal's disk may be the one that is full
+            journal.record({"type": "change", "seq": seq, "state": "failed", "error": str(e)[:2000]})
+        if isinstance(e, OSError | Unavailable | TuneError):
+            raise TuneError(f"{where}: {_os_reason(e) if not isinstance(e, TuneError) else e}") from e
         raise
     checkpoint(f"apply:{seq}:written")
     after = None
     if not knob.action:
         after = knob.read(system, change)
         if norm(after) != norm(change.new):
-            raise TuneError(f"{knob.label(change)}: wrote {change.new!r} but it reads back {after!r}")
+            raise TuneError(f"{where}: wrote {change.new!r} but it reads back {after!r}")
     journal.record({"type": "change", "seq": seq, "state": "applied", "after": after})
     log(f"  + {knob.label(change)}: {row.current!r} -> {change.new!r}")
+
+
+def _os_reason(e: OSError | Unavailable) -> str:
+    if isinstance(e, Unavailable):
+        return str(e)
+    return f"{e.filename}: {e.strerror}" if e.filename else (e.strerror or str(e))
 
 
 def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]:

@@ -3,7 +3,11 @@ knows every original value even when apply was killed at any point.
 
 A journal is read as untrusted input (a crash, a full disk or a person can leave it torn or
 edited): it is read through the system's Root with a size bound, every line is checked, and
-the lines that cannot be used are reported with their number instead of stopping the reader."""
+the lines that cannot be used are reported with their number instead of stopping the reader.
+
+Its first line is a header, `steps` lines list the changes apply is about to make (in the order
+of their seq), and an `end` line closes it: a journal without one was cut short (apply killed,
+or lines lost), and rollback then checks every listed step that has no line of its own."""
 
 from __future__ import annotations
 
@@ -30,6 +34,29 @@ class Contents:
     extra: list[dict]  # confirm records and other typed lines
     problems: list[str] = field(default_factory=list)  # "line N: why", for lines that were not usable
 
+    @property
+    def ended(self) -> bool:
+        """Whether apply closed the journal (an `end` line): otherwise it may be incomplete."""
+        return any(e.get("type") == "end" for e in self.extra)
+
+    def steps(self) -> dict[int, dict]:
+        """seq -> the change apply announced for it (from `steps` lines; malformed ones skipped)."""
+        out: dict[int, dict] = {}
+        for entry in self.extra:
+            listed = entry.get("changes") if entry.get("type") == "steps" else None
+            first = entry.get("first")
+            if not isinstance(listed, list) or not isinstance(first, int) or isinstance(first, bool):
+                continue
+            for offset, change in enumerate(listed[:MAX_LINES]):
+                if isinstance(change, dict):
+                    out[first + offset] = change
+        return out
+
+    @property
+    def outstanding(self) -> bool:
+        """Whether some change is still applied (or in the middle of being applied)."""
+        return any(c.get("state") in ("started", "applied", "failed") for c in self.changes)
+
 
 class Journal:
     def __init__(self, system: System, path: str):
@@ -44,22 +71,54 @@ class Journal:
     def create(cls, system: System, header: dict) -> Journal:
         now = time.time()
         name = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now % 1 * 1e6):06d}-{os.getpid()}.jsonl"
-        journal = cls(system, f"{system.journal_dir}/{name}")
-        os.makedirs(os.path.dirname(journal.host), exist_ok=True)
-        fd = os.open(journal.host, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        os.close(fd)
+        try:
+            journal = cls(system, f"{system.journal_dir}/{name}")
+            os.makedirs(os.path.dirname(journal.host), exist_ok=True)
+            fd = os.open(journal.host, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            os.close(fd)
+        except (OSError, Unavailable) as e:
+            reason = e.reason if isinstance(e, Unavailable) else e.strerror
+            raise TuneError(f"{system.journal_dir}: cannot create a journal there: {reason}") from e
         journal.record({"type": "header", **header})
         return journal
 
     @classmethod
-    def latest(cls, system: System) -> Journal:
+    def all(cls, system: System) -> list[Journal]:
+        """This system's journals, oldest first."""
         try:
             names = [n for n in system.root.listdir(system.journal_dir) if NAME.fullmatch(n)]
         except Unavailable:
             names = []
-        if not names:
+        return [cls(system, f"{system.journal_dir}/{n}") for n in sorted(names)]
+
+    @classmethod
+    def latest(cls, system: System) -> Journal:
+        """The newest journal that records a change: an empty one (an apply that found nothing to
+        change, or was refused) never hides the one that holds changes."""
+        journals = cls.all(system)
+        if not journals:
             raise TuneError(f"no journal in {system.journal_dir}: nothing was applied here")
-        return cls(system, f"{system.journal_dir}/{max(names)}")
+        for journal in reversed(journals):
+            try:
+                contents = journal.read()
+            except TuneError:
+                return journal  # unreadable: the newest, so the command names what is wrong with it
+            if contents.changes or contents.problems or contents.steps():
+                return journal
+        return journals[-1]
+
+    def others_outstanding(self) -> list[Journal]:
+        """The system's other journals that still hold applied changes."""
+        found = []
+        for journal in Journal.all(self.system):
+            if journal.path == self.path:
+                continue
+            try:
+                if journal.read().outstanding:
+                    found.append(journal)
+            except TuneError:
+                continue
+        return found
 
     @classmethod
     def at(cls, system: System, path: str) -> Journal:
@@ -68,24 +127,26 @@ class Journal:
             raise TuneError(f"{path}: no such journal")
         return journal
 
-    def mtime(self) -> float:
-        try:
-            return os.lstat(self.host).st_mtime
-        except (OSError, Unavailable):
-            return 0.0
-
     def record(self, entry: dict) -> None:
-        """Append one line and fsync it; only ever to a regular file nastune created."""
+        """Append one line and fsync it; only ever to a regular file nastune created. A line that
+        cannot be written whole is cut off again, so the journal never ends in half a line."""
         try:
-            fd = os.open(self.host, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError as e:
-            raise TuneError(f"{self.path}: cannot write the journal: {e.strerror}") from e
+            fd = os.open(self.host, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except (OSError, Unavailable) as e:
+            reason = e.reason if isinstance(e, Unavailable) else e.strerror
+            raise TuneError(f"{self.path}: cannot write the journal: {reason}") from e
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
                 raise TuneError(f"{self.path}: not a journal nastune can write (not a plain file)")
-            os.write(fd, (dumps(entry, indent=None) + "\n").encode())
-            os.fsync(fd)
+            data = (dumps(entry, indent=None) + "\n").encode()
+            try:
+                while data:
+                    data = data[os.write(fd, data) :]
+                os.fsync(fd)
+            except OSError as e:
+                os.ftruncate(fd, info.st_size)
+                raise TuneError(f"{self.path}: cannot write the journal: {e.strerror}") from e
         finally:
             os.close(fd)
 
@@ -173,4 +234,4 @@ def find(root: str, path: str | None = None, lab: bool = False) -> Journal:
         raise TuneError(str(e)) from e
     if not candidates:
         raise TuneError("no journal: nothing was applied here (or the lab it was applied to is gone)")
-    return max(candidates, key=lambda j: j.mtime())
+    return max(candidates, key=lambda j: j.path.rsplit("/", 1)[-1])  # named by the time apply started

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 
+from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
 
 PATH = "/var/lib/nastune/lock"
@@ -34,7 +35,10 @@ def _holder(fd: int) -> str:
 @contextlib.contextmanager
 def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
     """Hold the system's lock for `what`; re-entrant within one process (optimize applies)."""
-    path = system.root.host_path(PATH)
+    try:
+        path = system.root.host_path(PATH)
+    except Unavailable as e:
+        raise TuneError(f"{PATH}: cannot open the lock: {e.reason}") from e
     if path in _held:
         _held[path] += 1
         try:
@@ -42,14 +46,15 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
         finally:
             _held[path] -= 1
         return
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
     except OSError as e:
         raise TuneError(f"{PATH}: cannot open the lock: {e.strerror}") from e
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise TuneError(f"{PATH}: the lock is not a plain file")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:  # a hard link could name any file: never write it
+            raise TuneError(f"{PATH}: the lock is not a plain file of its own (a link or a special file): refused")
         deadline = time.monotonic() + wait
         while True:
             try:
@@ -61,24 +66,26 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
                         f"another nastune is changing this system: {_holder(fd)} holds {PATH}; wait for it to finish"
                     ) from None
                 time.sleep(0.2)
-        os.ftruncate(fd, 0)
-        os.pwrite(
-            fd,
-            json.dumps(
-                {
-                    "pid": os.getpid(),
-                    "command": " ".join(["nastune", *sys.argv[1:]])[:300],
-                    "what": what,
-                    "since": time.time(),
-                }
-            ).encode(),
-            0,
-        )
+        with contextlib.suppress(OSError):  # who holds it is for a person to read; a full disk refuses it
+            os.ftruncate(fd, 0)
+            os.pwrite(
+                fd,
+                json.dumps(
+                    {
+                        "pid": os.getpid(),
+                        "command": " ".join(["nastune", *sys.argv[1:]])[:300],
+                        "what": what,
+                        "since": time.time(),
+                    }
+                ).encode(),
+                0,
+            )
         _held[path] = 1
         try:
             yield
         finally:
             del _held[path]
-            os.ftruncate(fd, 0)
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
     finally:
         os.close(fd)

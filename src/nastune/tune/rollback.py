@@ -8,7 +8,6 @@ only the files its own change edits: rollback writes no other file."""
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -38,6 +37,7 @@ class Report:
     restored: int = 0
     unchanged: int = 0
     failures: list[Failure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -73,20 +73,22 @@ def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:
     return change, knob
 
 
-def _restore_files(system: System, knob: Knob, change: PlannedChange, files: object) -> bool:
+def _restore_files(
+    journal: Journal, system: System, seq: int, knob: Knob, change: PlannedChange, files: object
+) -> bool:
     if not isinstance(files, dict) or not files:
         raise TuneError("the recorded files are malformed")
     allowed = set(knob.files(system, change))
-    names = {posixpath.basename(p) for p in allowed}  # a daemon's config found elsewhere now
     for path, content in files.items():
-        if not isinstance(path, str) or (path not in allowed and posixpath.basename(path) not in names):
+        if not isinstance(path, str) or path not in allowed:
             raise TuneError(f"the journal names {str(path)[:80]!r}, which this change does not edit: refused")
         if not isinstance(content, str | None):
             raise TuneError(f"the recorded content of {path} is malformed")
     changed = False
     for path, content in files.items():
         if system.read(path) != content:
-            system.root.replace(path, content)
+            if content is None or not backup.restore(journal, seq, path, content):
+                system.root.replace(path, content)
             changed = True
     return changed
 
@@ -123,13 +125,45 @@ def _manual(journal: Journal, seq: int, knob: Knob, change: PlannedChange, befor
     return f"check {knob.label(change)} by hand"
 
 
+def _unrecorded(journal: Journal, system: System, contents) -> list[Failure]:
+    """In a journal without its closing line, the announced changes that have no line of their
+    own but read as applied: their lines were lost (a journal cut short), so their originals are
+    unknown. A change killed before its own line was written reads as it was, and is skipped."""
+    failures = []
+    recorded = {c["seq"] for c in contents.changes}
+    for seq, raw in sorted(contents.steps().items(), reverse=True):
+        if seq in recorded:
+            continue
+        parsed = journal_change({"change": raw})
+        if isinstance(parsed, str):
+            failures.append(Failure(f"{journal.path} step {seq}", parsed, "check that step's setting by hand"))
+            continue
+        change, knob = parsed
+        if knob.action:
+            continue
+        try:
+            current = knob.read(system, change)
+        except TuneError:
+            current = None
+        if current is not None and norm(current) == norm(change.new):
+            failures.append(
+                Failure(
+                    knob.label(change),
+                    f"the journal ends before this change's line (it was cut short), and it reads as applied "
+                    f"({current!r}): its original is unknown",
+                    f"set {knob.label(change)} back to its value before {journal.path} by hand",
+                )
+            )
+    return failures
+
+
 def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> Report:
     """Restore originals newest first; entries already rolled back are skipped, so a second
     run (or one after a kill) is harmless."""
     report = Report()
     with lock.hold(system, "rollback", wait=wait):
         contents = journal.read()
-        for problem in contents.problems:
+        for problem in contents.problems:  # each named with its line and what the journal reader found
             report.failures.append(
                 Failure(
                     f"{journal.path} {problem}",
@@ -137,6 +171,8 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
                     "if it recorded a change, restore that setting by hand",
                 )
             )
+        if not contents.ended:
+            report.failures += _unrecorded(journal, system, contents)
         touched: set[str] = set()
         for entry in reversed(contents.changes):
             if entry.get("state") == "rolled_back":
@@ -153,15 +189,19 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
                 if not isinstance(before, dict):
                     raise TuneError("no original was recorded for it")
                 if "files" in before:
-                    changed = _restore_files(system, knob, change, before["files"])
+                    changed = _restore_files(journal, system, seq, knob, change, before["files"])
                 else:
                     changed = _restore_value(system, knob, change, before.get("value"))
             except (TuneError, Unavailable, OSError, ValueError) as e:
-                failure = Failure(knob.label(change), str(e), _manual(journal, seq, knob, change, before))
+                reason = f"{e.strerror}: {e.filename}" if isinstance(e, OSError) and e.strerror else str(e)
+                failure = Failure(knob.label(change), reason, _manual(journal, seq, knob, change, before))
                 report.failures.append(failure)
                 log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
                 continue
-            journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
+            try:
+                journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
+            except TuneError as e:  # restored all the same; a second rollback finds it at its original
+                report.notes.append(str(e))
             if changed:
                 report.restored += 1
                 touched |= {knob.service} if knob.service else set()

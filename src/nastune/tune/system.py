@@ -16,6 +16,11 @@ class TuneError(Exception):
     """A change that cannot be made; the message names the knob, target and reason."""
 
 
+class Stranded(TuneError):
+    """An apply failed and its automatic rollback could not restore everything: the system is
+    no longer as it was. Whoever applied must stop and say so (never measure or search on)."""
+
+
 @dataclass
 class System:
     root: Root
@@ -28,6 +33,13 @@ class System:
     @property
     def live(self) -> bool:
         return self.root.live
+
+    @property
+    def name(self) -> str:
+        """The system as a person names it in an error."""
+        if self.netns:
+            return "the lab's NAS"
+        return "this host" if self.live else f"the tree {self.root.path}"
 
     def read(self, path: str) -> str | None:
         try:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from nastune import commands
+from nastune.conf import safe
 
 if TYPE_CHECKING:
     from nastune.bench.targets import Target
@@ -34,6 +36,14 @@ def start_at(epoch: float | None) -> None:
 
 class BenchError(Exception):
     pass
+
+
+def client_name(name: str, what: str) -> str:
+    """A file or share name checked for the client tools' own syntax (see safe.REMOTE_NAME)."""
+    try:
+        return safe.remote_name(name, what)
+    except ValueError as e:
+        raise BenchError(str(e)) from None
 
 
 def run(argv: list[str], timeout: float = 3600, what: str = "", input: str | None = None) -> tuple[str, float]:
@@ -64,11 +74,21 @@ def on_client(
     return result
 
 
-def timed(target: Target, argv: list[str], what: str, timeout: float = 3600) -> tuple[float, float]:
-    """Start and end (epoch seconds, the client's clock) of a tool run on the target's client."""
+def timed(
+    target: Target,
+    argv: list[str],
+    what: str,
+    timeout: float = 3600,
+    failed: Callable[[commands.CommandResult], str | None] | None = None,
+) -> tuple[float, float]:
+    """Start and end (epoch seconds, the client's clock) of a tool run on the target's client.
+    `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed."""
     at, _start.at = getattr(_start, "at", None), None
     at_us = str(int(at * 1e6)) if at else "0"
     result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout)
+    why = failed(result) if failed else None
+    if why:
+        raise BenchError(f"{what}{target.on}: {why}")
     for line in reversed(result.stderr.splitlines()):
         if line.startswith(SPAN + " "):
             _, start, end = line.split()

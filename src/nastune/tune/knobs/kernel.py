@@ -21,6 +21,13 @@ class FileValue(Knob):
     def manual(self, change, value):
         return f"echo {shlex.quote(str(value))} > {self.path(change)}"
 
+    def files(self, system, change):
+        """In a tree a kernel value is a plain file: journaled whole, so a rollback puts back its
+        bytes (tabs, the final newline), not only its value. Live, /proc and /sys hold values."""
+        if system.live or not system.root.exists(self.path(change)):
+            return []
+        return [self.path(change)]
+
     def read(self, system, change):
         text = system.read(self.path(change))
         return norm(text)

@@ -19,6 +19,8 @@ class Mtu(FileValue):
     kind, phase, network = "mtu", 90, True
 
     def validate(self, change):
+        if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,15}", str(change.target or "")) or change.target in (".", ".."):
+            raise TuneError(f"mtu: {str(change.target)[:40]!r} is not an interface name")
         _int_range(change, 68, 65535, "mtu")
 
     def path(self, change):
