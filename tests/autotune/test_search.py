@@ -189,3 +189,39 @@ def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
     # a rule plan that changes nothing is the base itself: it is not measured twice
     done[0] = trial(1, 1.01, current, "rule-based plan")
     assert [t.number for t in choose_finalists(done, 3, current)] == [5, 4, 3]
+
+
+def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, tmp_path):
+    """Trial 1 (the rule-based plan) fails half-way and its automatic rollback cannot restore the
+    first change: the search stops there, never measuring on from a base that is not the base."""
+    import time
+
+    root, data = soho
+    out = tmp_path / "out"
+    conf = root / "var/lib/nastune/lab/ganesha.conf"
+    args = ["--knobs", "nfs-transfer-size", "--budget", "4"]
+    env = {"NASTUNE_PAUSE_AT": "apply:2:journaled:4"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nastune", "autotune", "--live", "--root", str(root), "--target", str(data)]
+        + ["--out", str(out), *TINY, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **env},
+    )
+    journals = root / "var/lib/nastune/journal"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not any('"seq": 2' in j.read_text() for j in journals.glob("*.jsonl")):
+        time.sleep(0.05)
+    kept = conf.read_bytes()
+    conf.unlink()
+    conf.mkdir()  # change 2 cannot be written, nor change 1 put back
+    stdout, stderr = proc.communicate(timeout=300)
+    text = " ".join((stdout + stderr).split())
+    assert proc.returncode == 1 and "Traceback" not in text, text[-2000:]
+    assert "the search stops rather than go on from a changed base" in text
+    assert "the tree" in text and "NOT restored" in text and "by hand" in text
+    summary = out / "autotune.json"
+    assert not summary.exists() or all(t["number"] <= 1 for t in json.loads(summary.read_text())["trials"])
+    conf.rmdir()
+    conf.write_bytes(kept)

@@ -84,8 +84,8 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
         listed = tmp_path / "read-set.ini"
         listed.write_text(text.replace("[nas]\nnas ", f"[nas]\nnas nastune_read_set='{read_set}' "))
         for target in ("smb", "nfs", "ftp"):
-            args = ("--clients", "c1", "--target", target, "-w", "aged-read", "--repeats", "1", "--out", str(out))
-            proc = nastune(lab3, "bench", "--inventory", str(listed), *args, check=False)
+            read = ("--clients", "c1", "--target", target, "-w", "aged-read", "--repeats", "1", "--out", str(out))
+            proc = nastune(lab3, "bench", "--inventory", str(listed), *read, check=False)
             if good:
                 assert proc.returncode == 0, proc.stderr
                 assert med(results(out)[0]["metrics"]["MB/s"]) > 0

@@ -59,7 +59,7 @@ def test_rollback_goes_past_an_entry_it_cannot_restore_and_names_it(root, tmp_pa
     assert "sysfs /sys/block/sda/queue/read_ahead_kb: NOT restored" in out
     # in a tree a kernel value is a file, journaled whole: it is put back by copying its backup
     assert re.search(r"by hand: cp \S+\.files/2-\w+-read_ahead_kb /sys/block/sda/queue/read_ahead_kb", out), out
-    assert "Is a directory" in out and "Errno" not in out
+    assert "is a directory" in out.lower() and "Errno" not in out and "None" not in out
     after = snapshot(root)  # the others were restored all the same, newest first, byte for byte
     assert after["proc/sys/vm/dirty_ratio"] == before["proc/sys/vm/dirty_ratio"]
     assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]

@@ -193,7 +193,9 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
                 else:
                     changed = _restore_value(system, knob, change, before.get("value"))
             except (TuneError, Unavailable, OSError, ValueError) as e:
-                reason = f"{e.strerror}: {e.filename}" if isinstance(e, OSError) and e.strerror else str(e)
+                reason = str(e)
+                if isinstance(e, OSError) and e.strerror:  # no "[Errno 21]" for a person to decode
+                    reason = f"{e.strerror}: {e.filename}" if e.filename else e.strerror
                 failure = Failure(knob.label(change), reason, _manual(journal, seq, knob, change, before))
                 report.failures.append(failure)
                 log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
