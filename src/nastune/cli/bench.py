@@ -22,9 +22,7 @@ from nastune.cli.common import (
     say,
     size_option,
 )
-from nastune.facts import Facts
 from nastune.report import layout, tables
-from nastune.stats import baseline
 
 
 @bench_app.callback(invoke_without_command=True)
@@ -263,6 +261,8 @@ def baseline_save(
     result: Annotated[Path, typer.Argument(help="The result file to keep.")],
 ) -> None:
     """Store a result file as baseline NAME."""
+    from nastune.stats import baseline  # scipy: only the commands that compare load it
+
     (loaded,) = load_results([result])
     try:
         path = baseline.save(name, loaded)
@@ -277,6 +277,8 @@ def baseline_check(
     result: Annotated[Path, typer.Argument(help="A new result file.")],
 ) -> None:
     """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
+    from nastune.stats import baseline  # scipy: only the commands that compare load it
+
     (new,) = load_results([result])
     try:
         rows, remarks = baseline.check(name, new)
@@ -325,6 +327,7 @@ def report(
         fail(str(e))
     from pydantic import TypeAdapter, ValidationError
 
+    from nastune.facts import Facts
     from nastune.rules.model import Finding
 
     if isinstance(findings_data, dict):

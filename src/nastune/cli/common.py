@@ -1,6 +1,10 @@
 """What every command shares: the Typer apps, the consoles (markup off: nothing from a system is
 ever read as markup), the common options, and the few helpers that turn a stage's error into a
-clear message and an exit code."""
+clear message and an exit code.
+
+Every `nastune` process imports the command line, so it imports only typer, rich and nastune's
+light modules at start; each command imports the stages it runs (facts, rules, scipy through the
+statistics, plotly through the report, optuna through autotune) in its own body."""
 
 from __future__ import annotations
 
@@ -9,17 +13,18 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.text import Text
 
 from nastune import __version__
-from nastune.facts import AREAS, GROUPS, Facts, collect, expand
+from nastune.areas import AREAS, GROUPS
 from nastune.report import layout
-from nastune.root import Unavailable
-from nastune.rules.model import Severity
-from nastune.snapshot import open_root
+from nastune.severity import Severity
+
+if TYPE_CHECKING:
+    from nastune.facts import Facts
 
 lab_app = typer.Typer(
     help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
@@ -147,6 +152,10 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, st
 
 
 def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
+    from nastune.facts import collect, expand
+    from nastune.root import Unavailable
+    from nastune.snapshot import open_root
+
     try:
         areas = expand(area or AREAS)
         with open_root(root) as r:

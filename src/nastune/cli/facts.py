@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from nastune import rules as knowledge
 from nastune.cli.common import (
     FINDINGS_SCHEMA,
     SEVERITIES,
@@ -23,11 +22,6 @@ from nastune.cli.common import (
     rerun_in_lab,
     verbose,
 )
-from nastune.facts import numa_matrix as numa_matrix_file
-from nastune.report import findings_view
-from nastune.report.facts_view import render
-from nastune.rules.model import Severity
-from nastune.snapshot import capture as capture_snapshot
 
 
 @app.command()
@@ -41,6 +35,8 @@ def inspect(
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
     network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
+    from nastune.report.facts_view import render
+
     if lab:
         rerun_in_lab()
     facts = collect_facts(root, area, xfs_fragmentation)
@@ -61,6 +57,8 @@ def capture(
     """Snapshot everything the collectors read on this live system (files and command output)
     into an archive that `--root` reads anywhere, like a support bundle. Passwords and
     secrets in configuration files are removed."""
+    from nastune.snapshot import capture as capture_snapshot
+
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such directory")
     try:
@@ -106,6 +104,11 @@ def diagnose(
     """Find what makes this NAS slow: every rule of the knowledge base run on the system's
     facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source;
     with --profile, what limited measured runs first."""
+    from nastune import rules as knowledge
+    from nastune.facts import numa_matrix as numa_matrix_file
+    from nastune.report import findings_view
+    from nastune.rules.model import Severity
+
     if lab:
         rerun_in_lab()
     for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
@@ -160,6 +163,9 @@ def explain(
 ) -> None:
     """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
     from rich.markdown import Markdown
+
+    from nastune import rules as knowledge
+    from nastune.report import findings_view
 
     if rule_id is None:
         console.print(findings_view.rule_table(knowledge.all_rules()))

@@ -8,7 +8,6 @@ from typing import Annotated, NoReturn
 import typer
 from rich.text import Text
 
-from nastune import rules as knowledge
 from nastune.cli.common import (
     FragOption,
     JsonOption,
@@ -24,7 +23,6 @@ from nastune.cli.common import (
     rerun_in_lab,
 )
 from nastune.report import layout
-from nastune.root import Unavailable
 
 InventoryOption = Annotated[
     Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
@@ -44,6 +42,7 @@ def plan(
     then `nastune apply` it."""
     import os
 
+    from nastune import rules as knowledge
     from nastune.tune.plan import from_findings
 
     if lab:
@@ -180,6 +179,8 @@ def verify(
     lab: LabJournalOption = False,
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
+    from nastune.root import Unavailable
+
     if inventory:
         on_nas(inventory, "verify", *(["--journal", journal] if journal else []), *(["--json"] if json else []))
     from nastune.tune import executor
@@ -230,6 +231,8 @@ def rollback(
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
+    from nastune.root import Unavailable
+
     if inventory:
         on_nas(inventory, "rollback", *(["--to", to] if to else []), *(["--json"] if json else []))
     import time

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from nastune.areas import AREAS, expand
 from nastune.facts import block, kernel_log, mdraid, mounts, network, nfs_client, nfs_server, smb, sysctl, system, zfs
 from nastune.facts.block import BlockFacts
 from nastune.facts.context import Context
@@ -22,9 +23,9 @@ from nastune.facts.system import SystemFacts
 from nastune.facts.zfs import ZfsFacts
 from nastune.root import Root
 
+__all__ = ["AREAS", "Facts", "collect", "expand"]
+
 SCHEMA = "nastune.facts/1"
-AREAS = ("system", "sysctl", "network", "block", "md", "mounts", "zfs", "nfs_server", "nfs_client", "smb", "kernel_log")
-GROUPS = {"storage": ("block", "md", "mounts", "zfs"), "nfs": ("nfs_server", "nfs_client"), "kernel": ("kernel_log",)}
 
 
 class Facts(BaseModel):
@@ -49,19 +50,6 @@ class Facts(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, exclude_none=True, indent=1)
-
-
-def expand(areas: Iterable[str]) -> list[str]:
-    """Area names and group names (storage, nfs, kernel) to area names, in canonical order."""
-    wanted: set[str] = set()
-    for name in areas:
-        if name in GROUPS:
-            wanted.update(GROUPS[name])
-        elif name in AREAS:
-            wanted.add(name)
-        else:
-            raise ValueError(f"unknown area {name!r}; choose from {', '.join(AREAS + tuple(GROUPS))}")
-    return [a for a in AREAS if a in wanted]
 
 
 def collect(root: Root, areas: Iterable[str] = AREAS, xfs_fragmentation: bool = False) -> Facts:

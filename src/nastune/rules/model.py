@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +11,7 @@ from pydantic import BaseModel, field_serializer
 
 from nastune.facts import Facts
 from nastune.facts.model import Fact
-
-
-class Severity(IntEnum):
-    info = 0
-    low = 1
-    medium = 2
-    high = 3
-    critical = 4
+from nastune.severity import Severity
 
 
 class Change(BaseModel):
