@@ -72,3 +72,24 @@ def test_benchstat_reads_two_exports_and_calls_the_change(tmp_path):
     out = subprocess.run([benchstat, str(before), str(after)], capture_output=True, text=True, check=True).stdout
     seq = next(line for line in out.splitlines() if line.startswith("SeqWrite/"))
     assert "-10.00%" in seq and "p=0.008 n=5" in seq
+
+
+def test_benchstat_groups_by_the_whole_target(tmp_path):
+    """A target URL's '/' would split the name: benchstat -row /target saw only 'smb:'."""
+    benchstat = shutil.which("benchstat") or next(
+        (str(p) for p in (Path(__file__).parents[2] / ".venv/bin/benchstat",) if p.exists()), None
+    )
+    text = export(result_set("before", 1.0))
+    urls = {r.target["url"] for r in result_set("before", 1.0).results}
+    names = [line.split()[0] for line in text.splitlines() if line.startswith("Benchmark")]
+    for name in names:
+        target = next(p for p in name.split("/") if p.startswith("target="))
+        assert target.removeprefix("target=").replace("%2F", "/").replace("%25", "%") in urls
+    if not benchstat:
+        pytest.skip("benchstat is not installed (scripts/setup installs it where Go is)")
+    (tmp_path / "a.txt").write_text(text)
+    (tmp_path / "b.txt").write_text(export(result_set("after", 0.9)))
+    argv = [benchstat, "-row", "/target", "-col", ".file", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    for url in urls:
+        assert url.replace("/", "%2F") in out, out

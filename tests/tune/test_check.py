@@ -89,3 +89,27 @@ def test_watch_writes_two_units_that_systemd_accepts_and_removes_only_them(serve
     (units / "nastune-check.timer").unlink()
     run_cli("watch", "--uninstall", "--root", str(server))
     assert sorted(p.name for p in units.iterdir()) == ["other.service"]
+
+
+def test_the_watch_service_is_confined_benchmarks_as_its_baseline_and_refuses_a_bad_calendar(server, tmp_path):
+    units = server / "etc/systemd/system"
+    metrics = "/var/lib/prometheus/node-exporter/nastune.prom"
+    bad = run_cli("watch", "--install", "--root", str(server), "--every", "hourlyy", check=False)
+    assert bad.returncode != 0 and "--every 'hourlyy'" in bad.stderr and not units.exists()
+    run_cli("watch", "--install", "--root", str(server), "--metrics", metrics)
+    service = (units / "nastune-check.service").read_text()
+    assert "Nice=10" in service and "WorkingDirectory=%S/nastune" in service and "StateDirectory=nastune" in service
+    assert "Wants=network-online.target" in service and (server / "var/lib/prometheus/node-exporter").is_dir()
+    run_cli("watch", "--install", "--root", str(server), "--metrics", metrics, "--baseline", "b1")
+    benching = (units / "nastune-check.service").read_text()
+    assert "--bench" in benching and "Nice=" not in benching and "IOSchedulingClass" not in benching
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    for text in (service, benching):
+        path = tmp_path / "nastune-check.service"
+        path.write_text(text)
+        rated = subprocess.run(
+            ["systemd-analyze", "security", "--offline=true", str(path)], capture_output=True, text=True
+        )
+        level = float(rated.stdout.rsplit("Overall exposure level for nastune-check.service:", 1)[1].split()[0])
+        assert level <= 4.0, rated.stdout[-500:]

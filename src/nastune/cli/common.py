@@ -92,15 +92,21 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _version(value: bool) -> None:
+    """--version alone is a whole command: eager, before a subcommand is required."""
+    if value:
+        console.print(f"nastune {__version__}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def main(
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Show more detail and debug logs.")] = False,
-    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", callback=_version, is_eager=True)
+    ] = False,
 ) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    if version:
-        console.print(f"nastune {__version__}")
-        raise typer.Exit()
 
 
 def say(stage: str):

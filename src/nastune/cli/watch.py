@@ -136,7 +136,7 @@ def watch(
     args = ["--metrics", str(metrics.absolute())] + (["--baseline", baseline, "--bench"] if baseline else [])
     try:
         system = for_root(root)
-        done = watching.install(system, args, every) if install else watching.uninstall(system)
+        done = watching.install(system, args, every, str(metrics.absolute())) if install else watching.uninstall(system)
     except TuneError as e:
         fail(str(e))
     for line in done or ["nothing to remove"]:

@@ -12,7 +12,9 @@ different tables, and a before and an after run must meet in one (after a kernel
     benchstat before.txt after.txt
 
 A benchmark's name carries the workload and, as `key=value` parts, the target, its
-parameters and, where the metric says more than its unit, the metric."""
+parameters and, where the metric says more than its unit, the metric. `/` separates the parts,
+so a value's own `/` (a target URL's) is written `%2F` (and `%` as `%25`): `benchstat -row
+/target` then groups by the whole target."""
 
 from __future__ import annotations
 
@@ -34,6 +36,11 @@ def _token(text: str) -> str:
     return _SPACE.sub("_", text.strip()).replace("=", ":") or "-"
 
 
+def _part(text: str) -> str:
+    """A name part's value: a token whose '/' cannot split the name (percent-encoded)."""
+    return _token(text.replace("%", "%25").replace("/", "%2F"))
+
+
 def _config(key: str, value: object) -> str | None:
     """A configuration line: the key lower case without spaces, the value on one line."""
     text = _SPACE.sub(" ", str(value)).strip()
@@ -43,7 +50,7 @@ def _config(key: str, value: object) -> str | None:
 def _unit(metric: str, unit: str) -> tuple[str, str]:
     """(unit, what the metric adds to its unit): "upload MB/s" in MB/s is ("MB/s", "upload")."""
     rest = metric.replace(unit, " ").strip() if unit and unit in metric else metric.strip()
-    return _token(unit or metric), _token(rest) if rest and rest != unit else ""
+    return _token(unit or metric), _part(rest) if rest and rest != unit else ""
 
 
 def export(results: ResultSet) -> str:
@@ -60,9 +67,9 @@ def export(results: ResultSet) -> str:
     directions: dict[str, bool] = {}
     benchmarks: list[str] = []
     for r in results.results:
-        parts = [f"target={_token(str(r.target.get('url', '')))}"]
+        parts = [f"target={_part(str(r.target.get('url', '')))}"]
         parts += [
-            f"{_token(k)}={_token(str(v))}" for k, v in sorted(r.params.items()) if isinstance(v, str | int | float)
+            f"{_part(k)}={_part(str(v))}" for k, v in sorted(r.params.items()) if isinstance(v, str | int | float)
         ]
         for metric, m in r.metrics.items():
             unit, extra = _unit(metric, m.unit)

@@ -61,7 +61,8 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
             _file(
                 system,
                 UNIT,
-                "[Unit]\nDescription=Re-apply nastune's tuning\nAfter=network-online.target\n\n"
+                "[Unit]\nDescription=Re-apply nastune's tuning\n"
+                "After=network-online.target\nWants=network-online.target\n\n"
                 "[Service]\nType=oneshot\n"
                 f"ExecStart={sys.executable} -m nastune apply {PLAN} --yes\n\n"
                 "[Install]\nWantedBy=multi-user.target\n",
