@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -58,6 +59,7 @@ def test_hostile_input(case, tmp_path_factory):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+        subprocess.run(["chattr", "-R", "-i", str(work)], capture_output=True)  # an immutable case's flag
     output = got.output
     assert not isinstance(got.exception, Hang), f"hang: nastune {' '.join(args)}"
     assert got.exception is None or isinstance(got.exception, SystemExit), (
