@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nastune.cli.common import RootOption, app, console, err, fail, say, size_option
+from nastune.cli.common import AcceptRiskOption, RootOption, app, console, err, fail, say, size_option
 
 
 @app.command()
@@ -46,10 +46,7 @@ def autotune(
         "nastune-autotune"
     ),
     clients: Annotated[str, typer.Option("--clients", help="With --inventory: which clients measure.")] = "all",
-    accept_risk: Annotated[
-        list[str] | None,
-        typer.Option("--accept-risk", help="durability: also search tunables that trade crash safety for speed."),
-    ] = None,
+    accept_risk: AcceptRiskOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply trials without asking.")] = False,
 ) -> None:
     """Search the tunables with real measurements: every trial applied with the journal,

@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from nastune.cli.common import (
+    AcceptRiskOption,
     JsonOption,
     LabOption,
     app,
@@ -375,9 +376,7 @@ def ab(
     seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random A/B order.")] = None,
     out: Annotated[Path, typer.Option("--out", help="Directory for a.json, b.json.")] = Path("nastune-ab"),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Switch the system without asking.")] = False,
-    accept_risk: Annotated[
-        list[str] | None, typer.Option("--accept-risk", help="durability: also switch changes that trade it.")
-    ] = None,
+    accept_risk: AcceptRiskOption = None,
 ) -> None:
     """Measure a plan's effect by interleaving: A (as is) and B (plan applied) alternate in random
     order, switched by apply and rollback, until the verdict is settled or the budget is spent.

@@ -82,6 +82,27 @@ FragOption = Annotated[
     ),
 ]
 
+RISKS = ("durability",)  # the one guarantee a plan can trade: crash safety of acknowledged writes
+
+
+def _known_risks(value: list[str] | None) -> list[str] | None:
+    """Every command that takes --accept-risk refuses a risk it does not know, before it acts."""
+    unknown = [r for r in value or [] if r not in RISKS]
+    if unknown:
+        raise typer.BadParameter(f"{unknown[0]!r}: the only risk that can be accepted is 'durability'")
+    return value
+
+
+AcceptRiskOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--accept-risk",
+        help="durability: also use changes that trade crash safety for speed (the only risk there is).",
+        callback=_known_risks,
+    ),
+]
+
+
 SEVERITIES = [s.name for s in Severity]
 
 FINDINGS_SCHEMA = "nastune.findings/1"

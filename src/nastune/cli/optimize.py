@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from nastune.cli.common import (
+    AcceptRiskOption,
     app,
     console,
     err,
@@ -44,10 +45,7 @@ def optimize(
     size: Annotated[str, typer.Option("--size", help="File size of the sequential workloads.")] = "256M",
     out: Annotated[Path, typer.Option("--out", help="Directory for results, plan, report.")] = Path("nastune-optimize"),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply the plan without asking.")] = False,
-    accept_risk: Annotated[
-        list[str] | None,
-        typer.Option("--accept-risk", help="durability: also apply changes that trade crash safety for speed."),
-    ] = None,
+    accept_risk: AcceptRiskOption = None,
     inventory: Annotated[
         Path | None,
         typer.Option(

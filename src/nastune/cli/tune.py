@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from nastune.cli.common import (
+    AcceptRiskOption,
     FragOption,
     JsonOption,
     LabJournalOption,
@@ -72,10 +73,7 @@ def apply(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff and change nothing.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
     persist: Annotated[bool, typer.Option("--persist", help="Also make the changes survive a reboot.")] = False,
-    accept_risk: Annotated[
-        list[str] | None,
-        typer.Option("--accept-risk", help="Allow changes that trade away a guarantee; the only one is: durability."),
-    ] = None,
+    accept_risk: AcceptRiskOption = None,
     confirm_timeout: Annotated[
         int | None,
         typer.Option(
@@ -93,9 +91,6 @@ def apply(
     from nastune.tune import lock
     from nastune.tune.system import Stranded, TuneError
 
-    unknown_risks = [r for r in accept_risk or [] if r != "durability"]
-    if unknown_risks:
-        fail(f"--accept-risk {unknown_risks[0]!r}: the only risk that can be accepted is 'durability'")
     # The lock first, held until the journal is closed: a plan read and diffed outside it could
     # be applied a second time over the first (and leave an empty journal newer than the real one).
     try:
