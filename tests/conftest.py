@@ -38,10 +38,12 @@ def cli_json(*args: str) -> dict:
 
 
 def assert_golden(name: str, got: dict) -> None:
-    """Compare with tests/fixtures/golden/NAME.json (rewritten when NASTUNE_UPDATE_GOLDEN=1)."""
+    """Compare with tests/fixtures/golden/NAME.json. NASTUNE_UPDATE_GOLDEN=1 rewrites a golden file
+    that differs and fails the test: a run that rewrites what it compares with can never pass."""
     golden = FIXTURES / "golden" / f"{name}.json"
-    if UPDATE_GOLDEN:
+    if UPDATE_GOLDEN and (not golden.exists() or json.loads(golden.read_text()) != got):
         golden.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
+        pytest.fail(f"rewrote {golden}: review `git diff`, then run again without NASTUNE_UPDATE_GOLDEN")
     assert got == json.loads(golden.read_text())
 
 

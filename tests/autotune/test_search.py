@@ -110,8 +110,7 @@ def test_a_killed_search_resumes_after_rolling_back_its_killed_trial(soho, tmp_p
         env={**os.environ, "COLUMNS": "200"},
         start_new_session=True,
     )
-    assert proc.stderr is not None
-    for line in proc.stderr:  # the rule-based plan's trial has applied its changes and is measuring
+    for line in proc.stderr or ():  # the rule-based plan's trial has applied its changes and is measuring
         if "trial 1 (rule-based plan)" in line:
             break
     for line in proc.stderr:

@@ -9,21 +9,21 @@ from tests.conftest import ROOTS, run_cli
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "shown"),
     [
-        ["inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz")],
-        ["inspect", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
-        ["diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")],
-        ["explain"],
-        ["bench", "list"],
+        (["inspect", "--root", str(ROOTS / "two-socket-numa.tar.gz")], "ens1f0"),
+        (["inspect", "--root", str(ROOTS / "small-nas-raid5.tar.gz")], "enp1s0"),
+        (["diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")], "smb-sync-always (data:sync always)"),
+        (["explain"], "nfs-export-sync-mode"),
+        (["bench", "list"], "seq-write"),
     ],
-    ids=lambda a: "-".join(a[:1] + [a[-1].rsplit("/", 1)[-1]]),
+    ids=lambda a: "-".join(a[:1] + [a[-1].rsplit("/", 1)[-1]]) if isinstance(a, list) else "",
 )
-def test_tables_fit_80_columns_without_ellipses(args):
+def test_tables_fit_80_columns_without_ellipses(args, shown):
     out = run_cli(*args, env={"COLUMNS": "80"}).stdout
     assert "…" not in out
     assert max(len(line) for line in out.splitlines()) <= 80
-    assert "enp1s0" in out or "ens1f0" in out or args[0] in ("explain", "bench", "diagnose")
+    assert shown in out  # the table's content is there, not only its frame
 
 
 def test_the_apply_diff_fits_80_columns(tmp_path):

@@ -45,7 +45,8 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     assert not any(c["target"].startswith("vm.") for c in plan["changes"])  # the host's kernel is left alone
     mixed = json.loads((out / "compare.json").read_text())["interleaved"]  # the settings alone, interleaved
     assert mixed["pairs"] >= 5 and not mixed["stopped"] and mixed["switch_seconds"] > 0, mixed
-    assert mixed["rows"] or mixed["refused"]
+    settled = [(r["workload"], r["target"].split(":")[0]) for r in mixed["rows"] if r["verdict"] == "better"]
+    assert settled, mixed  # interleaving proved something (a run whose every verdict is refused must fail)
     assert any("xfs_fsr" in n for n in mixed["notes"])  # the one-off action: before/after only
     assert "Verdicts, interleaved" in (out / "report.html").read_text()
     nastune(lab_dir, "verify")  # applied again after interleaving

@@ -8,6 +8,7 @@ import json
 from tests.lab.conftest import nastune, sha256, status
 
 WANTED = {"mtu", "ethtool_feature", "ganesha_export", "samba", "mount_option", "xfs_fsr"}
+HTB_CHANGE = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900000000}
 
 
 def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
@@ -53,7 +54,7 @@ def test_the_shaping_rate_is_a_knob_applied_and_rolled_back(lab_dir, tmp_path):
     import subprocess
 
     nastune(lab_dir, "lab", "up", "--scenario", "modern")
-    change = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900000000}
+    change = HTB_CHANGE
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [change]}))
 

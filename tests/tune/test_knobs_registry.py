@@ -1,27 +1,21 @@
 """The knob registry holds together: every knob is found by its kind, declares its doc and how
-it persists, implements its read and write, and has an apply/read-back/rollback test (on a temp
-root here, or on the lab for the knobs that need a live system)."""
+it persists, implements its read and write, and is applied, read back and rolled back by a test
+(on a temporary root, against stand-ins of hardware tools, or on the lab for the knobs that need a
+live system), found by the changes those tests make."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from nastune.tune.knobs import KNOBS
 from nastune.tune.knobs.base import Knob
+from tests.lab.test_tune_lab import HTB_CHANGE, WANTED
 from tests.tune.conftest import CHANGES
+from tests.tune.test_tool_knobs import CHANGES as TOOL_CHANGES
 
-LAB_TEST = Path(__file__).parents[1] / "lab" / "test_tune_lab.py"
-# Knobs that need a live system, and where they are tested (or why they cannot be here).
-LIVE = {
-    "mount_option": LAB_TEST,
-    "xfs_fsr": LAB_TEST,
-    "ethtool_feature": LAB_TEST,
-    "htb_rate": LAB_TEST,
-    "ethtool_coalesce": "veth has no interrupt coalescing: nothing on this machine to set",
-    "ethtool_ring": "veth has no rings: nothing on this machine to size",
-    "zfs_property": "no ZFS on this machine",
-}
 PERSISTS = {"sysctl.d", "fstab", "unit", "persistent", "action"}
+# The changes each apply/read-back/rollback test makes, imported from the tests that make them.
+ON_FILES = {c["knob"] for c in CHANGES}  # tests/tune: a temporary root
+ON_TOOLS = {c.knob for c in TOOL_CHANGES}  # tests/tune/test_tool_knobs.py: stand-ins of ethtool and zfs
+ON_LAB = WANTED | {HTB_CHANGE["knob"]}  # tests/lab/test_tune_lab.py: the real lab
 
 
 def test_every_knob_declares_itself():
@@ -31,15 +25,9 @@ def test_every_knob_declares_itself():
         assert knob.persists in PERSISTS, kind
         assert type(knob).read is not Knob.read and type(knob).write is not Knob.write, kind
         assert knob.action == (knob.persists == "action"), kind
-        assert knob.needs_live == (kind in LIVE) or kind == "mtu", kind
 
 
-def test_every_knob_has_a_rollback_test():
-    tested_here = {c["knob"] for c in CHANGES}
-    lab = LAB_TEST.read_text()
-    for kind in KNOBS:
-        where = LIVE.get(kind)
-        if where is None:
-            assert kind in tested_here, f"{kind}: add it to tests/tune/conftest.py CHANGES"
-        elif isinstance(where, Path):
-            assert f'"{kind}"' in lab, f"{kind}: the lab's tuning test does not exercise it"
+def test_every_knob_is_applied_and_rolled_back_by_a_test():
+    for kind, knob in KNOBS.items():
+        tested = ON_FILES | ON_TOOLS | ON_LAB if not knob.needs_live else ON_TOOLS | ON_LAB
+        assert kind in tested, f"{kind}: no test applies and rolls it back (add it to a CHANGES list that a test runs)"

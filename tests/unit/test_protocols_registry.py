@@ -4,6 +4,7 @@ whose Debian packages the setup script installs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from nastune.bench.targets import parse
@@ -14,6 +15,8 @@ from nastune.protocols import PROTOCOLS
 from nastune.protocols.base import Protocol
 
 SETUP = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
+# the packages setup installs: the words of its apt_packages=( ... ) array, as bash reads them
+INSTALLED = set(re.search(r"^apt_packages=\((.*?)\)", SETUP, re.M | re.S).group(1).split())
 
 
 def test_every_protocol_declares_its_server_and_client():
@@ -33,4 +36,4 @@ def test_every_tool_the_lab_runs_is_mapped_to_a_package_that_setup_installs():
     for tool in TOOLS:
         assert tool in PACKAGES, f"{tool}: add it to nastune/packages.py"
         for package in PACKAGES[tool].split():
-            assert f" {package}" in SETUP or f"({package}" in SETUP, f"{package} ({tool}) is not in scripts/setup"
+            assert package in INSTALLED, f"{package} ({tool}) is not in scripts/setup's apt_packages"

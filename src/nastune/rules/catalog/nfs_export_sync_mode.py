@@ -10,6 +10,8 @@ def check(rule, facts):
     exports = facts.nfs_server.exports
     for e in exports.value or []:
         for c in e.clients:
+            if "rw" not in c.options:
+                continue  # read-only (exports(5)'s default): it acknowledges no writes, so none to lose
             mode = "async" if "async" in c.options else "sync"
             evidence = [
                 Evidence(
