@@ -74,9 +74,10 @@ def key(config: dict, grid: dict) -> str:
 def record(args) -> None:
     from nastune.autotune.objective import parse
     from nastune.autotune.search import Search, Settings
-    from nastune.autotune.setup import Where, prepare
-    from nastune.lab.lab import Lab
+    from nastune.jobs.autotune import prepare
     from nastune.lab.scenario import size_bytes
+    from nastune.sites.lab.lab import Lab
+    from nastune.sites.lab.site import started
 
     grid, workloads = GRIDS[args.grid]
 
@@ -112,9 +113,10 @@ def record(args) -> None:
     points = 1
     for levels in grid.values():
         points *= len(levels)
-    settings = Settings(points + 2, args.repeats, out, lab=True, accept_risk=False)
+    settings = Settings(points + 2, args.repeats, out, accept_risk=False)
     size = size_bytes(args.size)
-    search, rule_plan = prepare(goal, Where(), settings, list(grid), size, args.resume, log=print, kind=GridRecord)
+    site = started("soho", args.resume)
+    search, rule_plan = prepare(goal, site, settings, list(grid), size, log=print, kind=GridRecord)
     try:
         search.run(args.resume, rule_plan)
     finally:

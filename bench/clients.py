@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from nastune.bench import results
-from nastune.bench.stress import degradation
+from nastune.jobs.stress import degradation
 
 
 def nastune(env: dict, *args: str) -> subprocess.CompletedProcess:

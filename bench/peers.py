@@ -162,12 +162,12 @@ def with_plan(plan: Path, out: Path, label: str, repeats: int, size: str) -> dic
 def rule_plan(out: Path) -> Path:
     """nastune's rule-based plan as optimize applies it on the lab: without durability trades
     and machine-wide sysctls."""
-    from nastune.optimize import choose
+    from nastune.jobs.optimize import choose
     from nastune.tune.plan import Plan
 
     whole = out / "rule-plan-all.json"
     nastune("plan", "--lab", "--out", str(whole))
-    kept, _ = choose(Plan.model_validate_json(whole.read_text()), lab=True, accept_risk=False)
+    kept, _ = choose(Plan.model_validate_json(whole.read_text()), shared_kernel=True, accept_risk=False)
     path = out / "rule-plan.json"
     path.write_text(kept.to_json() + "\n")
     return path

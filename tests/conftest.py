@@ -30,7 +30,28 @@ def run_cli(
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
+    printed_json(args, proc.stdout)
     return proc
+
+
+SCHEMAS = Path(__file__).parents[1] / "schemas"
+
+
+def check_schema(data: dict) -> dict:
+    """`data` validated against the published JSON Schema (schemas/) that its tag names."""
+    import jsonschema
+
+    tag = data.get("schema") if isinstance(data, dict) else None
+    assert isinstance(tag, str) and tag.startswith("nastune."), f"no schema tag: {str(data)[:200]}"
+    schema = json.loads((SCHEMAS / (tag.removeprefix("nastune.").replace("/", ".v") + ".json")).read_text())
+    jsonschema.Draft202012Validator(schema).validate(data)
+    return data
+
+
+def printed_json(args: tuple[str, ...], stdout: str) -> None:
+    """Every summary a command prints with --json carries a schema tag and matches its schema."""
+    if "--json" in args and stdout.strip():
+        check_schema(json.loads(stdout))
 
 
 def cli_json(*args: str) -> dict:

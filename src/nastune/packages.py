@@ -1,35 +1,29 @@
 """The Debian package of every tool nastune runs, for one error that tells an operator what to
-install (`apt-get install ...`), wherever the tool is missing: collectors, lab, bench, tuning."""
+install (`apt-get install ...`), wherever the tool is missing: collectors, lab, bench, tuning.
+Each protocol adds its own tools' packages (nastune.protocols)."""
 
 from __future__ import annotations
 
 PACKAGES = {
     "bash": "bash",
     "blockdev": "util-linux",
-    "curl": "curl",
     "dd": "coreutils",
     "dmesg": "util-linux",
     "ethtool": "ethtool",
     "exportfs": "nfs-kernel-server",
     "fallocate": "util-linux",
     "fio": "fio",
-    "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
     "ip": "iproute2",
     "iperf3": "iperf3",
     "losetup": "mount",
     "mkfs.xfs": "xfsprogs",
     "mount": "mount",
-    "nfs-cp": "libnfs-utils",
-    "nfs-ls": "libnfs-utils",
     "nsenter": "util-linux",
     "numactl": "numactl",
     "ping": "iputils-ping",
     "python3": "python3",
-    "rpcbind": "rpcbind",
     "rpcinfo": "rpcbind",
-    "smbclient": "smbclient",
     "smbcontrol": "samba-common-bin",
-    "smbd": "samba",
     "smbnetfs": "smbnetfs",
     "ssh": "openssh-client",
     "ssh-keygen": "openssh-client",
@@ -39,7 +33,6 @@ PACKAGES = {
     "testparm": "samba-common-bin",
     "umount": "mount",
     "unshare": "util-linux",
-    "vsftpd": "vsftpd",
     "xfs_db": "xfsprogs",
     "xfs_freeze": "xfsprogs",
     "xfs_fsr": "xfsprogs",

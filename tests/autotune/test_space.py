@@ -19,7 +19,7 @@ def soho(tmp_path_factory) -> Facts:
 
 
 def test_the_soho_space_holds_what_its_facts_show(soho):
-    space, left = build(soho, None, lab=False, accept_risk=True)
+    space, left = build(soho, None, shared_kernel=False, accept_risk=True)
     assert space.current() == {
         "nfs-transfer-size": 8192,
         "tcp-buffer-max": 65536,
@@ -36,13 +36,13 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
 
 
 def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
-    space, left = build(soho, None, lab=True, accept_risk=False)
+    space, left = build(soho, None, shared_kernel=True, accept_risk=False)
     assert "dirty-ratio" not in space.bound and "dirty-background-ratio" not in space.bound
     assert any(line.startswith("dirty-ratio: trades durability") for line in left)
     with pytest.raises(SpaceError, match="machine-wide"):
-        build(soho, ["dirty-ratio"], lab=True, accept_risk=True)
+        build(soho, ["dirty-ratio"], shared_kernel=True, accept_risk=True)
     with pytest.raises(SpaceError, match="unknown tunable 'nfs-wsize'"):
-        build(soho, ["nfs-wsize"], lab=False, accept_risk=False)
+        build(soho, ["nfs-wsize"], shared_kernel=False, accept_risk=False)
 
 
 @pytest.mark.parametrize(
@@ -59,42 +59,42 @@ def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
     ],
 )
 def test_out_of_range_and_contradictory_configurations_are_refused(soho, config, refusal):
-    space, _ = build(soho, None, lab=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
     assert any(refusal in why for why in space.check(config)), space.check(config)
     with pytest.raises(SpaceError):
-        space.plan(config, lab=False)
+        space.plan(config)
 
 
 def test_tcp_buffers_are_bounded_by_ram(soho):
-    space, _ = build(soho, ["tcp-buffer-max"], lab=False, accept_risk=False)
+    space, _ = build(soho, ["tcp-buffer-max"], shared_kernel=False, accept_risk=False)
     data = soho.model_dump(mode="json")
     data["system"]["memory_bytes"]["value"] = 512 << 20  # 32 connections at 64 MiB would not fit in a quarter
     small = Facts.model_validate(data)
-    tight, _ = build(small, ["tcp-buffer-max"], lab=False, accept_risk=False)
+    tight, _ = build(small, ["tcp-buffer-max"], shared_kernel=False, accept_risk=False)
     assert space.check({"tcp-buffer-max": 1 << 26}) == []
     assert "a quarter of 512 MiB of RAM (at most 4194304)" in tight.check({"tcp-buffer-max": 1 << 26})[0]
 
 
 def test_a_configuration_plans_only_what_it_moves_and_keeps_transfer_sizes_equal(soho):
-    space, _ = build(soho, None, lab=False, accept_risk=True)
-    plan = space.plan({**space.current(), "nfs-transfer-size": 1 << 20, "smb-aio": "off"}, lab=False)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    plan = space.plan({**space.current(), "nfs-transfer-size": 1 << 20, "smb-aio": "off"})
     assert [(c.knob, c.key, c.new) for c in plan.changes] == [
         ("ganesha_export", key, 1 << 20) for key in ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
     ]
     assert [c.id for c in plan.changes] == [1, 2, 3, 4] and plan.changes[0].rule == "autotune:nfs-transfer-size"
-    assert space.plan(space.current(), lab=False).changes == []
+    assert space.plan(space.current()).changes == []
 
 
 def test_the_rule_based_plan_is_a_point_of_the_space(soho):
-    space, _ = build(soho, None, lab=False, accept_risk=True)
-    rule = space.of_plan(from_findings(knowledge.evaluate(soho), lab=False))
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    rule = space.of_plan(from_findings(knowledge.evaluate(soho)))
     assert rule["nfs-transfer-size"] == 1 << 20 and rule["smb-aio"] == "on" and rule["smb-socket-buffers"] == "auto"
     assert rule["tcp-buffer-max"] == 8 << 20  # the rule asks for 6 MiB: the next power of two meets it
     assert space.check(rule) == []
 
 
 def test_a_configuration_names_the_durability_trades_it_makes(soho):
-    space, _ = build(soho, None, lab=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
     assert space.trades(space.current()) == []
     assert space.trades({**space.current(), "nfs-transfer-size": 1 << 20, "dirty-ratio": 40}) == [
         "dirty-ratio 20 -> 40"

@@ -7,9 +7,9 @@ from functools import partial
 
 from nastune.bench import runner
 from nastune.bench.drivers import transfer
-from nastune.bench.drivers.common import BenchError
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS
+from nastune.protocols.client import BenchError
 
 
 def test_a_failed_and_retried_upload_leaves_no_file(monkeypatch):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
-from nastune.bench.stress import MIX, Loader, degradation
 from nastune.bench.targets import Target
+from nastune.jobs.stress import MIX, Loader, degradation
 from nastune.remote.inventory import Host
-from nastune.remote.ssh import Ssh
+from nastune.ssh import Ssh
 
 
 def run(mbs: list[float], p99: list[float]) -> ResultSet:

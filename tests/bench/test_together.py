@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from nastune.bench.drivers.common import BenchError
 from nastune.bench.selection import scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import FAIRNESS, Together, aggregate, jain
 from nastune.bench.workloads import Metric, Workload
+from nastune.protocols.client import BenchError
 
 
 class Spans(Workload):

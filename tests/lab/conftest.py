@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from nastune.lab import network
-from nastune.lab.lab import CGROUP, taken_message
+from nastune.sites.lab.lab import CGROUP, taken_message
+from tests.conftest import printed_json
 
 pytestmark = pytest.mark.lab
 
@@ -35,6 +36,7 @@ def nastune(
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"nastune {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    printed_json(args, proc.stdout)
     return proc
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from tests.conftest import check_schema
 from tests.lab.conftest import nastune, sha256
 
 
@@ -49,6 +50,6 @@ def test_ab_interleaves_a_plan_and_leaves_the_lab_as_it_was(lab_dir, tmp_path):
     assert sha256(conf) == before  # the plan is off again: A, byte for byte
     verdicts = [line for line in proc.stdout.splitlines() if "seq-write" in line or "MB/s" in line]
     assert not any("better" in line for line in verdicts)  # 8 KiB transfers never speed NFS up
-    summary = json.loads((out / "ab.json").read_text())  # the same verdicts, for scripts
+    summary = check_schema(json.loads((out / "ab.json").read_text()))  # the same verdicts, for scripts
     assert summary["pairs"] == 5 and [r["verdict"] for r in summary["rows"]] and summary["seconds"] > 0
     assert all(r["verdict"] != "better" for r in summary["rows"])

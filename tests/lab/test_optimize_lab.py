@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from tests.conftest import check_schema
 from tests.lab.conftest import nastune
 
 
@@ -29,7 +30,7 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         timeout=900,
     )
     assert "Report:" in proc.stdout
-    rows = json.loads((out / "compare.json").read_text())["rows"]
+    rows = check_schema(json.loads((out / "compare.json").read_text()))["rows"]
     verdicts = {(r["workload"], r["target"].split(":")[0]): r["verdict"] for r in rows}
     assert verdicts[("aged-read", "smb")] == "better" and verdicts[("aged-read", "nfs")] == "better"
     assert not [k for k, v in verdicts.items() if v == "worse" and k[1] in ("smb", "nfs", "ftp")]

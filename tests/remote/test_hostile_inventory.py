@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from nastune.bench.drivers.common import BenchError
 from nastune.bench.targets import Target
 from nastune.protocols import PROTOCOLS
+from nastune.protocols.client import BenchError
 from nastune.remote import inventory
 from nastune.remote.inventory import Host
-from nastune.remote.ssh import Ssh
+from nastune.ssh import Ssh
 
 INJECTIONS = {
     "semicolon": "a.bin;put /etc/hostname pwned.txt",

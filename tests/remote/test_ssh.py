@@ -6,7 +6,7 @@ import shlex
 import subprocess
 
 from nastune.remote.inventory import Host
-from nastune.remote.ssh import Ssh
+from nastune.ssh import Ssh
 
 HOSTILE = ["x; touch {flag}", "$(touch {flag})", "`touch {flag}`", "a'b\"c", "--", "*", "\n"]
 

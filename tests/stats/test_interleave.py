@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from nastune.bench.interleave import _controls, reversible
+from nastune.jobs.ab import _controls, reversible
 from nastune.stats.compare import compare, settled
 from nastune.tune.plan import Plan, PlannedChange
 
@@ -69,7 +69,7 @@ def test_an_a_a_control_outside_as_range_refuses_the_verdict():
 def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does():
     """Seeded: six repeats of A at 2% spread, then the control from the same system (at most 5%
     refused) or from a system that fell by 15% (refused nearly always)."""
-    from nastune.bench.interleave import outside
+    from nastune.jobs.ab import outside
 
     rng = np.random.default_rng(7)
     draws = [rng.normal(100, 2, 7) for _ in range(2000)]

@@ -157,14 +157,43 @@ def test_plan_from_a_fixture_system_is_loadable_and_names_its_rules(tmp_path):
 
 
 def test_unconfirmed_changes_are_reverted_and_confirmed_ones_kept(root, tmp_path):
+    from nastune.tune.journal import Journal
+    from nastune.tune.watchdog import revert_unless_confirmed
+
+    system = System(root=Root(root))
     plan_file = write_plan(tmp_path, [{"knob": "mtu", "target": "eth0", "new": 9000}])
     run_cli("apply", str(plan_file), "--root", str(root), "--yes")
-    run_cli("rollback", "--root", str(root), "--unless-confirmed", "1")  # what the watchdog runs
-    assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
+    report = revert_unless_confirmed(Journal.latest(system), 0)
+    assert report is not None and report.ok and (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
     run_cli("apply", str(plan_file), "--root", str(root), "--yes")
     run_cli("confirm", "--root", str(root))
-    run_cli("rollback", "--root", str(root), "--unless-confirmed", "1")
+    assert revert_unless_confirmed(Journal.latest(system), 0) is None
     assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "9000"
+
+
+def test_the_watchdog_outlives_its_caller_and_reverts_by_itself(root, tmp_path):
+    """A detached process: the call returns at once, the revert comes later, the lock is free."""
+    import time
+
+    from nastune.tune import lock, watchdog
+    from nastune.tune.journal import Journal
+
+    system = System(root=Root(root))
+    run_cli(
+        "apply",
+        str(write_plan(tmp_path, [{"knob": "mtu", "target": "eth0", "new": 9000}])),
+        "--root",
+        str(root),
+        "--yes",
+    )
+    with lock.hold(system, "test"):  # the caller's lock is not inherited: the revert can take it later
+        watchdog.start(Journal.latest(system), 1)
+        assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "9000"
+    for _ in range(300):  # up to 30 s on a busy machine; it takes about one
+        if (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500":
+            break
+        time.sleep(0.1)
+    assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
 
 
 def test_persist_skips_mounts_without_an_fstab_entry(root, tmp_path):

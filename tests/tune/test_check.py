@@ -60,7 +60,7 @@ def test_an_upgrade_that_resets_pinned_irqs_is_caught(server, tmp_path):
 
 
 def test_metric_names_follow_prometheus_rules(server, tmp_path):
-    from nastune.check import Check
+    from nastune.jobs.check import Check
 
     text = registry(Check(findings=[], journal=None)).collect()
     names = [m.name for m in text]

@@ -8,16 +8,16 @@ to measure), so every value shows which side was really in place."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from nastune.bench.drivers.common import BenchError
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Metric, Workload
-from nastune.optimize import OptimizeError, _interleave
-from nastune.root import Root
+from nastune.jobs.optimize import OptimizeError, OptimizeSpec, _interleave
+from nastune.protocols.client import BenchError
+from nastune.sites.live import LiveSite
 from nastune.tune.plan import Plan, PlannedChange
-from nastune.tune.system import System
-from nastune.tuner import Here
 
 SETTING = "proc/sys/vm/dirty_ratio"  # 40 in the fixture; the plan sets 10
 
@@ -44,13 +44,23 @@ class Probe(Workload):
         return {"MB/s": 100.0 if value == 40 else 90.0}
 
 
+@dataclass
+class ProbeSite(LiveSite):
+    """The fixture root as a live site whose one workload is the probe."""
+
+    probe: Workload | None = None
+
+    def pairs(self, target, names):
+        return [(self.probe, Target("path", str(self.target), share=str(self.target)))]
+
+
 def _run(root, probe, tmp_path):
-    system = System(root=Root(str(root)))
-    tuner = Here(system)
+    site = ProbeSite(str(tmp_path), str(root), probe)
+    tuner = site.tuner()
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     journal = tuner.apply(plan, False, lambda m: None)
-    pairs = lambda: [(probe, Target("path", str(tmp_path), share=str(tmp_path)))]
-    return tuner, journal, _interleave(plan, journal, tuner, pairs, {}, tmp_path, False, (5, 5), False, lambda m: None)
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
+    return tuner, journal, _interleave(plan, journal, tuner, site, spec, lambda m: None)
 
 
 def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, tmp_path):

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 from nastune.bench.targets import parse
-from nastune.lab import servers
-from nastune.lab.lab import TOOLS
 from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.base import Protocol
+from nastune.sites.lab import servers
+from nastune.sites.lab.lab import TOOLS
 
 SETUP = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
 # the packages setup installs: the words of its apt_packages=( ... ) array, as bash reads them
@@ -37,3 +37,29 @@ def test_every_tool_the_lab_runs_is_mapped_to_a_package_that_setup_installs():
         assert tool in PACKAGES, f"{tool}: add it to nastune/packages.py"
         for package in PACKAGES[tool].split():
             assert package in INSTALLED, f"{package} ({tool}) is not in scripts/setup's apt_packages"
+
+
+def test_a_protocol_is_one_module():
+    """FTP has nothing but its module, its server's package in scripts/setup, and its daemon in
+    the list `inspect` reports (facts/system.py, below the protocols: it reads any NAS): no other
+    code names it, its server, its processes or its class, nor imports its module. Adding a
+    protocol like it touches three files."""
+    import ast
+
+    ftp = PROTOCOLS["ftp"]
+    names = {ftp.name, ftp.server, *ftp.processes, type(ftp).__name__}
+    src = Path(__file__).parents[2] / "src" / "nastune"
+    named = set()
+    for path in src.rglob("*.py"):
+        if path.name == "ftp.py" and path.parent.name == "protocols":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            mentions = (
+                (isinstance(node, ast.Constant) and node.value in names)
+                or (isinstance(node, ast.Name) and node.id in names)
+                or (isinstance(node, ast.ImportFrom) and "ftp" in {a.name for a in node.names})
+                or (isinstance(node, ast.ImportFrom) and node.module == "nastune.protocols.ftp")
+            )
+            if mentions:
+                named.add(str(path.relative_to(src)))
+    assert named == {"facts/system.py"}

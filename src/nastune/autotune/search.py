@@ -21,16 +21,17 @@ from pathlib import Path
 from rich.progress import Progress
 
 from nastune.autotune.objective import Objective
+from nastune.autotune.report import render
 from nastune.autotune.space import Space
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import progress_display
 from nastune.jsonfile import dumps
 from nastune.remote.nas import NasError
+from nastune.sites.base import Site
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
-from nastune.tuner import Here, OnNas
 
 STUDY = "autotune"
 CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
@@ -51,7 +52,6 @@ class Settings:
     budget: int
     repeats: int
     out: Path
-    lab: bool
     accept_risk: bool
     seed: int = 0
     finalists: int = 3
@@ -73,21 +73,34 @@ class Outcome:
 class Search:
     def __init__(
         self,
-        space: Space,
+        space: Space | None,
         objective: Objective,
-        tuner: Here | OnNas,
-        make_pairs,
+        site: Site,
         params: dict,
         settings: Settings,
         console=None,
-        nas=None,
         log=print,
     ):
-        self.space, self.objective, self.tuner = space, objective, tuner
-        self.make_pairs, self.params, self.s = make_pairs, params, settings
-        self.console, self.nas, self.log = console, nas, log
+        """`space`: the tunables bound to the site's facts (jobs/autotune.py binds it)."""
+        self.objective, self.site, self.tuner = objective, site, site.tuner()
+        self._space, self.params, self.s = space, params, settings
+        self.console, self.log = console, log
         self.trials_dir = settings.out / "trials"
         self.progress: Progress | None = None
+
+    @property
+    def space(self) -> Space:
+        if self._space is None:
+            raise AutotuneError("the search has no space: jobs/autotune.py binds it to the site's facts")
+        return self._space
+
+    @space.setter
+    def space(self, value: Space) -> None:
+        self._space = value
+
+    def make_pairs(self):
+        """The objective's workloads on the site, each on the target its term names."""
+        return [p for target, name in self.objective.workloads for p in self.site.pairs(target, [name])]
 
     # the study
 
@@ -196,7 +209,7 @@ class Search:
         from optuna.trial import TrialState
 
         n = trial.number
-        plan = self.space.plan(config, self.s.lab)
+        plan = self.site.stamp(self.space.plan(config))
         moved = ", ".join(f"{name}={config[name]}" for name in sorted({c.rule.split(":", 1)[1] for c in plan.changes}))
         origin = trial.user_attrs.get("origin", "search")
         self.log(f"trial {n} ({origin}): {moved or 'as it is'}")
@@ -265,10 +278,9 @@ class Search:
             self.params,
             repeats,
             self.trials_dir / f"{name}.json",
+            self.site,
             label=name,
-            lab=self.s.lab,
             console=self.console,
-            nas=self.nas,
             profile=False,
             within=self.progress,
         )
@@ -302,7 +314,7 @@ class Search:
         again = []
         for t in finalists:
             config = t.user_attrs["config"]
-            journal = self.apply(self.space.plan(config, self.s.lab), study)
+            journal = self.apply(self.site.stamp(self.space.plan(config)), study)
             try:
                 run = self.measure(f"final-{t.number}", repeats)
             finally:
@@ -325,7 +337,7 @@ class Search:
             verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
         plan_path = None
         if winner:
-            plan = self.space.plan(best_trial.user_attrs["config"], self.s.lab)
+            plan = self.site.stamp(self.space.plan(best_trial.user_attrs["config"]))
             plan_path = self.s.out / "best-plan.json"
             plan_path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
         importance = self.importance(study)
@@ -340,8 +352,6 @@ class Search:
             }
             for t in study.trials
         ]
-        from nastune.autotune.report import render
-
         report = render(study, base, best_run, rows, notes, importance, verdict, trades, self.s.out / "report.html")
         outcome = Outcome(
             trials,

@@ -389,7 +389,7 @@ class Space:
     def current(self) -> dict:
         return {name: b.current for name, b in self.bound.items()}
 
-    def plan(self, config: dict, lab: bool) -> Plan:
+    def plan(self, config: dict) -> Plan:
         """The plan that sets `config`: a change for every tunable it moves from its current value."""
         errors = self.check(config)
         if errors:
@@ -404,7 +404,7 @@ class Space:
             PlannedChange(id=i + 1, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c)
             for i, (name, c) in enumerate(made)
         ]
-        return Plan(lab=lab, changes=changes)
+        return Plan(changes=changes)
 
     def of_plan(self, plan: Plan) -> dict:
         """The configuration a plan (the rule-based one) sets, current values elsewhere; a
@@ -434,8 +434,9 @@ def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:
     return all(str(made.get((p.knob, p.target, p.key))) == str(p.new) for p in planned)
 
 
-def build(facts: Facts, names: list[str] | None, lab: bool, accept_risk: bool) -> tuple[Space, list[str]]:
-    """The space on this system, and why each tunable asked for (or known) is left out."""
+def build(facts: Facts, names: list[str] | None, shared_kernel: bool, accept_risk: bool) -> tuple[Space, list[str]]:
+    """The space on this system, and why each tunable asked for (or known) is left out
+    (`shared_kernel`: the NAS shares this machine's kernel with its clients, as the lab's does)."""
     unknown = [n for n in names or [] if n not in TUNABLES]
     if unknown:
         raise SpaceError(f"unknown tunable {unknown[0]!r}; the tunables are {', '.join(TUNABLES)}")
@@ -444,7 +445,7 @@ def build(facts: Facts, names: list[str] | None, lab: bool, accept_risk: bool) -
         t = TUNABLES[name]
         if t.durability and not accept_risk:
             left.append(f"{name}: trades durability (needs --accept-risk durability)")
-        elif t.machine_wide and lab:
+        elif t.machine_wide and shared_kernel:
             left.append(f"{name}: machine-wide; the lab's nas shares this kernel with its clients")
         elif (b := t.bind(facts)) is None:
             left.append(f"{name}: not on this system")

@@ -5,11 +5,12 @@ Each reader returns plain counters (a sample is JSON); the profile turns two sam
 
 from __future__ import annotations
 
+from nastune.protocols import PROTOCOLS
 from nastune.root import Root, Unavailable
 
 # the file-serving daemons, and iperf3 (the network workload's server)
-SERVERS = ("smbd", "ganesha.nfsd", "nfsd", "vsftpd", "iperf3")
-SERVING_PORTS = (445, 2049, 21, 5201)  # SMB, NFS, FTP control, iperf3
+SERVERS = (*(name for p in PROTOCOLS.values() for name in p.processes), "iperf3")
+SERVING_PORTS = (*(p.port for p in PROTOCOLS.values()), 5201)  # each protocol's, and iperf3's
 SOFTIRQS = ("NET_RX", "NET_TX", "BLOCK")
 CGROUP_ROOT = "/sys/fs/cgroup"
 

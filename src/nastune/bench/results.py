@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune import commands
 from nastune.jsonfile import invalid, load_versioned
+from nastune.protocols import PROTOCOLS
 
 SCHEMA = "nastune.results/1"
 
@@ -147,14 +148,10 @@ def load(path: Path) -> ResultSet:
 
 
 def tool_versions() -> dict[str, str]:
+    """The version of every client tool a run may use: fio, iperf3, and each protocol's client."""
+    clients = {name: list(argv) for name, argv in (p.client_version for p in PROTOCOLS.values())}
     found = {}
-    for tool, argv in (
-        ("fio", ["fio", "--version"]),
-        ("iperf3", ["iperf3", "--version"]),
-        ("smbclient", ["smbclient", "--version"]),
-        ("curl", ["curl", "--version"]),
-        ("libnfs", ["dpkg-query", "-W", "-f=${Version}", "libnfs13"]),
-    ):
+    for tool, argv in {"fio": ["fio", "--version"], "iperf3": ["iperf3", "--version"], **clients}.items():
         result = commands.run(argv, timeout=10)
         found[tool] = (result.stdout.strip().splitlines() or ["unknown"])[0] if result.ok else "not installed"
     return found

@@ -4,34 +4,24 @@ Ctrl-C stopping cleanly with the test files removed and the finished repeats sav
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 import time
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from nastune import __version__
-from nastune.bench.drivers.common import BenchError
+from nastune.bench.drivers.fio import device_read_rate
 from nastune.bench.interference import Meter, disturbed
 from nastune.bench.limits import first_line, rank
-from nastune.bench.profile import Profiler, RemoteProfiler, Unprofiled
-from nastune.bench.results import (
-    MetricResult,
-    Provenance,
-    ResultSet,
-    WorkloadResult,
-    fingerprint,
-    settings,
-    tool_versions,
-)
+from nastune.bench.profile import Profiler, Unprofiled
+from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
-from nastune.remote.nas import NasAgent, NasError
+from nastune.protocols.client import BenchError
 from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
@@ -50,53 +40,16 @@ def drop_caches() -> None:
         pass  # not root: direct I/O and user-space clients still keep client caches out
 
 
-def remote_drop_caches(nas: NasAgent) -> None:
-    try:
-        nas.drop_caches()
-    except NasError as e:
-        raise BenchError(str(e)) from e
+class Measured(Protocol):
+    """The system a run measures, as the runner needs it (a Site: nastune.sites.base)."""
 
+    def drop_caches(self) -> None: ...
 
-def facts_snapshot(lab: bool) -> str:
-    if lab:
-        from nastune.lab.lab import Lab, LabError
+    def provenance(self, out: Path) -> Provenance: ...
 
-        try:
-            return Lab().facts_json()
-        except LabError:
-            return "{}"
-    from nastune.facts import collect
+    def servers(self, target: Target) -> list[int]: ...
 
-    return collect(Root("/")).to_json()
-
-
-def provenance(out: Path, lab: bool, nas: NasAgent | None = None) -> Provenance:
-    """What makes two runs comparable: the measured system's facts (read on the NAS when it is
-    another host), kernel, host, settings and tool versions."""
-    remote = nas is not None and nas.ssh is not None
-    text = json.dumps(nas.facts(xfs_fragmentation=False)) if nas is not None and remote else facts_snapshot(lab)
-    facts_path = out.with_name(out.stem + ".facts.json")
-    facts_path.write_text(text)
-    scenario = None
-    if lab:
-        from nastune.lab.lab import Lab
-
-        scenario = Lab().state.data.get("scenario", {}).get("name")
-    kernel, host = os.uname().release, os.uname().nodename
-    if nas is not None and remote:
-        kernel = str(json.loads(text).get("system", {}).get("kernel", {}).get("value", "unknown"))
-        host = f"{nas.host.name} ({nas.host.address})"
-    return Provenance(
-        nastune=__version__,
-        kernel=kernel,
-        host=host,
-        command=sys.argv,
-        tools=tool_versions(),
-        facts_sha256=fingerprint(text),
-        facts_path=str(facts_path),
-        settings=settings(json.loads(text or "{}")),
-        lab_scenario=scenario,
-    )
+    def profiler(self, target: Target, interval: float) -> Profiler: ...
 
 
 def device_limit(workload: Workload, target: Target, cache: dict[str, float]) -> float | None:
@@ -105,8 +58,6 @@ def device_limit(workload: Workload, target: Target, cache: dict[str, float]) ->
     if device is None:
         return None
     if device not in cache:
-        from nastune.bench.drivers.fio import device_read_rate
-
         cache[device] = device_read_rate(device)
     return cache[device]
 
@@ -129,20 +80,6 @@ def metrics_of(
             m.flags.append(f"repeats differ from their median by up to {m.spread:.0%}")
         out[name] = m
     return out
-
-
-def lab_servers() -> list[int]:
-    """The lab's processes (its servers), whose work is the measurement."""
-    from nastune.lab.lab import Lab
-
-    return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
-
-
-def _servers(lab: bool, target: Target) -> list[int]:
-    """The file servers whose work is the measurement (the lab's, or the target's server)."""
-    if lab:
-        return lab_servers()
-    return [target.server_pid] if target.server_pid else []
 
 
 def flag_disturbed(metrics: dict[str, MetricResult], others: list[dict[str, float]]) -> dict[str, MetricResult]:
@@ -171,24 +108,22 @@ def run(
     params: dict,
     repeats: int,
     out: Path,
+    site: Measured,
     label: str = "",
-    lab: bool = False,
     console=None,
-    nas: NasAgent | None = None,
     profile: bool = True,
     within: Progress | None = None,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload.
-    `nas`: a NAS reached over SSH, profiled and its caches dropped there. `within`: a progress
+    `site`: where the NAS is (profiled and its caches dropped there). `within`: a progress
     display of the caller's (autotune's trials) that shows this run's bar under its own."""
     results = ResultSet(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         label=label,
-        provenance=provenance(out, lab, nas),
+        provenance=site.provenance(out),
         results=[],
     )
-    remote = nas if nas is not None and nas.ssh is not None else None
     device_rates: dict[str, float] = {}
     with nullcontext(within) if within else progress_display(console) as progress:
         task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
@@ -197,14 +132,8 @@ def run(
             started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
             rows: list[dict[str, float]] = []
             retries: list[str] = []
-            profiler: Profiler = (
-                Unprofiled()
-                if not profile
-                else RemoteProfiler(argv=remote.sampler(PROFILE_INTERVAL))
-                if remote
-                else Profiler(net_pid=target.server_pid, interval=PROFILE_INTERVAL)
-            )
-            meter, others = Meter(partial(_servers, lab, target)), []
+            profiler = site.profiler(target, PROFILE_INTERVAL) if profile else Unprofiled()
+            meter, others = Meter(partial(site.servers, target)), []
             interrupted, error, state = False, None, None
             try:
                 state = attempt(partial(workload.setup, target, params), "setup", retries)
@@ -213,7 +142,7 @@ def run(
                 progress.advance(task)
                 with profiler:
                     for n in range(repeats):
-                        attempt(partial(remote_drop_caches, remote) if remote else drop_caches, "drop caches", retries)
+                        attempt(site.drop_caches, "drop caches", retries)
                         meter.start()
                         rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
                         others.append(meter.stop())

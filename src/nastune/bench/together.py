@@ -11,9 +11,9 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from nastune.bench.drivers.common import BenchError, start_at
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Metric, Workload
+from nastune.protocols.client import BenchError, start_at
 
 FAIRNESS = "fairness"
 BARRIER_TIMEOUT = 120.0

@@ -10,10 +10,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from nastune.bench.drivers import fio, iperf3, membw, nfsops, transfer
-from nastune.bench.drivers.common import BenchError, on_client
+from nastune.bench.drivers import fio, iperf3, membw, transfer
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
+from nastune.protocols import PROTOCOLS
+from nastune.protocols.client import BenchError, on_client
 from nastune.root import Root, Unavailable
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -89,7 +90,7 @@ class SeqWrite(Workload):
         "Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
         "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report."
     )
-    kinds, source = ("smb", "nfs", "ftp", "path"), "001 (IOzone, NetBench), 002 (dd, rsync)"
+    kinds, source = (*PROTOCOLS, "path"), "001 (IOzone, NetBench), 002 (dd, rsync)"
 
     def metrics(self, params):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
@@ -157,7 +158,7 @@ class AgedRead(Workload):
         "Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
         "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads."
     )
-    kinds, source = ("smb", "nfs", "ftp"), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
+    kinds, source = tuple(PROTOCOLS), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
 
     def metrics(self, params):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
@@ -231,7 +232,8 @@ class SyncWrite(Workload):
         "Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
         "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path."
     )
-    kinds, source = ("path", "nfs"), "003 (sync raised latency 10x for large files, 20x for small ones)"
+    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("write_latency")))
+    source = "003 (sync raised latency 10x for large files, 20x for small ones)"
     RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
 
     def metrics(self, params):
@@ -247,17 +249,8 @@ class SyncWrite(Workload):
         out = {}
         for record, label, count in self.RECORDS:
             for mode in ("sync", "async"):
-                if target.kind == "nfs":
-                    us = nfsops.remote(
-                        target,
-                        {
-                            "op": "write-latency",
-                            "name": _name("sync"),
-                            "record": record,
-                            "count": count,
-                            "sync": mode == "sync",
-                        },
-                    )["us"]
+                if target.kind in PROTOCOLS:
+                    us = PROTOCOLS[target.kind].write_latency(target, _name("sync"), record, count, mode == "sync")
                     p50, p99 = statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
                 else:
                     extra = {"fsync": "1"} if mode == "sync" else {}
@@ -278,7 +271,8 @@ class SmallFiles(Workload):
         "Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
         "bonnie++ does: operations per second and the 99th percentile latency of each phase."
     )
-    kinds, source = ("path", "nfs"), "001 (bonnie++), 003 (ioping for small files)"
+    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("small_files")))
+    source = "001 (bonnie++), 003 (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
     def metrics(self, params):
@@ -289,14 +283,14 @@ class SmallFiles(Workload):
         return out
 
     def runs_on(self, target):
-        return target.kind == "nfs" or (target.kind == "path" and target.ssh is None)
+        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
 
     def once(self, target, params, state):
         count, size = params["files"], 4 * KiB
         if not self.runs_on(target):
             raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
-        if target.kind == "nfs":
-            phases = nfsops.remote(target, {"op": "small-files", "name": _name("small"), "count": count, "size": size})
+        if target.kind in PROTOCOLS:
+            phases = PROTOCOLS[target.kind].small_files(target, _name("small"), count, size)
         else:
             phases = _local_small_files(fio.scratch(target), count, size)
         out = {}

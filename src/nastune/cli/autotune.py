@@ -56,9 +56,9 @@ def autotune(
 
     from nastune.autotune.objective import ObjectiveError, parse
     from nastune.autotune.search import AutotuneError, Settings
-    from nastune.autotune.setup import Where, prepare
     from nastune.autotune.space import SpaceError
-    from nastune.lab.lab import LabError
+    from nastune.jobs.autotune import prepare
+    from nastune.lab.sh import LabError
     from nastune.remote.nas import NasError
     from nastune.tune.system import TuneError
 
@@ -69,9 +69,9 @@ def autotune(
     log = say("autotune")
     try:
         goal = parse(objective, workload or [])
-        where = Where(lab, scenario, inventory, target, root, clients)
-        settings = Settings(budget, repeats, out, lab, bool(accept_risk), seed)
-        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), resume, err, log)
+        settings = Settings(budget, repeats, out, bool(accept_risk), seed)
+        site = _site(lab and not inventory, scenario, resume, inventory, target, root, clients, log)
+        search, rule_plan = prepare(goal, site, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     except (ObjectiveError, SpaceError) as e:
         fail(str(e))
@@ -90,3 +90,21 @@ def autotune(
         ranked = ", ".join(f"{k} {v:.2f}" for k, v in outcome.importance.items())
         console.print(f"importance: {ranked}", highlight=False)
     console.print(f"report: {outcome.report}", highlight=False)
+
+
+def _site(lab: bool, scenario: str, resume: bool, inventory, target, root: str, clients: str, log):
+    """The lab through its inventory (a fresh one of `scenario`, or on --resume the lab as it
+    runs: the study's base), an inventory's NAS, or this live system at --target."""
+    if lab:
+        from nastune.sites.lab.site import started
+
+        return started(scenario, resume, clients, log)
+    if inventory:
+        from nastune.sites.inventory import InventorySite
+
+        return InventorySite.load(inventory, clients)
+    from nastune.sites.live import LiveSite
+
+    if not target:
+        raise ValueError("with --live, say where to measure: --target PATH|URL")
+    return LiveSite(target, root)

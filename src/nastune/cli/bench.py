@@ -15,7 +15,7 @@ from nastune.cli.common import (
     app,
     baseline_app,
     bench_app,
-    bench_pairs,
+    chosen_site,
     console,
     err,
     fail,
@@ -89,30 +89,32 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return
     from nastune.bench import runner
-    from nastune.bench.drivers.common import BenchError
-    from nastune.bench.selection import default_workloads
     from nastune.bench.workloads import DEFAULTS
+    from nastune.lab.sh import LabError
+    from nastune.protocols.client import BenchError
+    from nastune.remote.nas import NasError
 
-    loaders: list = []
-    nas = None
-    if inventory or clients or stress:
-        pairs, loaders, nas = client_pairs(inventory, lab, target, workload, clients or "all", scaling, stress)
-    else:
-        pairs = bench_pairs(target, lab, workload or default_workloads(lab))
+    if (clients or stress or scaling) and not (inventory or lab):
+        fail("--clients, --scaling and --stress need --inventory FILE (or --lab)")
     params = {**DEFAULTS, "size": size_option(size), "files": files}
     try:
+        several = clients or ("all" if stress or scaling else None)
+        site = chosen_site(lab, inventory, target, several, **({"scaling": True} if scaling else {}))
+        names = workload or (["seq-write", "seq-read"] if stress else site.default_workloads())
         if stress:
-            from nastune.bench import stress as stressing
+            from nastune.jobs import stress as stressing
 
-            idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, lab=lab, console=err, nas=nas)
+            pairs, loaders = site.stress(target, names)
+            idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, site, console=err)
             show_degradation(stressing.degradation(idle, results), idle_out, out)
         else:
-            results = runner.run(
-                pairs, params, repeats, out, label=label, lab=lab, console=err, nas=nas, profile=not no_profile
-            )
+            pairs = site.pairs(target, names)
+            results = runner.run(pairs, params, repeats, out, site, label=label, console=err, profile=not no_profile)
     except KeyboardInterrupt:
         err.print(f"interrupted: test files removed; finished repeats kept in {out}")
         raise typer.Exit(130) from None
+    except (ValueError, NasError, LabError) as e:
+        fail(str(e))
     except BenchError as e:
         fail(str(e), code=1)
     table = layout.Records(f"Results ({out})", *("workload", "target", "metric", "median", "CV", "of limit", "flags"))
@@ -136,53 +138,6 @@ def bench(
         err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))
     if failed:
         raise typer.Exit(1)
-
-
-def client_pairs(
-    inventory: Path | None, lab: bool, target: str | None, workload, clients: str, scaling: bool, stress: bool
-):
-    """The pairs of a run from an inventory's clients (the lab's own with --lab), and the NAS as
-    nastune reaches it; with `stress`, the first chosen client's pairs and the targets of the
-    clients that load the NAS."""
-    from dataclasses import replace
-
-    from nastune.bench.selection import inventory_pairs, inventory_workloads
-    from nastune.bench.targets import inventory_targets
-    from nastune.remote import inventory as inventories
-    from nastune.remote.nas import NasAgent
-
-    server_pid = None
-    if inventory is None:
-        if not lab:
-            fail("--clients and --stress need --inventory FILE (or --lab)")
-        from nastune.bench.targets import lab_targets
-        from nastune.lab.lab import Lab
-
-        try:
-            server_pid = lab_targets()["smb"].server_pid
-        except ValueError as e:
-            fail(str(e))
-        inventory = Lab().inventory_path
-    try:
-        inv = inventories.load(inventory)
-        nas = NasAgent(inv.nas)
-        why = nas.check()
-        if why:
-            fail(why)
-        hosts = inv.select(clients)
-        if stress:
-            if not target or len(hosts) < 2:
-                fail("--stress needs a --target and two clients or more (one measures, the others load)")
-            pairs = inventory_pairs(
-                inv, target, workload or ["seq-write", "seq-read"], hosts[0].name, False, server_pid
-            )
-            loaders = [replace(t, server_pid=server_pid) for t in inventory_targets(inv, target, hosts[1:])]
-            return pairs, loaders, nas
-        several = len(hosts) > 1 or scaling
-        names = workload or inventory_workloads(inv, several)
-        return inventory_pairs(inv, target, names, clients, scaling, server_pid), [], nas
-    except ValueError as e:
-        fail(str(e))
 
 
 def show_degradation(rows: list[dict], idle_out: Path, out: Path) -> None:
@@ -232,28 +187,27 @@ def compare(
 ) -> None:
     """Per workload and metric: medians with 95% intervals, the relative change with its interval,
     and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""
+    from nastune import wire
     from nastune.stats.runs import Incomparable, compare_runs
 
     if len(results) < 2:
         fail("give at least two result files")
     loaded = load_results(results)
-    output = []
+    output: list[wire.Comparison] = []
     for path, other in zip(results[1:], loaded[1:]):
         try:
             rows, remarks = compare_runs(loaded[0], other, force=force, noise_floor=noise_floor)
         except Incomparable as e:
             fail(f"{results[0]} vs {path}: {e}")
         output.append(
-            {"before": str(results[0]), "after": str(path), "rows": [r.to_json() for r in rows], "notes": remarks}
+            wire.Comparison(before=str(results[0]), after=str(path), rows=[r.to_json() for r in rows], notes=remarks)
         )
         if not json:
             console.print(tables.comparison(rows, f"{results[0]} -> {path}"))
             for remark in remarks:
                 console.print(f"  note: {remark}", highlight=False)
     if json:
-        from nastune.jsonfile import dumps
-
-        print(dumps(output))
+        print(wire.Compare(comparisons=output).dumps())
 
 
 @baseline_app.command("save")
@@ -383,13 +337,11 @@ def ab(
     Drift during the run hits both sides alike. The system ends as it began (A)."""
     import sys
 
-    from nastune.bench import interleave
-    from nastune.bench.selection import default_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
-    from nastune.lab.lab import LabError
+    from nastune.jobs import ab as interleave
+    from nastune.lab.sh import LabError
     from nastune.tune.plan import load
-    from nastune.tune.system import TuneError, for_root
-    from nastune.tuner import Here
+    from nastune.tune.system import TuneError
 
     if min_pairs > max_pairs:
         fail("--min-pairs must not exceed --max-pairs")
@@ -397,37 +349,37 @@ def ab(
         fail("ab switches the system between A and B: add --yes (no terminal to ask on)")
     try:
         plan, left_out = interleave.reversible(load(plan_file))
-        names = workload or [n for n in default_workloads(lab) if n != "aged-read"]
-        pairs(target, lab, names)  # refuse bad workloads before switching anything
-        outcome = interleave.run(
-            plan,
-            Here(for_root("/", lab)),
-            lambda: pairs(target, lab, names),
+        site = chosen_site(lab, None, target)
+        names = workload or [n for n in site.default_workloads() if n != "aged-read"]
+        site.pairs(target, names)  # refuse bad workloads before switching anything
+        spec = interleave.AbSpec(
+            site.stamp(plan),
+            names,
             {**DEFAULTS, "size": size_option(size)},
             out,
-            lab,
+            target,
             min_pairs,
             max_pairs,
             seed,
             bool(accept_risk),
-            log=say("ab"),
         )
+        outcome = interleave.run(spec, site, log=say("ab"))
     except (interleave.AbError, TuneError, LabError, ValueError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail("interrupted; the system is back in A (the plan is not applied)", code=130)
-    from nastune.jsonfile import dumps
+    from nastune import wire
 
-    summary = {
-        "rows": [r.to_json() for r in outcome.rows],
-        "notes": left_out + outcome.notes,
-        "refused": outcome.refused,
-        "decided": outcome.decided,
-        "pairs": outcome.pairs,
-        "seconds": round(outcome.seconds, 1),
-        "switch_seconds": round(outcome.switch_seconds, 1),
-    }
-    (out / "ab.json").write_text(dumps(summary) + "\n")
+    summary = wire.Ab(
+        rows=[r.to_json() for r in outcome.rows],
+        notes=left_out + outcome.notes,
+        refused=outcome.refused,
+        decided=outcome.decided,
+        pairs=outcome.pairs,
+        seconds=round(outcome.seconds, 1),
+        switch_seconds=round(outcome.switch_seconds, 1),
+    )
+    (out / "ab.json").write_text(summary.dumps() + "\n")
     console.print(tables.comparison(outcome.rows, f"ab: A (as is) -> B ({plan_file})"))
     for line in left_out + outcome.notes:
         console.print(f"  note: {line}")

@@ -25,6 +25,7 @@ from nastune.severity import Severity
 
 if TYPE_CHECKING:
     from nastune.facts import Facts
+    from nastune.sites.base import Site
 
 lab_app = typer.Typer(
     help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
@@ -105,8 +106,6 @@ AcceptRiskOption = Annotated[
 
 SEVERITIES = [s.name for s in Severity]
 
-FINDINGS_SCHEMA = "nastune.findings/1"
-
 
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(Text.assemble(("error:", "red"), f" {message}"))
@@ -157,7 +156,8 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, st
     and the servers' processes are the lab's, and exit with its status. `absolute` replaces
     options' values (relative paths) with ones that mean the same there."""
 
-    from nastune.lab.lab import Lab, LabError
+    from nastune.lab.sh import LabError
+    from nastune.sites.lab.lab import Lab
 
     argv = [a for a in sys.argv[1:] if a != "--lab"]
     for option, value in (absolute or {}).items():
@@ -193,7 +193,7 @@ def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) ->
 
 def lab_action(action):
     """Run a lab action with the lab's errors shown plainly (exit 2)."""
-    from nastune.lab.lab import LabError, require_root
+    from nastune.sites.lab.lab import LabError, require_root
 
     try:
         require_root()
@@ -211,13 +211,23 @@ def size_option(text: str) -> int:
         fail(str(e))
 
 
-def bench_pairs(target: str | None, lab: bool, names: list[str]):
-    from nastune.bench.selection import pairs
+def chosen_site(lab: bool, inventory: Path | None, target: str | None, clients: str | None = None, **options) -> Site:
+    """The Site a command works on: an inventory's NAS (with --lab and --clients, the lab's own
+    inventory), the lab measured from its first client (--lab), or this host measured at
+    --target. NasError, ValueError and LabError say why it cannot be reached."""
+    if inventory:
+        from nastune.sites.inventory import InventorySite
 
-    try:
-        return pairs(target, lab, names)
-    except ValueError as e:
-        fail(str(e))
+        return InventorySite.load(inventory, clients or "all", **options)
+    if lab:
+        from nastune.sites.lab import site as lab_site
+
+        if clients is not None:
+            return lab_site.inventory_site(clients, **options)
+        return lab_site.LabSite()
+    from nastune.sites.live import LiveSite
+
+    return LiveSite(target)
 
 
 def load_results(paths: list[Path]):

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from nastune.cli.common import (
-    FINDINGS_SCHEMA,
     SEVERITIES,
     AreaOption,
     FragOption,
@@ -138,19 +137,9 @@ def diagnose(
 
         findings = with_runtime(findings, runs)
     if json:
-        import json as jsonlib
+        from nastune.rules.model import Findings
 
-        print(
-            jsonlib.dumps(
-                {
-                    "schema": FINDINGS_SCHEMA,
-                    "rules": len(known),
-                    "findings": [f.model_dump(mode="json") for f in findings],
-                    "warnings": [w.model_dump(mode="json", exclude_none=True) for w in facts.warnings],
-                },
-                indent=1,
-            )
-        )
+        print(Findings(rules=len(known), findings=findings, warnings=facts.warnings).dumps())
     else:
         findings_view.render(findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in findings):

@@ -29,7 +29,7 @@ def lab_up(
 ) -> None:
     """Build the lab (idempotent: an identical lab that is up is left alone)."""
     from nastune.lab import scenario as scenarios
-    from nastune.lab.lab import Lab
+    from nastune.sites.lab.lab import Lab
 
     def action():
         chosen = scenarios.load(scenario)
@@ -49,7 +49,7 @@ def lab_up(
 @lab_app.command("down")
 def lab_down() -> None:
     """Remove everything the lab created (namespaces, mounts, loop devices, cgroups, processes, files)."""
-    from nastune.lab.lab import Lab
+    from nastune.sites.lab.lab import Lab
 
     lab_action(lambda: Lab().down(log=lambda m: console.print(m, highlight=False)))
 
@@ -57,7 +57,7 @@ def lab_down() -> None:
 @lab_app.command("reset")
 def lab_reset() -> None:
     """Rebuild the lab in its scenario's state (undoes any tuning applied to it)."""
-    from nastune.lab.lab import Lab
+    from nastune.sites.lab.lab import Lab
 
     lab_action(lambda: Lab().reset(log=say("lab")))
 
@@ -65,13 +65,13 @@ def lab_reset() -> None:
 @lab_app.command("status")
 def lab_status(json: JsonOption = False) -> None:
     """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
-    from nastune.lab.lab import Lab
+    from nastune.sites.lab.lab import Lab
 
     parts = lab_action(lambda: Lab().status())
     if json:
-        import json as jsonlib
+        from nastune import wire
 
-        print(jsonlib.dumps(parts, indent=1))
+        print(wire.LabStatus(parts=parts).dumps())
     else:
         table = layout.Records("Lab", *("part", "state", "check"))
         for p in parts:
@@ -86,7 +86,7 @@ def lab_status(json: JsonOption = False) -> None:
 @lab_app.command("inventory")
 def lab_inventory() -> None:
     """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
-    from nastune.lab.lab import Lab, LabError
+    from nastune.sites.lab.lab import Lab, LabError
 
     def action():
         path = Lab().inventory_path
@@ -105,7 +105,7 @@ def lab_exec(
     """Run a command on a lab host, e.g. `nastune lab exec client -- smbclient -N -L 10.77.0.1`."""
     import os
 
-    from nastune.lab.lab import Lab
+    from nastune.sites.lab.lab import Lab
 
     argv = lab_action(lambda: Lab().exec_argv(host, command))
     os.execvp(argv[0], argv)

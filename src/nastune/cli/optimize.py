@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -11,6 +11,7 @@ from rich.text import Text
 from nastune.cli.common import (
     AcceptRiskOption,
     app,
+    chosen_site,
     console,
     err,
     fail,
@@ -18,6 +19,9 @@ from nastune.cli.common import (
     size_option,
 )
 from nastune.report import layout, tables
+
+if TYPE_CHECKING:
+    from nastune.sites.base import Site
 
 
 @app.command()
@@ -82,16 +86,13 @@ def optimize(
     a fresh `soho` (a small NAS in its factory state) and does the same through the lab's
     inventory."""
     import sys
-    from functools import partial
 
-    from nastune.bench.selection import inventory_pairs, inventory_workloads, pairs
     from nastune.bench.workloads import DEFAULTS
-    from nastune.lab.lab import LabError
-    from nastune.optimize import OptimizeError, fresh_lab, prepare_inventory, prepare_live
-    from nastune.optimize import run as run_optimize
+    from nastune.jobs.optimize import OptimizeError, OptimizeSpec
+    from nastune.jobs.optimize import run as run_optimize
+    from nastune.lab.sh import LabError
     from nastune.remote.nas import NasError
     from nastune.tune.system import TuneError
-    from nastune.tuner import Here
 
     if min_pairs > max_pairs:
         fail("--min-pairs must not exceed --max-pairs")
@@ -100,34 +101,25 @@ def optimize(
     if not yes:
         typer.confirm("optimize will apply the changes it finds (you can roll them back). Go on?", abort=True)
     log = say("optimize")
-    params = {**DEFAULTS, "size": size_option(size)}
+    site: Site
     try:
         if lab and not inventory:  # the lab's own inventory: the code path of a real deployment
-            inventory = fresh_lab(scenario, log)
+            from nastune.sites.lab.site import started
+
+            site = started(scenario, False, clients, log, confirm_timeout=confirm_timeout)
             target = "mount" if target == "smbfs" else target
-        if inventory:
-            inv, hosts, facts, tuner = prepare_inventory(inventory, clients, confirm_timeout, log)
-            names = workload or inventory_workloads(inv, len(hosts) > 1)
-            make_pairs = partial(inventory_pairs, inv, target, names, clients)
-            lab = inv.nas.lab
         else:
-            facts, system = prepare_live(target)
-            tuner = Here(system)
-            make_pairs = partial(pairs, target, False, workload or ["seq-write", "seq-read", "network"])
-        make_pairs()  # refuse bad workloads and unreachable clients before the plan is applied
-        outcome = run_optimize(
-            make_pairs,
-            params,
+            site = chosen_site(False, inventory, target, clients, confirm_timeout=confirm_timeout)
+        spec = OptimizeSpec(
+            workload or site.default_workloads(),
+            {**DEFAULTS, "size": size_option(size)},
             repeats,
             out,
-            lab,
-            facts,
-            tuner,
+            target,
             bool(accept_risk),
-            err,
-            log,
             (min_pairs, max_pairs) if interleave else None,
         )
+        outcome = run_optimize(spec, site, err, log)
     except OptimizeError as e:
         fail(str(e), code=130 if e.interrupted else 1)
     except (LabError, TuneError, NasError, ValueError, OSError) as e:

@@ -49,7 +49,8 @@ def plan(
     if lab:
         rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
     findings = knowledge.evaluate(collect_facts(root, None, xfs_fragmentation), only=only)
-    made = from_findings(findings, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
+    made = from_findings(findings)
+    made.lab = os.environ.get("NASTUNE_IN_LAB") == "1"  # the lab's plans say so, for a later apply
     try:
         out.write_text(made.to_json() + "\n")
     except OSError as e:
@@ -123,20 +124,10 @@ def _apply(plan_file, root, lab, dry_run, yes, persist, accept_risk, confirm_tim
 
     def summary(journal: str | None, watchdog: int, changed: int) -> None:
         if json:
-            import json as jsonlib
+            from nastune import wire
 
-            print(
-                jsonlib.dumps(
-                    {
-                        "journal": journal,
-                        "watchdog": watchdog,
-                        "changes": len(loaded.changes),
-                        "changed": changed,
-                        "would_change": len(pending),
-                        "dry_run": dry_run,
-                    }
-                )
-            )
+            counts = {"changes": len(loaded.changes), "changed": changed, "would_change": len(pending)}
+            print(wire.Apply(journal=journal, watchdog=watchdog, dry_run=dry_run, **counts).dumps(None))
 
     if dry_run or not pending:
         shown.print("dry run: nothing changed" if dry_run else "nothing to change: every setting is already as planned")
@@ -158,7 +149,9 @@ def _apply(plan_file, root, lab, dry_run, yes, persist, accept_risk, confirm_tim
     timeout = confirm_timeout if confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
     watchdog = timeout if network and system.live and timeout > 0 else 0
     if watchdog:  # armed before anything is printed: the reader may be gone with the network
-        executor.start_watchdog(journal, watchdog)
+        from nastune.tune import watchdog as revert
+
+        revert.start(journal, watchdog)
     log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
     if watchdog:
         log(f"network changes will be reverted in {watchdog} s unless you run `nastune confirm`")
@@ -188,20 +181,10 @@ def verify(
     except (TuneError, Unavailable) as e:
         fail(str(e))
     if json:
-        import json as jsonlib
+        from nastune import wire
 
-        print(
-            jsonlib.dumps(
-                {
-                    "journal": found.path,
-                    "settings": [
-                        {"setting": label, "expected": expected, "actual": actual, "ok": ok}
-                        for label, expected, actual, ok in rows
-                    ],
-                },
-                indent=1,
-            )
-        )
+        settings = [wire.Setting(setting=s, expected=e, actual=a, ok=ok) for s, e, a, ok in rows]
+        print(wire.Verify(journal=found.path, settings=settings).dumps())
         if not all(ok for *_, ok in rows):
             raise typer.Exit(1)
         return
@@ -219,7 +202,6 @@ def verify(
 def rollback(
     root: RootOption = "/",
     to: Annotated[str | None, typer.Option("--to", help="The journal to roll back (default: the newest).")] = None,
-    unless_confirmed: Annotated[int | None, typer.Option(hidden=True)] = None,
     inventory: InventoryOption = None,
     json: JsonOption = False,
     lab: LabJournalOption = False,
@@ -230,33 +212,19 @@ def rollback(
 
     if inventory:
         on_nas(inventory, "rollback", *(["--to", to] if to else []), *(["--json"] if json else []))
-    import time
-
     from nastune.tune.rollback import rollback as rollback_journal
     from nastune.tune.system import TuneError
 
     found = journal_of(root, to, lab)
-    system = found.system
-    from nastune.tune.rollback import WATCHDOG_WAIT
-
+    shown = err if json else console  # --json: standard output is the summary alone
     try:
-        if unless_confirmed is not None:
-            time.sleep(unless_confirmed)
-            if found.has("confirm"):
-                return
-        shown = err if json else console  # --json: standard output is the summary alone
-        report = rollback_journal(
-            found,
-            system,
-            log=lambda m: shown.print(m, highlight=False),
-            wait=WATCHDOG_WAIT if unless_confirmed is not None else 0.0,
-        )
+        report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False))
     except (TuneError, Unavailable) as e:
         fail(str(e), code=1)
     shown.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
     for note in report.notes:
         shown.print(f"note: {note}", highlight=False, markup=False)
-    others = [] if unless_confirmed is not None else found.others_outstanding()
+    others = found.others_outstanding()
     for other in others:
         err.print(
             f"note: {other.path} still holds applied changes: `nastune rollback --to {other.path}` undoes them",
@@ -264,11 +232,11 @@ def rollback(
             markup=False,
         )
     if json:
-        import json as jsonlib
+        from nastune import wire
 
-        failures = [f.__dict__ for f in report.failures]
+        failures = [wire.NotRestored(**f.__dict__) for f in report.failures]
         summary = {"journal": found.path, "restored": report.restored, "unchanged": report.unchanged}
-        print(jsonlib.dumps({**summary, "failures": failures, "outstanding": [o.path for o in others]}))
+        print(wire.Rollback(**summary, failures=failures, outstanding=[o.path for o in others]).dumps(None))
     if report.ok and not report.restored and others:
         err.print(
             f"error: {found.path} had nothing left to restore, but other journals hold changes that are still "
@@ -337,16 +305,25 @@ def tuning_system(root: str, lab: bool):
     from nastune.tune.system import TuneError, for_root
 
     try:
-        return for_root(root, lab)
+        if lab:
+            from nastune.sites.lab.system import running
+
+            return running()
+        return for_root(root)
     except TuneError as e:
         fail(str(e))
 
 
 def journal_of(root: str, path: str | None, lab: bool):
     from nastune.tune.journal import find
-    from nastune.tune.system import TuneError
+    from nastune.tune.system import TuneError, for_root
 
     try:
-        return find(root, path, lab)
+        running = None
+        if root == "/":  # the lab's journals live with the lab, on this host
+            from nastune.sites.lab.system import if_running
+
+            running = if_running()
+        return find(for_root(root), path, running, only_lab=lab)
     except TuneError as e:
         fail(str(e))

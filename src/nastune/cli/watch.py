@@ -40,8 +40,8 @@ def check(
     """Is this NAS still tuned? Every rule on today's facts, every setting of the last applied
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
-    from nastune import check as checks
     from nastune.bench.results import load
+    from nastune.jobs import check as checks
     from nastune.stats import baseline as baselines
     from nastune.tune.system import TuneError
 
@@ -53,7 +53,9 @@ def check(
 
         out = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
         try:
-            checks.measure(str(baseline), True, out, console=layout.console(stderr=True))
+            from nastune.sites.lab.site import LabSite
+
+            checks.measure(str(baseline), LabSite(), out, console=layout.console(stderr=True))
         except ValueError as e:
             fail(str(e))
         result = out
@@ -66,7 +68,9 @@ def check(
         if baseline:
             measured = load(result) if result else None
             if measured is None and bench:
-                measured = checks.measure(baseline, False, Path("nastune-check.json"))
+                from nastune.sites.live import LiveSite
+
+                measured = checks.measure(baseline, LiveSite(root=root), Path("nastune-check.json"))
             if measured is not None:
                 done.baseline = baseline
                 done.rows, done.notes = baselines.check(baseline, measured)
@@ -86,23 +90,18 @@ def check(
 
 def _show(done, json: bool) -> None:
     if json:
-        import json as jsonlib
+        from nastune import wire
 
         print(
-            jsonlib.dumps(
-                {
-                    "ok": done.ok,
-                    "journal": done.journal,
-                    "drift": [d.__dict__ for d in done.drift],
-                    "findings": [
-                        {"rule": f.rule, "severity": f.severity.name, "target": f.target} for f in done.findings
-                    ],
-                    "baseline": done.baseline,
-                    "rows": [r.to_json() for r in done.rows],
-                    "notes": done.notes,
-                },
-                indent=1,
-            )
+            wire.Check(
+                ok=done.ok,
+                journal=done.journal,
+                drift=[wire.Drift(**d.__dict__) for d in done.drift],
+                findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in done.findings],
+                baseline=done.baseline,
+                rows=[r.to_json() for r in done.rows],
+                notes=done.notes,
+            ).dumps()
         )
         return
     console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
@@ -127,7 +126,7 @@ def watch(
 ) -> None:
     """Keep checking: a systemd timer that runs `nastune check` and leaves its metrics for
     node_exporter. Writes two unit files under /etc/systemd/system and nothing else."""
-    from nastune import watch as watching
+    from nastune.jobs import watch as watching
     from nastune.tune.system import TuneError, for_root
 
     if install == uninstall:

@@ -7,6 +7,7 @@ anything else is refused with the field named, before any file is touched."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 SAMBA_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _:.-]{0,79}")
@@ -52,8 +53,6 @@ def remote_name(value: str, what: str) -> str:
 
 def host_address(value: str, what: str) -> str:
     """`value` if it is a host name or an IP literal; ValueError naming `what` otherwise."""
-    import ipaddress
-
     try:
         ipaddress.ip_address(value)
         return value

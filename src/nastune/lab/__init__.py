@@ -1,3 +1,3 @@
-"""The lab: a real NAS on this machine (namespaces, shaped veth, XFS on loop, Samba,
-NFS-Ganesha, vsftpd) with real clients, recorded in a state file so that `down`
-removes exactly what `up` made, even after `up` was killed."""
+"""The lab's parts: commands in network namespaces, processes and cgroups, the state file, the
+shaped network, storage on loop devices and the scenarios (TOML data). The protocols start their
+lab servers with them; nastune.sites.lab puts them together into the lab."""

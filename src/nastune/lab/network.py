@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nastune.facts.network import htb_class_rate
 from nastune.lab.scenario import rate_bits
 from nastune.lab.sh import LabError, run
 from nastune.lab.state import State
@@ -14,6 +15,7 @@ SWITCH_NS = "nt-sw"
 SUBNET = "10.77.0"
 NAS_IP = f"{SUBNET}.1"
 LINK = "lab0"  # the interface name inside every host of the lab
+HTB_OVERHEAD = 14  # htb on a veth counts only the Ethernet header of each frame
 
 
 def client_ns(i: int) -> str:
@@ -126,8 +128,6 @@ def build(state: State, clients: int, rate: str, mtu: int) -> None:
 
 def qdisc_rate(ns: str, dev: str = LINK) -> int | None:
     """The htb class rate in bit/s on a lab interface, or None when unshaped."""
-    from nastune.facts.network import htb_class_rate
-
     out = run(["tc", "-n", ns, "class", "show", "dev", dev], check=False)
     return htb_class_rate(out.stdout, "1:10") if out.returncode == 0 else None
 

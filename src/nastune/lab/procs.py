@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nastune.lab import network
+from nastune.lab.scenario import size_bytes
 from nastune.lab.sh import LabError, in_ns, run
 from nastune.lab.state import State
 
@@ -84,8 +85,6 @@ def namespace_pids(ns: str) -> list[int]:
 
 def make_cgroups(state: State, name: str, limits, device: str | None) -> list[str]:
     """cgroup (v1) directories for the servers with the scenario's CPU, memory and block I/O limits."""
-    from nastune.lab.scenario import size_bytes
-
     made = []
     wanted = {
         "cpu": limits.cpus is not None,

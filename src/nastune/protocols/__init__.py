@@ -1,13 +1,29 @@
 """The file-serving protocols, one object each, found by name (the URL scheme). A new protocol
-is one module here defining a Protocol subclass and its instance; PROTOCOLS finds it."""
+is one module here defining a Protocol subclass and its instance: PROTOCOLS finds it, and its
+tools' Debian packages join packages.PACKAGES."""
 
 from __future__ import annotations
 
-from nastune.protocols import ftp, nfs, smb
+import importlib
+import pkgutil
+
+from nastune.packages import PACKAGES
 from nastune.protocols.base import Protocol
 
-PROTOCOLS: dict[str, Protocol] = {
-    p.name: p for module in (smb, nfs, ftp) for p in vars(module).values() if isinstance(p, Protocol)
-}
+PARTS = {"base", "client", "nfsops"}  # modules of this package that are not protocols
+
+
+def _found() -> dict[str, Protocol]:
+    found: dict[str, Protocol] = {}
+    for module in pkgutil.iter_modules(__path__):
+        if module.name not in PARTS:
+            names = vars(importlib.import_module(f"{__name__}.{module.name}")).values()
+            found |= {p.name: p for p in names if isinstance(p, Protocol)}
+    return dict(sorted(found.items(), key=lambda item: item[1].order))
+
+
+PROTOCOLS: dict[str, Protocol] = _found()
+for _protocol in PROTOCOLS.values():
+    PACKAGES.update(_protocol.packages)
 
 __all__ = ["PROTOCOLS", "Protocol"]

@@ -6,7 +6,7 @@ object per protocol, found by its name, which is also its URL scheme and target 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from nastune.bench.targets import Target
@@ -22,6 +22,13 @@ class Protocol:
     tools: tuple[str, ...] = ()  # the client tools its operations run
     server_tools: tuple[str, ...] = ()  # what the lab runs to serve it
     lab_share = ""  # the share, export or directory clients name in the lab
+    share_var = ""  # the inventory variable (on the NAS) that names what clients use of it
+    port = 0  # where its server listens (the profiler counts the connections there)
+    processes: tuple[str, ...] = ()  # its servers' process names (their threads are the profiler's)
+    packages: ClassVar[dict[str, str]] = {}  # the Debian package of each tool above
+    order = 0  # its place in listings (smb, nfs, ftp)
+    # its client's name and the command whose first line is its version, for a run's provenance
+    client_version: tuple[str, tuple[str, ...]] = ("", ())
 
     def url(self, host: str, share: str) -> str:
         return f"{self.name}://{host}/{share}"
@@ -45,3 +52,17 @@ class Protocol:
     def remove(self, target: Target, name: str) -> None:
         """Delete a test file through the protocol."""
         raise NotImplementedError
+
+    # Optional operations, for the workloads that measure them through the protocol's own client.
+
+    def write_latency(self, target: Target, name: str, record: int, count: int, sync: bool) -> list[float]:
+        """Microseconds of each of `count` writes of `record` bytes (each followed by a commit with `sync`)."""
+        raise NotImplementedError
+
+    def small_files(self, target: Target, name: str, count: int, size: int) -> dict[str, list[float]]:
+        """Microseconds of each create, stat, read and delete of `count` files of `size` bytes."""
+        raise NotImplementedError
+
+    def can(self, operation: str) -> bool:
+        """Whether this protocol implements an optional operation."""
+        return getattr(type(self), operation) is not getattr(Protocol, operation)

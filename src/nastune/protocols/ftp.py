@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import quote
 
-from nastune.bench.drivers.common import client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.sh import in_ns
 from nastune.protocols.base import Protocol
+from nastune.protocols.client import client_name, on_client, timed
 
 
 def vsftpd_conf(directory: Path, share: str) -> str:
@@ -44,6 +45,10 @@ class Ftp(Protocol):
     tools = ("curl",)
     server_tools = ("vsftpd",)
     lab_share = "pub"
+    share_var = "nastune_ftp_dir"
+    port, processes, order = 21, ("vsftpd",), 3
+    client_version = ("curl", ("curl", "--version"))
+    packages: ClassVar[dict[str, str]] = {"curl": "curl", "vsftpd": "vsftpd"}
 
     def check(self, host, share):
         return ["curl", "-s", "--max-time", "5", f"ftp://{host}/{share}/"]

@@ -6,13 +6,15 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
+from typing import ClassVar
 
-from nastune.bench.drivers.common import client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import in_ns, run
+from nastune.protocols import nfsops  # there is no nfs-rm: the library's nfs_unlink
 from nastune.protocols.base import Protocol
+from nastune.protocols.client import client_name, on_client, timed
 
 
 def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
@@ -39,9 +41,19 @@ def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
 
 class Nfs(Protocol):
     name, title, server, service = "nfs", "NFS (NFS-Ganesha)", "ganesha", "ganesha"
-    tools = ("nfs-cp", "nfs-ls")
+    tools = ("nfs-cp", "nfs-ls", "python3")  # python3 runs the libnfs operations (nfsops.py)
     server_tools = ("ganesha.nfsd", "rpcbind")
     lab_share = "data"
+    share_var = "nastune_nfs_export"
+    port, processes, order = 2049, ("ganesha.nfsd", "nfsd"), 2
+    client_version = ("libnfs", ("dpkg-query", "-W", "-f=${Version}", "libnfs13"))
+    packages: ClassVar[dict[str, str]] = {
+        "nfs-cp": "libnfs-utils",
+        "nfs-ls": "libnfs-utils",
+        "python3": "python3",
+        "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
+        "rpcbind": "rpcbind",
+    }
 
     def check(self, host, share):
         return ["nfs-ls", f"nfs://{host}/{share}"]
@@ -95,9 +107,14 @@ class Nfs(Protocol):
             on_client(target, ["rm", "-f", "--", sink], "rm")
 
     def remove(self, target, name):
-        from nastune.bench.drivers import nfsops  # there is no nfs-rm: the library's nfs_unlink
-
         nfsops.remote(target, {"op": "unlink", "name": client_name(name, "libnfs unlink")})
+
+    def write_latency(self, target, name, record, count, sync):
+        request = {"op": "write-latency", "name": name, "record": record, "count": count, "sync": sync}
+        return nfsops.remote(target, request)["us"]
+
+    def small_files(self, target, name, count, size):
+        return nfsops.remote(target, {"op": "small-files", "name": name, "count": count, "size": size})
 
 
 NFS = Nfs()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
-from nastune.bench.drivers.common import BenchError, client_name, on_client, timed
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, in_ns, run
 from nastune.protocols.base import Protocol
+from nastune.protocols.client import BenchError, client_name, on_client, timed
 
 SAMBA_DIRS = ("private", "lock", "state", "cache", "pid", "ncalrpc")
 
@@ -44,6 +45,10 @@ class Smb(Protocol):
     tools = ("smbclient",)
     server_tools = ("smbd", "testparm")
     lab_share = "data"
+    share_var = "nastune_smb_share"
+    port, processes, order = 445, ("smbd",), 1
+    client_version = ("smbclient", ("smbclient", "--version"))
+    packages: ClassVar[dict[str, str]] = {"smbclient": "smbclient", "smbd": "samba", "testparm": "samba-common-bin"}
 
     def check(self, host, share):
         return ["smbclient", "-N", f"//{host}/{share}", "-c", "ls"]

@@ -29,9 +29,10 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune.conf import safe
 from nastune.jsonfile import field_name, read_text
+from nastune.lab.scenario import rate_bits
 from nastune.protocols import PROTOCOLS
 
-SHARE_VARS = {"smb": "nastune_smb_share", "nfs": "nastune_nfs_export", "ftp": "nastune_ftp_dir"}
+SHARE_VARS = {name: p.share_var for name, p in PROTOCOLS.items()}
 MAX_BYTES = 1 << 20
 VARIABLES = {  # the inventory variable behind each field, for errors
     "address": "ansible_host",
@@ -261,8 +262,6 @@ def _read_set(text: str, where: str) -> list[tuple[str, str]]:
 
 
 def _rate(text: str | None, where: str) -> int | None:
-    from nastune.lab.scenario import rate_bits
-
     if text is None:
         return None
     try:

@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from typing import TypeVar
 
-from nastune import commands
+from pydantic import ValidationError
+
+from nastune import commands, wire
 from nastune.remote.inventory import Nas
-from nastune.remote.ssh import UNREACHABLE, Ssh, unreachable_reason
+from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded
 
+W = TypeVar("W", bound=wire.Wire)
 NOT_FOUND = 127  # the remote shell's status for a command it cannot find
 STRANDED = 3  # `nastune apply`: failed, and changes remain applied
 
@@ -93,8 +97,8 @@ class NasAgent:
         frag = ["--xfs-fragmentation"] if xfs_fragmentation else []
         return self._json(self.nastune("inspect", "--json", *self.lab_args, *frag, what="inspect"), "inspect")
 
-    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int) -> dict:
-        """Apply `plan` on the NAS; {"journal": path, "watchdog": seconds (0: none armed)}."""
+    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int) -> wire.Apply:
+        """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed)."""
         risk = ["--accept-risk", "durability"] if accept_risk else []
         try:
             out = self.nastune(
@@ -113,15 +117,17 @@ class NasAgent:
             if e.returncode == STRANDED:  # its rollback failed: the NAS is not as it was
                 raise Stranded(f"{self.name}: {e}") from e
             raise
-        return self._json(out, "apply")
+        return self._wire(out, "apply", wire.Apply)
 
     def confirm(self, journal: str) -> None:
         self.nastune("confirm", "--journal", journal, what="confirm")
 
-    def verify(self, journal: str) -> list[str]:
-        """The settings of `journal` that do not read as it applied them (exit 1 is drift, not failure)."""
-        out = self._json(self.nastune("verify", "--journal", journal, "--json", what="verify", ok=(0, 1)), "verify")
-        return [str(s.get("setting")) for s in out.get("settings", []) if not s.get("ok")]
+    def verify(self, journal: str | None = None) -> wire.Verify:
+        """Each setting of `journal` (the newest: None) as applied or not (exit 1 is drift, not
+        failure); NasError when there is no journal."""
+        which = ["--journal", journal] if journal else []
+        out = self.nastune("verify", *which, "--json", *([] if journal else self.lab_args), what="verify", ok=(0, 1))
+        return self._wire(out, "verify", wire.Verify)
 
     def rollback(self, journal: str) -> str:
         return self.nastune("rollback", "--to", journal, what="rollback")
@@ -134,6 +140,17 @@ class NasAgent:
     def sampler(self, interval: float) -> list[str]:
         """The command that streams the NAS's /proc samples, one JSON line each."""
         return self.argv([*self.nastune_argv, "sample", "--interval", str(interval)])
+
+    def _wire(self, text: str, what: str, model: type[W]) -> W:
+        """A typed summary nastune printed on the NAS, checked against its schema."""
+        try:
+            return model.model_validate_json(text)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(the whole)"
+            raise NasError(
+                f"{what} on {self.name}: not a {wire.tag(model)} summary ({where}: {first['msg']})"
+            ) from None
 
     def _json(self, text: str, what: str) -> dict:
         try:

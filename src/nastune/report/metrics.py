@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
-from nastune.check import Check
+if TYPE_CHECKING:
+    from nastune.jobs.check import Check  # the view of a check's outcome; jobs.check makes it
 
 TEXTFILE = Path("/var/lib/prometheus/node-exporter/nastune.prom")
 

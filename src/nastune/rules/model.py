@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, field_serializer
+from pydantic import BaseModel, Field, field_serializer
 
 from nastune.facts import Facts
-from nastune.facts.model import Fact
+from nastune.facts.model import Fact, Warning_
 from nastune.severity import Severity
 
 
@@ -58,6 +59,29 @@ class Finding(BaseModel):
     @field_serializer("severity")
     def _severity(self, value: Severity) -> str:
         return value.name
+
+
+class Findings(BaseModel):
+    """What `diagnose --json` prints: every finding, and what the collectors could not read."""
+
+    schema_: Literal["nastune.findings/1"] = Field("nastune.findings/1", alias="schema")
+    rules: int  # how many rules looked
+    findings: list[Finding]
+    warnings: list[Warning_]
+
+    model_config = {"populate_by_name": True}
+
+    def dumps(self) -> str:
+        """Findings whole, warnings without their empty fields (as diagnose has always printed)."""
+        return json.dumps(
+            {
+                "schema": self.schema_,
+                "rules": self.rules,
+                "findings": [f.model_dump(mode="json") for f in self.findings],
+                "warnings": [w.model_dump(mode="json", exclude_none=True) for w in self.warnings],
+            },
+            indent=1,
+        )
 
 
 @dataclass

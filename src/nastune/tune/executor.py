@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 
 from nastune.faults import checkpoint
@@ -230,14 +228,3 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
             actual = f"unreadable: {e}"
         rows.append((knob.label(change), str(norm(change.new)), str(actual), norm(actual) == norm(change.new)))
     return rows
-
-
-def start_watchdog(journal: Journal, timeout: int) -> None:
-    """Confirm-or-revert: a detached process rolls back unless `nastune confirm` comes first."""
-    subprocess.Popen(
-        [sys.executable, "-m", "nastune", "rollback", "--to", journal.path, "--unless-confirmed", str(timeout)],
-        start_new_session=True,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )

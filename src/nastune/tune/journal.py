@@ -204,26 +204,22 @@ class Journal:
         return any(e.get("type") == kind for e in self.read().extra)
 
 
-def find(root: str, path: str | None = None, lab: bool = False) -> Journal:
+def find(host: System, path: str | None = None, lab: System | None = None, only_lab: bool = False) -> Journal:
     """The journal to act on, bound to the system it was applied to: `path`, or the newest of
-    this root's and (on the live system) the running lab's; with `lab`, only the lab's."""
-    from nastune.tune.system import for_root, lab_system
-
-    host = for_root(root)
+    `host`'s and (when a lab is up, `lab`) the lab's; with `only_lab`, only the lab's."""
     try:
         if path:
             found = Journal.at(host, path)
-            if found.header().get("lab") is True and root == "/":
-                return Journal(lab_system(), found.path)
-            if lab:
+            if found.header().get("lab") is True and host.live:
+                if lab is None:
+                    raise TuneError(f"{found.path}: a journal of the lab, and the lab is not up")
+                return Journal(lab, found.path)
+            if only_lab:
                 raise TuneError(f"{found.path}: not a journal of the lab")
             return found
-        systems = [lab_system()] if lab else [host]
-        if root == "/" and not lab:
-            try:
-                systems.append(lab_system())
-            except TuneError:
-                pass
+        if only_lab and lab is None:
+            raise TuneError("the lab is not up: run `nastune lab up` first")
+        systems = [s for s in ([lab] if only_lab else [host, lab]) if s is not None]
         candidates = []
         for system in systems:
             try:

@@ -48,7 +48,8 @@ class Plan(BaseModel):
         return self.model_dump_json(by_alias=True, indent=1)
 
 
-def from_findings(findings: list[Finding], lab: bool) -> Plan:
+def from_findings(findings: list[Finding]) -> Plan:
+    """Each finding's changes, once each, numbered; a Site stamps the plan as its own."""
     seen: set[tuple] = set()
     changes: list[PlannedChange] = []
     for f in findings:
@@ -58,7 +59,7 @@ def from_findings(findings: list[Finding], lab: bool) -> Plan:
                 continue
             seen.add(key)
             changes.append(PlannedChange(**c.model_dump(), id=len(changes) + 1, rule=f.rule, why=f.message))
-    return Plan(created=datetime.now(UTC).isoformat(timespec="seconds"), lab=lab, changes=changes)
+    return Plan(created=datetime.now(UTC).isoformat(timespec="seconds"), changes=changes)
 
 
 def load(path: Path) -> Plan:

@@ -3,13 +3,15 @@ mount namespaces of its servers. Commands run only on a live system, never on a 
 
 from __future__ import annotations
 
-import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import commands
 from nastune.root import Root, Unavailable
+
+UNITS = {"ganesha": "nfs-ganesha"}  # a service's systemd unit, where its name differs
 
 
 class TuneError(Exception):
@@ -59,35 +61,23 @@ class System:
             raise TuneError(f"{what or ' '.join(argv)}: {result.tail(1) or f'exit {result.returncode}'}")
         return result.stdout
 
+    def restart(self, service: str) -> None:
+        """Restart a daemon whose configuration changed (tune/services.py): its systemd unit
+        here; the lab's System restarts the lab's own process."""
+        unit = UNITS.get(service, service)
+        if not shutil.which("systemctl"):
+            raise TuneError(f"restart {unit}: no systemctl here; restart it by hand")
+        self.run(["systemctl", "restart", unit], what=f"restart {unit}")
+
     @property
     def journal_dir(self) -> str:
         """The lab's journals live with the lab (gone with `lab down`); others under /var/lib."""
         return f"{self.lab_dir}/journal" if self.lab_dir else "/var/lib/nastune/journal"
 
 
-def lab_system() -> System:
-    """The System of the running lab: host files, the nas namespace, the servers' mount namespaces."""
-    from nastune.lab import network, procs
-    from nastune.lab.lab import Lab
-
-    lab = Lab()
-    if lab.state.data.get("status") != "up":
-        raise TuneError("the lab is not up: run `nastune lab up` first")
-    seen, pids = set(), []
-    for entry in lab.state.of("process"):
-        if entry.get("pid") and procs.alive(entry):
-            ns = os.readlink(f"/proc/{entry['pid']}/ns/mnt")
-            if ns not in seen:
-                seen.add(ns)
-                pids.append(entry["pid"])
-    peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
-    return System(root=Root("/"), netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
-
-
-def for_root(root: str, lab: bool = False) -> System:
-    """The system a tuning command acts on: the lab, or a root directory (live when '/')."""
-    if lab:
-        return lab_system()
+def for_root(root: str) -> System:
+    """The system a tuning command acts on: a root directory (live when '/'); the lab's is
+    nastune.sites.lab.system.running()."""
     if not Path(root).is_dir():
         raise TuneError(f"{root}: tuning needs a directory root (a snapshot archive is read-only)")
     try:

@@ -7,12 +7,13 @@ results come back in `client_stats`."""
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from nastune.bench.drivers.common import BenchError, on_client, run
 from nastune.bench.targets import Target
+from nastune.protocols.client import BenchError, on_client, run
 
 SCRATCH = ".nastune-bench"
 
@@ -91,8 +92,6 @@ def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, 
 
 def cleanup(target: Target) -> None:
     """Remove the scratch directory the benchmark made (only ever nastune's own)."""
-    import shutil
-
     directory = scratch(target)
     if target.extra.get("fio_server"):
         on_client(target, ["rm", "-rf", "--", str(directory)], "rm")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from nastune.bench.drivers.common import BenchError, run
 from nastune.bench.targets import Target
+from nastune.protocols.client import BenchError, run
 
 
 def throughput(target: Target, seconds: int = 3, reverse: bool = False) -> dict[str, float]:

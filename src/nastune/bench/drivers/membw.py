@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from nastune.bench.drivers.common import BenchError, run
+from nastune.protocols.client import BenchError, run
 
 
 def read_bandwidth(mib: int = 256, rounds: int = 5) -> float:

@@ -3,9 +3,10 @@ from nastune.rules.query import cpu_count
 
 
 def check(rule, facts):
-    if facts.system.irqbalance_running.value or (cpu_count(facts) or 1) < 2:
+    cpus = cpu_count(facts) or 1
+    if facts.system.irqbalance_running.value or cpus < 2:
         return
-    everywhere = set(range(cpu_count(facts)))
+    everywhere = set(range(cpus))
     for i in facts.network.interfaces:
         untouched = [irq for irq in i.irqs if irq.affinity.known and set(irq.affinity.value) == everywhere]
         if len(i.irqs) >= 2 and len(untouched) == len(i.irqs):

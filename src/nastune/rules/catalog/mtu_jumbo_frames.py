@@ -5,7 +5,8 @@ from nastune.rules.query import links
 def check(rule, facts):
     for i in links(facts):
         speed = i.speed_mbps.value if i.speed_mbps.known else None
-        if not i.mtu.known or i.mtu.value > 1500 or speed is None or speed < 1000:
+        mtu = i.mtu.value if i.mtu.known else None
+        if mtu is None or mtu > 1500 or speed is None or speed < 1000:
             continue
         yield rule.finding(
             target=i.name,

@@ -5,7 +5,7 @@ from nastune.rules.query import links
 
 def check(rule, facts):
     for i in links(facts):
-        features = i.features.value if i.features.known else {}
+        features = (i.features.value if i.features.known else None) or {}
         off = [
             name
             for name in OFFLOADS

@@ -8,7 +8,7 @@ HEADROOM = 2  # TCP counts overhead in its buffer (tcp_adv_win_scale): about hal
 
 
 def check(rule, facts):
-    speeds = [i.speed_mbps.value for i in links(facts) if i.speed_mbps.known]
+    speeds = [v for i in links(facts) if i.speed_mbps.known and (v := i.speed_mbps.value) is not None]
     if not speeds or (ram(facts) or 0) < 1 << 30:
         return  # a box under 1 GiB gets tcp-buffers-small-ram instead
     need = int(max(speeds) * 1e6 / 8 * RTT * HEADROOM)

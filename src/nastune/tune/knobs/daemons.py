@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 from nastune import commands
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf import safe
 from nastune.conf import samba as samba_conf
+from nastune.conf.exports import parse
+from nastune.facts.context import Context
 from nastune.facts.nfs_server import config_path
+from nastune.facts.system import daemons
 from nastune.tune import edits
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
 from nastune.tune.system import System, TuneError
@@ -17,9 +21,6 @@ from nastune.tune.system import System, TuneError
 def _config_of(system: System, daemon: str, flags: tuple[str, ...], default: str) -> str:
     """The config file a running daemon was started with (found once per system: it scans /proc)."""
     if daemon not in system.config_paths:
-        from nastune.facts.context import Context
-        from nastune.facts.system import daemons
-
         running = [p for p in daemons(Context(system.root)) if p.name == daemon]
         system.config_paths[daemon] = config_path(running, flags, default)
     return system.config_paths[daemon]
@@ -75,7 +76,6 @@ def _samba_problem(system: System, path: str, text: str) -> str | None:
         except ValueError as e:
             return str(e)
         return None
-    import tempfile
 
     with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".nastune-check-", suffix=".conf") as copy:
         copy.write(text)
@@ -143,8 +143,6 @@ class NfsExport(Knob):
         return ["/etc/exports"]
 
     def read(self, system, change):
-        from nastune.conf.exports import parse
-
         host, _ = self._split(change)
         for export in parse(system.read("/etc/exports") or "", "/etc/exports"):
             for client in export.clients:

@@ -7,6 +7,7 @@ import shlex
 from typing import ClassVar
 
 from nastune.facts.context import cpu_list
+from nastune.root import Unavailable
 from nastune.rules.model import Change
 from nastune.tune.knobs.base import Knob, _int_range, norm
 from nastune.tune.system import TuneError
@@ -33,8 +34,6 @@ class FileValue(Knob):
         return norm(text)
 
     def write(self, system, change, value):
-        from nastune.root import Unavailable
-
         try:
             system.root.write(self.path(change), str(value))
         except Unavailable as e:

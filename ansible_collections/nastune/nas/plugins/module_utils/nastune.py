@@ -23,8 +23,19 @@ def argv(module, subcommand, *args, system=True):
     return words
 
 
+# The schema tag of each summary this collection reads (nastune's src/nastune/wire.py and schemas/).
+SCHEMAS = {
+    "apply": "nastune.apply/1",
+    "verify": "nastune.verify/1",
+    "rollback": "nastune.rollback/1",
+    "diagnose": "nastune.findings/1",
+    "inspect": "nastune.facts/1",
+}
+
+
 def run(module, subcommand, *args, ok=(0,), system=True, parse=True):
-    """(rc, parsed stdout) of nastune; fails the task with nastune's own message otherwise."""
+    """(rc, parsed stdout) of nastune; fails the task with nastune's own message otherwise, and
+    when the summary is not of the schema this collection reads."""
     words = argv(module, subcommand, *args, system=system)
     rc, out, err = module.run_command(words)
     if rc not in ok:
@@ -32,6 +43,16 @@ def run(module, subcommand, *args, ok=(0,), system=True, parse=True):
     if not parse:
         return rc, out
     try:
-        return rc, json.loads(out)
+        data = json.loads(out)
     except ValueError:
         module.fail_json(msg=f"nastune {subcommand} did not print JSON: {out[:300]!r}", rc=rc, cmd=words)
+    want = SCHEMAS.get(subcommand)
+    got = data.get("schema") if isinstance(data, dict) else None
+    if want and got != want:
+        module.fail_json(
+            msg=f"nastune {subcommand} printed {got or 'no schema tag'}; this collection reads {want}: "
+            "install matching versions of nastune and the nastune.nas collection",
+            rc=rc,
+            cmd=words,
+        )
+    return rc, data

@@ -27,22 +27,39 @@ from pathlib import Path
 from scipy.stats import t as t_dist
 
 from nastune.bench import runner
-from nastune.bench.drivers.common import BenchError
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
+from nastune.sites.base import Site
+from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, compare, settled
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
-from nastune.tuner import Here, OnNas
 
 SETTLE = 2.0  # seconds after a switch that reloaded or restarted a server
 
 
 class AbError(RuntimeError):
     """The interleaved run stopped; the system is back in A (or the message says what is not)."""
+
+
+@dataclass
+class AbSpec:
+    """What to switch (B: `plan` applied), where and what to measure, and the budget."""
+
+    plan: Plan
+    workloads: list[str]
+    params: dict
+    out: Path
+    target: str | None = None
+    min_pairs: int = 5
+    max_pairs: int = 12
+    seed: int | None = None
+    accept_risk: bool = False
+    noise_floor: float = NOISE_FLOOR
 
 
 @dataclass
@@ -75,7 +92,7 @@ class _Switch:
     """Moves the system between A and B through a tuner (here, or nastune on the NAS), proving
     each move: B's settings read back as applied, and the rollback to A restored everything."""
 
-    def __init__(self, plan: Plan, tuner: Here | OnNas, accept_risk: bool):
+    def __init__(self, plan: Plan, tuner: Tuner, accept_risk: bool):
         self.plan, self.tuner, self.accept_risk = plan, tuner, accept_risk
         self.journal: str | None = None
         self.seconds = 0.0
@@ -106,36 +123,26 @@ class _Switch:
             raise AbError(f"A could not be restored: {e}; `{self.tuner.undo(journal)}` retries it") from e
 
 
-def run(
-    plan: Plan,
-    tuner: Here | OnNas,
-    make_pairs,
-    params: dict,
-    out: Path,
-    lab: bool,
-    min_pairs: int,
-    max_pairs: int,
-    seed: int | None = None,
-    accept_risk: bool = False,
-    noise_floor: float = NOISE_FLOOR,
-    servers: Callable[[], list[int]] | None = None,
-    log=print,
-) -> Outcome:
-    """`tuner` switches; with an inventory's NAS (OnNas) the caches dropped are the NAS's.
-    `servers`: the processes whose work is the measurement (default: the lab's, on the lab)."""
-    nas = tuner.agent if isinstance(tuner, OnNas) and tuner.agent.ssh is not None else None
-    drop = partial(runner.remote_drop_caches, nas) if nas else runner.drop_caches
+def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> Outcome:
+    """A and B alternate on `site`, switched by `tuner` (the site's own by default; optimize
+    passes the one that holds its lock)."""
+    tuner = tuner or site.tuner()
+    min_pairs, max_pairs, params, out = spec.min_pairs, spec.max_pairs, spec.params, spec.out
+    noise_floor = spec.noise_floor
     looks = max_pairs - min_pairs + 1
     alpha = ALPHA / looks
-    rng = random.Random(seed)
+    rng = random.Random(spec.seed)
     out.mkdir(parents=True, exist_ok=True)
+
+    def make_pairs():
+        return site.pairs(spec.target, spec.workloads)
+
     with tuner.hold("ab"):
-        switch = _Switch(plan, tuner, accept_risk)
+        switch = _Switch(spec.plan, tuner, spec.accept_risk)
         pairs = make_pairs()
         states: dict[str, dict] = {}
         samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
         others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
-        meter = Meter(servers or (runner.lab_servers if lab else list))
         started = time.monotonic()
         done = 0
         try:
@@ -147,7 +154,8 @@ def run(
                 switch.to(side)
                 for workload, target in make_pairs():  # an MTU change moves a target's ceiling
                     key = _key(workload, target)
-                    runner.attempt(drop, "drop caches", [])
+                    runner.attempt(site.drop_caches, "drop caches", [])
+                    meter = Meter(partial(site.servers, target))
                     meter.start()
                     row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
                     samples[side].setdefault(key, []).append(row)
@@ -175,10 +183,8 @@ def run(
                     except BenchError:
                         pass
         elapsed = time.monotonic() - started
-        a = _results(
-            "A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, out, lab, nas
-        )
-        b = _results("B", pairs, params, samples["B"], others, out, lab, nas)
+        a = _results("A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, out, site)
+        b = _results("B", pairs, params, samples["B"], others, out, site)
         rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha)
         refused = _controls(pairs, params, samples["A"], control, noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
@@ -230,12 +236,12 @@ def _controls(pairs, params, samples_a, control, noise_floor: float) -> list[str
     return refused
 
 
-def _results(side, pairs, params, rows_by_key, others, out: Path, lab: bool, nas=None) -> ResultSet:
+def _results(side, pairs, params, rows_by_key, others, out: Path, site: Site) -> ResultSet:
     path = out / f"{side.lower()}.json"
     results = ResultSet(
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
         label=side,
-        provenance=runner.provenance(path, lab, nas),
+        provenance=site.provenance(path),
         results=[],
     )
     for workload, target in pairs:

@@ -11,10 +11,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nastune.bench.drivers.common import BenchError
+from nastune.bench import runner
 from nastune.bench.results import ResultSet
+from nastune.bench.runner import Measured
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
+from nastune.protocols.client import BenchError
 
 MIX = ("seq-write", "seq-read", "small-files")
 STREAM_SIZE = 32 << 20
@@ -110,17 +112,13 @@ def degradation(idle: ResultSet, loaded: ResultSet) -> list[dict]:
     return rows
 
 
-def run(
-    pairs, load_targets: list[Target], params: dict, repeats: int, out: Path, lab: bool = False, console=None, nas=None
-):
+def run(pairs, load_targets: list[Target], params: dict, repeats: int, out: Path, site: Measured, console=None):
     """The measuring client's workloads on the idle NAS (`<out>.idle.json`), then under load
     (`out`); both result files, so `nastune compare` gives the statistics of the change."""
-    from nastune.bench import runner
-
     idle_out = out.with_name(out.stem + ".idle.json")
-    idle = runner.run(pairs, params, repeats, idle_out, label="idle", lab=lab, console=console, nas=nas)
+    idle = runner.run(pairs, params, repeats, idle_out, site, label="idle", console=console)
     with Load(load_targets, params) as load:
-        loaded = runner.run(pairs, params, repeats, out, label="loaded", lab=lab, console=console, nas=nas)
+        loaded = runner.run(pairs, params, repeats, out, site, label="loaded", console=console)
     loaded.label = load.summary()
     loaded.save(out)
     return idle, loaded, idle_out

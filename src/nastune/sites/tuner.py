@@ -5,14 +5,34 @@ hold, apply, verify, rollback, and the command that undoes an apply."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from nastune import commands
 from nastune.remote.nas import NasAgent, NasError
 from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
 from nastune.tune.rollback import rollback
 from nastune.tune.system import Stranded, System, TuneError
+
+
+class Tuner(Protocol):
+    """What optimize, ab and autotune ask of whoever tunes the NAS."""
+
+    def hold(self, what: str = "optimize") -> AbstractContextManager[None]: ...
+
+    def apply(self, plan: Plan, accept_risk: bool, log: Callable[[str], None]) -> str | None: ...
+
+    def verify(self, journal: str) -> list[str]: ...
+
+    def rollback(self, journal: str) -> None: ...
+
+    def undo(self, journal: str) -> str: ...
+
+    def newest(self) -> str | None: ...
 
 
 @dataclass
@@ -77,17 +97,17 @@ class OnNas:
                 f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
                 f"{self.inventory}`"
             ) from e
-        if not done.get("journal"):
+        if not done.journal:
             log(f"nothing to change on {self.agent.name}: every setting already is as planned")
             return None
-        journal = str(done["journal"])
+        journal = done.journal
         log(f"applied on {self.agent.name}; its journal is there: {journal}")
-        if done.get("watchdog"):
+        if done.watchdog:
             why = self.agent.fresh_check() or self.unreached()
             if why:
                 raise NasError(
                     f"after the network changes, {why}: not confirming, so the NAS reverts them by itself "
-                    f"within {done['watchdog']} s; then `{self.undo(journal)}` restores the rest"
+                    f"within {done.watchdog} s; then `{self.undo(journal)}` restores the rest"
                 )
             self.agent.confirm(journal)
             log("network changes confirmed: the NAS and every client still reach each other")
@@ -95,12 +115,9 @@ class OnNas:
 
     def unreached(self) -> str | None:
         """Why a client no longer reaches the NAS's data address with packets of its MTU."""
-        from nastune import commands
-        from nastune.bench.targets import client_mtu
-
         address = self.agent.host.data_address
         for ssh in self.clients:
-            mtu = client_mtu(ssh, address) or 1500
+            mtu = ssh.mtu_toward(address) or 1500
             probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), "--", address]
             result = commands.run(ssh.argv(probe), 30)
             if not result.ok:
@@ -108,7 +125,7 @@ class OnNas:
         return None
 
     def verify(self, journal: str) -> list[str]:
-        return self.agent.verify(journal)
+        return [s.setting for s in self.agent.verify(journal).settings if not s.ok]
 
     def rollback(self, journal: str) -> None:
         self.agent.rollback(journal)
@@ -117,10 +134,7 @@ class OnNas:
         return f"nastune rollback --inventory {self.inventory} --to {journal}"
 
     def newest(self) -> str | None:
-        import json
-
-        out = self.agent.nastune("verify", "--json", *self.agent.lab_args, what="verify", ok=(0, 1, 2))
         try:
-            return json.loads(out).get("journal")
-        except ValueError:
+            return self.agent.verify().journal
+        except NasError:
             return None  # no journal: verify said so in words

@@ -7,12 +7,16 @@ share named `x; rm -rf /` arrives as one argument, never as shell syntax; the ho
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune import commands
-from nastune.remote.inventory import Host
+
+if TYPE_CHECKING:
+    from nastune.remote.inventory import Host
 
 CONTROL_DIR = Path("/run/nastune/ssh")  # short: a socket path must fit in 108 bytes
 UNREACHABLE = 255  # ssh's own exit status: the connection, not the remote command, failed
@@ -62,6 +66,16 @@ class Ssh:
         if result.ok:
             return None
         return f"{role} {self.host.name} ({self.host.address}): {unreachable_reason(result)}"
+
+    def mtu_toward(self, address: str) -> int | None:
+        """The MTU of the host's interface toward `address` (its route, then its link)."""
+        route = commands.run(self.argv(["ip", "-j", "route", "get", "to", address]), 20)
+        try:
+            dev = json.loads(route.stdout)[0]["dev"]
+            link = commands.run(self.argv(["ip", "-j", "link", "show", "dev", dev]), 20)
+            return int(json.loads(link.stdout)[0]["mtu"])
+        except (ValueError, LookupError, TypeError):
+            return None
 
     def close(self) -> None:
         """End the shared connection (ControlPersist would keep it a while)."""

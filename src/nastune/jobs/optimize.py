@@ -8,18 +8,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import rules as knowledge
-from nastune.bench import interleave, runner
+from nastune import wire
+from nastune.bench import runner
 from nastune.facts import Facts
-from nastune.jsonfile import dumps
-from nastune.remote.nas import NasAgent, NasError
+from nastune.jobs import ab
+from nastune.remote.nas import NasError
 from nastune.report import html
 from nastune.rules.runtime import with_runtime
+from nastune.sites.base import Site
+from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune.plan import Plan, from_findings
-from nastune.tune.system import System, TuneError
-from nastune.tuner import Here, OnNas
+from nastune.tune.system import TuneError
 
 MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
+
+
+@dataclass
+class OptimizeSpec:
+    """What optimize measures (`workloads` at `target`, as the site names targets), how often and
+    how big, where it writes, whether it may trade durability, and the interleaved budget (the
+    least and most A/B pairs; None: no interleaved phase)."""
+
+    workloads: list[str]
+    params: dict
+    repeats: int
+    out: Path
+    target: str | None = None
+    accept_risk: bool = False
+    pairs: tuple[int, int] | None = (5, 8)
 
 
 @dataclass
@@ -60,55 +77,14 @@ class Interleaved:
         }
 
 
-def fresh_lab(scenario: str, log=print) -> Path:
-    """A fresh lab in `scenario` (the one running is taken down); its inventory, which optimize
-    then uses as a real deployment's: the NAS over SSH, measured from the clients."""
-    from nastune.lab import scenario as scenarios
-    from nastune.lab.lab import Lab, require_root
-
-    require_root()
-    chosen = scenarios.load(scenario)
-    log(f"lab: starting from a fresh {chosen.name}")
-    fresh = Lab()
-    if fresh.state.exists:
-        fresh.down(log=log)
-    Lab().up(chosen, log=log)
-    return Lab().inventory_path
-
-
-def prepare_live(target: str | None, root: str = "/"):
-    """The facts and the System of this live system (or of a directory tree), measured at `target`."""
-    if not target:
-        raise ValueError("with --live, say where to measure: --target PATH|URL")
-    from nastune.facts import collect
-    from nastune.root import Root
-
-    return json.loads(collect(Root(root)).to_json()), System(root=Root(root))
-
-
-def prepare_inventory(path: Path, clients: str, confirm_timeout: int, log=print):
-    """The inventory, its chosen clients, the NAS's facts (read there) and how to tune it."""
-    from nastune.remote import inventory
-    from nastune.remote.ssh import Ssh
-
-    inv = inventory.load(path)
-    hosts = inv.select(clients)
-    agent = NasAgent(inv.nas)
-    why = agent.check()
-    if why:
-        raise NasError(why)
-    log(f"inspect: {agent.name}")
-    facts = agent.facts(xfs_fragmentation=True)
-    return inv, hosts, facts, OnNas(agent, str(path), [Ssh(h) for h in hosts], confirm_timeout)
-
-
-def choose(plan: Plan, lab: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
-    """The changes optimize applies, and why it leaves the others out."""
+def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
+    """The changes optimize applies, and why it leaves the others out (`shared_kernel`: the NAS
+    shares this machine's kernel with its clients, as the lab's does)."""
     kept, skipped = [], []
     for c in plan.changes:
         if c.durability_risk and not accept_risk:
             skipped.append(f"{c.knob} {c.target} {c.key or ''}: trades durability (needs --accept-risk durability)")
-        elif lab and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
+        elif shared_kernel and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
             skipped.append(f"sysctl {c.target}: machine-wide; the lab's nas shares this kernel with its clients")
         else:
             kept.append(c)
@@ -123,70 +99,57 @@ class OptimizeError(RuntimeError):
         self.interrupted = interrupted
 
 
-def run(
-    make_pairs,
-    params: dict,
-    repeats: int,
-    out: Path,
-    lab: bool,
-    facts: dict,
-    tuner: Here | OnNas,
-    accept_risk: bool,
-    console,
-    log=print,
-    pairs: tuple[int, int] | None = (5, 8),
-) -> Outcome:
-    """`make_pairs()` resolves the targets; it is called for each measurement, because tuning
-    changes what they are (an MTU change moves the link's goodput ceiling). A workload that
-    fails is reported as failed and the rest compared; anything that stops the run once the
-    plan is applied ends in an OptimizeError that names the rollback command. With `pairs`
-    (the least and most A/B pairs), the plan's settings are then measured once more,
-    interleaved, and applied again at the end."""
-    nas = tuner.agent if isinstance(tuner, OnNas) else None
+def run(spec: OptimizeSpec, site: Site, console, log=print) -> Outcome:
+    """The targets are resolved for each measurement, because tuning changes what they are (an
+    MTU change moves the link's goodput ceiling); bad workloads and unreachable clients are
+    refused before anything is read or applied. A workload that fails is reported as failed and
+    the rest compared; anything that stops the run once the plan is applied ends in an
+    OptimizeError that names the rollback command. With `spec.pairs`, the plan's settings are
+    then measured once more, interleaved, and applied again at the end."""
+    out, params, repeats = spec.out, spec.params, spec.repeats
+
+    def make_pairs():
+        return site.pairs(spec.target, spec.workloads)
+
+    make_pairs()
+    log(f"inspect: {site.name}")
+    facts = site.facts(xfs_fragmentation=True)
+    tuner = site.tuner()
     with tuner.hold():
         out.mkdir(parents=True, exist_ok=True)
         (out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
         log(f"diagnose: {len(findings)} findings")
         log("measure: before")
-        before = runner.run(
-            make_pairs(), params, repeats, out / "before.json", label="before", lab=lab, console=console, nas=nas
-        )
+        before = runner.run(make_pairs(), params, repeats, out / "before.json", site, label="before", console=console)
         findings = with_runtime(findings, [before])  # what limited the baseline leads
         (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
         for f in findings:
             if f.limiting:
                 log(f"limiting: {f.rule}: {f.limiting}")
-        plan, skipped = choose(from_findings(findings, lab=lab), lab, accept_risk)
+        plan, skipped = choose(site.stamp(from_findings(findings)), site.shared_kernel, spec.accept_risk)
         (out / "plan.json").write_text(plan.to_json() + "\n")
         log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
-        journal = tuner.apply(plan, accept_risk, log)
+        journal = tuner.apply(plan, spec.accept_risk, log)
         if journal is None:
             raise OptimizeError("the plan changes nothing here: every setting already is as planned")
         undo = f"undo it with `{tuner.undo(journal)}`"
         try:
             log("measure: after")
-            after = runner.run(
-                make_pairs(), params, repeats, out / "after.json", label="after", lab=lab, console=console, nas=nas
-            )
+            after = runner.run(make_pairs(), params, repeats, out / "after.json", site, label="after", console=console)
             rows, notes = compare_runs(before, after)
             failed = failures([before, after])
             mixed = None
-            if pairs:
-                mixed, journal = _interleave(
-                    plan, journal, tuner, make_pairs, params, out, lab, pairs, accept_risk, log
-                )
+            if spec.pairs:
+                mixed, journal = _interleave(plan, journal, tuner, site, spec, log)
                 undo = f"undo it with `{tuner.undo(journal)}`"
-            (out / "compare.json").write_text(
-                dumps(
-                    {
-                        "rows": [r.to_json() for r in rows],
-                        "notes": notes,
-                        "failed": failed,
-                        "interleaved": mixed.to_json() if mixed else None,
-                    }
-                )
+            summary = wire.Optimize(
+                rows=[r.to_json() for r in rows],
+                notes=notes,
+                failed=failed,
+                interleaved=mixed.to_json() if mixed else None,
             )
+            (out / "compare.json").write_text(summary.dumps())
             report = html.render(
                 [before, after],
                 out / "report.html",
@@ -210,44 +173,36 @@ def run(
 
 
 def _interleave(
-    plan: Plan,
-    journal: str,
-    tuner: Here | OnNas,
-    make_pairs,
-    params: dict,
-    out: Path,
-    lab: bool,
-    pairs: tuple[int, int],
-    accept_risk: bool,
-    log,
+    plan: Plan, journal: str, tuner: Tuner, site: Site, spec: OptimizeSpec, log
 ) -> tuple[Interleaved | None, str]:
     """The settings of the applied plan measured interleaved: rolled back (A: the one-off
     actions stay done), alternated with B by the tuner, then applied again. Returns the result
     and the journal of that last apply. An interleaved run that fails is reported, not fatal:
     the before/after verdicts stand."""
-    settings, actions = interleave.reversible(plan)
+    settings, actions = ab.reversible(plan)
+    out = spec.out
     if not settings.changes:
         return None, journal
     (out / "settings.json").write_text(settings.to_json() + "\n")
     log(f"interleave: {len(settings.changes)} settings without (A) and with (B), in random order")
     tuner.rollback(journal)
     try:
-        done = interleave.run(
+        least, most = spec.pairs or (5, 8)
+        mixed = ab.AbSpec(
             settings,
-            tuner,
-            make_pairs,
-            params,
+            spec.workloads,
+            spec.params,
             out / "interleaved",
-            lab,
-            pairs[0],
-            pairs[1],
-            accept_risk=accept_risk,
-            log=log,
+            spec.target,
+            least,
+            most,
+            accept_risk=spec.accept_risk,
         )
+        done = ab.run(mixed, site, tuner, log)
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused
         )
-    except interleave.AbError as e:
+    except ab.AbError as e:
         result = Interleaved([], actions, stopped=f"the interleaved run stopped: {e}")
     except KeyboardInterrupt:
         raise OptimizeError(
@@ -257,7 +212,7 @@ def _interleave(
         ) from None
     log("apply: the settings again")
     try:
-        again = tuner.apply(settings, accept_risk, log)
+        again = tuner.apply(settings, spec.accept_risk, log)
         if again is None:
             raise TuneError("nothing was applied: the settings already read as planned after their rollback")
         return result, again

@@ -150,9 +150,9 @@ def main(request: dict) -> dict:
 
 def remote(target, request: dict) -> dict:
     """Run one request on the target's client; its JSON answer."""
-    from pathlib import Path
+    from pathlib import Path  # lazy: this file runs alone on the client, with the standard library only
 
-    from nastune.bench.drivers.common import on_client
+    from nastune.protocols.client import on_client  # lazy: likewise
 
     payload = json.dumps({"server": target.host, "export": target.share, **request})
     result = on_client(target, ["python3", "-", payload], f"libnfs {request['op']}", input=Path(__file__).read_text())

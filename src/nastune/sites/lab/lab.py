@@ -8,11 +8,14 @@ import sys
 from pathlib import Path
 
 from nastune.faults import checkpoint
-from nastune.lab import access, network, procs, servers, storage
+from nastune.lab import network, procs, storage
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import DEFAULT_DIR, State
 from nastune.protocols import PROTOCOLS
+from nastune.remote import inventory
+from nastune.sites.lab import access, servers
+from nastune.ssh import Ssh
 
 BASE_TOOLS = (
     *("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "iperf3", "smbnetfs"),
@@ -180,9 +183,6 @@ class Lab:
             for name, argv in servers.checks().items():
                 parts.append({"part": f"{name} answers a client", "ok": procs.client_ok(argv), "check": " ".join(argv)})
         if self.inventory_path.exists() and st.data.get("status") == "up":
-            from nastune.remote import inventory
-            from nastune.remote.ssh import Ssh
-
             hosts = inventory.load(self.inventory_path)
             for host in [hosts.nas, *hosts.clients]:
                 why = Ssh(host).check(10, role="NAS" if host is hosts.nas else "client")

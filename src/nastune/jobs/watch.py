@@ -13,9 +13,11 @@ the baseline was measured, and may drop the page cache as every nastune benchmar
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
+from nastune import commands
 from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
 
@@ -73,10 +75,6 @@ SHORTHANDS = ("minutely", "hourly", "daily", "weekly", "monthly", "quarterly", "
 
 def calendar_problem(every: str) -> str | None:
     """Why systemd would refuse `every` as OnCalendar= (its own parser, where installed)."""
-    import shutil
-
-    from nastune import commands
-
     if "\n" in every or not every.strip():
         return "an empty or multi-line calendar expression"
     if shutil.which("systemd-analyze") is None:

@@ -12,16 +12,18 @@ from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune.bench import runner
-from nastune.bench import targets as bench_targets
 from nastune.bench.results import ResultSet
+from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.facts import Facts
 from nastune.rules.model import Finding
+from nastune.sites.base import Site
+from nastune.sites.lab.system import if_running
 from nastune.stats import baseline as baselines
 from nastune.stats.runs import Row
 from nastune.tune import executor
 from nastune.tune.journal import find
-from nastune.tune.system import TuneError
+from nastune.tune.system import TuneError, for_root
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Check:
 def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
     """The settings of the newest journal (or `journal`), each read back; none applied: none."""
     try:
-        found = find(root, journal)
+        found = find(for_root(root), journal, if_running() if root == "/" else None)
     except TuneError:
         if journal:
             raise
@@ -63,29 +65,24 @@ def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str
     return found.path, {label: ok for label, _, _, ok in rows}, [Drift(*row[:3]) for row in rows if not row[3]]
 
 
-def baseline_pairs(stored: ResultSet, lab: bool) -> list[tuple[Workload, bench_targets.Target]]:
-    """The baseline's workloads on its targets, found again by URL (on the lab, among its targets)."""
-    known = {t.url: t for t in bench_targets.lab_targets().values()} if lab else {}
+def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target]]:
+    """The baseline's workloads on its targets, found again by URL on `site`."""
     out = []
     for r in stored.results:
-        url = str(r.target.get("url", ""))
         if r.workload not in WORKLOADS:
             raise ValueError(f"baseline workload {r.workload!r}: not a workload of this nastune")
-        target = known.get(url) if lab else bench_targets.parse(url)
-        if target is None:
-            raise ValueError(f"baseline target {url}: not a target of the lab that is up")
-        out.append((WORKLOADS[r.workload], target))
+        out.append((WORKLOADS[r.workload], site.find(str(r.target.get("url", "")))))
     return out
 
 
-def measure(name: str, lab: bool, out: Path, console=None) -> ResultSet:
+def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     """Baseline `name`'s workloads measured again on its targets, with its parameters and repeats."""
     stored = baselines.load_named(name)
     if not stored.results:
         raise ValueError(f"baseline {name!r} holds no results")
     repeats = max([2] + [len(m.values) for r in stored.results for m in r.metrics.values()])
     params = dict(stored.results[0].params)
-    return runner.run(baseline_pairs(stored, lab), params, repeats, out, label="check", lab=lab, console=console)
+    return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)
 
 
 def check(facts: Facts, root: str, journal: str | None = None) -> Check:

@@ -20,6 +20,10 @@ from nastune.lab.procs import spawn, wait_for
 from nastune.lab.sh import LabError, in_ns, run
 from nastune.lab.state import State
 from nastune.protocols import PROTOCOLS
+from nastune.remote import inventory
+from nastune.remote.inventory import SHARE_VARS
+from nastune.sites.lab.servers import smbfs_path
+from nastune.ssh import Ssh
 
 FIO_PORT = 8765
 SSHD_CONFIG = """# the lab's sshd for {ns}: keys only, root, this address only (none: run per connection)
@@ -74,9 +78,6 @@ def remove_link(name: str) -> None:
 
 def close(path: Path) -> None:
     """End the shared SSH connections to the lab's hosts (they outlive a command by design)."""
-    from nastune.remote import inventory
-    from nastune.remote.ssh import Ssh
-
     if path.exists():
         try:
             found = inventory.load(path)
@@ -100,8 +101,6 @@ def start(state: State, directory: Path, clients: int, rate: str, read_set: list
     """sshd and a fio server in every client namespace, each ready before this returns, the
     NAS's sshd configuration, and the lab's inventory written to `inventory.ini` (with the
     aged data set as the NAS's read set)."""
-    from nastune.remote import inventory
-    from nastune.remote.ssh import Ssh
 
     keys(directory)
     keydir = ssh_dir(directory)
@@ -142,10 +141,6 @@ def _listening(ns: str, port: int) -> bool:
 
 
 def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]]) -> str:
-    from nastune.bench.targets import HTB_OVERHEAD
-    from nastune.lab.servers import smbfs_path
-    from nastune.remote.inventory import SHARE_VARS
-
     keydir = ssh_dir(directory)
     shares = " ".join(f"{var}={PROTOCOLS[p].lab_share}" for p, var in SHARE_VARS.items())
     ssh_args = f"-o UserKnownHostsFile={keydir}/known_hosts -o StrictHostKeyChecking=yes"
@@ -158,7 +153,7 @@ def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tupl
     read = ",".join(f"{path}:{size}" for path, size in read_set)
     nas = [
         f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares}",
-        f"nastune_link_rate={rate} nastune_link_overhead={HTB_OVERHEAD}",
+        f"nastune_link_rate={rate} nastune_link_overhead={network.HTB_OVERHEAD}",
         # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
         f"nastune_lab=true nastune_command={shlex.quote(nastune)}",
         *([f"nastune_read_set={shlex.quote(read)}"] if read_set else []),

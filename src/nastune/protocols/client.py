@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from nastune import commands
 from nastune.conf import safe
+from nastune.ssh import UNREACHABLE, unreachable_reason
 
 if TYPE_CHECKING:
     from nastune.bench.targets import Target
@@ -62,7 +63,6 @@ def on_client(
     target: Target, argv: list[str], what: str, timeout: float = 3600, input: str | None = None
 ) -> commands.CommandResult:
     """Run a client tool where the target's client is; BenchError naming the tool and the host."""
-    from nastune.remote.ssh import UNREACHABLE, unreachable_reason
 
     result = commands.run(target.client(argv), timeout, input)
     if target.ssh and result.returncode == UNREACHABLE:

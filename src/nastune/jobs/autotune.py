@@ -1,0 +1,38 @@
+"""A search ready to run on a Site (the lab through its inventory, an inventory's NAS, or this
+host): how its trials are measured, the space bound to that NAS's facts, and the rule-based plan."""
+
+from __future__ import annotations
+
+from nastune import rules as knowledge
+from nastune.autotune.objective import Objective
+from nastune.autotune.search import Search, Settings
+from nastune.autotune.space import build
+from nastune.bench.workloads import DEFAULTS
+from nastune.facts import Facts
+from nastune.jobs.optimize import choose
+from nastune.sites.base import Site
+from nastune.tune.plan import Plan, from_findings
+
+
+def prepare(
+    goal: Objective,
+    site: Site,
+    settings: Settings,
+    knobs: list[str] | None,
+    size: int,
+    console=None,
+    log=print,
+    kind: type[Search] = Search,
+) -> tuple[Search, Plan]:
+
+    search = kind(None, goal, site, {**DEFAULTS, "size": size}, settings, console, log)
+    search.make_pairs()  # refuse unknown workloads and targets before any trial
+    log(f"inspect: {site.name}")
+    model = Facts.model_validate(site.facts(xfs_fragmentation=True))
+    search.space, left = build(model, knobs, site.shared_kernel, settings.accept_risk)
+    for line in left:
+        log(f"left out: {line}")
+    rule_plan, _ = choose(
+        site.stamp(from_findings(knowledge.evaluate(model))), site.shared_kernel, settings.accept_risk
+    )
+    return search, rule_plan

@@ -1,0 +1,107 @@
+"""A Site: where nastune works. Every workflow (optimize, ab, stress, check, autotune, bench)
+takes one and asks it, never `if lab`, for what differs between this live host, an inventory's
+NAS measured from its clients, and the lab: the facts, the tuner that applies and rolls back,
+the targets and (workload, target) pairs, dropping caches, the profiler's source, the servers
+whose work is the measurement, and the provenance of a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nastune import __version__
+from nastune.bench import runner
+from nastune.bench import targets as bench_targets
+from nastune.bench.profile import Profiler
+from nastune.bench.results import Provenance, fingerprint, settings, tool_versions
+from nastune.bench.selection import choose, known
+from nastune.bench.targets import Target
+
+if TYPE_CHECKING:
+    from nastune.bench.workloads import Workload
+    from nastune.sites.tuner import Tuner
+    from nastune.tune.plan import Plan
+
+Pairs = list[tuple["Workload", Target]]
+
+
+class Site(ABC):
+    name = ""  # for messages: "this host", "NAS nas (10.0.0.5)", "the lab"
+    # The NAS shares this machine's kernel with its clients (the lab's namespaces): settings of
+    # the whole machine (vm.*, fs.*, kernel.*) are left out of its plans and searches.
+    shared_kernel = False
+    scenario: str | None = None  # the lab scenario it was built from, for provenance
+
+    @abstractmethod
+    def facts(self, xfs_fragmentation: bool = False) -> dict:
+        """The NAS's facts (inspect --json), read where the NAS is."""
+
+    @abstractmethod
+    def tuner(self) -> Tuner:
+        """Who applies, verifies and rolls back a plan on the NAS."""
+
+    @abstractmethod
+    def targets(self, target: str | None) -> list[Target]:
+        """Where the workloads run: `target` (a name or URL, as the site takes it) or its defaults."""
+
+    @abstractmethod
+    def default_workloads(self) -> list[str]:
+        """What a run measures when no workload is named."""
+
+    def pairs(self, target: str | None, names: list[str]) -> Pairs:
+        """Each named workload on every target of the site that supports it; ValueError says
+        what is unknown or unsupported."""
+        known(names)  # an unknown workload is named before anything is reached
+        return choose(self.targets(target), names)
+
+    def stress(self, target: str | None, names: list[str]) -> tuple[Pairs, list[Target]]:
+        """The measuring client's pairs and the targets of the clients that load the NAS."""
+        raise ValueError("--stress needs clients that load the NAS: --inventory FILE, or --lab with --clients")
+
+    def find(self, url: str) -> Target:
+        """A target a stored run names by URL (check against a baseline), as it is now."""
+        return bench_targets.parse(url)
+
+    def stamp(self, plan: Plan) -> Plan:
+        """The plan as written for this site (the lab's plans say so, for a later `apply`)."""
+        return plan
+
+    # What the runner asks of the site it measures (bench.runner.Measured).
+
+    def drop_caches(self) -> None:
+        runner.drop_caches()
+
+    def servers(self, target: Target) -> list[int]:
+        """The processes whose work is the measurement (their CPU is not other load)."""
+        return [target.server_pid] if target.server_pid else []
+
+    def profiler(self, target: Target, interval: float) -> Profiler:
+        return Profiler(net_pid=target.server_pid, interval=interval)
+
+    def host(self, facts: dict) -> tuple[str, str]:
+        """The measured system's kernel and host name (`facts`: its facts, read once)."""
+        return os.uname().release, os.uname().nodename
+
+    def provenance(self, out: Path) -> Provenance:
+        """What makes two runs comparable: the NAS's facts (written beside `out`), kernel, host,
+        settings and tool versions."""
+        facts = self.facts()
+        text = json.dumps(facts)
+        facts_path = out.with_name(out.stem + ".facts.json")
+        facts_path.write_text(text)
+        kernel, host = self.host(facts)
+        return Provenance(
+            nastune=__version__,
+            kernel=kernel,
+            host=host,
+            command=sys.argv,
+            tools=tool_versions(),
+            facts_sha256=fingerprint(text),
+            facts_path=str(facts_path),
+            settings=settings(json.loads(text or "{}")),
+            lab_scenario=self.scenario,
+        )

@@ -1,0 +1,182 @@
+"""An inventory's NAS, measured from its clients over SSH and tuned by nastune on the NAS (its
+journal and its confirm-or-revert watchdog live there). Each workload runs on the chosen clients:
+alone when one is chosen, on all together otherwise, or on 1, 2, 4, ... of them (`scaling`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Self
+
+from nastune.bench.profile import Profiler, RemoteProfiler
+from nastune.bench.selection import known, scaling_steps
+from nastune.bench.targets import Target
+from nastune.bench.together import Together
+from nastune.packages import PACKAGES
+from nastune.protocols import PROTOCOLS
+from nastune.protocols.client import BenchError
+from nastune.remote import inventory as inventories
+from nastune.remote.inventory import Host, Inventory
+from nastune.remote.nas import NasAgent, NasError
+from nastune.sites.base import Pairs, Site
+from nastune.sites.tuner import OnNas
+from nastune.ssh import Ssh, missing_tools
+
+KINDS = (*PROTOCOLS, "iperf3", "mount")  # mount: the share where each client mounts it
+SHARE_HINT = f"its nastune_protocols, and the NAS's {', '.join(p.share_var for p in PROTOCOLS.values())}"
+
+
+def client_tools(kind: str) -> list[str]:
+    """What a client runs to measure `kind`: bash times a tool, dd makes source files, python3
+    runs the NFS operations driver, ping proves the data path after a network change."""
+    if kind == "iperf3":
+        return ["iperf3", "ping"]
+    if kind == "mount":
+        return ["bash", "ping"]  # fio itself is the client's fio server
+    return ["bash", "dd", "ping", *PROTOCOLS[kind].tools]
+
+
+@dataclass
+class InventorySite(Site):
+    inventory: Inventory
+    clients: str = "all"  # all, or client names separated by commas
+    confirm_timeout: int = 120
+    scaling: bool = False
+    server_pid: int | None = None  # the NAS's file server here (the lab's), for its network counters
+
+    def __post_init__(self) -> None:
+        self.agent = NasAgent(self.inventory.nas)
+        self.name = self.agent.name
+        self.shared_kernel = self.inventory.nas.lab
+        self.hosts = self.inventory.select(self.clients)
+        if not self.hosts:
+            raise ValueError(f"--clients {self.clients!r} names no client of {self.inventory.path}")
+
+    @classmethod
+    def load(cls, path: Path, clients: str = "all", **options) -> Self:
+        """The inventory at `path`, its NAS answering; NasError says why not."""
+        site = cls(inventories.load(path), clients, **options)
+        why = site.agent.check()
+        if why:
+            raise NasError(why)
+        return site
+
+    @property
+    def remote(self) -> bool:
+        return self.agent.ssh is not None
+
+    def facts(self, xfs_fragmentation: bool = False) -> dict:
+        return self.agent.facts(xfs_fragmentation=xfs_fragmentation)
+
+    def tuner(self) -> OnNas:
+        return OnNas(self.agent, self.inventory.path, [Ssh(h) for h in self.hosts], self.confirm_timeout)
+
+    def default_workloads(self) -> list[str]:
+        """Sequential write and read, the read set's read when the NAS names one, and the network
+        only from one client (an iperf3 server serves one client at a time)."""
+        together = len(self.hosts) > 1 or self.scaling
+        read = ["aged-read"] if self.inventory.nas.read_set else []
+        return ["seq-write", "seq-read", *read, *([] if together else ["network"])]
+
+    def kinds(self, target: str | None) -> list[str]:
+        if target:
+            return [target]
+        return [p for p in PROTOCOLS if p in self.inventory.nas.shares] + ["iperf3"]
+
+    def targets(self, target: str | None) -> list[Target]:
+        return [t for kind in self.kinds(target) for t in self.of_kind(kind, self.hosts)]
+
+    def pairs(self, target: str | None, names: list[str]) -> Pairs:
+        """Each workload on the chosen clients: alone, together, or in scaling steps."""
+        kinds = self.kinds(target)
+        found: dict[str, list[Target]] = {}  # found anew on each call: tuning changes them (an MTU change)
+        out: Pairs = []
+        for w in known(names):
+            usable = [k for k in kinds if ("path" if k == "mount" else k) in w.kinds]
+            if not usable:
+                raise ValueError(f"workload {w.name} runs on {', '.join(w.kinds)} targets, not on {', '.join(kinds)}")
+            for kind in usable:
+                if kind not in found:
+                    found[kind] = self.of_kind(kind, self.hosts)
+                for n in scaling_steps(len(found[kind])) if self.scaling else [len(found[kind])]:
+                    group = found[kind][:n]
+                    if n == 1:
+                        out.append((w, group[0]))
+                    elif kind == "iperf3":
+                        raise ValueError("network runs from one client at a time (an iperf3 server serves one client)")
+                    else:
+                        names_ = ",".join(t.client_name or "" for t in group)
+                        out.append((Together(w, group), replace(group[0], client_name=names_, ssh=None)))
+        return out
+
+    def stress(self, target: str | None, names: list[str]) -> tuple[Pairs, list[Target]]:
+        """The first chosen client's pairs, and the targets of the clients that load the NAS."""
+        if not target or len(self.hosts) < 2:
+            raise ValueError("--stress needs a --target and two clients or more (one measures, the others load)")
+        alone = replace(self, clients=self.hosts[0].name, scaling=False)
+        return alone.pairs(target, names), self.of_kind(target, self.hosts[1:])
+
+    def of_kind(self, kind: str, hosts: list[Host]) -> list[Target]:
+        """Target `kind` as each of `hosts` sees it now; ValueError names a client that cannot
+        measure it."""
+        inv, nas, out = self.inventory, self.inventory.nas, []
+        if kind not in KINDS:
+            raise ValueError(f"--target {kind!r} with an inventory: use one of {', '.join(KINDS)}")
+        for host in hosts:
+            ssh = Ssh(host)
+            why = ssh.check()
+            if why:
+                raise ValueError(why)
+            lacking = missing_tools(ssh, client_tools(kind))
+            if lacking:
+                raise ValueError(
+                    f"client {host.name} ({host.address}) lacks {', '.join(lacking)}: "
+                    f"apt-get install {' '.join(sorted({PACKAGES.get(t, t) for t in lacking}))}"
+                )
+            base = Target(
+                kind,
+                f"iperf3://{nas.data_address}",
+                host=nas.data_address,
+                ssh=ssh,
+                client_name=host.name,
+                link_bps=nas.link_bps,
+                mtu=ssh.mtu_toward(nas.data_address),
+                overhead=nas.link_overhead,
+            )
+            if kind == "mount":
+                if not host.mount:
+                    raise ValueError(f"{inv.path}: client {host.name} has no nastune_mount (where it mounts the share)")
+                extra = {"fio_server": host.fio_server} if host.fio_server else {}
+                base = replace(base, kind="path", url=f"{host.name}:{host.mount}", share=host.mount, extra=extra)
+                out.append(replace(base, host=None, via_network=True, server_pid=self.server_pid))
+            elif kind == "iperf3":
+                out.append(replace(base, server_pid=self.server_pid))
+            elif kind not in inv.protocols_of(host):
+                raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
+            else:
+                share = nas.shares[kind]
+                url = PROTOCOLS[kind].url(nas.data_address, share)
+                aged = [list(f) for f in nas.read_set]
+                out.append(replace(base, url=url, share=share, extra={"aged": aged}, server_pid=self.server_pid))
+        return out
+
+    # measured on the NAS when it is another host
+
+    def drop_caches(self) -> None:
+        if not self.remote:
+            return super().drop_caches()
+        try:
+            self.agent.drop_caches()
+        except NasError as e:
+            raise BenchError(str(e)) from e
+
+    def profiler(self, target: Target, interval: float) -> Profiler:
+        if not self.remote:
+            return super().profiler(target, interval)
+        return RemoteProfiler(argv=self.agent.sampler(interval))
+
+    def host(self, facts: dict) -> tuple[str, str]:
+        if not self.remote:
+            return super().host(facts)
+        kernel = facts.get("system", {}).get("kernel", {}).get("value", "unknown")
+        return str(kernel), f"{self.agent.host.name} ({self.agent.host.address})"

@@ -1,0 +1,167 @@
+"""The lab as a Site, two ways. LabSite: measured from its first client's namespace (every
+target of the lab, its local share and the smbnetfs mount included) and tuned in this process.
+LabInventorySite: the lab through the inventory it writes of its own hosts, exactly as a real
+NAS and its clients are reached (optimize and autotune use it)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune.bench.targets import Target
+from nastune.lab import network
+from nastune.lab import scenario as scenarios
+from nastune.lab.procs import alive
+from nastune.lab.scenario import rate_bits
+from nastune.lab.sh import LabError, run
+from nastune.lab.storage import aged_files
+from nastune.protocols import PROTOCOLS
+from nastune.sites.base import Site
+from nastune.sites.inventory import InventorySite
+from nastune.sites.lab.lab import Lab, require_root
+from nastune.sites.lab.servers import smbfs_path
+from nastune.sites.lab.system import running
+from nastune.sites.tuner import Here
+from nastune.tune.plan import Plan
+
+SHARED_KERNEL = True  # the lab's NAS is a namespace of this machine's kernel, shared with its clients
+
+
+def up() -> Lab:
+    lab = Lab()
+    if lab.state.data.get("status") != "up":
+        raise ValueError("the lab is not up: run `nastune lab up` first")
+    return lab
+
+
+def lab_targets() -> dict[str, Target]:
+    """The running lab's targets, used from its first client; the link's rate and MTU as they are."""
+    lab = up()
+    # the shaping as it is now (an htb_rate change moves it), else as the scenario built it
+    rate = network.qdisc_rate(network.NAS_NS) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
+    link = json.loads(run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK]).stdout)
+    pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
+    share = lab.state.data["storage"]["share"]
+    common = {
+        "client_ns": network.client_ns(1),
+        "link_bps": rate,
+        "mtu": link[0]["mtu"],
+        "overhead": network.HTB_OVERHEAD,
+        "server_pid": pids.get(profiled()),
+        "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
+    }
+    ip, smbfs = network.NAS_IP, str(smbfs_path(lab.dir))
+    return {
+        **{
+            name: Target(name, p.url(ip, p.lab_share), host=ip, share=p.lab_share, **common)
+            for name, p in PROTOCOLS.items()
+        },
+        "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
+        "smbfs": Target(
+            "path", smbfs, share=smbfs, via_network=True, **{k: v for k, v in common.items() if k != "client_ns"}
+        ),
+        "local": Target(
+            "path",
+            share,
+            share=share,
+            server_pid=pids.get(profiled()),
+            extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])},
+        ),
+    }
+
+
+def profiled() -> str:
+    """The lab server whose network namespace's counters a profile reads (they all share it)."""
+    return next(iter(PROTOCOLS.values())).server
+
+
+def lab_servers() -> list[int]:
+    """The lab's processes (its servers), whose work is the measurement."""
+    return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
+
+
+def scenario() -> str | None:
+    return Lab().state.data.get("scenario", {}).get("name")
+
+
+class LabSite(Site):
+    name = "the lab's NAS"
+    shared_kernel = SHARED_KERNEL
+
+    def __init__(self) -> None:
+        self.scenario = scenario()
+
+    def facts(self, xfs_fragmentation: bool = False) -> dict:
+        try:
+            return json.loads(Lab().facts_json(xfs_fragmentation) or "{}")
+        except (LabError, ValueError) as e:
+            raise ValueError(f"the lab's facts: {e}") from e
+
+    def tuner(self) -> Here:
+        return Here(running())
+
+    def targets(self, target: str | None) -> list[Target]:
+        known = lab_targets()
+        if target and target not in known:
+            raise ValueError(f"--lab --target {target!r}: the lab's targets are {', '.join(known)}")
+        # the smbnetfs mount is measured when asked for: SMB has its own client by default
+        return [known[target]] if target else [t for name, t in known.items() if name != "smbfs"]
+
+    def default_workloads(self) -> list[str]:
+        """Sequential write and read per protocol and the network; with an aged data set, its read."""
+        aged = next(iter(lab_targets().values())).extra.get("aged")
+        return ["seq-write", "seq-read", *(["aged-read"] if aged else []), "network"]
+
+    def find(self, url: str) -> Target:
+        known = {t.url: t for t in lab_targets().values()}
+        if url not in known:
+            raise ValueError(f"baseline target {url}: not a target of the lab that is up")
+        return known[url]
+
+    def stamp(self, plan: Plan) -> Plan:
+        return plan.model_copy(update={"lab": True})
+
+    def servers(self, target: Target) -> list[int]:
+        return lab_servers()
+
+
+@dataclass
+class LabInventorySite(InventorySite):
+    """The lab through its own inventory: measured and tuned as a real deployment is."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.scenario = scenario()
+
+    def servers(self, target: Target) -> list[int]:
+        return lab_servers()
+
+
+def inventory_site(clients: str = "all", **options) -> LabInventorySite:
+    """The running lab through its inventory; its SMB server's pid for the profiler's counters."""
+    lab = up()
+    server_pid = next(iter(lab_targets().values())).server_pid
+    return LabInventorySite.load(lab.inventory_path, clients, server_pid=server_pid, **options)
+
+
+def fresh(name: str, log=print) -> None:
+    """A fresh lab in scenario `name` (the one running is taken down): optimize and autotune on
+    the lab start from its factory state."""
+
+    require_root()
+    chosen = scenarios.load(name)
+    log(f"lab: starting from a fresh {chosen.name}")
+    running = Lab()
+    if running.state.exists:
+        running.down(log=log)
+    Lab().up(chosen, log=log)
+
+
+def started(scenario_name: str, resume: bool = False, clients: str = "all", log=print, **options) -> LabInventorySite:
+    """The lab through its inventory, from a fresh lab of `scenario_name`; with `resume`, the lab
+    as it runs when one is up (a resumed search's base)."""
+    if not (resume and Lab().state.data.get("status") == "up"):
+        fresh(scenario_name, log)
+    return inventory_site(clients, **options)

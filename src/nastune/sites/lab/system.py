@@ -1,0 +1,48 @@
+"""The System of the running lab, as the tuning engine acts on it: this host's files, the nas
+network namespace, the servers' mount namespaces, the rest of the segment (clients and switch,
+which an MTU change must reach too), and the lab's own restart of a daemon."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from nastune.lab import network, procs
+from nastune.lab.sh import LabError
+from nastune.lab.state import DEFAULT_DIR
+from nastune.root import Root
+from nastune.sites.lab.lab import Lab
+from nastune.tune.system import System, TuneError
+
+
+@dataclass
+class LabSystem(System):
+    def restart(self, service: str) -> None:
+        try:
+            Lab(self.lab_dir or DEFAULT_DIR).restart(service)
+        except LabError as e:
+            raise TuneError(f"restart the lab's {service}: {e}") from e
+
+
+def running() -> LabSystem:
+    """The lab that is up; TuneError when it is not."""
+    lab = Lab()
+    if lab.state.data.get("status") != "up":
+        raise TuneError("the lab is not up: run `nastune lab up` first")
+    seen, pids = set(), []
+    for entry in lab.state.of("process"):
+        if entry.get("pid") and procs.alive(entry):
+            ns = os.readlink(f"/proc/{entry['pid']}/ns/mnt")
+            if ns not in seen:
+                seen.add(ns)
+                pids.append(entry["pid"])
+    peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
+    return LabSystem(root=Root("/"), netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
+
+
+def if_running() -> LabSystem | None:
+    """The lab's System when a lab is up, else None (journals: the lab's are searched too)."""
+    try:
+        return running()
+    except TuneError:
+        return None

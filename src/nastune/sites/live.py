@@ -1,0 +1,48 @@
+"""This host (or a directory tree standing for one) measured at a path or URL the operator
+names: tuned by this process, its caches dropped here, its facts read from its root."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from nastune.bench import targets as bench_targets
+from nastune.bench.targets import Target
+from nastune.facts import collect
+from nastune.root import Root
+from nastune.sites.base import Site
+from nastune.sites.tuner import Here
+from nastune.tune.system import System, for_root
+
+DEFAULTS = ["seq-write", "seq-read", "network"]
+
+
+@dataclass
+class LiveSite(Site):
+    target: str | None = None  # where to measure: a path or URL
+    root: str = "/"
+
+    def __post_init__(self) -> None:
+        self.name = "this host" if self.root == "/" else f"the tree {self.root}"
+        self._system: System | None = None
+
+    def facts(self, xfs_fragmentation: bool = False) -> dict:
+        return json.loads(collect(Root(self.root), xfs_fragmentation=xfs_fragmentation).to_json())
+
+    def system(self) -> System:
+        if self._system is None:
+            self._system = for_root(self.root)
+        return self._system
+
+    def tuner(self) -> Here:
+        return Here(self.system())
+
+    def targets(self, target: str | None) -> list[Target]:
+        # a target kind (an objective's term names one) means the target this site measures
+        spec = self.target if target is None or target in bench_targets.KINDS else target
+        if not spec:
+            raise ValueError("say where to measure: --target URL|PATH (or --lab, or --inventory FILE)")
+        return [bench_targets.parse(spec)]
+
+    def default_workloads(self) -> list[str]:
+        return list(DEFAULTS)

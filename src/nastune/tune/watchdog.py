@@ -1,0 +1,45 @@
+"""Confirm-or-revert: after `apply` makes network changes on a live system, a detached process
+rolls its journal back unless `nastune confirm` records a confirmation first, so that a change
+that cuts the operator off (a wrong MTU, an offload the NIC mishandles) undoes itself. It is a
+forked child of the apply, holding the very System the apply used (the lab's restarts its own
+servers), in a session of its own so that a closed SSH session does not end it."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+from nastune.tune.journal import Journal
+from nastune.tune.rollback import WATCHDOG_WAIT, Report, rollback
+
+
+def revert_unless_confirmed(
+    journal: Journal, after: float, log: Callable[[str], None] = lambda m: None
+) -> Report | None:
+    """Wait `after` seconds, then roll `journal` back unless it was confirmed (None then)."""
+    time.sleep(after)
+    if journal.has("confirm"):
+        return None
+    return rollback(journal, journal.system, log=log, wait=WATCHDOG_WAIT)
+
+
+def start(journal: Journal, after: float) -> None:
+    """Run revert_unless_confirmed in a detached grandchild (double fork: never a zombie of the
+    caller), with no terminal, no inherited descriptors (the apply's lock among them) and its own
+    session."""
+    child = os.fork()
+    if child:
+        os.waitpid(child, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        revert_unless_confirmed(journal, after)
+    finally:
+        os._exit(0)

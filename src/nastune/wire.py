@@ -1,0 +1,189 @@
+"""The JSON nastune prints for programs: apply, verify, rollback, ab, compare, check, lab status
+and optimize's summary (inspect, diagnose, plans and result files have their models in facts/,
+rules/, tune/plan.py and bench/results.py). Each is a typed model whose first field is its schema
+tag, `nastune.<kind>/<version>`; the CLI writes them, the NAS agent and the Ansible modules read
+them, and their JSON Schemas are published in schemas/ (report/schemas.py writes them; a test
+checks every output against them)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def dumps(self, indent: int | None = 1) -> str:
+        return self.model_dump_json(by_alias=True, indent=indent)
+
+
+class Row(BaseModel):
+    """One metric of one workload on one target, compared (stats.runs.Row.to_json)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workload: str
+    target: str
+    metric: str
+    unit: str
+    higher_is_better: bool
+    limit: float | None
+    before_median: float
+    before_ci: list[float]
+    after_median: float
+    after_ci: list[float]
+    change: float
+    change_ci: list[float]
+    p_value: float
+    verdict: Literal["better", "worse", "~"]
+    min_p: float
+    detectable: float | None
+    sizes: list[int]
+
+
+class Apply(Wire):
+    schema_: Literal["nastune.apply/1"] = Field("nastune.apply/1", alias="schema")
+    journal: str | None  # None: nothing was changed
+    watchdog: int  # seconds until network changes revert unless confirmed (0: none armed)
+    changes: int  # in the plan
+    changed: int
+    would_change: int
+    dry_run: bool
+
+
+class Setting(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str
+    expected: str
+    actual: str
+    ok: bool
+
+
+class Verify(Wire):
+    schema_: Literal["nastune.verify/1"] = Field("nastune.verify/1", alias="schema")
+    journal: str
+    settings: list[Setting]
+
+
+class NotRestored(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    what: str
+    reason: str
+    manual: str  # what an operator runs to finish by hand
+
+
+class Rollback(Wire):
+    schema_: Literal["nastune.rollback/1"] = Field("nastune.rollback/1", alias="schema")
+    journal: str
+    restored: int
+    unchanged: int
+    failures: list[NotRestored]
+    outstanding: list[str]  # other journals that still hold applied changes
+
+
+class Ab(Wire):
+    schema_: Literal["nastune.ab/1"] = Field("nastune.ab/1", alias="schema")
+    rows: list[Row]
+    notes: list[str]
+    refused: list[str]  # metrics whose A/A control left A's range: no verdict
+    decided: bool
+    pairs: int
+    seconds: float
+    switch_seconds: float
+
+
+class Comparison(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    before: str
+    after: str
+    rows: list[Row]
+    notes: list[str]
+
+
+class Compare(Wire):
+    schema_: Literal["nastune.compare/1"] = Field("nastune.compare/1", alias="schema")
+    comparisons: list[Comparison]
+
+
+class Drift(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str
+    expected: str
+    actual: str
+
+
+class Flagged(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    severity: str
+    target: str
+
+
+class Check(Wire):
+    schema_: Literal["nastune.check/1"] = Field("nastune.check/1", alias="schema")
+    ok: bool
+    journal: str | None
+    drift: list[Drift]
+    findings: list[Flagged]
+    baseline: str | None
+    rows: list[Row]
+    notes: list[str]
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    part: str
+    ok: bool
+    check: str
+
+
+class LabStatus(Wire):
+    schema_: Literal["nastune.lab-status/1"] = Field("nastune.lab-status/1", alias="schema")
+    parts: list[Part]
+
+
+class Interleaved(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rows: list[Row]
+    notes: list[str]
+    pairs: int
+    seconds: float
+    switch_seconds: float
+    refused: list[str]
+    stopped: str  # why the interleaved run ended early, if it did
+
+
+class Optimize(Wire):
+    """optimize's compare.json: the before/after verdicts and the interleaved ones."""
+
+    schema_: Literal["nastune.optimize/1"] = Field("nastune.optimize/1", alias="schema")
+    rows: list[Row]
+    notes: list[str]
+    failed: list[str]
+    interleaved: Interleaved | None
+
+
+def tag(model: type[BaseModel]) -> str:
+    """The schema tag a model writes, e.g. nastune.apply/1."""
+    return str(model.model_fields["schema_"].default)
+
+
+KINDS: dict[str, type[Wire]] = {
+    "apply": Apply,
+    "verify": Verify,
+    "rollback": Rollback,
+    "ab": Ab,
+    "compare": Compare,
+    "check": Check,
+    "lab-status": LabStatus,
+    "optimize": Optimize,
+}

@@ -1,0 +1,42 @@
+"""ARCHITECTURE.md matches the tree: its layer diagram is the import-linter contract, every
+package and module of src/nastune is in its table, and every path the table names exists."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+TOP = Path(__file__).parents[2]
+SRC = TOP / "src" / "nastune"
+TEXT = (TOP / "ARCHITECTURE.md").read_text()
+
+
+def _diagram() -> list[list[str]]:
+    """Each line of the diagram: its names (`a | b`: independent) before the gap to its words."""
+    block = TEXT.split("```", 2)[1]
+    return [sorted(re.split(r"\s*\|\s*", line.split("  ")[0].strip())) for line in block.strip().splitlines()]
+
+
+def test_the_diagram_is_the_layers_contract():
+    config = tomllib.loads((TOP / "pyproject.toml").read_text())
+    (contract,) = config["tool"]["importlinter"]["contracts"]
+    stated = [sorted(m.strip().removeprefix("nastune.") for m in layer.split("|")) for layer in contract["layers"]]
+    assert _diagram() == stated
+
+
+def _table_paths() -> set[str]:
+    table = TEXT.split("| package | holds |", 1)[1].split("\n\n", 1)[0]
+    return {cell for row in table.splitlines()[2:] for cell in re.findall(r"`([a-z_/.]+)`", row.split("|")[1])}
+
+
+def test_every_package_and_module_is_in_the_table():
+    named = _table_paths()
+    present = {p.name + ("/" if p.is_dir() else "") for p in SRC.iterdir() if not p.name.startswith("__")}
+    assert present <= named, f"not in ARCHITECTURE.md's table: {sorted(present - named)}"
+
+
+def test_every_path_the_table_names_exists():
+    for path in _table_paths():
+        where = TOP / path if path.startswith("ansible_collections") else SRC / path
+        assert where.exists(), path
