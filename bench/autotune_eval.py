@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import warnings
 from datetime import UTC, datetime
@@ -34,7 +33,7 @@ import numpy as np
 
 DATA = Path(__file__).parent / "data"
 KiB, MiB = 1 << 10, 1 << 20
-GRIDS = {
+GRIDS: dict[str, tuple[dict[str, list], list[str]]] = {
     # the four tunables that move soho's NFS and SMB reads and NFS writes, 3 levels each
     "soho": (
         {
@@ -180,7 +179,7 @@ class Landscape:
             pooled = self.values.setdefault(key(p["config"], self.grid), {w: [] for w in self.workloads})
             for w in self.workloads:
                 pooled[w] += p["values"][w] or []
-        from nastune.autotune.search import CURRENT, RULE
+        from nastune.autotune.trials import CURRENT, RULE
 
         origin = {p["origin"]: p["config"] for p in data["points"]}
         self.current, self.rule = origin[CURRENT], origin[RULE]
@@ -233,7 +232,7 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tup
     them that made the system slower than it was."""
     import optuna
 
-    from nastune.autotune.search import CURRENT, RULE, choose_finalists
+    from nastune.autotune.trials import CURRENT, RULE, choose_finalists
 
     study = optuna.create_study(direction="maximize", sampler=sampler)
     for config, origin in zip(seeds, (CURRENT, RULE)):
@@ -267,7 +266,7 @@ def greater(table: dict, mine: str, other: str, budget: int):
 def replay(args) -> None:
     import optuna
 
-    from nastune.autotune.search import sampler as autotune_sampler
+    from nastune.autotune.trials import sampler as autotune_sampler
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
@@ -367,4 +366,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -35,6 +37,13 @@ def run_cli(
 
 
 SCHEMAS = Path(__file__).parents[1] / "schemas"
+T = TypeVar("T")
+
+
+def need(value: T | None) -> T:
+    """A fact or area a fixture is known to hold (a test fails here, naming it, when it does not)."""
+    assert value is not None, "a fact the fixture should hold is missing"
+    return value
 
 
 def check_schema(data: dict) -> dict:
@@ -77,15 +86,19 @@ def extracted(system: str, dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture
-def tree(tmp_path):
+@dataclass
+class Tree:
     """A writable root: tree('proc/mdstat', 'text') writes a file into it."""
 
-    def write(path: str, text: str = "") -> Path:
-        target = tmp_path / path.lstrip("/")
+    root: Path
+
+    def __call__(self, path: str, text: str = "") -> Path:
+        target = self.root / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
         return target
 
-    write.root = tmp_path
-    return write
+
+@pytest.fixture
+def tree(tmp_path) -> Tree:
+    return Tree(tmp_path)

@@ -1,3 +1,3 @@
-from nastune.cli import app
+from nastune.cli import main
 
-app()
+main()

@@ -113,7 +113,7 @@ def test_a_killed_search_resumes_after_rolling_back_its_killed_trial(soho, tmp_p
     for line in proc.stderr or ():  # the rule-based plan's trial has applied its changes and is measuring
         if "trial 1 (rule-based plan)" in line:
             break
-    for line in proc.stderr:
+    for line in proc.stderr or ():
         if "seq-write" in line or "ganesha: not reloaded" in line:
             break
     os.killpg(proc.pid, signal.SIGKILL)
@@ -168,7 +168,7 @@ def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
     from optuna.distributions import IntDistribution
     from optuna.trial import create_trial
 
-    from nastune.autotune.search import choose_finalists
+    from nastune.autotune.trials import choose_finalists
 
     current, rule = {"x": 0}, {"x": 1}
 

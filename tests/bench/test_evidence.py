@@ -109,7 +109,7 @@ def ranked(profile: dict, limit: float | None = None) -> list[str]:
 
 
 CG = "/sys/fs/cgroup/cpu/nastune-lab"
-QUOTA = {
+QUOTA: dict = {
     "cgroups": {
         CG: {
             "holds": "ganesha.nfsd,smbd",

@@ -48,7 +48,7 @@ def targets(*spans, fail=None):
 
 def test_aggregate_is_all_bytes_over_the_common_span_not_the_sum_of_rates():
     together = Together(Spans(), targets(((0.0, 1.0), 5.0), ((0.5, 1.5), 9.0)))
-    row = together.once(None, {}, together.setup(None, {}))
+    row = together.once(together.targets[0], {}, together.setup(together.targets[0], {}))
     assert row["MB/s @c1"] == pytest.approx(100) and row["MB/s @c2"] == pytest.approx(100)
     assert row["MB/s"] == pytest.approx(200 / 1.5)  # a plain sum would say 200
     assert row["p99 ms"] == 9.0 and row["p99 ms @c1"] == 5.0  # the worst client's latency
@@ -69,9 +69,9 @@ def test_a_failing_client_is_named_and_every_client_is_cleaned_up(stage):
     together = Together(inner, targets(((0, 1), 1.0), ((0, 1), 1.0), ((0, 1), 1.0), fail=stage))
     state: dict = {}
     with pytest.raises(BenchError, match="c3"):
-        state = together.setup(None, {})
-        together.once(None, {}, state)
-    together.teardown(None, {}, state)
+        state = together.setup(together.targets[0], {})
+        together.once(together.targets[0], {}, state)
+    together.teardown(together.targets[0], {}, state)
     assert sorted(inner.torn_down) == ["c1", "c2", "c3" if stage == "once" else "nothing on c3"]
 
 

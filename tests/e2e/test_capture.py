@@ -7,7 +7,7 @@ import tarfile
 
 from nastune.facts import collect
 from nastune.snapshot import capture, open_root
-from tests.conftest import cli_json, run_cli
+from tests.conftest import cli_json, need, run_cli
 
 
 def test_capture_replays_to_identical_facts(tmp_path):
@@ -16,7 +16,7 @@ def test_capture_replays_to_identical_facts(tmp_path):
     with open_root(out) as root:
         replayed = collect(root)
     assert json.loads(replayed.to_json()) == json.loads(live.to_json())
-    assert live.system.kernel.known and live.network.interfaces
+    assert need(live.system).kernel.known and need(live.network).interfaces
 
 
 def test_capture_cli_writes_an_archive_that_root_accepts(tmp_path):

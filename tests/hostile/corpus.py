@@ -13,6 +13,7 @@ import shutil
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from tests.conftest import ROOTS
@@ -100,7 +101,15 @@ def result(label: str = "before", values=(100.0, 101.0, 99.0), **over) -> dict:
     return data
 
 
-def results(work: Path, before: dict, after: dict | None = None) -> list[str]:
+def _compared(data: dict | str, work: Path, outside: Path) -> list[str]:
+    return ["compare", "--json", *results(work, data)]
+
+
+def _reported(data: dict | str, work: Path, outside: Path) -> list[str]:
+    return ["report", *results(work, data), "--out", str(work / "r.html")]
+
+
+def results(work: Path, before: dict | str, after: dict | None = None) -> list[str]:
     paths = []
     for name, data in (("a.json", before), ("b.json", after or result("after", (110.0, 111.0, 109.0)))):
         (work / name).write_text(data if isinstance(data, str) else json.dumps(data))
@@ -174,16 +183,15 @@ def _numbers() -> list[Case]:
         "memtotal-nan": "MemTotal: nan kB\n",
     }
     for label, text in meminfo.items():
-        cases.append(
-            Case(
-                f"number-{label}",
-                lambda w, o, text=text: ["diagnose", "--root", str(_with(tree(w), "/proc/meminfo", text))],
-            )
-        )
-    numa = {"local-cpulist-empty": "", "local-cpulist-range": "0-999999999\n", "numa-node-huge": None}
-    for label, text in numa.items():
+        cases.append(Case(f"number-{label}", partial(_diagnosed_with, "/proc/meminfo", text)))
+    numa: dict[str, str | None] = {
+        "local-cpulist-empty": "",
+        "local-cpulist-range": "0-999999999\n",
+        "numa-node-huge": None,
+    }
+    for label, maybe in numa.items():
 
-        def build(work, outside, label=label, text=text):
+        def build(work, outside, label=label, text=maybe):
             root = tree(work, "two-socket-numa")
             device = root / "sys/devices/pci0000:80/0000:80:02.0/0000:81:00.0"
             if text is None:
@@ -196,9 +204,17 @@ def _numbers() -> list[Case]:
     return cases
 
 
+def _numa_matrix(text: str, work: Path, outside: Path) -> list[str]:
+    return ["diagnose", "--root", str(tree(work)), "--numa-matrix", str(_write(work / "m.json", text))]
+
+
 def _with(root: Path, path: str, text: str) -> Path:
     put(root, path, text)
     return root
+
+
+def _diagnosed_with(path: str, text: str, work: Path, outside: Path) -> list[str]:
+    return ["diagnose", "--root", str(_with(tree(work), path, text))]
 
 
 def _markup() -> list[Case]:
@@ -487,7 +503,7 @@ def _structure() -> list[Case]:
 
         cases.append(Case(label, build, names="plan.json"))
 
-    result_cases = {
+    result_cases: dict[str, dict | str] = {
         "result-deep": DEEP,
         "result-no-url": result(workload={"target": {"kind": "smb"}}),
         "result-empty-values": result(metric={"values": []}),
@@ -503,14 +519,8 @@ def _structure() -> list[Case]:
         "result-target-int": result(workload={"target": 5}),
     }
     for label, data in result_cases.items():
-        cases.append(Case(label, lambda w, o, data=data: ["compare", "--json", *results(w, data)], names="a.json"))
-        cases.append(
-            Case(
-                label + "-report",
-                lambda w, o, data=data: ["report", *results(w, data), "--out", str(w / "r.html")],
-                names="a.json",
-            )
-        )
+        cases.append(Case(label, partial(_compared, data), names="a.json"))
+        cases.append(Case(label + "-report", partial(_reported, data), names="a.json"))
     cases.append(Case("compare-one-file", lambda w, o: ["compare", results(w, result())[0]]))
     cases.append(Case("report-out-directory", lambda w, o: ["report", *results(w, result()), "--out", str(w)]))
     cases.append(
@@ -556,19 +566,7 @@ def _structure() -> list[Case]:
         "numa-strings": '{"matrix": [["a"]]}',
         "numa-huge": json.dumps({"matrix": [[1.0] * 2000] * 2000}),
     }.items():
-        cases.append(
-            Case(
-                label,
-                lambda w, o, text=text: [
-                    "diagnose",
-                    "--root",
-                    str(tree(w)),
-                    "--numa-matrix",
-                    str(_write(w / "m.json", text)),
-                ],
-                names="m.json",
-            )
-        )
+        cases.append(Case(label, partial(_numa_matrix, text), names="m.json"))
 
     def bad_interface(work, outside):
         root = tree(work)
@@ -786,7 +784,7 @@ def all_cases() -> list[Case]:
     return _numbers() + _markup() + _escapes() + _hangs() + _structure() + _journals() + _second_round()
 
 
-def scenario_cases() -> dict[str, str]:
+def scenario_cases() -> dict[str, str | None]:
     """Scenario files that would inject a directive, a share or an export block, or overflow."""
     return {
         "samba-newline": '[samba]\n"aio read size" = "0\\n[evil]\\n   root preexec = touch /tmp/pwned"\n',

@@ -24,13 +24,13 @@ def lab_env(directory: Path, **extra: str) -> dict[str, str]:
 
 
 def nastune(
-    directory: Path, *args: str, check: bool = True, timeout: float = 300, **extra: str
+    directory: Path, *args: str, check: bool = True, timeout: float = 300, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, "-m", "nastune", *args],
         capture_output=True,
         text=True,
-        env=lab_env(directory, **extra),
+        env=lab_env(directory, **(env or {})),
         stdin=subprocess.DEVNULL,
         timeout=timeout,
     )

@@ -30,17 +30,17 @@ def test_check_catches_a_drifted_setting_and_a_regression(lab_dir, tmp_path):
     first = tmp_path / "tuned.json"
     common = ["--lab", "--target", "nfs", "-w", "seq-read", "--size", "32M"]
     nastune(lab_dir, "bench", *common, "--repeats", "5", "--out", str(first))
-    nastune(lab_dir, "baseline", "save", "tuned", str(first), **env)
+    nastune(lab_dir, "baseline", "save", "tuned", str(first), env=env)
     metrics = tmp_path / "nastune.prom"
     args = ["check", "--lab", "--baseline", "tuned", "--bench", "--metrics", str(metrics)]
-    calm = nastune(lab_dir, *args, check=False, **env)
+    calm = nastune(lab_dir, *args, check=False, env=env)
     assert calm.returncode == 0, calm.stdout + calm.stderr
     assert _metrics(metrics)["nastune_check_ok"][0].value == 1
     # the upgrade: the setting back at the kernel's default, the link at half its rate
     subprocess.run(["ip", "netns", "exec", NAS, "sysctl", "-qw", "net.ipv4.tcp_keepalive_time=7200"], check=True)
     tc = ["tc", "class", "change", "dev", "lab0", "classid", "1:10", "htb", "rate", "500mbit", "ceil", "500mbit"]
     subprocess.run(["ip", "netns", "exec", NAS, *tc], check=True)
-    caught = nastune(lab_dir, *args, "--json", check=False, **env)
+    caught = nastune(lab_dir, *args, "--json", check=False, env=env)
     assert caught.returncode == 1 and "Traceback" not in caught.stderr
     report = json.loads(caught.stdout)
     assert [d["setting"] for d in report["drift"]] == ["sysctl net.ipv4.tcp_keepalive_time"]

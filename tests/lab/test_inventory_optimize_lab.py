@@ -78,7 +78,7 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
         }
     )
     done = agent.apply(plan, accept_risk=False, confirm_timeout=3)
-    assert done["watchdog"] == 3 and nas_mtu() == 9000
+    assert done.watchdog == 3 and nas_mtu() == 9000
     deadline = time.monotonic() + 60
     while nas_mtu() != 1500 and time.monotonic() < deadline:
         time.sleep(1)

@@ -77,7 +77,7 @@ def test_soho_is_the_factory_state_the_rules_find(lab_dir):
 
 @pytest.mark.parametrize("step", ["network", "storage", "cgroups", "smbd", "ganesha"])
 def test_down_after_up_killed_leaves_nothing(lab_dir, step):
-    killed = nastune(lab_dir, "lab", "up", "--scenario", "soho", check=False, NASTUNE_KILL_AT=f"lab:{step}")
+    killed = nastune(lab_dir, "lab", "up", "--scenario", "soho", check=False, env={"NASTUNE_KILL_AT": f"lab:{step}"})
     assert killed.returncode == -signal.SIGKILL
     assert leftovers(lab_dir) != []  # something was made before the kill
     assert network.owner(network.NAS_NS) == lab_dir  # found from its namespace, for a later run

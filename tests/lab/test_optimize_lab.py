@@ -92,7 +92,7 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
         stdin=subprocess.DEVNULL,
     )
     seen = []
-    for line in proc.stderr:
+    for line in proc.stderr or ():
         seen.append(line)
         if "measure: after" in line:
             state = json.loads((lab_dir / "state.json").read_text())

@@ -21,7 +21,9 @@ UNIT = re.compile(r"Unit (\S+) better=(higher|lower)")
 
 def parse(text: str):
     """The format's reading: config, unit metadata, results; anything else must be a comment."""
-    config, units, values = {}, {}, {}
+    config: dict[str, str] = {}
+    units: dict[str, str] = {}
+    values: dict[tuple[str, str], list[float]] = {}
     for line in text.splitlines():
         if not line or line.startswith("#"):
             continue

@@ -9,6 +9,7 @@ import pytest
 
 from nastune import rules
 from nastune.tune.knobs import KNOBS
+from tests.conftest import need
 from tests.rules.cases import CASES, nas
 
 ALL = rules.all_rules()
@@ -31,7 +32,7 @@ def test_rule_fires_with_evidence_and_values(rule):
 
 def test_stripe_cache_is_capped_by_ram_on_a_small_box():
     facts = CASES["md-stripe-cache-small"].fires()
-    facts.system.memory_bytes = facts.system.memory_bytes.model_copy(update={"value": 1 << 30})
+    need(facts.system).memory_bytes = need(facts.system).memory_bytes.model_copy(update={"value": 1 << 30})
     (finding,) = _findings(rules.get("md-stripe-cache-small"), facts)
     assert finding.changes[0].new == 4096 and "48 MiB" in finding.tradeoff  # 64 MiB budget
 

@@ -24,7 +24,8 @@ def test_drift_fools_before_after_but_not_interleaving(seed):
     values = _drifting(seed, 8)
     before_after = compare(values[:8], values[8:])  # all of A, then all of B
     order = random.Random(seed)
-    a, b = [], []
+    a: list[float] = []
+    b: list[float] = []
     for i in range(0, 16, 2):  # pairs in random order, as interleave.run does
         first, second = values[i], values[i + 1]
         (a, b)[order.random() < 0.5].append(first)

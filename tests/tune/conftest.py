@@ -24,7 +24,7 @@ FILES = {
     "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n",
 }
 
-CHANGES = [
+CHANGES: list[dict] = [
     {"knob": "sysctl", "target": "vm.dirty_ratio", "new": 10},
     {"knob": "sysctl", "target": "net.ipv4.tcp_rmem", "new": "4096 16384 6291456"},
     {"knob": "sysfs", "target": "/sys/block/md0/md/stripe_cache_size", "new": 8192},

@@ -13,7 +13,7 @@ from nastune.tune import executor
 from nastune.tune.knobs import KNOBS, norm
 from nastune.tune.plan import Plan, load
 from nastune.tune.system import System, TuneError
-from tests.conftest import run_cli
+from tests.conftest import need, run_cli
 from tests.tune.conftest import CHANGES, make_plan, snapshot, write_plan
 
 CONFIG_FILES = ("etc/samba/smb.conf", "etc/ganesha/ganesha.conf", "etc/exports", "etc/fstab")
@@ -29,7 +29,7 @@ def test_each_applier_applies_reads_back_and_rolls_back(root, tmp_path, change):
     plan = load(write_plan(tmp_path, [change]))
     before_files, before = snapshot(root), values(root, plan)
     system = System(root=Root(root))
-    journal = executor.apply(plan, system, accept_risk=True, log=lambda m: None)
+    journal = need(executor.apply(plan, system, accept_risk=True, log=lambda m: None))
     (c,) = plan.changes
     assert norm(KNOBS[c.knob].read(system, c)) == norm(c.new)
     assert all(ok for *_, ok in executor.verify(journal, system))

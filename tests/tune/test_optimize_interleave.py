@@ -18,6 +18,7 @@ from nastune.jobs.optimize import OptimizeError, OptimizeSpec, _interleave
 from nastune.protocols.client import BenchError
 from nastune.sites.live import LiveSite
 from nastune.tune.plan import Plan, PlannedChange
+from tests.conftest import need
 
 SETTING = "proc/sys/vm/dirty_ratio"  # 40 in the fixture; the plan sets 10
 
@@ -58,7 +59,7 @@ def _run(root, probe, tmp_path):
     site = ProbeSite(str(tmp_path), str(root), probe)
     tuner = site.tuner()
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
-    journal = tuner.apply(plan, False, lambda m: None)
+    journal = need(tuner.apply(plan, False, lambda m: None))
     spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
     return tuner, journal, _interleave(plan, journal, tuner, site, spec, lambda m: None)
 

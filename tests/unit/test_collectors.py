@@ -6,17 +6,18 @@ import pytest
 
 from nastune.facts import AREAS, collect, expand
 from nastune.root import Root
+from tests.conftest import need
 
 
 def test_every_collector_survives_an_empty_root(tmp_path):
     facts = collect(Root(tmp_path), AREAS)
-    assert facts.system.kernel.unknown == "missing"
-    assert facts.md.personalities.unknown.startswith("no md driver")
-    assert facts.network.interfaces == [] and facts.block.devices == []
-    assert facts.smb.config.unknown == "missing"
-    assert facts.zfs.pools.unknown == "not recorded in this snapshot"
-    assert facts.sysctl.get("fs.xfs.xfsbufd_centisecs").unknown == "absent on this kernel"
-    assert facts.kernel_log.page_allocation_failures.known is False
+    assert need(facts.system).kernel.unknown == "missing"
+    assert need(need(facts.md).personalities.unknown).startswith("no md driver")
+    assert need(facts.network).interfaces == [] and need(facts.block).devices == []
+    assert need(facts.smb).config.unknown == "missing"
+    assert need(facts.zfs).pools.unknown == "not recorded in this snapshot"
+    assert need(facts.sysctl).get("fs.xfs.xfsbufd_centisecs").unknown == "absent on this kernel"
+    assert need(facts.kernel_log).page_allocation_failures.known is False
     assert facts.warnings == []
 
 
@@ -51,7 +52,7 @@ def test_malformed_fstab_line_is_reported_with_its_number(tree):
     tree("/etc/fstab", "# comment\n/dev/sda1 / ext4 defaults 0 1\nbroken\n")
     facts = collect(Root(tree.root), ["mounts"])
     assert [(w.source, w.line) for w in facts.warnings] == [("/etc/fstab", 3)]
-    assert [e.file for e in facts.mounts.fstab.value] == ["/"]
+    assert [e.file for e in need(need(facts.mounts).fstab.value)] == ["/"]
 
 
 def test_unknown_area_is_refused_with_the_choices():

@@ -13,10 +13,11 @@ from nastune.protocols import PROTOCOLS
 from nastune.protocols.base import Protocol
 from nastune.sites.lab import servers
 from nastune.sites.lab.lab import TOOLS
+from tests.conftest import need
 
 SETUP = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
 # the packages setup installs: the words of its apt_packages=( ... ) array, as bash reads them
-INSTALLED = set(re.search(r"^apt_packages=\((.*?)\)", SETUP, re.M | re.S).group(1).split())
+INSTALLED = set(need(re.search(r"^apt_packages=\((.*?)\)", SETUP, re.M | re.S)).group(1).split())
 
 
 def test_every_protocol_declares_its_server_and_client():

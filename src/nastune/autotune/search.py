@@ -23,6 +23,7 @@ from rich.progress import Progress
 from nastune.autotune.objective import Objective
 from nastune.autotune.report import render
 from nastune.autotune.space import Space
+from nastune.autotune.trials import CURRENT, RULE, best_so_far, choose_finalists, merge, named, rule_trial, sampler
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import progress_display
@@ -34,7 +35,6 @@ from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
 
 STUDY = "autotune"
-CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
 FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
 PRUNE_PERCENTILE = 25.0
 
@@ -73,7 +73,7 @@ class Outcome:
 class Search:
     def __init__(
         self,
-        space: Space | None,
+        space: Space,
         objective: Objective,
         site: Site,
         params: dict,
@@ -82,21 +82,11 @@ class Search:
         log=print,
     ):
         """`space`: the tunables bound to the site's facts (jobs/autotune.py binds it)."""
-        self.objective, self.site, self.tuner = objective, site, site.tuner()
-        self._space, self.params, self.s = space, params, settings
+        self.space, self.objective, self.site, self.tuner = space, objective, site, site.tuner()
+        self.params, self.s = params, settings
         self.console, self.log = console, log
         self.trials_dir = settings.out / "trials"
         self.progress: Progress | None = None
-
-    @property
-    def space(self) -> Space:
-        if self._space is None:
-            raise AutotuneError("the search has no space: jobs/autotune.py binds it to the site's facts")
-        return self._space
-
-    @space.setter
-    def space(self, value: Space) -> None:
-        self._space = value
 
     def make_pairs(self):
         """The objective's workloads on the site, each on the target its term names."""
@@ -405,55 +395,3 @@ class Search:
         except (RuntimeError, ValueError, ZeroDivisionError):
             return {}
         return {name: round(float(v), 3) for name, v in found.items()}
-
-
-def named(row: Row) -> str:
-    """A row as the objective names it: TARGET:WORKLOAD (smb:seq-read), a path's as path:..."""
-    kind = row.target.split("://", 1)[0] if "://" in row.target else "path"
-    return f"{kind}:{row.workload}"
-
-
-def best_so_far(study) -> str:
-    from optuna.trial import TrialState
-
-    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    best = max(done, key=lambda t: t.value, default=None)
-    return f", best so far {best.value:.3f}x (trial {best.number})" if best else ""
-
-
-def rule_trial(done: list):
-    return next((t for t in done if t.user_attrs.get("origin") == RULE), None)
-
-
-def choose_finalists(done: list, n: int, current: dict) -> list:
-    """The `n` best trials, and the rule-based plan beside them when it is not one of them (and
-    changes something): what the search found displaces the plan only by measuring better beside it."""
-    best = sorted(done, key=lambda t: -t.value)[:n]
-    rule = rule_trial(done)
-    if rule is not None and rule.number not in {t.number for t in best} and rule.user_attrs["config"] != current:
-        best.append(rule)
-    return best
-
-
-def sampler(seed: int, budget: int):
-    """autotune's sampler (bench/autotune_eval.py replays the same one on a recorded grid)."""
-    import optuna
-
-    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=max(3, budget // 4))
-
-
-def merge(a: ResultSet, b: ResultSet) -> ResultSet:
-    """One run of `a`'s and `b`'s repeats of the same workloads."""
-    results = []
-    for ra in a.results:
-        rb = next((r for r in b.results if r.key == ra.key), None)
-        if rb is None or rb.failed or ra.failed:
-            results.append(rb if rb is not None and rb.failed else ra)
-            continue
-        metrics = {
-            name: m.model_copy(update={"values": m.values + rb.metrics[name].values})
-            for name, m in ra.metrics.items()
-            if name in rb.metrics
-        }
-        results.append(ra.model_copy(update={"metrics": metrics}))
-    return a.model_copy(update={"results": results})

@@ -3,14 +3,11 @@ the runner adds warm-up, repeats, cache drops, profiling and the physical-limit 
 
 from __future__ import annotations
 
-import os
 import statistics
-import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
-from nastune.bench.drivers import fio, iperf3, membw, transfer
+from nastune.bench.drivers import fio, iperf3, membw, smallfiles, transfer
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
@@ -292,37 +289,13 @@ class SmallFiles(Workload):
         if target.kind in PROTOCOLS:
             phases = PROTOCOLS[target.kind].small_files(target, _name("small"), count, size)
         else:
-            phases = _local_small_files(fio.scratch(target), count, size)
+            phases = smallfiles.small_files(fio.scratch(target), count, size)
         out = {}
         for phase in self.PHASES:
             us = phases[phase]
             out[f"{phase} ops/s"] = len(us) / (sum(us) / 1e6)
             out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
         return out
-
-
-def _local_small_files(directory: Path, count: int, size: int) -> dict[str, list[float]]:
-    directory.mkdir(parents=True, exist_ok=True)
-    data = os.urandom(size)
-    names = [directory / f"small-{i}" for i in range(count)]
-    phases: dict[str, list[float]] = {}
-
-    def create(p):
-        with open(p, "wb") as f:
-            f.write(data)
-
-    def read(p):
-        with open(p, "rb") as f:
-            f.read()
-
-    for phase, fn in (("create", create), ("stat", os.stat), ("read", read), ("delete", os.unlink)):
-        times = []
-        for p in names:
-            start = time.perf_counter()
-            fn(p)
-            times.append((time.perf_counter() - start) * 1e6)
-        phases[phase] = times
-    return phases
 
 
 class Latency(Workload):

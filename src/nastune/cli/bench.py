@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from nastune.cli.common import (
     AcceptRiskOption,
@@ -23,7 +22,7 @@ from nastune.cli.common import (
     say,
     size_option,
 )
-from nastune.report import layout, tables
+from nastune.report import layout, outcomes, tables
 
 
 @bench_app.callback(invoke_without_command=True)
@@ -106,7 +105,7 @@ def bench(
 
             pairs, loaders = site.stress(target, names)
             idle, results, idle_out = stressing.run(pairs, loaders, params, repeats, out, site, console=err)
-            show_degradation(stressing.degradation(idle, results), idle_out, out)
+            outcomes.degradation(console, stressing.degradation(idle, results), idle_out, out)
         else:
             pairs = site.pairs(target, names)
             results = runner.run(pairs, params, repeats, out, site, label=label, console=err, profile=not no_profile)
@@ -117,43 +116,8 @@ def bench(
         fail(str(e))
     except BenchError as e:
         fail(str(e), code=1)
-    table = layout.Records(f"Results ({out})", *("workload", "target", "metric", "median", "CV", "of limit", "flags"))
-    for r in results.results:
-        for name, m in r.metrics.items():
-            table.add_row(
-                r.workload,
-                r.target["url"],
-                name,
-                f"{m.median:.1f} {m.unit}",
-                f"{m.cv:.1%}",
-                f"{m.median / m.limit:.0%}" if m.limit else "",
-                "; ".join(m.flags),
-            )
-    console.print(table)
-    for r in results.results:
-        if r.attribution:
-            console.print(f"{r.workload} @ {r.target['url']}: {r.attribution}", highlight=False)
-    failed = [r for r in results.results if r.failed]
-    for r in failed:
-        err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))
-    if failed:
+    if outcomes.results(console, err, results, out):
         raise typer.Exit(1)
-
-
-def show_degradation(rows: list[dict], idle_out: Path, out: Path) -> None:
-    table = layout.Records(
-        f"Under load ({idle_out} -> {out})", *("workload", "metric", "idle", "loaded", "times worse")
-    )
-    for row in rows:
-        unit = row["unit"]
-        table.add_row(
-            row["workload"],
-            row["metric"],
-            f"{row['idle']:.1f} {unit}",
-            f"{row['loaded']:.1f} {unit}",
-            f"{row['worse']:.2f}x",
-        )
-    console.print(table)
 
 
 @app.command(hidden=True)
@@ -258,47 +222,12 @@ def report(
     findings: Annotated[Path | None, typer.Option("--findings", help="Findings JSON (diagnose --json).")] = None,
 ) -> None:
     """Write a self-contained HTML report (works offline) with charts, profiles and verdicts."""
-    from nastune.report import html
-    from nastune.stats.runs import Incomparable, compare_runs
+    from nastune.jobs.report import write
 
-    loaded = load_results(results)
-    rows, notes = [], []
-    for other in loaded[1:]:
-        try:
-            more, remarks = compare_runs(loaded[0], other, force=True)
-        except Incomparable as e:
-            notes.append(str(e))
-            continue
-        rows += more
-        notes += remarks
-    from nastune import jsonfile
-
-    if out.is_dir() or not out.parent.is_dir():
-        fail(f"{out}: {'is a directory' if out.is_dir() else 'its directory does not exist'}; give a file path")
     try:
-        facts_data = jsonfile.load(facts) if facts else None
-        findings_data = jsonfile.load(findings) if findings else None
-    except ValueError as e:
-        fail(str(e))
-    from pydantic import TypeAdapter, ValidationError
-
-    from nastune.facts import Facts
-    from nastune.rules.model import Finding
-
-    if isinstance(findings_data, dict):
-        findings_data = findings_data.get("findings", [])
-    for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
-        try:
-            if data is not None:
-                TypeAdapter(model).validate_python(data)
-        except ValidationError as e:
-            fail(jsonfile.invalid(path, e))
-    try:
-        written = html.render(
-            loaded, out, rows, notes, facts=cast(dict | None, facts_data), findings=cast(list | None, findings_data)
-        )
-    except OSError as e:
-        fail(f"{out}: {e.strerror}")
+        written = write(load_results(results), out, facts, findings)
+    except (ValueError, OSError) as e:
+        fail(str(e.strerror if isinstance(e, OSError) else e))
     console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
 
 
@@ -348,47 +277,15 @@ def ab(
     if not yes and not sys.stdin.isatty():
         fail("ab switches the system between A and B: add --yes (no terminal to ask on)")
     try:
-        plan, left_out = interleave.reversible(load(plan_file))
         site = chosen_site(lab, None, target)
         names = workload or [n for n in site.default_workloads() if n != "aged-read"]
-        site.pairs(target, names)  # refuse bad workloads before switching anything
+        params = {**DEFAULTS, "size": size_option(size)}
         spec = interleave.AbSpec(
-            site.stamp(plan),
-            names,
-            {**DEFAULTS, "size": size_option(size)},
-            out,
-            target,
-            min_pairs,
-            max_pairs,
-            seed,
-            bool(accept_risk),
+            load(plan_file), names, params, out, target, min_pairs, max_pairs, seed, bool(accept_risk)
         )
-        outcome = interleave.run(spec, site, log=say("ab"))
+        outcome = interleave.measure(spec, site, log=say("ab"))
     except (interleave.AbError, TuneError, LabError, ValueError) as e:
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail("interrupted; the system is back in A (the plan is not applied)", code=130)
-    from nastune import wire
-
-    summary = wire.Ab(
-        rows=[r.to_json() for r in outcome.rows],
-        notes=left_out + outcome.notes,
-        refused=outcome.refused,
-        decided=outcome.decided,
-        pairs=outcome.pairs,
-        seconds=round(outcome.seconds, 1),
-        switch_seconds=round(outcome.switch_seconds, 1),
-    )
-    (out / "ab.json").write_text(summary.dumps() + "\n")
-    console.print(tables.comparison(outcome.rows, f"ab: A (as is) -> B ({plan_file})"))
-    for line in left_out + outcome.notes:
-        console.print(f"  note: {line}")
-    for metric in outcome.refused:
-        console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
-    minutes, seconds = divmod(round(outcome.seconds), 60)
-    state = "decided" if outcome.decided else "not decided"
-    console.print(
-        f"{state} in {outcome.pairs} pairs, {minutes} min {seconds} s; switching took "
-        f"{outcome.switch_seconds:.0f} s ({outcome.switch_seconds / max(outcome.seconds, 1):.0%}). "
-        f"Results: {out}/a.json, {out}/b.json, the verdicts in {out}/ab.json"
-    )
+    outcomes.ab(console, outcome, f"ab: A (as is) -> B ({plan_file})", out)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
 from nastune.cli.common import (
     AcceptRiskOption,
@@ -18,7 +17,7 @@ from nastune.cli.common import (
     say,
     size_option,
 )
-from nastune.report import layout, tables
+from nastune.report import outcomes
 
 if TYPE_CHECKING:
     from nastune.sites.base import Site
@@ -126,25 +125,5 @@ def optimize(
         fail(str(e), code=1)
     except KeyboardInterrupt:
         fail(f"interrupted before the plan was applied; results so far in {out}", code=130)
-    console.print(tables.comparison(outcome.rows, "optimize: before -> after"))
-    if outcome.interleaved:
-        mixed = outcome.interleaved
-        console.print(tables.comparison(mixed.rows, "optimize: the settings alone, interleaved (A without, B with)"))
-        for line in mixed.notes + ([mixed.stopped] if mixed.stopped else []):
-            console.print(f"  note: {line}", highlight=False)
-    for line in outcome.skipped:
-        console.print(f"  left out: {line}", highlight=False)
-    for line in outcome.failed:
-        console.print(layout.styled(f"  FAILED: {line}", "red"))
-    worse = [r for r in outcome.rows if r.result.verdict == "worse"]
-    better = [r for r in outcome.rows if r.result.verdict == "better"]
-    console.print(
-        f"{len(better)} better, {len(worse)} worse, {len(outcome.rows) - len(better) - len(worse)} unchanged "
-        f"(within noise). Report: {outcome.report}",
-        highlight=False,
-    )
-    if worse or outcome.failed:
-        what = "some results got worse" if worse else "some workloads failed"
-        console.print(Text.assemble((what, "red"), f": undo everything with `{outcome.undo}`"))
-    if outcome.failed:
+    if outcomes.optimize(console, outcome):
         raise typer.Exit(1)

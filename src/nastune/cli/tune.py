@@ -23,12 +23,10 @@ from nastune.cli.common import (
     lines_to,
     rerun_in_lab,
 )
-from nastune.report import layout
 
 InventoryOption = Annotated[
     Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
 ]
-CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a network change
 
 
 @app.command()
@@ -80,7 +78,7 @@ def apply(
         typer.Option(
             "--confirm-timeout",
             help="Revert network changes after this many seconds unless `nastune confirm` is run "
-            f"(0: no revert). Default: {CONFIRM_TIMEOUT} on a live host; on the lab only when given.",
+            "(0: no revert). Default: 120 on a live host; on the lab only when given.",
             min=0,
         ),
     ] = None,
@@ -89,73 +87,41 @@ def apply(
     """Apply a plan (`-`: read it from standard input): show the diff, journal each original
     value, change, read back, and roll everything back on any failure. Exit 1: nothing applied
     (refused, or failed and rolled back); 3: failed, and the changes listed remain applied."""
+    import sys
+
+    from nastune.jobs.apply import ApplySpec, Unusable, run
+    from nastune.report.tune_view import diff_table
     from nastune.tune import lock
+    from nastune.tune.executor import DURABILITY
     from nastune.tune.system import Stranded, TuneError
 
+    shown = err if json else console  # --json: standard output is the summary alone
+
+    def show(rows) -> None:
+        shown.print(diff_table(rows))
+        if any(r.change.durability_risk and not r.noop for r in rows):
+            err.print(Text.assemble(("risk:", "yellow"), f" {DURABILITY}"))
+
+    def ask() -> None:
+        if not yes:
+            if not sys.stdin.isatty():
+                fail("not applying without --yes (no terminal to ask on)")
+            typer.confirm("Apply these changes?", abort=True)
+
+    spec = ApplySpec(plan_file, dry_run, persist, bool(accept_risk), confirm_timeout)
     # The lock first, held until the journal is closed: a plan read and diffed outside it could
     # be applied a second time over the first (and leave an empty journal newer than the real one).
     try:
-        with lock.hold(tuning_system(root, lab), "apply"):
-            _apply(plan_file, root, lab, dry_run, yes, persist, bool(accept_risk), confirm_timeout, json)
+        system = tuning_system(root, lab)
+        with lock.hold(system, "apply"):
+            done = run(spec, system, show, ask, lines_to(shown))
     except TuneError as e:
-        fail(str(e), code=STRANDED if isinstance(e, Stranded) else 1)
+        fail(str(e), code=2 if isinstance(e, Unusable) else STRANDED if isinstance(e, Stranded) else 1)
+    if json:
+        print(done.dumps(None))
 
 
 STRANDED = 3  # apply failed and changes remain applied (the message lists them): see the README's exit codes
-
-
-def _apply(plan_file, root, lab, dry_run, yes, persist, accept_risk, confirm_timeout, json) -> None:
-    from nastune.report.tune_view import diff_table
-    from nastune.tune import executor
-    from nastune.tune.plan import load
-    from nastune.tune.system import TuneError
-
-    try:
-        loaded = load(plan_file)
-        system = tuning_system(root, lab or loaded.lab)
-        rows = executor.diff(loaded, system)
-    except TuneError as e:
-        fail(str(e))
-    shown = err if json else console  # --json: standard output is the summary alone
-    shown.print(diff_table(rows))
-    if any(r.change.durability_risk and not r.noop for r in rows):
-        err.print(Text.assemble(("risk:", "yellow"), f" {executor.DURABILITY}"))
-    pending = [r for r in rows if not r.noop]
-
-    def summary(journal: str | None, watchdog: int, changed: int) -> None:
-        if json:
-            from nastune import wire
-
-            counts = {"changes": len(loaded.changes), "changed": changed, "would_change": len(pending)}
-            print(wire.Apply(journal=journal, watchdog=watchdog, dry_run=dry_run, **counts).dumps(None))
-
-    if dry_run or not pending:
-        shown.print("dry run: nothing changed" if dry_run else "nothing to change: every setting is already as planned")
-        summary(None, 0, 0)
-        return
-    if not yes:
-        import sys
-
-        if not sys.stdin.isatty():
-            fail("not applying without --yes (no terminal to ask on)")
-        typer.confirm("Apply these changes?", abort=True)
-    log = lines_to(shown)
-    journal = executor.apply(loaded, system, accept_risk=accept_risk, persist=persist, log=log)
-    if journal is None:
-        shown.print("nothing to change: every setting is already as planned")
-        summary(None, 0, 0)
-        return
-    network = [r for r in rows if r.knob.network and not r.noop]
-    timeout = confirm_timeout if confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
-    watchdog = timeout if network and system.live and timeout > 0 else 0
-    if watchdog:  # armed before anything is printed: the reader may be gone with the network
-        from nastune.tune import watchdog as revert
-
-        revert.start(journal, watchdog)
-    log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
-    if watchdog:
-        log(f"network changes will be reverted in {watchdog} s unless you run `nastune confirm`")
-    summary(journal.path, watchdog, len(pending))
 
 
 @app.command()
@@ -180,21 +146,13 @@ def verify(
         rows = executor.verify(found, system)
     except (TuneError, Unavailable) as e:
         fail(str(e))
-    if json:
-        from nastune import wire
+    from nastune import wire
+    from nastune.report.tune_view import verify_table
 
-        settings = [wire.Setting(setting=s, expected=e, actual=a, ok=ok) for s, e, a, ok in rows]
-        print(wire.Verify(journal=found.path, settings=settings).dumps())
-        if not all(ok for *_, ok in rows):
-            raise typer.Exit(1)
-        return
-    table = layout.Records(f"Verify {found.path}", *("setting", "expected", "actual", ""))
-    for label, expected, actual, ok in rows:
-        table.add_row(
-            label, expected[:60], actual[:60], layout.styled("ok", "green") if ok else layout.styled("DRIFT", "red")
-        )
-    console.print(table)
-    if not all(ok for *_, ok in rows):
+    settings = [wire.Setting(setting=s, expected=e, actual=a, ok=ok) for s, e, a, ok in rows]
+    done = wire.Verify(journal=found.path, settings=settings)
+    print(done.dumps()) if json else console.print(verify_table(done))
+    if not all(s.ok for s in done.settings):
         raise typer.Exit(1)
 
 
@@ -221,37 +179,16 @@ def rollback(
         report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False))
     except (TuneError, Unavailable) as e:
         fail(str(e), code=1)
-    shown.print(f"{report.summary()} from {found.path}", highlight=False, markup=False)
-    for note in report.notes:
-        shown.print(f"note: {note}", highlight=False, markup=False)
-    others = found.others_outstanding()
-    for other in others:
-        err.print(
-            f"note: {other.path} still holds applied changes: `nastune rollback --to {other.path}` undoes them",
-            highlight=False,
-            markup=False,
-        )
-    if json:
-        from nastune import wire
+    from nastune import wire
+    from nastune.report.tune_view import rolled_back
 
-        failures = [wire.NotRestored(**f.__dict__) for f in report.failures]
-        summary = {"journal": found.path, "restored": report.restored, "unchanged": report.unchanged}
-        print(wire.Rollback(**summary, failures=failures, outstanding=[o.path for o in others]).dumps(None))
-    if report.ok and not report.restored and others:
-        err.print(
-            f"error: {found.path} had nothing left to restore, but other journals hold changes that are still "
-            "applied (listed above)",
-            highlight=False,
-            markup=False,
-        )
-        raise typer.Exit(1)
-    if not report.ok:
-        err.print(
-            f"error: {len(report.failures)} entr{'y' if len(report.failures) == 1 else 'ies'} could not be "
-            "restored; each is listed above with the command that restores it by hand",
-            highlight=False,
-            markup=False,
-        )
+    failures = [wire.NotRestored(**f.__dict__) for f in report.failures]
+    summary = {"journal": found.path, "restored": report.restored, "unchanged": report.unchanged}
+    done = wire.Rollback(**summary, failures=failures, outstanding=[o.path for o in found.others_outstanding()])
+    failed = rolled_back(shown, err, done, report.summary(), report.notes)
+    if json:
+        print(done.dumps(None))
+    if failed:
         raise typer.Exit(1)
 
 

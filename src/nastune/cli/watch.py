@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli.common import JsonOption, LabOption, RootOption, app, collect_facts, console, fail, rerun_in_lab, say
-from nastune.report import layout, tables
+from nastune.report import layout, outcomes
 
 
 @app.command()
@@ -42,7 +42,6 @@ def check(
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
     from nastune.bench.results import load
     from nastune.jobs import check as checks
-    from nastune.stats import baseline as baselines
     from nastune.tune.system import TuneError
 
     if (bench or result) and not baseline:
@@ -72,6 +71,8 @@ def check(
 
                 measured = checks.measure(baseline, LiveSite(root=root), Path("nastune-check.json"))
             if measured is not None:
+                from nastune.stats import baseline as baselines  # scipy: only a comparison needs it
+
                 done.baseline = baseline
                 done.rows, done.notes = baselines.check(baseline, measured)
     except (TuneError, ValueError) as e:
@@ -90,27 +91,9 @@ def check(
 
 def _show(done, json: bool) -> None:
     if json:
-        from nastune import wire
-
-        print(
-            wire.Check(
-                ok=done.ok,
-                journal=done.journal,
-                drift=[wire.Drift(**d.__dict__) for d in done.drift],
-                findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in done.findings],
-                baseline=done.baseline,
-                rows=[r.to_json() for r in done.rows],
-                notes=done.notes,
-            ).dumps()
-        )
-        return
-    console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
-    if done.journal:
-        console.print(f"settings of {done.journal}: {len(done.settings) - len(done.drift)} as applied", highlight=False)
-    for d in done.drift:
-        console.print(layout.styled(f"  DRIFT: {d.setting}: expected {d.expected}, now {d.actual}", "red"))
-    if done.rows:
-        console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
+        print(done.summary().dumps())
+    else:
+        outcomes.check(console, done)
 
 
 @app.command()

@@ -20,12 +20,13 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from scipy.stats import t as t_dist
 
+from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
@@ -71,6 +72,17 @@ class Outcome:
     switch_seconds: float
     decided: bool
     refused: list[str] = field(default_factory=list)  # metrics whose A/A control disagreed with A
+
+    def summary(self) -> wire.Ab:
+        return wire.Ab(
+            rows=[wire.Row(**r.to_json()) for r in self.rows],
+            notes=self.notes,
+            refused=self.refused,
+            decided=self.decided,
+            pairs=self.pairs,
+            seconds=round(self.seconds, 1),
+            switch_seconds=round(self.switch_seconds, 1),
+        )
 
 
 def reversible(plan: Plan) -> tuple[Plan, list[str]]:
@@ -121,6 +133,17 @@ class _Switch:
             self.tuner.rollback(journal)
         except (TuneError, NasError) as e:
             raise AbError(f"A could not be restored: {e}; `{self.tuner.undo(journal)}` retries it") from e
+
+
+def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Outcome:
+    """`nastune ab`: the plan's settings (its one-off actions left out, and said so) switched on
+    and off on `site`; the verdicts also written to ab.json beside a.json and b.json."""
+    plan, left_out = reversible(spec.plan)
+    site.pairs(spec.target, spec.workloads)  # refuse bad workloads before switching anything
+    outcome = run(replace(spec, plan=site.stamp(plan)), site, log=log)
+    outcome.notes = left_out + outcome.notes
+    (spec.out / "ab.json").write_text(outcome.summary().dumps() + "\n")
+    return outcome
 
 
 def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> Outcome:

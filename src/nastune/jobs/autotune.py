@@ -25,14 +25,14 @@ def prepare(
     kind: type[Search] = Search,
 ) -> tuple[Search, Plan]:
 
-    search = kind(None, goal, site, {**DEFAULTS, "size": size}, settings, console, log)
-    search.make_pairs()  # refuse unknown workloads and targets before any trial
+    for target, name in goal.workloads:  # refuse unknown workloads and targets before any trial
+        site.pairs(target, [name])
     log(f"inspect: {site.name}")
     model = Facts.model_validate(site.facts(xfs_fragmentation=True))
-    search.space, left = build(model, knobs, site.shared_kernel, settings.accept_risk)
+    space, left = build(model, knobs, site.shared_kernel, settings.accept_risk)
     for line in left:
         log(f"left out: {line}")
     rule_plan, _ = choose(
         site.stamp(from_findings(knowledge.evaluate(model))), site.shared_kernel, settings.accept_risk
     )
-    return search, rule_plan
+    return kind(space, goal, site, {**DEFAULTS, "size": size}, settings, console, log), rule_plan

@@ -9,8 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune import rules as knowledge
+from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.targets import Target
@@ -19,11 +21,12 @@ from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
 from nastune.sites.lab.system import if_running
-from nastune.stats import baseline as baselines
-from nastune.stats.runs import Row
 from nastune.tune import executor
 from nastune.tune.journal import find
 from nastune.tune.system import TuneError, for_root
+
+if TYPE_CHECKING:
+    from nastune.stats.runs import Row
 
 
 @dataclass
@@ -52,6 +55,17 @@ class Check:
     def ok(self) -> bool:
         return not self.drift and not self.regressed
 
+    def summary(self) -> wire.Check:
+        return wire.Check(
+            ok=self.ok,
+            journal=self.journal,
+            drift=[wire.Drift(**d.__dict__) for d in self.drift],
+            findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
+            baseline=self.baseline,
+            rows=[wire.Row(**r.to_json()) for r in self.rows],
+            notes=self.notes,
+        )
+
 
 def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
     """The settings of the newest journal (or `journal`), each read back; none applied: none."""
@@ -77,6 +91,8 @@ def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target
 
 def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     """Baseline `name`'s workloads measured again on its targets, with its parameters and repeats."""
+    from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
+
     stored = baselines.load_named(name)
     if not stored.results:
         raise ValueError(f"baseline {name!r} holds no results")

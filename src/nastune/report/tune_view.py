@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.text import Text
 
-from nastune.report.layout import Records
+from nastune import wire
+from nastune.report.layout import Records, styled
 
 
 def _short(value) -> str:
@@ -43,3 +45,45 @@ def diff_table(rows) -> Records:
             str(r.change.id), r.knob.label(r.change), r.error or _short(r.current), _short(r.change.new), status
         )
     return table
+
+
+def verify_table(done: wire.Verify) -> Records:
+    table = Records(f"Verify {done.journal}", *("setting", "expected", "actual", ""))
+    for s in done.settings:
+        table.add_row(
+            s.setting, s.expected[:60], s.actual[:60], styled("ok", "green") if s.ok else styled("DRIFT", "red")
+        )
+    return table
+
+
+def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str, notes: list[str]) -> bool:
+    """What a rollback restored, what it could not (each with its manual step), and the other
+    journals that still hold changes. True when the command must exit 1: an entry not restored,
+    or nothing left to restore here while other journals still hold applied changes."""
+    shown.print(f"{summary} from {done.journal}", highlight=False, markup=False)
+    for note in notes:
+        shown.print(f"note: {note}", highlight=False, markup=False)
+    for other in done.outstanding:
+        err.print(
+            f"note: {other} still holds applied changes: `nastune rollback --to {other}` undoes them",
+            highlight=False,
+            markup=False,
+        )
+    if done.failures:
+        n = len(done.failures)
+        err.print(
+            f"error: {n} entr{'y' if n == 1 else 'ies'} could not be restored; each is listed above with the command "
+            "that restores it by hand",
+            highlight=False,
+            markup=False,
+        )
+        return True
+    if not done.restored and done.outstanding:
+        err.print(
+            f"error: {done.journal} had nothing left to restore, but other journals hold changes that are still "
+            "applied (listed above)",
+            highlight=False,
+            markup=False,
+        )
+        return True
+    return False

@@ -7,6 +7,7 @@ and OpenZFS 2.1), refusing what they refuse: an unknown parameter, a ring above 
 import json
 import os
 import sys
+from typing import NoReturn
 
 STATE = os.environ["NASTUNE_STANDIN"]
 RING_MAX = 4096
@@ -22,14 +23,16 @@ def save(state: dict) -> None:
         json.dump(state, f)
 
 
-def refuse(message: str, code: int = 1) -> None:
+def refuse(message: str, code: int = 1) -> NoReturn:
     print(message, file=sys.stderr)
     sys.exit(code)
 
 
 def ethtool(args: list[str], state: dict) -> None:
     flag, dev, *pairs = args
-    nic = state["nics"].get(dev) or refuse(f"netlink error: no device matches name ({dev})")
+    nic = state["nics"].get(dev)
+    if nic is None:
+        refuse(f"netlink error: no device matches name ({dev})")
     if flag == "-c":
         c = nic["coalesce"]
         print(f"Coalesce parameters for {dev}:")
@@ -56,7 +59,9 @@ def ethtool(args: list[str], state: dict) -> None:
 def zfs(args: list[str], state: dict) -> None:
     if args[:4] == ["get", "-H", "-o", "value"]:
         prop, dataset = args[4:6]
-        props = state["datasets"].get(dataset) or refuse(f"cannot open '{dataset}': dataset does not exist")
+        props = state["datasets"].get(dataset)
+        if props is None:
+            refuse(f"cannot open '{dataset}': dataset does not exist")
         print(props[prop])
     elif args[0] == "set":
         (prop, value), dataset = args[1].split("=", 1), args[2]

@@ -8,13 +8,13 @@ import shutil
 import sys
 import time
 
-import numpy as np
-
 from nastune.protocols.client import BenchError, run
 
 
 def read_bandwidth(mib: int = 256, rounds: int = 5) -> float:
     """GB/s of the best of `rounds` full reads of a buffer (np.sum streams it through the CPU)."""
+    import numpy as np
+
     data = np.ones(mib * (1 << 20) // 8, dtype=np.float64)
     best = 0.0
     for _ in range(rounds):

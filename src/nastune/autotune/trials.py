@@ -1,0 +1,61 @@
+"""What autotune reads from a study's trials and runs: their origins, the best so far, the
+finalists, the sampler, and the repeats of a trial measured in two parts merged into one run."""
+
+from __future__ import annotations
+
+from nastune.bench.results import ResultSet
+from nastune.stats.runs import Row
+
+CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
+
+
+def named(row: Row) -> str:
+    """A row as the objective names it: TARGET:WORKLOAD (smb:seq-read), a path's as path:..."""
+    kind = row.target.split("://", 1)[0] if "://" in row.target else "path"
+    return f"{kind}:{row.workload}"
+
+
+def best_so_far(study) -> str:
+    from optuna.trial import TrialState
+
+    done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    best = max(done, key=lambda t: t.value, default=None)
+    return f", best so far {best.value:.3f}x (trial {best.number})" if best else ""
+
+
+def rule_trial(done: list):
+    return next((t for t in done if t.user_attrs.get("origin") == RULE), None)
+
+
+def choose_finalists(done: list, n: int, current: dict) -> list:
+    """The `n` best trials, and the rule-based plan beside them when it is not one of them (and
+    changes something): what the search found displaces the plan only by measuring better beside it."""
+    best = sorted(done, key=lambda t: -t.value)[:n]
+    rule = rule_trial(done)
+    if rule is not None and rule.number not in {t.number for t in best} and rule.user_attrs["config"] != current:
+        best.append(rule)
+    return best
+
+
+def sampler(seed: int, budget: int):
+    """autotune's sampler (bench/autotune_eval.py replays the same one on a recorded grid)."""
+    import optuna
+
+    return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=max(3, budget // 4))
+
+
+def merge(a: ResultSet, b: ResultSet) -> ResultSet:
+    """One run of `a`'s and `b`'s repeats of the same workloads."""
+    results = []
+    for ra in a.results:
+        rb = next((r for r in b.results if r.key == ra.key), None)
+        if rb is None or rb.failed or ra.failed:
+            results.append(rb if rb is not None and rb.failed else ra)
+            continue
+        metrics = {
+            name: m.model_copy(update={"values": m.values + rb.metrics[name].values})
+            for name, m in ra.metrics.items()
+            if name in rb.metrics
+        }
+        results.append(ra.model_copy(update={"metrics": metrics}))
+    return a.model_copy(update={"results": results})

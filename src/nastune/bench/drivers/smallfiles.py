@@ -1,0 +1,33 @@
+"""Small files on a local path, timed one operation at a time as bonnie++ does: create (with
+data), stat, read and delete; microseconds of each operation, per phase."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+def small_files(directory: Path, count: int, size: int) -> dict[str, list[float]]:
+    """The phases' per-operation microseconds for `count` files of `size` bytes in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(size)
+    names = [directory / f"small-{i}" for i in range(count)]
+    phases: dict[str, list[float]] = {}
+
+    def create(p):
+        with open(p, "wb") as f:
+            f.write(data)
+
+    def read(p):
+        with open(p, "rb") as f:
+            f.read()
+
+    for phase, fn in (("create", create), ("stat", os.stat), ("read", read), ("delete", os.unlink)):
+        times = []
+        for p in names:
+            start = time.perf_counter()
+            fn(p)
+            times.append((time.perf_counter() - start) * 1e6)
+        phases[phase] = times
+    return phases

@@ -1,0 +1,71 @@
+"""apply as a workflow: the plan read and diffed under the system's lock (the caller holds it),
+shown, asked about, applied with the journal, and, after network changes on a live host, the
+confirm-or-revert watchdog armed before anything else is said (the reader may be gone with the
+network). Returns the summary `apply --json` prints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune import wire
+from nastune.tune import executor, watchdog
+from nastune.tune.executor import Pending
+from nastune.tune.plan import load
+from nastune.tune.system import System, TuneError
+
+CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a network change
+
+
+class Unusable(TuneError):
+    """The plan cannot be read, or not be diffed against this system: nothing was touched."""
+
+
+@dataclass
+class ApplySpec:
+    plan_file: Path  # `-`: standard input
+    dry_run: bool = False
+    persist: bool = False
+    accept_risk: bool = False
+    confirm_timeout: int | None = None  # None: CONFIRM_TIMEOUT on a live host, no revert on the lab
+
+
+def run(
+    spec: ApplySpec,
+    system: System,
+    show: Callable[[list[Pending]], None],
+    ask: Callable[[], None],
+    log: Callable[[str], None],
+) -> wire.Apply:
+    """`show` gets the diff; `ask` raises to stop before anything changes; TuneError (Stranded
+    when the automatic rollback could not restore everything) says why it failed."""
+    try:
+        plan = load(spec.plan_file)
+        if plan.lab and system.netns is None and system.live:
+            from nastune.sites.lab.system import running  # lazy: only a lab's plan needs the lab
+
+            system = running()
+        rows = executor.diff(plan, system)
+    except TuneError as e:
+        raise Unusable(str(e)) from e
+    show(rows)
+    pending = [r for r in rows if not r.noop]
+    counts = {"changes": len(plan.changes), "would_change": len(pending), "dry_run": spec.dry_run}
+    if spec.dry_run or not pending:
+        log("dry run: nothing changed" if spec.dry_run else "nothing to change: every setting is already as planned")
+        return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
+    ask()
+    journal = executor.apply(plan, system, accept_risk=spec.accept_risk, persist=spec.persist, log=log)
+    if journal is None:
+        log("nothing to change: every setting is already as planned")
+        return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
+    network = [r for r in rows if r.knob.network and not r.noop]
+    timeout = spec.confirm_timeout if spec.confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
+    armed = timeout if network and system.live and timeout > 0 else 0
+    if armed:  # before anything is printed: the reader may be gone with the network
+        watchdog.start(journal, armed)
+    log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
+    if armed:
+        log(f"network changes will be reverted in {armed} s unless you run `nastune confirm`")
+    return wire.Apply(journal=journal.path, watchdog=armed, changed=len(pending), **counts)

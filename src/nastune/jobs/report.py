@@ -1,0 +1,49 @@
+"""`nastune report` as a workflow: the runs compared with the first (an incomparable one noted,
+not fatal), the facts and findings files validated, the HTML report and its CSV written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from pydantic import TypeAdapter, ValidationError
+
+from nastune import jsonfile
+from nastune.bench.results import ResultSet
+from nastune.facts import Facts
+from nastune.report import html
+from nastune.rules.model import Finding
+from nastune.stats.runs import Incomparable, compare_runs
+
+
+def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings: Path | None = None) -> Path:
+    """The report's path; ValueError names a bad file (or field), OSError one that cannot be written."""
+    if out.is_dir() or not out.parent.is_dir():
+        raise ValueError(
+            f"{out}: {'is a directory' if out.is_dir() else 'its directory does not exist'}; give a file path"
+        )
+    rows, notes = [], []
+    for other in runs[1:]:
+        try:
+            more, remarks = compare_runs(runs[0], other, force=True)
+        except Incomparable as e:
+            notes.append(str(e))
+            continue
+        rows += more
+        notes += remarks
+    facts_data = jsonfile.load(facts) if facts else None
+    findings_data = jsonfile.load(findings) if findings else None
+    if isinstance(findings_data, dict):  # diagnose --json: the findings under their schema tag
+        findings_data = findings_data.get("findings", [])
+    for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
+        try:
+            if data is not None:
+                TypeAdapter(model).validate_python(data)
+        except ValidationError as e:
+            raise ValueError(jsonfile.invalid(path, e)) from None
+    try:
+        return html.render(
+            runs, out, rows, notes, facts=cast(dict | None, facts_data), findings=cast(list | None, findings_data)
+        )
+    except OSError as e:
+        raise OSError(e.errno, f"{out}: {e.strerror}") from e
