@@ -76,6 +76,21 @@ def command_key(argv: Sequence[str]) -> str:
     return f"{slug}-{digest}.json"
 
 
+def start(argv: Sequence[str], stdout=subprocess.DEVNULL, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start a program that runs on (a lab's server, a NAS's sample stream) in its own session,
+    with no input; its output to `stdout` (a file, or PIPE for text lines), its errors with it
+    when that is a file. OSError when it cannot start."""
+    return subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.STDOUT if stdout not in (subprocess.PIPE, subprocess.DEVNULL) else subprocess.DEVNULL,
+        text=stdout == subprocess.PIPE,
+        start_new_session=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
 def run(argv: Sequence[str], timeout: float = 30.0, input: str | None = None) -> CommandResult:
     """Run `argv`; never raises."""
     argv = tuple(argv)

@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from nastune import commands
 from nastune.bench import evidence, usage
 from nastune.facts.interrupts import parse_interrupts
 from nastune.root import Root, Unavailable
@@ -165,9 +166,7 @@ class RemoteProfiler(Profiler):
 
     def __enter__(self) -> RemoteProfiler:
         self.samples, first = [], threading.Event()
-        self._proc = subprocess.Popen(
-            self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        )
+        self._proc = commands.start(self.argv, stdout=subprocess.PIPE)
 
         def read():
             for line in self._proc.stdout or ():

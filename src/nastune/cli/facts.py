@@ -21,6 +21,7 @@ from nastune.cli.common import (
     rerun_in_lab,
     verbose,
 )
+from nastune.severity import Severity
 
 
 @app.command()
@@ -103,46 +104,22 @@ def diagnose(
     """Find what makes this NAS slow: every rule of the knowledge base run on the system's
     facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source;
     with --profile, what limited measured runs first."""
-    from nastune import rules as knowledge
-    from nastune.facts import numa_matrix as numa_matrix_file
+    from nastune.jobs.diagnose import DiagnoseSpec, check, run
     from nastune.report import findings_view
-    from nastune.rules.model import Severity
 
     if lab:
         rerun_in_lab()
     for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
         if value is not None and value not in SEVERITIES:
             fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
-    known = {r.id for r in knowledge.all_rules()}
-    unknown = [r for r in only or [] if r not in known]
-    if unknown:
-        fail(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
-    runs = []
-    for path in profile or []:
-        from nastune.bench import results
-
-        try:
-            runs.append(results.load(path))
-        except ValueError as e:
-            fail(str(e))
-    facts = collect_facts(root, area, xfs_fragmentation)
-    if numa_matrix is not None:
-        try:
-            facts.numa_bandwidth = numa_matrix_file.load(numa_matrix)
-        except ValueError as e:
-            fail(str(e))
-    findings = knowledge.evaluate(facts, only=only, min_severity=Severity[min_severity])
-    if runs:
-        from nastune.rules.runtime import with_runtime
-
-        findings = with_runtime(findings, runs)
-    if json:
-        from nastune.rules.model import Findings
-
-        print(Findings(rules=len(known), findings=findings, warnings=facts.warnings).dumps())
-    else:
-        findings_view.render(findings, console, verbose=verbose(ctx))
-    if fail_on is not None and any(f.severity >= Severity[fail_on] for f in findings):
+    spec = DiagnoseSpec(Severity[min_severity], only or [], numa_matrix, profile or [])
+    try:
+        runs = check(spec)  # before the facts are read: a bad argument fails at once
+        done = run(spec, collect_facts(root, area, xfs_fragmentation), runs)
+    except ValueError as e:
+        fail(str(e))
+    print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
+    if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)
 
 

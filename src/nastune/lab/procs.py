@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from nastune import commands
 from nastune.lab import network
 from nastune.lab.scenario import size_bytes
-from nastune.lab.sh import LabError, in_ns, run
+from nastune.lab.sh import HOST, LabError, in_ns, run
 from nastune.lab.state import State
+from nastune.root import Unavailable
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("cpu", "memory", "blkio")
@@ -22,8 +23,8 @@ CONTROLLERS = ("cpu", "memory", "blkio")
 def start_time(pid: int) -> int | None:
     """The process's start time in clock ticks since boot, or None if it is gone or a zombie."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        stat = HOST.read(f"/proc/{pid}/stat")
+    except Unavailable:
         return None
     fields = stat.rsplit(")", 1)[1].split()
     return None if fields[0] == "Z" else int(fields[19])
@@ -39,14 +40,7 @@ def spawn(
     """Start a daemon in its own session, record it, and put it in the lab's cgroups."""
     entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None, env=env)
     with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            argv,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            env={**os.environ, **(env or {})},
-        )
+        proc = commands.start(argv, stdout=out, env=env)
     started = None
     for _ in range(50):  # the start time is readable once the kernel has the process
         started = start_time(proc.pid)

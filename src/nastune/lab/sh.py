@@ -1,5 +1,6 @@
 """Running the lab's tools: argv lists only (never a shell), clear errors that name
-the command, its output, and the Debian package of a missing tool."""
+the command, its output, and the Debian package of a missing tool; and HOST, the one root of the
+lab's own reads of /proc and /sys (the lab is this host)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from collections.abc import Sequence
 from nastune import commands
 from nastune.commands import CommandResult
 from nastune.packages import PACKAGES
+from nastune.root import Root
+
+HOST = Root("/")
 
 
 class LabError(Exception):

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from nastune.facts.mounts import parse_mounts
 from nastune.lab.scenario import Storage, size_bytes
-from nastune.lab.sh import LabError, run
+from nastune.lab.sh import HOST, LabError, run
 from nastune.lab.state import State
-from nastune.root import Root
 
 
 def _image(state: State, path: Path, size: int) -> str:
@@ -30,7 +29,7 @@ def loops_of(image: str) -> list[str]:
 
 def mounted(path: str) -> bool:
     target = os.path.realpath(path)
-    return any(m.mountpoint == target for m in parse_mounts(Root("/").read("/proc/self/mounts")))
+    return any(m.mountpoint == target for m in parse_mounts(HOST.read("/proc/self/mounts")))
 
 
 def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:

@@ -4,13 +4,11 @@ which an MTU change must reach too), and the lab's own restart of a daemon."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from nastune.lab import network, procs
-from nastune.lab.sh import LabError
+from nastune.lab.sh import HOST, LabError
 from nastune.lab.state import DEFAULT_DIR
-from nastune.root import Root
 from nastune.sites.lab.lab import Lab
 from nastune.tune.system import System, TuneError
 
@@ -32,12 +30,12 @@ def running() -> LabSystem:
     seen, pids = set(), []
     for entry in lab.state.of("process"):
         if entry.get("pid") and procs.alive(entry):
-            ns = os.readlink(f"/proc/{entry['pid']}/ns/mnt")
+            ns = HOST.readlink(f"/proc/{entry['pid']}/ns/mnt")
             if ns not in seen:
                 seen.add(ns)
                 pids.append(entry["pid"])
     peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
-    return LabSystem(root=Root("/"), netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
+    return LabSystem(root=HOST, netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
 
 
 def if_running() -> LabSystem | None:

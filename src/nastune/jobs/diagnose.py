@@ -1,0 +1,42 @@
+"""`nastune diagnose` as a workflow: the rules asked for (unknown ones refused), measured runs
+and a NUMA matrix loaded, the facts read, every rule evaluated, and the findings whose subject
+limited those runs put first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nastune import rules as knowledge
+from nastune.bench import results
+from nastune.facts import Facts
+from nastune.facts import numa_matrix as numa_matrix_file
+from nastune.rules.model import Findings
+from nastune.rules.runtime import with_runtime
+from nastune.severity import Severity
+
+
+@dataclass
+class DiagnoseSpec:
+    min_severity: Severity = Severity.info
+    only: list[str] = field(default_factory=list)  # rule ids; empty: every rule
+    numa_matrix: Path | None = None
+    profiles: list[Path] = field(default_factory=list)  # result files of measured runs
+
+
+def check(spec: DiagnoseSpec) -> list:
+    """The measured runs, after refusing unknown rules and unreadable files (ValueError)."""
+    known = {r.id for r in knowledge.all_rules()}
+    unknown = [r for r in spec.only if r not in known]
+    if unknown:
+        raise ValueError(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
+    return [results.load(path) for path in spec.profiles]
+
+
+def run(spec: DiagnoseSpec, facts: Facts, runs: list) -> Findings:
+    if spec.numa_matrix is not None:
+        facts.numa_bandwidth = numa_matrix_file.load(spec.numa_matrix)
+    found = knowledge.evaluate(facts, only=spec.only or None, min_severity=spec.min_severity)
+    if runs:
+        found = with_runtime(found, runs)
+    return Findings(rules=len(knowledge.all_rules()), findings=found, warnings=facts.warnings)
