@@ -40,7 +40,6 @@ def check(
     """Is this NAS still tuned? Every rule on today's facts, every setting of the last applied
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
-    from nastune.bench.results import load
     from nastune.jobs import check as checks
     from nastune.tune.system import TuneError
 
@@ -61,29 +60,18 @@ def check(
     if lab:
         paths = {"--result": result, "--metrics": metrics}
         rerun_in_lab(absolute={option: str(p.resolve()) for option, p in paths.items() if p is not None})
-    facts = collect_facts(root, None, False)
+    bench_site = None
+    if bench and result is None:
+        from nastune.sites.live import LiveSite
+
+        bench_site = LiveSite(root=root)
+    spec = checks.CheckSpec(root, journal, baseline, result, bench_site, metrics)
     try:
-        done = checks.check(facts, root, journal)
-        if baseline:
-            measured = load(result) if result else None
-            if measured is None and bench:
-                from nastune.sites.live import LiveSite
-
-                measured = checks.measure(baseline, LiveSite(root=root), Path("nastune-check.json"))
-            if measured is not None:
-                from nastune.stats import baseline as baselines  # scipy: only a comparison needs it
-
-                done.baseline = baseline
-                done.rows, done.notes = baselines.check(baseline, measured)
+        done = checks.run(spec, collect_facts(root, None, False))
     except (TuneError, ValueError) as e:
         fail(str(e))
-    if metrics:
-        from nastune.report import metrics as prometheus
-
-        try:
-            prometheus.write(done, metrics)
-        except OSError as e:
-            fail(f"{metrics}: {e.strerror}")
+    except OSError as e:
+        fail(str(e.strerror))
     _show(done, json)
     if not done.ok:
         raise typer.Exit(1)

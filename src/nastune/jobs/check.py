@@ -105,3 +105,38 @@ def check(facts: Facts, root: str, journal: str | None = None) -> Check:
     findings = knowledge.evaluate(facts)
     path, settings, drift = settings_drift(root, journal)
     return Check(findings, path, settings, drift)
+
+
+@dataclass
+class CheckSpec:
+    root: str = "/"
+    journal: str | None = None  # the journal whose settings to read back (default: the newest)
+    baseline: str | None = None
+    measured: Path | None = None  # a result file to compare with the baseline
+    bench: Site | None = None  # or: measure the baseline's workloads again on this site
+    metrics: Path | None = None  # where to write the Prometheus textfile
+
+
+def run(spec: CheckSpec, facts: Facts) -> Check:
+    """A check, compared with its baseline when one is named, its metrics written; TuneError,
+    ValueError and OSError say what failed."""
+    from nastune.bench.results import load
+
+    done = check(facts, spec.root, spec.journal)
+    if spec.baseline:
+        measured = load(spec.measured) if spec.measured else None
+        if measured is None and spec.bench is not None:
+            measured = measure(spec.baseline, spec.bench, Path("nastune-check.json"))
+        if measured is not None:
+            from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
+
+            done.baseline = baseline = spec.baseline
+            done.rows, done.notes = baselines.check(baseline, measured)
+    if spec.metrics:
+        from nastune.report import metrics as prometheus  # lazy: prometheus_client, only with --metrics
+
+        try:
+            prometheus.write(done, spec.metrics)
+        except OSError as e:
+            raise OSError(e.errno, f"{spec.metrics}: {e.strerror}") from e
+    return done
