@@ -86,4 +86,4 @@ def sha256(path: Path) -> str:
 
 
 def status(directory: Path) -> list[dict]:
-    return json.loads(nastune(directory, "lab", "status", "--json", check=False).stdout)
+    return json.loads(nastune(directory, "lab", "status", "--json", check=False).stdout)["parts"]
