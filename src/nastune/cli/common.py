@@ -159,19 +159,8 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, st
     from nastune.lab.sh import LabError
     from nastune.sites.lab.lab import Lab
 
-    argv = [a for a in sys.argv[1:] if a != "--lab"]
-    for option, value in (absolute or {}).items():
-        kept, skip = [], False
-        for a in argv:
-            if skip:
-                skip = False
-            elif a == option:
-                skip = True
-            elif not a.startswith(option + "="):
-                kept.append(a)
-        argv = [*kept, option, value]
     try:
-        inner = Lab().exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
+        inner = Lab().rerun_argv(sys.argv[1:], absolute or {})
     except LabError as e:
         fail(str(e))
     os.environ.update(extra_env or {})

@@ -219,20 +219,15 @@ def on_nas(inventory: Path, *args: str) -> NoReturn:
     exit status are this command's."""
     import sys
 
-    from nastune import commands
-    from nastune.remote import inventory as inventories
-    from nastune.remote.nas import NasAgent
+    from nastune.remote.inventory import InventoryError
+    from nastune.remote.nas import NasAgent, NasError
 
     try:
-        agent = NasAgent(inventories.load(inventory).nas)
-    except inventories.InventoryError as e:
+        result = NasAgent.of(inventory).forward(list(args))
+    except InventoryError as e:
         fail(str(e))
-    why = agent.check()
-    if why:
-        fail(why, code=1)
-    result = commands.run(agent.argv([*agent.nastune_argv, *args]), 600)
-    if result.error:
-        fail(f"{args[0]} on {agent.name}: {result.error}", code=1)
+    except NasError as e:
+        fail(str(e), code=1)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     raise typer.Exit(result.returncode or 0)

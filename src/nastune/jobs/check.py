@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from nastune import rules as knowledge
 from nastune import wire
 from nastune.bench import runner
-from nastune.bench.results import ResultSet
+from nastune.bench.results import ResultSet, load
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.facts import Facts
@@ -120,8 +120,6 @@ class CheckSpec:
 def run(spec: CheckSpec, facts: Facts) -> Check:
     """A check, compared with its baseline when one is named, its metrics written; TuneError,
     ValueError and OSError say what failed."""
-    from nastune.bench.results import load
-
     done = check(facts, spec.root, spec.journal)
     if spec.baseline:
         measured = load(spec.measured) if spec.measured else None

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
 
 from nastune import commands, wire
-from nastune.remote.inventory import Nas
+from nastune.remote.inventory import Nas, load
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded
@@ -35,6 +36,22 @@ class NasError(RuntimeError):
 @dataclass(frozen=True)
 class NasAgent:
     host: Nas
+
+    @classmethod
+    def of(cls, inventory: Path) -> NasAgent:
+        """The NAS of the inventory at `inventory` (InventoryError names what is wrong in it)."""
+        return cls(load(inventory).nas)
+
+    def forward(self, args: list[str]) -> commands.CommandResult:
+        """nastune `args` run on the NAS, whatever its exit status (the caller passes it on);
+        NasError when the NAS cannot be reached or the command cannot run."""
+        why = self.check()
+        if why:
+            raise NasError(why)
+        result = commands.run(self.argv([*self.nastune_argv, *args]), 600)
+        if result.error:
+            raise NasError(f"{args[0]} on {self.name}: {result.error}")
+        return result
 
     @property
     def ssh(self) -> Ssh | None:

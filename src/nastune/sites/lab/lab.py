@@ -203,6 +203,22 @@ class Lab:
             raise LabError(f"no lab host {host!r}: hosts are nas, client, client2... (is the lab up?)")
         return ["ip", "netns", "exec", ns, *argv]
 
+    def rerun_argv(self, args: list[str], absolute: dict[str, str]) -> list[str]:
+        """The argv that runs nastune with `args` (less --lab) on the nas host; `absolute`
+        replaces options' values (relative paths) with ones that mean the same there."""
+        argv = [a for a in args if a != "--lab"]
+        for option, value in absolute.items():
+            kept, skip = [], False
+            for a in argv:
+                if skip:
+                    skip = False
+                elif a == option:
+                    skip = True
+                elif not a.startswith(option + "="):
+                    kept.append(a)
+            argv = [*kept, option, value]
+        return self.exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
+
     def facts_json(self, xfs_fragmentation: bool = False) -> str:
         """The nas host's facts as JSON, collected inside its namespace."""
         argv = [sys.executable, "-m", "nastune.facts"] + (["--xfs-fragmentation"] if xfs_fragmentation else [])
