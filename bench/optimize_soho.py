@@ -31,6 +31,8 @@ def main() -> None:
                 "-m",
                 "nastune",
                 "optimize",
+                "--flow",
+                "before-after",  # gain ratios need the whole plan measured before and after
                 "--yes",
                 "--size",
                 args.size,

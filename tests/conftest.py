@@ -15,6 +15,15 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOTS = FIXTURES / "roots"
 UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"
+LAB_TESTS = Path(__file__).parent / "lab"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/lab builds the real lab: marked `lab`, so `-m "not lab"` selects the
+    fast subset (a mark in tests/lab/conftest.py would not reach the tests)."""
+    for item in items:
+        if item.path.is_relative_to(LAB_TESTS):
+            item.add_marker(pytest.mark.lab)
 
 
 def run_cli(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from nastune import commands
 from nastune.commands import CommandResult, command_key
+from nastune.errors import Failure
 from nastune.jsonfile import loads
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ MAX_ENTRIES = 100_000  # names in one directory listing
 META = ".nastune"
 
 
-class Unavailable(Exception):
+class Unavailable(Failure):
     """A path that cannot be read, with the reason a person should see."""
 
     def __init__(self, path: str, reason: str):

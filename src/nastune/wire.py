@@ -163,9 +163,11 @@ class Interleaved(BaseModel):
 
 
 class Optimize(Wire):
-    """optimize's compare.json: the before/after verdicts and the interleaved ones."""
+    """optimize's compare.json: the before/after verdicts (in the interleaved flow, of the one-off
+    actions only) and the interleaved ones of the plan's settings."""
 
-    schema_: Literal["nastune.optimize/1"] = Field("nastune.optimize/1", alias="schema")
+    schema_: Literal["nastune.optimize/2"] = Field("nastune.optimize/2", alias="schema")
+    flow: Literal["interleaved", "before-after"]  # interleaved: `rows` are the one-off actions' before/after
     rows: list[Row]
     notes: list[str]
     failed: list[str]

@@ -16,8 +16,6 @@ from nastune.lab import network
 from nastune.sites.lab.lab import CGROUP, taken_message
 from tests.conftest import printed_json
 
-pytestmark = pytest.mark.lab
-
 
 def lab_env(directory: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "NASTUNE_LAB_DIR": str(directory), "COLUMNS": "200", **extra}

@@ -39,6 +39,8 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
     run = nastune(
         soho2,
         "optimize",
+        "--flow",
+        "before-after",  # its before.json holds the profile taken on the NAS (the default flow: test_optimize_lab)
         "--inventory",
         str(inv_path),
         "--yes",

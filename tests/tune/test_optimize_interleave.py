@@ -60,8 +60,9 @@ def _run(root, probe, tmp_path):
     tuner = site.tuner()
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     journal = need(tuner.apply(plan, False, lambda m: None))
+    tuner.rollback(journal)  # A, as optimize starts its interleaving
     spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
-    return tuner, journal, _interleave(plan, journal, tuner, site, spec, lambda m: None)
+    return tuner, journal, _interleave(plan, tuner, site, spec, lambda m: None)
 
 
 def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, tmp_path):
@@ -71,7 +72,7 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert sorted(probe.seen) == [10] * 5 + [40] * 7  # A: warm-up, 5 repeats, the A/A control; B: 5
     (row,) = mixed.rows
     assert row.result.verdict == "worse" and row.result.sizes == (5, 5)
-    assert (root / SETTING).read_text().strip() == "10" and journal != first and tuner.verify(journal) == []
+    assert (root / SETTING).read_text().strip() == "10" and need(journal) != first and tuner.verify(need(journal)) == []
     assert (tmp_path / "settings.json").exists()
 
 
@@ -88,3 +89,49 @@ def test_an_interrupt_while_interleaving_leaves_a_and_says_how_to_apply_again(ro
         _run(root, probe, tmp_path)
     assert stopped.value.interrupted and "settings.json" in str(stopped.value)
     assert (root / SETTING).read_text().strip() == "40"
+
+
+class Flat(Probe):
+    """A workload the setting does not touch, too noisy (+-10%) to settle within the budget."""
+
+    name = "flat"
+
+    def once(self, target, params, state):
+        self.calls += 1
+        return {"MB/s": 100.0 * (0.9 + 0.2 * ((self.calls * 7919) % 13) / 12)}
+
+
+@dataclass
+class TwoProbes(ProbeSite):
+    flat: Workload | None = None
+
+    def pairs(self, target, names):
+        (one,) = super().pairs(target, names)
+        return [one, (self.flat, one[1])]
+
+
+def test_a_settled_workload_is_measured_no_more_while_the_others_go_on(root, tmp_path):
+    from nastune.jobs import ab
+
+    probe, flat = Probe(root), Flat(root)
+    site = TwoProbes(str(tmp_path), str(root), probe, flat)
+    plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
+    spec = ab.AbSpec(plan, ["probe", "flat"], {}, tmp_path / "ab", min_pairs=5, max_pairs=8)
+    done = ab.run(spec, site, log=lambda m: None)
+    assert done.pairs == 8 and not done.decided  # the flat one never settled
+    assert probe.seen.count(10) == 5  # B: settled at the first look, measured no more
+    assert flat.calls == 1 + 8 * 2 + 1  # warm-up, both sides of every pair, the A/A control
+    a, b = done.runs
+    assert [len(r.metrics["MB/s"].values) for r in b.results] == [5, 8]
+    assert [len(r.metrics["MB/s"].values) for r in a.results] == [5, 8]  # the control is not A's own
+    assert (root / SETTING).read_text().strip() == "40"  # ends in A
+
+
+def test_settings_that_change_nothing_are_not_interleaved(root, tmp_path):
+    (root / SETTING).write_text("10\n")  # already as planned: B would be A
+    probe = Probe(root)
+    site = ProbeSite(str(tmp_path), str(root), probe)
+    plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
+    assert _interleave(plan, site.tuner(), site, spec, lambda m: None) == (None, None)
+    assert len(probe.seen) <= 2  # the warm-up and at most one repeat of A before the first switch

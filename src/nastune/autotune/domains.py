@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nastune.errors import Failure
+
 KiB, MiB = 1 << 10, 1 << 20
 
 
-class SpaceError(ValueError):
+class SpaceError(Failure, ValueError):
     """A configuration or a space request that autotune refuses; the message names the tunable."""
+
+    code = 2  # bad input
 
 
 class Ordered:

@@ -11,14 +11,17 @@ import re
 from dataclasses import dataclass
 
 from nastune.bench.results import MetricResult, ResultSet
+from nastune.errors import Failure
 
 TERM = re.compile(
     r"^(?:(?P<weight>[0-9]*\.?[0-9]+)\s*\*\s*)?(?P<target>[a-z0-9]+):(?P<workload>[a-z0-9-]+)(?::(?P<metric>[^\s]+))?$"
 )
 
 
-class ObjectiveError(ValueError):
-    pass
+class ObjectiveError(Failure, ValueError):
+    """An objective that cannot be read; the message quotes the term."""
+
+    code = 2  # bad input
 
 
 @dataclass(frozen=True)

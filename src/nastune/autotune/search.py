@@ -27,6 +27,7 @@ from nastune.autotune.trials import CURRENT, RULE, best_so_far, choose_finalists
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import progress_display
+from nastune.errors import Failure
 from nastune.jsonfile import dumps
 from nastune.remote.nas import NasError
 from nastune.sites.base import Site
@@ -43,7 +44,7 @@ class TrialFailed(RuntimeError):
     """A trial that gave no score (a workload failed, the objective's bound was broken)."""
 
 
-class AutotuneError(RuntimeError):
+class AutotuneError(Failure):
     """The search stopped; the message says what state the system is in and how to finish."""
 
 

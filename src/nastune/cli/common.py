@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -19,13 +20,13 @@ import typer
 from rich.text import Text
 
 from nastune import __version__
-from nastune.areas import AREAS, GROUPS
+from nastune.areas import AREAS
+from nastune.errors import Failure
 from nastune.report import layout
 from nastune.severity import Severity
 
 if TYPE_CHECKING:
     from nastune.facts import Facts
-    from nastune.sites.base import Site
 
 lab_app = typer.Typer(
     help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
@@ -54,62 +55,36 @@ app.add_typer(baseline_app, name="baseline")
 console = layout.console()
 err = layout.console(stderr=True)
 
-RootOption = Annotated[
-    str,
-    typer.Option(
-        "--root",
-        help="Read this system instead of the live one: a directory tree or a snapshot "
-        "archive made by `nastune capture`.",
-        metavar="DIR|SNAPSHOT",
-    ),
-]
-
-LabOption = Annotated[bool, typer.Option("--lab", help="Read the lab's nas host (run `nastune lab up` first).")]
-
-LabJournalOption = Annotated[bool, typer.Option("--lab", help="Only the journals of the lab's nas host.")]
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
-
-AreaOption = Annotated[
-    list[str] | None, typer.Option("--area", help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")
-]
-
-FragOption = Annotated[
-    bool,
-    typer.Option(
-        "--xfs-fragmentation",
-        help="Also measure XFS fragmentation with xfs_db. On a live system this "
-        "FREEZES each mounted XFS file system for the few seconds of the reading.",
-    ),
-]
-
-RISKS = ("durability",)  # the one guarantee a plan can trade: crash safety of acknowledged writes
-
-
-def _known_risks(value: list[str] | None) -> list[str] | None:
-    """Every command that takes --accept-risk refuses a risk it does not know, before it acts."""
-    unknown = [r for r in value or [] if r not in RISKS]
-    if unknown:
-        raise typer.BadParameter(f"{unknown[0]!r}: the only risk that can be accepted is 'durability'")
-    return value
-
-
-AcceptRiskOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--accept-risk",
-        help="durability: also use changes that trade crash safety for speed (the only risk there is).",
-        callback=_known_risks,
-    ),
-]
-
-
 SEVERITIES = [s.name for s in Severity]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(Text.assemble(("error:", "red"), f" {message}"))
     raise typer.Exit(code)
+
+
+@contextmanager
+def failing(code: int = 2, interrupted: str = "interrupted") -> Iterator[None]:
+    """A stage's failure (its message names the file, field or host), a bad value or an OSError
+    becomes that message and exit `code`, or the failure's own code (3: changes remain applied);
+    Ctrl-C becomes `interrupted` (what state it left) and exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        fail(interrupted, 130)
+    except (Failure, ValueError) as e:
+        fail(str(e), getattr(e, "code", None) or code)
+    except OSError as e:
+        fail(f"{e.filename}: {e.strerror}" if e.filename else str(e.strerror or e), code)
+
+
+def consent(yes: bool, question: str, refusal: str) -> None:
+    """Go on only with --yes or a person's yes: without a terminal to ask on, refuse."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        fail(f"{refusal}: add --yes (no terminal to ask on)")
+    typer.confirm(question, abort=True)
 
 
 def _version(value: bool) -> None:
@@ -155,74 +130,42 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, st
     """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
     and the servers' processes are the lab's, and exit with its status. `absolute` replaces
     options' values (relative paths) with ones that mean the same there."""
-
-    from nastune.lab.sh import LabError
     from nastune.sites.lab.lab import Lab
 
-    try:
+    with failing():
         inner = Lab().rerun_argv(sys.argv[1:], absolute or {})
-    except LabError as e:
-        fail(str(e))
     os.environ.update(extra_env or {})
     os.execvp(inner[0], inner)
 
 
 def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
     from nastune.facts import collect, expand
-    from nastune.root import Unavailable
     from nastune.snapshot import open_root
 
-    try:
-        areas = expand(area or AREAS)
+    with failing():
+        areas = expand(area or AREAS)  # a bad --area fails before a snapshot is unpacked
         with open_root(root) as r:
             return collect(r, areas, xfs_fragmentation=xfs_fragmentation)
-    except (ValueError, Unavailable) as e:
-        fail(str(e))
 
 
 def lab_action(action):
-    """Run a lab action with the lab's errors shown plainly (exit 2)."""
-    from nastune.sites.lab.lab import LabError, require_root
+    """Run a lab action as root, its errors shown plainly (exit 2)."""
+    from nastune.sites.lab.lab import require_root
 
-    try:
+    with failing():
         require_root()
         return action()
-    except (LabError, ValueError) as e:
-        fail(str(e))
 
 
 def size_option(text: str) -> int:
     from nastune.lab.scenario import size_bytes
 
-    try:
+    with failing():
         return size_bytes(text)
-    except ValueError as e:
-        fail(str(e))
-
-
-def chosen_site(lab: bool, inventory: Path | None, target: str | None, clients: str | None = None, **options) -> Site:
-    """The Site a command works on: an inventory's NAS (with --lab and --clients, the lab's own
-    inventory), the lab measured from its first client (--lab), or this host measured at
-    --target. NasError, ValueError and LabError say why it cannot be reached."""
-    if inventory:
-        from nastune.sites.inventory import InventorySite
-
-        return InventorySite.load(inventory, clients or "all", **options)
-    if lab:
-        from nastune.sites.lab import site as lab_site
-
-        if clients is not None:
-            return lab_site.inventory_site(clients, **options)
-        return lab_site.LabSite()
-    from nastune.sites.live import LiveSite
-
-    return LiveSite(target)
 
 
 def load_results(paths: list[Path]):
     from nastune.bench.results import load
 
-    try:
+    with failing():
         return [load(p) for p in paths]
-    except ValueError as e:
-        fail(str(e))

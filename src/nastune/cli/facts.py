@@ -7,31 +7,19 @@ from typing import Annotated
 
 import typer
 
-from nastune.cli.common import (
-    SEVERITIES,
-    AreaOption,
-    FragOption,
-    JsonOption,
-    LabOption,
-    RootOption,
-    app,
-    collect_facts,
-    console,
-    fail,
-    rerun_in_lab,
-    verbose,
-)
+from nastune.cli import options as opt
+from nastune.cli.common import SEVERITIES, app, collect_facts, console, fail, failing, rerun_in_lab, verbose
 from nastune.severity import Severity
 
 
 @app.command()
 def inspect(
     ctx: typer.Context,
-    root: RootOption = "/",
-    lab: LabOption = False,
-    json: JsonOption = False,
-    area: AreaOption = None,
-    xfs_fragmentation: FragOption = False,
+    root: opt.Root = "/",
+    lab: opt.Lab = False,
+    json: opt.Json = False,
+    area: opt.Area = None,
+    xfs_fragmentation: opt.Frag = False,
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
     network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
@@ -49,10 +37,7 @@ def inspect(
 @app.command()
 def capture(
     out: Annotated[Path, typer.Argument(help="The snapshot archive to write (.tar.gz).")],
-    xfs_fragmentation: Annotated[
-        bool,
-        typer.Option("--xfs-fragmentation", help="Include XFS fragmentation (freezes each XFS file system briefly)."),
-    ] = False,
+    xfs_fragmentation: opt.Frag = False,
 ) -> None:
     """Snapshot everything the collectors read on this live system (files and command output)
     into an archive that `--root` reads anywhere, like a support bundle. Passwords and
@@ -61,10 +46,8 @@ def capture(
 
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such directory")
-    try:
+    with failing():
         facts = capture_snapshot(out, xfs_fragmentation=xfs_fragmentation)
-    except OSError as e:
-        fail(f"{out}: {e}")
     console.print(
         f"wrote {out} ({out.stat().st_size // 1024} KiB, {len(facts.warnings)} warnings); "
         f"read it with: nastune inspect --root {out}",
@@ -75,29 +58,26 @@ def capture(
 @app.command()
 def diagnose(
     ctx: typer.Context,
-    root: RootOption = "/",
-    lab: LabOption = False,
-    json: JsonOption = False,
-    area: AreaOption = None,
+    root: opt.Root = "/",
+    lab: opt.Lab = False,
+    json: opt.Json = False,
+    area: opt.Area = None,
     min_severity: Annotated[
-        str, typer.Option("--min-severity", help=f"Hide findings below this severity: {', '.join(SEVERITIES)}.")
+        str, typer.Option(help=f"Hide findings below this severity: {', '.join(SEVERITIES)}.")
     ] = "info",
     fail_on: Annotated[
-        str | None,
-        typer.Option("--fail-on", help="Exit 1 when a finding of this severity or higher exists (for scripts)."),
+        str | None, typer.Option(help="Exit 1 when a finding of this severity or higher exists (for scripts).")
     ] = None,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Only these rules (repeatable).")] = None,
+    only: opt.Only = None,
     numa_matrix: Annotated[
-        Path | None,
-        typer.Option("--numa-matrix", help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule."),
+        Path | None, typer.Option(help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule.")
     ] = None,
-    xfs_fragmentation: FragOption = False,
+    xfs_fragmentation: opt.Frag = False,
     profile: Annotated[
         list[Path] | None,
         typer.Option(
-            "--profile",
             help="A result file of bench or optimize (repeatable): findings whose subject limited those runs "
-            "come first, with the runtime evidence.",
+            "come first, with the runtime evidence."
         ),
     ] = None,
 ) -> None:
@@ -113,11 +93,9 @@ def diagnose(
         if value is not None and value not in SEVERITIES:
             fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
     spec = DiagnoseSpec(Severity[min_severity], only or [], numa_matrix, profile or [])
-    try:
+    with failing():
         runs = check(spec)  # before the facts are read: a bad argument fails at once
         done = run(spec, collect_facts(root, area, xfs_fragmentation), runs)
-    except ValueError as e:
-        fail(str(e))
     print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)

@@ -6,38 +6,25 @@ from typing import Annotated
 
 import typer
 
-from nastune.cli.common import (
-    JsonOption,
-    console,
-    lab_action,
-    lab_app,
-    say,
-)
-from nastune.report import layout
+from nastune.cli import options as opt
+from nastune.cli.common import console, lab_action, lab_app, say
+from nastune.report import outcomes
 
 
 @lab_app.command("up")
 def lab_up(
-    scenario: Annotated[
-        str, typer.Option("--scenario", help="A built-in scenario (soho, modern) or a .toml file.")
-    ] = "soho",
-    rate: Annotated[
-        str | None, typer.Option("--rate", help="Link rate, both directions (e.g. 1gbit, 100mbit).")
-    ] = None,
-    mtu: Annotated[int | None, typer.Option("--mtu", help="MTU of every lab interface.")] = None,
-    clients: Annotated[int | None, typer.Option("--clients", help="Number of client hosts (1-8).")] = None,
+    scenario: opt.Scenario = "soho",
+    rate: Annotated[str | None, typer.Option(help="Link rate, both directions (e.g. 1gbit, 100mbit).")] = None,
+    mtu: Annotated[int | None, typer.Option(help="MTU of every lab interface.")] = None,
+    clients: Annotated[int | None, typer.Option(help="Number of client hosts (1-8).")] = None,
 ) -> None:
     """Build the lab (idempotent: an identical lab that is up is left alone)."""
     from nastune.lab import scenario as scenarios
     from nastune.sites.lab.lab import Lab
 
     def action():
-        chosen = scenarios.load(scenario)
-        changes = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
-        updated = chosen.model_copy(update={"network": chosen.network.model_copy(update=changes)})
-        if clients is not None:
-            updated = updated.model_copy(update={"clients": clients})
-        final = scenarios.Scenario.model_validate(updated.model_dump())
+        network = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
+        final = scenarios.load(scenario, network, **({"clients": clients} if clients is not None else {}))
         built = Lab().up(final, log=say("lab"))
         console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
         for name, url in Lab().state.data.get("targets", {}).items():
@@ -63,7 +50,7 @@ def lab_reset() -> None:
 
 
 @lab_app.command("status")
-def lab_status(json: JsonOption = False) -> None:
+def lab_status(json: opt.Json = False) -> None:
     """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
     from nastune.sites.lab.lab import Lab
 
@@ -73,12 +60,7 @@ def lab_status(json: JsonOption = False) -> None:
 
         print(wire.LabStatus(parts=parts).dumps())
     else:
-        table = layout.Records("Lab", *("part", "state", "check"))
-        for p in parts:
-            table.add_row(
-                p["part"], layout.styled("up", "green") if p["ok"] else layout.styled("down", "red"), p["check"]
-            )
-        console.print(table)
+        outcomes.lab_status(console, parts)
     if not all(p["ok"] for p in parts):
         raise typer.Exit(1)
 

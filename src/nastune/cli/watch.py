@@ -7,107 +7,81 @@ from typing import Annotated
 
 import typer
 
-from nastune.cli.common import JsonOption, LabOption, RootOption, app, collect_facts, console, fail, rerun_in_lab, say
+from nastune.cli import options as opt
+from nastune.cli.common import app, collect_facts, console, fail, failing, rerun_in_lab, say
 from nastune.report import layout, outcomes
 
 
 @app.command()
 def check(
-    root: RootOption = "/",
-    lab: LabOption = False,
-    journal: Annotated[
-        str | None, typer.Option("--journal", help="The applied plan's journal (default: the newest).")
-    ] = None,
-    baseline: Annotated[
-        str | None, typer.Option("--baseline", help="A baseline (`nastune baseline save`) to compare with.")
-    ] = None,
+    root: opt.Root = "/",
+    lab: opt.Lab = False,
+    journal: opt.Journal = None,
+    baseline: Annotated[str | None, typer.Option(help="A baseline (`nastune baseline save`) to compare with.")] = None,
     bench: Annotated[
         bool, typer.Option("--bench", help="With --baseline: run its workloads again, briefly, and compare.")
     ] = False,
     result: Annotated[
-        Path | None, typer.Option("--result", help="With --baseline: compare this result file instead of measuring.")
+        Path | None, typer.Option(help="With --baseline: compare this result file instead of measuring.")
     ] = None,
     metrics: Annotated[
         Path | None,
         typer.Option(
-            "--metrics",
             help="Write Prometheus metrics here, atomically (node_exporter's textfile collector reads "
-            "/var/lib/prometheus/node-exporter/*.prom).",
+            "/var/lib/prometheus/node-exporter/*.prom)."
         ),
     ] = None,
-    json: JsonOption = False,
+    json: opt.Json = False,
 ) -> None:
     """Is this NAS still tuned? Every rule on today's facts, every setting of the last applied
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
+    import tempfile
+
     from nastune.jobs import check as checks
-    from nastune.tune.system import TuneError
+    from nastune.sites.lab.site import LabSite
+    from nastune.sites.live import LiveSite
 
     if (bench or result) and not baseline:
         fail("--bench and --result compare with a baseline: add --baseline NAME")
-    if lab and bench and result is None:
-        # measured from here, where the lab's clients are; compared in the NAS's namespace
-        import tempfile
-
-        out = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
-        try:
-            from nastune.sites.lab.site import LabSite
-
-            checks.measure(str(baseline), LabSite(), out, console=layout.console(stderr=True))
-        except ValueError as e:
-            fail(str(e))
-        result = out
-    if lab:
+    if lab and bench and result is None:  # measured from here, where the lab's clients are
+        result = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
+        with failing():
+            checks.measure(str(baseline), LabSite(), result, console=layout.console(stderr=True))
+    if lab:  # compared in the NAS's namespace
         paths = {"--result": result, "--metrics": metrics}
         rerun_in_lab(absolute={option: str(p.resolve()) for option, p in paths.items() if p is not None})
-    bench_site = None
-    if bench and result is None:
-        from nastune.sites.live import LiveSite
-
-        bench_site = LiveSite(root=root)
+    bench_site = LiveSite(root=root) if bench and result is None else None
     spec = checks.CheckSpec(root, journal, baseline, result, bench_site, metrics)
-    try:
+    with failing():
         done = checks.run(spec, collect_facts(root, None, False))
-    except (TuneError, ValueError) as e:
-        fail(str(e))
-    except OSError as e:
-        fail(str(e.strerror))
-    _show(done, json)
+    print(done.summary().dumps()) if json else outcomes.check(console, done)
     if not done.ok:
         raise typer.Exit(1)
-
-
-def _show(done, json: bool) -> None:
-    if json:
-        print(done.summary().dumps())
-    else:
-        outcomes.check(console, done)
 
 
 @app.command()
 def watch(
     install: Annotated[bool, typer.Option("--install", help="Write and enable the service and its timer.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Disable and remove them.")] = False,
-    root: RootOption = "/",
-    every: Annotated[str, typer.Option("--every", help="The timer's OnCalendar= (systemd.time(7)).")] = "hourly",
-    baseline: Annotated[str | None, typer.Option("--baseline", help="Also benchmark against this baseline.")] = None,
-    metrics: Annotated[Path, typer.Option("--metrics", help="Where the check writes its metrics.")] = Path(
+    root: opt.Root = "/",
+    every: Annotated[str, typer.Option(help="The timer's OnCalendar= (systemd.time(7)).")] = "hourly",
+    baseline: Annotated[str | None, typer.Option(help="Also benchmark against this baseline.")] = None,
+    metrics: Annotated[Path, typer.Option(help="Where the check writes its metrics.")] = Path(
         "/var/lib/prometheus/node-exporter/nastune.prom"
     ),
 ) -> None:
     """Keep checking: a systemd timer that runs `nastune check` and leaves its metrics for
     node_exporter. Writes two unit files under /etc/systemd/system and nothing else."""
     from nastune.jobs import watch as watching
-    from nastune.tune.system import TuneError, for_root
+    from nastune.tune.system import for_root
 
     if install == uninstall:
         fail("say --install or --uninstall")
     log = say("watch")
     args = ["--metrics", str(metrics.absolute())] + (["--baseline", baseline, "--bench"] if baseline else [])
-    try:
+    with failing():
         system = for_root(root)
         done = watching.install(system, args, every, str(metrics.absolute())) if install else watching.uninstall(system)
-    except TuneError as e:
-        fail(str(e))
     for line in done or ["nothing to remove"]:
         log(line)

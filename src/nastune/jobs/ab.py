@@ -4,9 +4,10 @@ order within each pair, switched through the tuning engine (apply, then rollback
 (another job, a backup starting) hits both alike instead of being counted as the plan's effect.
 
 Each switch is proved before its repeat is measured (verify after apply; a clean rollback after
-it) and its cost is counted. After every pair from `min_pairs` on, each metric is compared; the
-run stops when every metric is settled (a verdict, or an interval inside the noise floor) or the
-budget of pairs is spent. The looks share the 5% false-positive rate (Bonferroni over the looks,
+it) and its cost is counted; one switch serves every workload. After every pair from `min_pairs`
+on, each metric is compared; a workload whose every metric is settled (a verdict, or an interval
+inside the noise floor) is measured no more, and the run stops when all are, or when the budget
+of pairs is spent. The looks share the 5% false-positive rate (Bonferroni over the looks,
 so stopping early cannot inflate it). An A/A control (one more repeat of A at the end) that falls
 outside A's 95% prediction interval, widened by the noise floor, refuses a verdict for that
 metric: A itself moved during the run (a switch back that did not restore it, a lasting change of
@@ -30,6 +31,7 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.errors import Failure
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
 from nastune.sites.base import Site
@@ -43,8 +45,12 @@ from nastune.tune.system import TuneError
 SETTLE = 2.0  # seconds after a switch that reloaded or restarted a server
 
 
-class AbError(RuntimeError):
+class AbError(Failure):
     """The interleaved run stopped; the system is back in A (or the message says what is not)."""
+
+
+class Unchanged(AbError):
+    """B is A: applying the plan changes nothing here (every setting already reads as planned)."""
 
 
 @dataclass
@@ -72,6 +78,7 @@ class Outcome:
     switch_seconds: float
     decided: bool
     refused: list[str] = field(default_factory=list)  # metrics whose A/A control disagreed with A
+    runs: list[ResultSet] = field(default_factory=list)  # A's results and B's
 
     def summary(self) -> wire.Ab:
         return wire.Ab(
@@ -114,6 +121,8 @@ class _Switch:
         start = time.monotonic()
         if side == "B" and self.journal is None:
             self.journal = self.tuner.apply(self.plan, self.accept_risk, lambda m: None)
+            if self.journal is None:
+                raise Unchanged("B is A: every setting of the plan already reads as planned")
             drift = self.tuner.verify(self.journal) if self.journal else []
             if drift:
                 raise AbError(f"B did not take effect: {', '.join(drift)}")
@@ -165,6 +174,7 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
         pairs = make_pairs()
         states: dict[str, dict] = {}
         samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
+        measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
         others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
         started = time.monotonic()
         done = 0
@@ -173,27 +183,36 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
                 states[_key(workload, target)] = runner.attempt(partial(workload.setup, target, params), "setup", [])
                 runner.attempt(partial(workload.once, target, params, states[_key(workload, target)]), "warm-up", [])
 
-            def measure(side: str) -> None:
+            def measure(side: str, keys: set[str]) -> None:
                 switch.to(side)
                 for workload, target in make_pairs():  # an MTU change moves a target's ceiling
                     key = _key(workload, target)
+                    if key not in keys:
+                        continue
                     runner.attempt(site.drop_caches, "drop caches", [])
                     meter = Meter(partial(site.servers, target))
                     meter.start()
                     row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
                     samples[side].setdefault(key, []).append(row)
+                    measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
                     others[side].setdefault(key, []).append(meter.stop())
 
+            everything = {_key(w, t) for w, t in pairs}
+            open_keys = set(everything)  # the workloads with a metric not yet settled
             for done in range(1, max_pairs + 1):
                 order = ["A", "B"]
                 rng.shuffle(order)
                 for side in order:
-                    measure(side)
-                log(f"pair {done}: {' then '.join(order)}")
-                if done >= min_pairs and _all_settled(pairs, params, samples, noise_floor, alpha):
+                    measure(side, open_keys)
+                if done >= min_pairs:
+                    open_keys = {
+                        _key(w, t) for w, t in pairs if not _settled(w, t, params, samples, noise_floor, alpha)
+                    }
+                log(f"pair {done}: {' then '.join(order)}; {len(open_keys)} of {len(everything)} workloads not settled")
+                if not open_keys:
                     break
             control = {key: list(values) for key, values in samples["A"].items()}
-            measure("A")  # the A/A control
+            measure("A", everything)  # the A/A control
         except (BenchError, TuneError, NasError) as e:
             raise AbError(f"stopped after {done} pairs: {e}") from e
         finally:
@@ -206,8 +225,9 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
                     except BenchError:
                         pass
         elapsed = time.monotonic() - started
-        a = _results("A", pairs, params, {k: v[: len(control[k])] for k, v in samples["A"].items()}, others, out, site)
-        b = _results("B", pairs, params, samples["B"], others, out, site)
+        a_rows = {k: v[: len(control[k])] for k, v in samples["A"].items()}
+        a = _results("A", list(measured["A"].values()), params, a_rows, others, out, site)
+        b = _results("B", list(measured["B"].values()), params, samples["B"], others, out, site)
         rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha)
         refused = _controls(pairs, params, samples["A"], control, noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
@@ -215,23 +235,24 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
             f"interleaved: {done} pairs in random order; each look tests at alpha {alpha:.4f} (0.05 over {looks} looks)"
         )
         decided = bool(rows) and all(settled(r.result, noise_floor) for r in rows)
-        return Outcome(rows, notes, done, elapsed, switch.seconds, decided and not refused, refused)
+        return Outcome(rows, notes, done, elapsed, switch.seconds, decided and not refused, refused, [a, b])
 
 
 def _values(workload, params, rows: list[dict]) -> dict[str, list[float]]:
     return {name: [r[name] for r in rows if name in r] for name in workload.metrics(params)}
 
 
-def _all_settled(pairs, params, samples, noise_floor: float, alpha: float) -> bool:
-    for workload, target in pairs:
-        key = _key(workload, target)
-        a = _values(workload, params, samples["A"].get(key, []))
-        b = _values(workload, params, samples["B"].get(key, []))
-        for name, spec in workload.metrics(params).items():
-            if len(a.get(name, [])) < 2 or len(b.get(name, [])) < 2:
-                return False
-            if not settled(compare(a[name], b[name], spec.higher_is_better, noise_floor, alpha), noise_floor):
-                return False
+def _settled(workload, target, params, samples, noise_floor: float, alpha: float) -> bool:
+    """Whether every metric of the workload has a verdict, or an interval inside the noise floor:
+    a settled workload is measured no more (its metrics were tested at this look's alpha)."""
+    key = _key(workload, target)
+    a = _values(workload, params, samples["A"].get(key, []))
+    b = _values(workload, params, samples["B"].get(key, []))
+    for name, spec in workload.metrics(params).items():
+        if len(a.get(name, [])) < 2 or len(b.get(name, [])) < 2:
+            return False
+        if not settled(compare(a[name], b[name], spec.higher_is_better, noise_floor, alpha), noise_floor):
+            return False
     return True
 
 

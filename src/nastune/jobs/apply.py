@@ -21,6 +21,8 @@ CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a
 class Unusable(TuneError):
     """The plan cannot be read, or not be diffed against this system: nothing was touched."""
 
+    code = 2
+
 
 @dataclass
 class ApplySpec:

@@ -1,5 +1,11 @@
-"""The main job, end to end as the seeds do it: inspect, diagnose, measure, plan, apply (with the
-tuning engine's safety), measure again, compare, report."""
+"""The main job: inspect, diagnose, plan, then prove the plan and leave it applied.
+
+The default flow proves the plan's settings by interleaving (A without them, B with them, in
+random order, stopping as soon as every metric is settled: `jobs/ab.py`), which drift cannot fool
+and which needs no separate before/after pass; only the one-off actions (xfs_fsr), which cannot
+be switched off again, are measured before and after, on the workloads they change. The seeds'
+flow (`before-after`: measure, apply everything, measure again, then optionally interleave the
+settings a second time) is kept for comparison (bench/main_speed.py runs both)."""
 
 from __future__ import annotations
 
@@ -10,14 +16,18 @@ from pathlib import Path
 from nastune import rules as knowledge
 from nastune import wire
 from nastune.bench import runner
+from nastune.bench.results import ResultSet
+from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
 from nastune.remote.nas import NasError
 from nastune.report import html
+from nastune.rules.model import Finding
 from nastune.rules.runtime import with_runtime
 from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures
+from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan, from_findings
 from nastune.tune.system import TuneError
 
@@ -27,8 +37,8 @@ MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with it
 @dataclass
 class OptimizeSpec:
     """What optimize measures (`workloads` at `target`, as the site names targets), how often and
-    how big, where it writes, whether it may trade durability, and the interleaved budget (the
-    least and most A/B pairs; None: no interleaved phase)."""
+    how big, where it writes, whether it may trade durability, the interleaved budget (the
+    least and most A/B pairs; None: no interleaved phase, before-after only) and the flow."""
 
     workloads: list[str]
     params: dict
@@ -37,6 +47,7 @@ class OptimizeSpec:
     target: str | None = None
     accept_risk: bool = False
     pairs: tuple[int, int] | None = (5, 8)
+    flow: str = "interleaved"  # or "before-after"
 
 
 @dataclass
@@ -50,6 +61,7 @@ class Outcome:
     failed: list[str]
     undo: str  # the command that rolls the plan back
     interleaved: Interleaved | None = None
+    flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
 
 
 @dataclass
@@ -64,6 +76,7 @@ class Interleaved:
     switch_seconds: float = 0.0
     refused: list[str] = field(default_factory=list)
     stopped: str = ""  # why the interleaved run ended early, if it did
+    runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
 
     def to_json(self) -> dict:
         return {
@@ -91,101 +104,180 @@ def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, li
     return plan.model_copy(update={"changes": kept}), skipped
 
 
-class OptimizeError(RuntimeError):
+FLOWS = ("interleaved", "before-after")
+
+
+class OptimizeError(Failure):
     """optimize stopped after applying its plan; the message says how to undo it."""
 
     def __init__(self, message: str, interrupted: bool = False):
         super().__init__(message)
         self.interrupted = interrupted
+        self.code = 130 if interrupted else None
 
 
 def run(spec: OptimizeSpec, site: Site, console, log=print) -> Outcome:
     """The targets are resolved for each measurement, because tuning changes what they are (an
     MTU change moves the link's goodput ceiling); bad workloads and unreachable clients are
     refused before anything is read or applied. A workload that fails is reported as failed and
-    the rest compared; anything that stops the run once the plan is applied ends in an
-    OptimizeError that names the rollback command. With `spec.pairs`, the plan's settings are
-    then measured once more, interleaved, and applied again at the end."""
-    out, params, repeats = spec.out, spec.params, spec.repeats
-
-    def make_pairs():
-        return site.pairs(spec.target, spec.workloads)
-
-    make_pairs()
+    the rest compared; anything that stops the run once a change is applied ends in an
+    OptimizeError that names the rollback command."""
+    if spec.flow not in FLOWS:
+        raise ValueError(f"flow {spec.flow!r}: choose from {', '.join(FLOWS)}")
+    site.pairs(spec.target, spec.workloads)
     log(f"inspect: {site.name}")
     facts = site.facts(xfs_fragmentation=True)
     tuner = site.tuner()
     with tuner.hold():
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "facts.json").write_text(json.dumps(facts, indent=1))
+        spec.out.mkdir(parents=True, exist_ok=True)
+        (spec.out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
         log(f"diagnose: {len(findings)} findings")
-        log("measure: before")
-        before = runner.run(make_pairs(), params, repeats, out / "before.json", site, label="before", console=console)
-        findings = with_runtime(findings, [before])  # what limited the baseline leads
-        (out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
-        for f in findings:
-            if f.limiting:
-                log(f"limiting: {f.rule}: {f.limiting}")
-        plan, skipped = choose(site.stamp(from_findings(findings)), site.shared_kernel, spec.accept_risk)
-        (out / "plan.json").write_text(plan.to_json() + "\n")
-        log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
-        journal = tuner.apply(plan, spec.accept_risk, log)
+        flow = _before_after if spec.flow == "before-after" else _interleaved
+        return flow(spec, site, tuner, facts, findings, console, log)
+
+
+def _plan(spec: OptimizeSpec, site: Site, findings: list[Finding], log) -> tuple[Plan, list[str]]:
+    plan, skipped = choose(site.stamp(from_findings(findings)), site.shared_kernel, spec.accept_risk)
+    (spec.out / "plan.json").write_text(plan.to_json() + "\n")
+    return plan, skipped
+
+
+def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet], log) -> list[Finding]:
+    """The findings with what limited the measured runs first, written to findings.json."""
+    findings = with_runtime(findings, runs)
+    (spec.out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
+    for f in findings:
+        if f.limiting:
+            log(f"limiting: {f.rule}: {f.limiting}")
+    return findings
+
+
+def _before_after(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, console, log) -> Outcome:
+    """The seeds' flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
+    settings interleaved a second time and applied again."""
+    out, params, repeats = spec.out, spec.params, spec.repeats
+    log("measure: before")
+    pairs = site.pairs(spec.target, spec.workloads)
+    before = runner.run(pairs, params, repeats, out / "before.json", site, label="before", console=console)
+    findings = _limiting(spec, findings, [before], log)  # what limited the baseline leads
+    plan, skipped = _plan(spec, site, findings, log)
+    log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
+    journal = tuner.apply(plan, spec.accept_risk, log)
+    if journal is None:
+        raise OptimizeError("the plan changes nothing here: every setting already is as planned")
+    with _undoing(out, tuner, journal) as undo:
+        log("measure: after")
+        pairs = site.pairs(spec.target, spec.workloads)
+        after = runner.run(pairs, params, repeats, out / "after.json", site, label="after", console=console)
+        rows, notes = compare_runs(before, after)
+        mixed = None
+        settings, _ = ab.reversible(plan)
+        if spec.pairs and settings.changes:
+            tuner.rollback(journal)
+            mixed, again = _interleave(plan, tuner, site, spec, log)
+            journal = again or journal
+            undo.journal = journal
+        return _finish(spec, tuner, journal, plan, skipped, [before, after], rows, notes, mixed, facts, findings)
+
+
+def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, console, log) -> Outcome:
+    """The plan's one-off actions measured before and after on the workloads they change, then
+    its settings proved by interleaving and left applied."""
+    out, params, repeats = spec.out, spec.params, spec.repeats
+    plan, skipped = _plan(spec, site, findings, log)
+    settings, _ = ab.reversible(plan)
+    actions = plan.model_copy(update={"changes": [c for c in plan.changes if c not in settings.changes]})
+    runs: list[ResultSet] = []
+    rows: list[Row] = []
+    notes: list[str] = []
+    served = [w for w in spec.workloads if any(w in KNOBS[c.knob].measured_by for c in actions.changes)]
+    if served:
+        log(f"measure: before the one-off actions ({', '.join(served)})")
+        pairs = site.pairs(spec.target, served)
+        runs.append(runner.run(pairs, params, repeats, out / "before.json", site, label="before", console=console))
+    journal = None
+    if actions.changes:
+        log(f"apply: {len(actions.changes)} one-off actions")
+        journal = tuner.apply(actions, spec.accept_risk, log)
+        if not served:
+            notes.append("the one-off actions were applied; no chosen workload measures them (aged-read does)")
+    with _undoing(out, tuner, journal) as undo:
+        if served:
+            log("measure: after the one-off actions")
+            pairs = site.pairs(spec.target, served)
+            runs.append(runner.run(pairs, params, repeats, out / "after.json", site, label="after", console=console))
+            rows, notes = compare_runs(runs[0], runs[1])
+            notes = [f"before/after: the one-off actions only ({', '.join(served)})"] + notes
+        mixed, applied = _interleave(plan, tuner, site, spec, log)
+        journal = applied or journal
         if journal is None:
             raise OptimizeError("the plan changes nothing here: every setting already is as planned")
-        undo = f"undo it with `{tuner.undo(journal)}`"
-        try:
-            log("measure: after")
-            after = runner.run(make_pairs(), params, repeats, out / "after.json", site, label="after", console=console)
-            rows, notes = compare_runs(before, after)
-            failed = failures([before, after])
-            mixed = None
-            if spec.pairs:
-                mixed, journal = _interleave(plan, journal, tuner, site, spec, log)
-                undo = f"undo it with `{tuner.undo(journal)}`"
-            summary = wire.Optimize(
-                rows=[r.to_json() for r in rows],
-                notes=notes,
-                failed=failed,
-                interleaved=mixed.to_json() if mixed else None,
-            )
-            (out / "compare.json").write_text(summary.dumps())
-            report = html.render(
-                [before, after],
-                out / "report.html",
-                rows,
-                notes,
-                facts=facts,
-                findings=[f.model_dump(mode="json") for f in findings],
-                applied=[c.model_dump(mode="json") for c in plan.changes],
-                title="nastune optimize",
-                interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
-            )
-        except OptimizeError:
-            raise
-        except KeyboardInterrupt:
+        undo.journal = journal
+        runs += mixed.runs if mixed else []
+        as_it_was = [r for r in runs if r.label in ("before", "A")]
+        findings = _limiting(spec, findings, as_it_was, log)  # what limited the system as it was leads
+        return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings)
+
+
+class _undoing:
+    """Once a change is applied, whatever stops optimize says how far it got and how to undo it."""
+
+    def __init__(self, out: Path, tuner: Tuner, journal: str | None):
+        self.out, self.tuner, self.journal = out, tuner, journal
+
+    def __enter__(self) -> _undoing:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        if error is None or isinstance(error, OptimizeError) or self.journal is None:
+            return
+        undo = f"undo it with `{self.tuner.undo(self.journal)}`"
+        if isinstance(error, KeyboardInterrupt):
             raise OptimizeError(
-                f"interrupted after the plan was applied; results so far in {out}; {undo}", interrupted=True
+                f"interrupted after the plan was applied; results so far in {self.out}; {undo}", interrupted=True
             ) from None
-        except Exception as e:
-            raise OptimizeError(f"stopped after the plan was applied: {e}; results so far in {out}; {undo}") from e
-    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal), mixed)
+        if isinstance(error, Exception):
+            raise OptimizeError(
+                f"stopped after the plan was applied: {error}; results so far in {self.out}; {undo}"
+            ) from error
 
 
-def _interleave(
-    plan: Plan, journal: str, tuner: Tuner, site: Site, spec: OptimizeSpec, log
-) -> tuple[Interleaved | None, str]:
-    """The settings of the applied plan measured interleaved: rolled back (A: the one-off
-    actions stay done), alternated with B by the tuner, then applied again. Returns the result
-    and the journal of that last apply. An interleaved run that fails is reported, not fatal:
-    the before/after verdicts stand."""
-    settings, actions = ab.reversible(plan)
+def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings) -> Outcome:
+    """compare.json and the report."""
+    failed = failures(runs)
+    summary = wire.Optimize(
+        flow=spec.flow,
+        rows=[r.to_json() for r in rows],
+        notes=notes,
+        failed=failed,
+        interleaved=mixed.to_json() if mixed else None,
+    )
+    (spec.out / "compare.json").write_text(summary.dumps())
+    report = html.render(
+        runs,
+        spec.out / "report.html",
+        rows,
+        notes,
+        facts=facts,
+        findings=[f.model_dump(mode="json") for f in findings],
+        applied=[c.model_dump(mode="json") for c in plan.changes],
+        title="nastune optimize",
+        interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
+    )
+    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal), mixed, spec.flow)
+
+
+def _interleave(plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log) -> tuple[Interleaved | None, str | None]:
+    """The plan's settings (not applied: A; its one-off actions stay as they are) alternated with
+    B by the tuner, then applied. Returns the result and the journal of that last apply (None: no
+    settings, or none that changes anything). An interleaved run that fails is reported, not fatal."""
     out = spec.out
+    settings, actions = ab.reversible(plan)
     if not settings.changes:
-        return None, journal
+        return None, None
     (out / "settings.json").write_text(settings.to_json() + "\n")
     log(f"interleave: {len(settings.changes)} settings without (A) and with (B), in random order")
-    tuner.rollback(journal)
     try:
         least, most = spec.pairs or (5, 8)
         mixed = ab.AbSpec(
@@ -200,8 +292,10 @@ def _interleave(
         )
         done = ab.run(mixed, site, tuner, log)
         result = Interleaved(
-            done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused
+            done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
+    except ab.Unchanged:
+        return None, None
     except ab.AbError as e:
         result = Interleaved([], actions, stopped=f"the interleaved run stopped: {e}")
     except KeyboardInterrupt:
@@ -210,7 +304,7 @@ def _interleave(
             f"`nastune apply {out / 'settings.json'}` applies them again (on the NAS, for an inventory)",
             interrupted=True,
         ) from None
-    log("apply: the settings again")
+    log("apply: the settings")
     try:
         again = tuner.apply(settings, spec.accept_risk, log)
         if again is None:
@@ -218,6 +312,6 @@ def _interleave(
         return result, again
     except (TuneError, NasError) as e:
         raise OptimizeError(
-            f"the settings could not be applied again after interleaving ({e}); they are rolled back, the one-off "
+            f"the settings could not be applied after interleaving ({e}); they are rolled back, the one-off "
             f"actions stay done; `nastune apply {out / 'settings.json'}` retries"
         ) from e

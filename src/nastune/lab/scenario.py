@@ -143,8 +143,9 @@ class Scenario(Strict):
         return v
 
 
-def load(name_or_file: str) -> Scenario:
-    """A built-in scenario by name, or a TOML file; errors name the file and field."""
+def load(name_or_file: str, network: dict | None = None, **fields) -> Scenario:
+    """A built-in scenario by name, or a TOML file; errors name the file and field. `network` and
+    `fields` replace the file's values (lab up's --rate, --mtu, --clients), checked as they are."""
     path = Path(name_or_file)
     if not path.suffix:
         path = HERE / f"{name_or_file}.toml"
@@ -158,6 +159,9 @@ def load(name_or_file: str) -> Scenario:
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{path}: {e}") from e
     data.setdefault("name", path.stem)
+    data.update(fields)
+    if network:
+        data["network"] = {**data.get("network", {}), **network}
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 
 from nastune import commands
 from nastune.commands import CommandResult
+from nastune.errors import Failure
 from nastune.packages import PACKAGES
 from nastune.root import Root
 
 HOST = Root("/")
 
 
-class LabError(Exception):
+class LabError(Failure):
     """A lab step failed; the message says which and why."""
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from nastune import commands
 from nastune.conf import safe
+from nastune.errors import Failure
 from nastune.ssh import UNREACHABLE, unreachable_reason
 
 if TYPE_CHECKING:
@@ -35,8 +36,10 @@ def start_at(epoch: float | None) -> None:
     _start.at = epoch
 
 
-class BenchError(Exception):
-    pass
+class BenchError(Failure):
+    """A client tool failed; the message names the tool, the target and its output."""
+
+    code = 1
 
 
 def client_name(name: str, what: str) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune.conf import safe
+from nastune.errors import Failure
 from nastune.jsonfile import field_name, read_text
 from nastune.lab.scenario import rate_bits
 from nastune.protocols import PROTOCOLS
@@ -52,8 +53,10 @@ VARIABLES = {  # the inventory variable behind each field, for errors
 }
 
 
-class InventoryError(ValueError):
-    pass
+class InventoryError(Failure, ValueError):
+    """An inventory that cannot be used; the message names the file, host or variable."""
+
+    code = 2  # bad input
 
 
 class Host(BaseModel):

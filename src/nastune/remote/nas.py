@@ -15,6 +15,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from nastune import commands, wire
+from nastune.errors import Failure
 from nastune.remote.inventory import Nas, load
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
@@ -25,7 +26,7 @@ NOT_FOUND = 127  # the remote shell's status for a command it cannot find
 STRANDED = 3  # `nastune apply`: failed, and changes remain applied
 
 
-class NasError(RuntimeError):
+class NasError(Failure):
     """A command on the NAS failed; the message names the NAS and the command."""
 
     def __init__(self, message: str, returncode: int | None = None):

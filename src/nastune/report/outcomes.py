@@ -1,5 +1,5 @@
 """Console views of what a command did: a run's results, a run under load, an interleaved A/B,
-optimize's verdicts, a check. The command line calls one after its job; each prints and says
+optimize's verdicts, a search, a check, the lab's parts. The command line calls one after its job; each prints and says
 whether the command must exit non-zero."""
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from nastune.bench.results import ResultSet
 from nastune.report import layout, tables
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the command line imports this at start: annotations only
+    from nastune.autotune.search import Outcome as AutotuneOutcome
+    from nastune.bench.results import ResultSet
     from nastune.jobs.ab import Outcome as AbOutcome
     from nastune.jobs.check import Check
+    from nastune.jobs.compare import Comparison
     from nastune.jobs.optimize import Outcome
 
 
@@ -56,10 +58,20 @@ def degradation(console: Console, rows: list[dict], idle_out: Path, out: Path) -
     console.print(table)
 
 
-def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
-    console.print(tables.comparison(outcome.rows, title))
-    for line in outcome.notes:
+def verdicts(console: Console, rows: list, title: str, notes: list[str]) -> None:
+    """A verdict table and its notes."""
+    console.print(tables.comparison(rows, title))
+    for line in notes:
         console.print(f"  note: {line}", highlight=False)
+
+
+def comparisons(console: Console, done: list[Comparison]) -> None:
+    for c in done:
+        verdicts(console, c.rows, f"{c.before} -> {c.after}", c.notes)
+
+
+def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
+    verdicts(console, outcome.rows, title, outcome.notes)
     for metric in outcome.refused:
         console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
     minutes, seconds = divmod(round(outcome.seconds), 60)
@@ -72,26 +84,37 @@ def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
     )
 
 
+def tally(rows: list) -> str:
+    better = sum(r.result.verdict == "better" for r in rows)
+    worse = sum(r.result.verdict == "worse" for r in rows)
+    return f"{better} better, {worse} worse, {len(rows) - better - worse} unchanged (within noise)"
+
+
 def optimize(console: Console, outcome: Outcome) -> bool:
-    """Both verdict tables, what was left out or failed, the tally and how to undo. True when a
-    workload failed."""
-    console.print(tables.comparison(outcome.rows, "optimize: before -> after"))
-    if outcome.interleaved:
-        mixed = outcome.interleaved
-        console.print(tables.comparison(mixed.rows, "optimize: the settings alone, interleaved (A without, B with)"))
-        for line in mixed.notes + ([mixed.stopped] if mixed.stopped else []):
-            console.print(f"  note: {line}", highlight=False)
+    """Each verdict table with its notes, what was left out or failed, a tally of each way the
+    plan was measured, and how to undo. True when a workload failed."""
+    once = "the one-off actions, before -> after" if outcome.flow == "interleaved" else "before -> after"
+    said = []
+    if outcome.rows or outcome.flow == "before-after":
+        verdicts(console, outcome.rows, f"optimize: {once}", outcome.notes)
+        said.append(f"{once}: {tally(outcome.rows)}")
+    mixed = outcome.interleaved
+    if mixed:
+        title = "optimize: the settings, interleaved (A without, B with)"
+        verdicts(console, mixed.rows, title, mixed.notes + ([mixed.stopped] if mixed.stopped else []))
+        for metric in mixed.refused:
+            console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
+        minutes, seconds = divmod(round(mixed.seconds), 60)
+        refused = f", {len(mixed.refused)} refused by the A/A control" if mixed.refused else ""
+        said.append(
+            f"the settings, interleaved ({mixed.pairs} pairs, {minutes} min {seconds} s): {tally(mixed.rows)}{refused}"
+        )
     for line in outcome.skipped:
         console.print(f"  left out: {line}", highlight=False)
     for line in outcome.failed:
         console.print(layout.styled(f"  FAILED: {line}", "red"))
-    worse = [r for r in outcome.rows if r.result.verdict == "worse"]
-    better = [r for r in outcome.rows if r.result.verdict == "better"]
-    console.print(
-        f"{len(better)} better, {len(worse)} worse, {len(outcome.rows) - len(better) - len(worse)} unchanged "
-        f"(within noise). Report: {outcome.report}",
-        highlight=False,
-    )
+    console.print("; ".join(said) + f". Report: {outcome.report}", highlight=False)
+    worse = any(r.result.verdict == "worse" for r in outcome.rows + (mixed.rows if mixed else []))
     if worse or outcome.failed:
         what = "some results got worse" if worse else "some workloads failed"
         console.print(Text.assemble((what, "red"), f": undo everything with `{outcome.undo}`"))
@@ -106,3 +129,22 @@ def check(console: Console, done: Check) -> None:
         console.print(layout.styled(f"  DRIFT: {d.setting}: expected {d.expected}, now {d.actual}", "red"))
     if done.rows:
         console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
+
+
+def autotune(console: Console, outcome: AutotuneOutcome) -> None:
+    """The verdict, the winner's plan, each tunable's importance, the report."""
+    console.print(outcome.verdict, highlight=False)
+    if outcome.plan:
+        console.print(f"best configuration: {outcome.best}; its plan: {outcome.plan} (`nastune apply {outcome.plan}`)")
+    if outcome.importance:
+        ranked = ", ".join(f"{k} {v:.2f}" for k, v in outcome.importance.items())
+        console.print(f"importance: {ranked}", highlight=False)
+    console.print(f"report: {outcome.report}", highlight=False)
+
+
+def lab_status(console: Console, parts: list[dict]) -> None:
+    table = layout.Records("Lab", *("part", "state", "check"))
+    for p in parts:
+        state = layout.styled("up", "green") if p["ok"] else layout.styled("down", "red")
+        table.add_row(p["part"], state, p["check"])
+    console.print(table)

@@ -47,6 +47,13 @@ def diff_table(rows) -> Records:
     return table
 
 
+def show_diff(shown: Console, err: Console, rows, risk: str) -> None:
+    """The diff apply shows before it asks, with the durability warning when a change trades it."""
+    shown.print(diff_table(rows))
+    if any(r.change.durability_risk and not r.noop for r in rows):
+        err.print(Text.assemble(("risk:", "yellow"), f" {risk}"))
+
+
 def verify_table(done: wire.Verify) -> Records:
     table = Records(f"Verify {done.journal}", *("setting", "expected", "actual", ""))
     for s in done.settings:

@@ -12,6 +12,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 
+from nastune import wire
 from nastune.faults import checkpoint
 from nastune.root import Unavailable
 from nastune.tune import backup, lock, room, services, sysctl_files
@@ -228,3 +229,9 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
             actual = f"unreadable: {e}"
         rows.append((knob.label(change), str(norm(change.new)), str(actual), norm(actual) == norm(change.new)))
     return rows
+
+
+def verified(journal: Journal, system: System) -> wire.Verify:
+    """verify's rows as the summary `verify --json` prints."""
+    settings = [wire.Setting(setting=s, expected=e, actual=a, ok=ok) for s, e, a, ok in verify(journal, system)]
+    return wire.Verify(journal=journal.path, settings=settings)

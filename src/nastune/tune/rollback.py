@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from nastune import wire
 from nastune.jsonfile import invalid
 from nastune.root import Unavailable
 from nastune.tune import backup, lock, persist, services
@@ -52,6 +53,16 @@ class Report:
                 f"{f.what} ({f.reason}; by hand: {f.manual})" for f in self.failures
             )
         return text
+
+    def wire(self, journal: Journal) -> wire.Rollback:
+        """The summary `rollback --json` prints and the NAS agent's caller reads."""
+        return wire.Rollback(
+            journal=journal.path,
+            restored=self.restored,
+            unchanged=self.unchanged,
+            failures=[wire.NotRestored(**f.__dict__) for f in self.failures],
+            outstanding=[o.path for o in journal.others_outstanding()],
+        )
 
 
 def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:

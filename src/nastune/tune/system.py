@@ -9,18 +9,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import commands
+from nastune.errors import Failure
 from nastune.root import Root, Unavailable
 
 UNITS = {"ganesha": "nfs-ganesha"}  # a service's systemd unit, where its name differs
 
 
-class TuneError(Exception):
+class TuneError(Failure):
     """A change that cannot be made; the message names the knob, target and reason."""
 
 
 class Stranded(TuneError):
     """An apply failed and its automatic rollback could not restore everything: the system is
     no longer as it was. Whoever applied must stop and say so (never measure or search on)."""
+
+    code = 3  # the README's exit codes: changes remain applied
 
 
 @dataclass

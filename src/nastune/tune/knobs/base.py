@@ -19,6 +19,7 @@ class Knob:
     phase = 50  # apply order: kernel values, then files and services, network last
     network = False  # may cut an operator off: confirm-or-revert on a live host
     action = False  # a one-off run, not a setting (nothing to read back or restore)
+    measured_by: tuple[str, ...] = ()  # an action: the workloads whose results it changes (optimize's before/after)
     needs_live = False  # runs a command (remount, ethtool, zfs): impossible on a directory tree
     service: str | None = None  # what must reload after a change
     doc = ""  # what it is and what its target and key name (empty on abstract bases)

@@ -160,6 +160,7 @@ class XfsFsr(Knob):
     persists = "action"
 
     kind, phase, action, needs_live = "xfs_fsr", 95, True, True
+    measured_by = ("aged-read",)  # it rewrites fragmented files: reads of the aged set change
 
     def read(self, system, change):
         return None

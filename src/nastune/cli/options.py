@@ -1,0 +1,90 @@
+"""The options several commands share, declared once: the same name means the same thing in
+every command (each command gives its own default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nastune.areas import AREAS, GROUPS
+
+RISKS = ("durability",)  # the one guarantee a plan can trade: crash safety of acknowledged writes
+
+
+def _known_risks(value: list[str] | None) -> list[str] | None:
+    """Every command that takes --accept-risk refuses a risk it does not know, before it acts."""
+    unknown = [r for r in value or [] if r not in RISKS]
+    if unknown:
+        raise typer.BadParameter(f"{unknown[0]!r}: the only risk that can be accepted is 'durability'")
+    return value
+
+
+Root = Annotated[
+    str,
+    typer.Option(
+        help="Read this system instead of the live one: a directory tree or a snapshot archive made by "
+        "`nastune capture`.",
+        metavar="DIR|SNAPSHOT",
+    ),
+]
+Lab = Annotated[bool, typer.Option("--lab", help="The lab's nas host (run `nastune lab up` first).")]
+LabOrLive = Annotated[bool, typer.Option("--lab/--live", help="The lab (default; a fresh one) or this live system.")]
+LabJournals = Annotated[bool, typer.Option("--lab", help="Only the journals of the lab's nas host.")]
+Scenario = Annotated[str, typer.Option(help="A built-in lab scenario (soho, modern) or a .toml file.")]
+Json = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
+Area = Annotated[
+    list[str] | None, typer.Option(help=f"Only these areas (repeatable): {', '.join(AREAS + tuple(GROUPS))}.")
+]
+Only = Annotated[list[str] | None, typer.Option(help="Only these rules (repeatable).")]
+Frag = Annotated[
+    bool,
+    typer.Option(
+        "--xfs-fragmentation",
+        help="Also measure XFS fragmentation with xfs_db. On a live system this FREEZES each mounted XFS file "
+        "system for the few seconds of the reading.",
+    ),
+]
+AcceptRisk = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="durability: also use changes that trade crash safety for speed (the only risk there is).",
+        callback=_known_risks,
+    ),
+]
+Yes = Annotated[bool, typer.Option("--yes", "-y", help="Change the system without asking.")]
+Journal = Annotated[str | None, typer.Option(help="A journal path (default: the newest).")]
+
+Target = Annotated[
+    str | None,
+    typer.Option(
+        help="Where to measure: a path, smb://HOST/SHARE, nfs://HOST/EXPORT, ftp://HOST/DIR or iperf3://HOST; on "
+        "the lab or an inventory: smb, nfs, ftp, iperf3, mount (the clients' mounts), local or smbfs."
+    ),
+]
+Workload = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--workload",
+        "-w",
+        help="Workloads (repeatable; `nastune bench list`); default: seq-write, seq-read, aged-read where the "
+        "NAS names a read set, network from a single client.",
+    ),
+]
+Size = Annotated[str, typer.Option(help="File size of the sequential workloads.")]
+Repeats = Annotated[int, typer.Option(min=1, max=100, help="Timed repeats after a warm-up.")]
+Inventory = Annotated[
+    Path | None,
+    typer.Option(
+        help="An Ansible INI inventory: act on its NAS (with nastune there, over SSH unless "
+        "ansible_connection=local), measured from its clients."
+    ),
+]
+Clients = Annotated[
+    str | None,
+    typer.Option(help="Which clients of the inventory (or with --lab the lab's own): all, or c1,c2 (together)."),
+]
+MinPairs = Annotated[int, typer.Option(min=3, max=50, help="Interleaved A/B pairs before the first look.")]
+MaxPairs = Annotated[int, typer.Option(min=3, max=100, help="The budget of interleaved A/B pairs.")]
+Seed = Annotated[int | None, typer.Option(help="The seed of the random order (A/B) or of the sampler (autotune).")]
