@@ -106,8 +106,6 @@ def explain(
     rule_id: Annotated[str | None, typer.Argument(help="A rule id; without one, list all rules.")] = None,
 ) -> None:
     """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
-    from rich.markdown import Markdown
-
     from nastune import rules as knowledge
     from nastune.report import findings_view
 
@@ -118,5 +116,7 @@ def explain(
         rule = knowledge.get(rule_id)
     except KeyError:
         fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
+    from rich.markdown import Markdown  # markdown-it: only to show one rule's page
+
     console.print(Markdown(rule.doc()))
     console.print(f"\narea: {rule.area}; severity: {rule.severity.name}; source: {rule.source}", highlight=False)
