@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,15 +19,46 @@ from nastune.cli import app
 from nastune.lab import scenario as scenarios
 from tests.hostile.corpus import TOKEN, all_cases, scenario_cases
 
-SECONDS = 60  # a case that takes longer is a hang (the largest inputs take a few seconds)
+# A hang is found by how much work a case does, not by how long the machine took: the largest
+# inputs use a few seconds of CPU, and a busy machine stretches the wall clock, not the CPU time
+# (ITIMER_PROF counts this process's CPU). A case blocked on a read uses no CPU: the wall-clock
+# limit, far above any busy machine's answer, finds that one.
+CPU_SECONDS = 30
+WALL_SECONDS = 600
 
 
 class Hang(Exception):
     pass
 
 
-def _alarm(signum, frame):
-    raise Hang(f"no answer within {SECONDS} s")
+@contextmanager
+def _budget(cpu: float = CPU_SECONDS, wall: int = WALL_SECONDS) -> Iterator[None]:
+    """Hang raised inside the block once it has used `cpu` seconds of CPU or `wall` seconds."""
+
+    def hang(signum, frame):
+        raise Hang(f"more than {cpu} s of CPU" if signum == signal.SIGPROF else f"blocked for {wall} s")
+
+    previous = {s: signal.signal(s, hang) for s in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, cpu)
+    signal.alarm(wall)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def test_a_case_that_spins_or_blocks_is_caught_as_a_hang():
+    with pytest.raises(Hang, match="CPU"), _budget(cpu=0.2, wall=30):
+        while True:
+            pass
+    reader, writer = os.pipe()
+    with pytest.raises(Hang, match="blocked"), _budget(cpu=30, wall=1):
+        os.read(reader, 1)
+    os.close(reader)
+    os.close(writer)
 
 
 def _outside(directory: Path) -> None:
@@ -52,16 +85,13 @@ def test_hostile_input(case, tmp_path_factory):
     work.mkdir()
     args = case.build(work, outside)
     before = _state(outside)
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(SECONDS)
     try:
-        got = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+        with _budget():
+            got = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
         subprocess.run(["chattr", "-R", "-i", str(work)], capture_output=True)  # an immutable case's flag
     output = got.output
-    assert not isinstance(got.exception, Hang), f"hang: nastune {' '.join(args)}"
+    assert not isinstance(got.exception, Hang), f"hang ({got.exception}): nastune {' '.join(args)}"
     assert got.exception is None or isinstance(got.exception, SystemExit), (
         f"traceback: {type(got.exception).__name__}: {got.exception}"
     )

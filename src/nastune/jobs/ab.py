@@ -96,7 +96,7 @@ def reversible(plan: Plan) -> tuple[Plan, list[str]]:
     """The plan without its one-off actions (xfs_fsr), which cannot be switched off again."""
     kept = [c for c in plan.changes if not KNOBS[c.knob].action]
     left = [
-        f"{c.knob} {c.target}: an action, not a setting; measure it before/after with optimize"
+        f"{c.knob} {c.target}: a one-off action, not a setting: never switched off; optimize measures it before/after"
         for c in plan.changes
         if KNOBS[c.knob].action
     ]
