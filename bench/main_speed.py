@@ -119,9 +119,12 @@ def main() -> None:
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
-        for flow in args.order.split(","):
-            runs.append(run_flow(flow, args.size, args.repeats, Path(tmp) / flow))
-            print(f"{flow}: {runs[-1]['last_line']}", flush=True)
+        try:
+            for flow in args.order.split(","):
+                runs.append(run_flow(flow, args.size, args.repeats, Path(tmp) / flow))
+                print(f"{flow}: {runs[-1]['last_line']}", flush=True)
+        finally:  # optimize leaves the lab up, tuned; a bench leaves nothing behind
+            subprocess.run([sys.executable, "-m", "nastune", "lab", "down"], cwd=TOP, capture_output=True)
     by_flow = {r["flow"]: r for r in runs}
     for r in runs:
         after_setup = r["wall_s"] - r["phases"].get("setup", 0.0)

@@ -59,3 +59,27 @@ def test_unknown_area_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="unknown area 'disks'; choose from system"):
         expand(["disks"])
     assert expand(["storage", "system"]) == ["system", "block", "md", "mounts", "zfs"]
+
+
+def test_ganesha_includes_are_followed_under_the_root_and_other_sources_recorded(tree):
+    main = "/etc/ganesha/ganesha.conf"
+    tree(
+        main,
+        '%url rados://nfs-ganesha/ns/conf\n%include "exports.d/a.conf"\n%include "/etc/ganesha/gone.conf"\n'
+        "EXPORT { Export_Id = UPDATE-ME; Path = /main; }\nNFS_CORE_PARAM { Protocols = 4; }\n",
+    )
+    tree(
+        "/etc/ganesha/exports.d/a.conf",
+        "EXPORT { Export_Id - 0; Path = /bad; }\nEXPORT { Export_Id = 7; Path = /inc; }\n",
+    )
+    facts = collect(Root(tree.root), ["nfs_server"])
+    assert facts.nfs_server is not None
+    g = need(facts.nfs_server.ganesha.value)
+    assert [(e.path, e.export_id, e.file, e.protocols) for e in g.exports] == [
+        ("/main", None, main, ["4"]),
+        ("/inc", 7, "/etc/ganesha/exports.d/a.conf", ["4"]),
+    ]
+    assert g.files == [main, "/etc/ganesha/exports.d/a.conf"]
+    assert [x.split(" ")[0] for x in g.external] == ["rados://nfs-ganesha/ns/conf", "/etc/ganesha/gone.conf"]
+    assert len(g.errors) == 2 and "a.conf line 1:" in g.errors[0] and "UPDATE-ME" in g.errors[1]
+    assert sum(w.source == main for w in facts.warnings) == 2

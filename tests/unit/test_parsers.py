@@ -122,7 +122,7 @@ def test_ethtool_text_outputs():
 
 
 def test_ganesha_blocks_lists_and_comments():
-    top, includes = ganesha.parse("""# lab
+    parsed = ganesha.parse("""# lab
 NFS_CORE_PARAM { Protocols = 3, 4; mount_path_pseudo = true; }
 %include "/etc/ganesha/extra.conf"
 EXPORT {
@@ -131,18 +131,44 @@ EXPORT {
     FSAL { Name = VFS; }
 }
 """)
-    assert includes == ["/etc/ganesha/extra.conf"]
+    top = parsed.top
+    assert parsed.includes == [(3, "/etc/ganesha/extra.conf")] and not parsed.errors
     export = top.children("export")[0]
     assert export.first("path") == "/srv/data" and export.first("MAXREAD") == "8192"
     assert export.children("FSAL")[0].first("name") == "VFS"
     assert top.children("NFS_CORE_PARAM")[0].get("protocols") == ["3", "4"]
 
 
-@pytest.mark.parametrize("text,line", [("EXPORT {\n Path = /x;\n", 1), ("}\n", 1), ("A = 1;\nB {\n C = {;\n}\n}", 3)])
+@pytest.mark.parametrize(
+    "text,line", [("EXPORT {\n Path = /x;\n", 1), ("}\n", 1), ("A = 1;\nB {\n C = {;\n}\n}", 3), ('A = "x;\n', 1)]
+)
 def test_ganesha_syntax_errors_name_the_line(text, line):
-    with pytest.raises(ganesha.GaneshaSyntaxError) as e:
-        ganesha.parse(text)
-    assert e.value.line == line
+    errors = ganesha.parse(text).errors
+    assert errors and errors[0].line == line
+    with pytest.raises(ganesha.GaneshaSyntaxError):
+        ganesha.check(text)
+
+
+def test_one_bad_ganesha_block_loses_only_itself():
+    """Seen in real files: a typo (`Export_Id - 0;`) and a placeholder value; %url in Ceph's."""
+    parsed = ganesha.parse(
+        "%url rados://nfs-ganesha/ns/conf-nfs.a\n"
+        "EXPORT { Export_Id - 0; Path = /b; }\n"
+        "EXPORT { Export_Id = 3; Path = /c; FSAL { Name = CEPH; } }\n"
+        "NFS_CORE_PARAM { Protocols = 4; }\n"
+    )
+    assert parsed.urls == [(1, "rados://nfs-ganesha/ns/conf-nfs.a")]
+    (error,) = parsed.errors
+    assert error.line == 2 and "Export_Id" in str(error) and "EXPORT block from line 2 is left out" in str(error)
+    assert [b.first("path") for b in parsed.top.children("export")] == ["/c"]
+    assert parsed.top.children("nfs_core_param")[0].get("protocols") == ["4"]
+
+
+def test_an_edit_may_not_break_a_readable_block_but_may_keep_a_broken_one():
+    broken = "EXPORT { Export_Id - 0; }\nEXPORT { Export_Id = 2; MaxRead = 8192; }\n"
+    ganesha.check(broken.replace("8192", "1048576"), broken)  # the old error stays: allowed
+    with pytest.raises(ganesha.GaneshaSyntaxError):
+        ganesha.check(broken.replace("8192;", "= 1;"), broken)
 
 
 def test_samba_names_are_normalised_and_continuations_joined():

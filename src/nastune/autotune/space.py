@@ -63,10 +63,13 @@ class Tunable:
 class NfsTransferSize(Tunable):
     def find(self, facts):
         g = facts.nfs_server.ganesha if facts.nfs_server else None
-        if g is None or not g.known or not g.value.exports:
+        if g is None or not g.known or g.value is None:
             return None
-        first = g.value.exports[0]
-        return first.max_read, tuple(str(e.export_id) for e in g.value.exports), {}
+        # the exports nastune can edit: in the main file, with an Export_Id
+        exports = [e for e in g.value.exports if e.export_id is not None and e.file in ("", g.value.path)]
+        if not exports:
+            return None
+        return exports[0].max_read, tuple(str(e.export_id) for e in exports), {}
 
     def changes(self, target, value, context):
         keys = ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")

@@ -1,8 +1,10 @@
 """NFS-Ganesha's configuration language: nested `NAME { key = value; }` blocks.
 
 Keys are case-insensitive in Ganesha, so they are kept lower-cased; values are
-lists (`Protocols = 3, 4;`). `%include` lines are returned, not followed: the
-caller decides which files it may read.
+lists (`Protocols = 3, 4;`). `%include "file"` and `%url rados://...` lines are
+returned with their line, not followed: the caller decides which files it may
+read. A block with an error is skipped and its error kept (with its line), and
+the blocks around it are read: one bad value must not lose a whole file.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\]|\\.)*"|[{};=,]|%include\b|[^\s{};=,#"]+')
+_TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{};=,]|%include\b|%url\b|[^\s{};=,#"]+')
+DIRECTIVES = ("%include", "%url")
 
 
 class GaneshaSyntaxError(ValueError):
@@ -37,65 +40,132 @@ class Block:
         return [b for b in self.blocks if b.name.lower() == name.lower()]
 
 
-def _tokens(text: str):
-    line = 1
-    pos = 0
+@dataclass
+class Parsed:
+    top: Block  # every block read, at the top level of the file
+    includes: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of each %include
+    urls: list[tuple[int, str]] = field(default_factory=list)  # (line, URL) of each %url (rados://...)
+    errors: list[GaneshaSyntaxError] = field(default_factory=list)  # each skipped block's error
+
+
+def _tokens(text: str, errors: list[GaneshaSyntaxError]) -> list[tuple[int, str]]:
+    """The tokens with their lines; a quote left open is an error, and the rest of its line is skipped."""
+    found, line, pos = [], 1, 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
-            raise GaneshaSyntaxError(line, f"unexpected character {text[pos]!r}")
+            errors.append(GaneshaSyntaxError(line, f"unexpected character {text[pos]!r}"))
+            end = text.find("\n", pos)
+            pos = len(text) if end < 0 else end
+            continue
         tok = m.group(0)
         if not tok.isspace() and not tok.startswith("#"):
-            yield line, tok
+            found.append((line, tok))
         line += tok.count("\n")
         pos = m.end()
+    return found
 
 
-def parse(text: str) -> tuple[Block, list[str]]:
-    """The top-level block (holding every block of the file) and the %include targets."""
-    top = Block("<top>")
-    stack = [top]
-    includes: list[str] = []
-    tokens = list(_tokens(text))
-    i = 0
-    while i < len(tokens):
-        line, tok = tokens[i]
-        if tok == "%include":
-            if i + 1 >= len(tokens):
-                raise GaneshaSyntaxError(line, "%include without a file")
-            includes.append(tokens[i + 1][1].strip('"'))
-            i += 2
-        elif tok == "}":
-            if len(stack) == 1:
-                raise GaneshaSyntaxError(line, "'}' without an open block")
-            stack.pop()
-            i += 1
-            if i < len(tokens) and tokens[i][1] == ";":
-                i += 1
-        elif i + 1 < len(tokens) and tokens[i + 1][1] == "{":
-            block = Block(tok, line=line)
-            stack[-1].blocks.append(block)
-            stack.append(block)
-            i += 2
-        elif i + 1 < len(tokens) and tokens[i + 1][1] == "=":
-            values: list[str] = []
-            i += 2
-            while i < len(tokens) and tokens[i][1] not in (";", "}"):
-                if tokens[i][1] == "{" or tokens[i][1] == "=":
-                    raise GaneshaSyntaxError(tokens[i][0], f"unexpected {tokens[i][1]!r} in value of {tok}")
-                if tokens[i][1] != ",":
-                    values.append(tokens[i][1].strip('"'))
-                i += 1
-            if i >= len(tokens):
-                raise GaneshaSyntaxError(line, f"missing ';' after {tok}")
-            if tokens[i][1] == ";":
-                i += 1
-            stack[-1].params[tok.lower()] = values
-        else:
+class _Reader:
+    def __init__(self, tokens: list[tuple[int, str]]):
+        self.tokens, self.i = tokens, 0
+
+    def peek(self, ahead: int = 0) -> str | None:
+        at = self.i + ahead
+        return self.tokens[at][1] if at < len(self.tokens) else None
+
+    def line(self) -> int:
+        return self.tokens[min(self.i, len(self.tokens) - 1)][0] if self.tokens else 1
+
+    def block(self, name: str, line: int) -> Block:
+        """The body of a block whose `{` was read, to its `}` (GaneshaSyntaxError otherwise)."""
+        block = Block(name, line=line)
+        while True:
+            tok = self.peek()
+            if tok is None:
+                raise GaneshaSyntaxError(line, f"block {name} is not closed")
+            if tok == "}":
+                self.i += 1
+                if self.peek() == ";":
+                    self.i += 1
+                return block
+            self.item(block)
+
+    def item(self, into: Block) -> None:
+        line, tok = self.tokens[self.i]
+        if tok in DIRECTIVES or tok in ("{", ";", "=", ","):
             raise GaneshaSyntaxError(line, f"unexpected {tok!r}")
-    if len(stack) > 1:
-        raise GaneshaSyntaxError(stack[-1].line, f"block {stack[-1].name} is not closed")
-    return top, includes
+        if self.peek(1) == "{":
+            self.i += 2
+            into.blocks.append(self.block(tok, line))
+        elif self.peek(1) == "=":
+            self.i += 2
+            values: list[str] = []
+            while self.peek() not in (";", "}", None):
+                if self.peek() in ("{", "=", *DIRECTIVES):
+                    raise GaneshaSyntaxError(self.line(), f"unexpected {self.peek()!r} in value of {tok}")
+                if self.peek() != ",":
+                    values.append(self.tokens[self.i][1].strip('"'))
+                self.i += 1
+            if self.peek() is None:
+                raise GaneshaSyntaxError(line, f"missing ';' after {tok}")
+            if self.peek() == ";":
+                self.i += 1
+            into.params[tok.lower()] = values
+        else:
+            after = self.peek(1)
+            raise GaneshaSyntaxError(line, f"{tok!r} is followed by {after!r}, not '=' or '{{'")
+
+    def skip_block(self, start: int) -> None:
+        """Past the end of the top-level item that began at token `start`: its braces balanced,
+        or the next line that starts a new top-level item when they never balance."""
+        depth, i = 0, start
+        while i < len(self.tokens):
+            tok = self.tokens[i][1]
+            depth += (tok == "{") - (tok == "}")
+            i += 1
+            if depth <= 0 and tok in ("}", ";") and i > start + 1:
+                break
+        self.i = max(i, start + 1)
+
+
+def parse(text: str) -> Parsed:
+    """Every block of the file that reads, and the errors of those that do not."""
+    errors: list[GaneshaSyntaxError] = []
+    reader = _Reader(_tokens(text, errors))
+    done = Parsed(Block("<top>"), errors=errors)
+    while reader.peek() is not None:
+        line, tok = reader.tokens[reader.i]
+        if tok in DIRECTIVES:
+            target = reader.peek(1)
+            if target is None or target in ("{", "}", ";", "=", ",", *DIRECTIVES):
+                errors.append(GaneshaSyntaxError(line, f"{tok} without a source"))
+                reader.i += 1
+                continue
+            (done.includes if tok == "%include" else done.urls).append((line, target.strip('"')))
+            reader.i += 2
+            continue
+        if tok == "}":
+            errors.append(GaneshaSyntaxError(line, "'}' without an open block"))
+            reader.i += 1
+            continue
+        start = reader.i
+        try:
+            reader.item(done.top)
+        except GaneshaSyntaxError as e:
+            what = f"the {tok} block from line {line}" if reader.peek(1) is not None and start != reader.i else tok
+            errors.append(GaneshaSyntaxError(e.line, f"{str(e).split(': ', 1)[1]} ({what} is left out)"))
+            reader.skip_block(start)
+    errors.sort(key=lambda e: e.line)
+    return done
+
+
+def check(text: str, before: str = "") -> None:
+    """An edit of `before` must not leave a block unreadable that was readable: the first error
+    beyond those `before` already had."""
+    errors, had = parse(text).errors, parse(before).errors if before else []
+    if len(errors) > len(had):
+        raise errors[len(had)] if [str(e) for e in errors[: len(had)]] == [str(e) for e in had] else errors[0]
 
 
 def block_spans(text: str) -> list[tuple[str, int, int, int]]:

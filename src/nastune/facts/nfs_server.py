@@ -3,6 +3,8 @@ and NFS-Ganesha (its configuration file: exports, sizes, protocols)."""
 
 from __future__ import annotations
 
+import posixpath
+
 from pydantic import BaseModel
 
 from nastune.conf import exports as exports_conf
@@ -38,13 +40,17 @@ class GaneshaExport(BaseModel):
     pref_read: int | None = None
     pref_write: int | None = None
     line: int
+    file: str = ""  # the file that holds it: the main file, or one it includes
 
 
 class GaneshaConfig(BaseModel):
     path: str
     core: dict[str, list[str]]
     exports: list[GaneshaExport]
-    includes: list[str]
+    includes: list[str]  # every %include target, as written
+    files: list[str] = []  # the files read: the main one and the included ones found under the root
+    external: list[str] = []  # sources not read: %url (rados://...) and includes not found, with why
+    errors: list[str] = []  # blocks left out, each with its file and line
 
 
 class NfsServerFacts(Section):
@@ -80,23 +86,62 @@ def rpc_stats(text: str) -> dict[str, list[float]]:
     return {words[0]: [float(w) for w in words[1:]] for line in text.splitlines() if (words := line.split())}
 
 
-def _size(block: ganesha_conf.Block, key: str) -> int | None:
+INCLUDE_DEPTH = 8  # Ganesha's own limit on nested %include is lower; a loop must end
+
+
+def _number(block: ganesha_conf.Block, key: str, where: str, errors: list[str]) -> int | None:
     value = block.first(key)
-    return int(value) if value is not None else None
+    if value is None:
+        return None
+    try:
+        return int(value, 0)
+    except ValueError:
+        errors.append(f"{where} line {block.line}: {block.name} {key} = {value[:40]!r} is not a number (ignored)")
+        return None
 
 
-def ganesha_config(text: str, path: str) -> GaneshaConfig:
-    top, includes = ganesha_conf.parse(text)
+def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
+    """The configuration at `path` with the files it includes (followed where they are files
+    under the root; a %url or a missing include is recorded as an external source, never a
+    failure); a block with an error is left out, named with its file and line, the rest read."""
+    files: list[str] = []
+    external: list[str] = []
+    errors: list[str] = []
+    includes: list[str] = []
+    blocks: list[tuple[str, ganesha_conf.Block]] = []
+
+    def read(file: str, content: str, depth: int) -> None:
+        files.append(file)
+        parsed = ganesha_conf.parse(content)
+        errors.extend(f"{file} {e}" for e in parsed.errors)
+        blocks.extend((file, b) for b in parsed.top.blocks)
+        for line, url in parsed.urls:
+            external.append(f"{url} (%url, {file} line {line}: not read)")
+        for line, target in parsed.includes:
+            includes.append(target)
+            included = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+            if included in files or depth >= INCLUDE_DEPTH:
+                external.append(f"{target} ({file} line {line}: included again or nested too deep; not read)")
+                continue
+            found = ctx.text(included)
+            if found is None:
+                external.append(f"{target} ({file} line {line}: {ctx.why(included)})")
+                continue
+            read(included, found, depth + 1)
+
+    read(path, text, 0)
     core: dict[str, list[str]] = {}
-    for block in top.children("NFS_CORE_PARAM"):
-        core.update(block.params)
     exports = []
-    for block in top.children("EXPORT"):
+    for _, block in blocks:
+        if block.name.lower() == "nfs_core_param":
+            core.update(block.params)
+    for file, block in blocks:
+        if block.name.lower() != "export":
+            continue
         fsal = block.children("FSAL")
-        export_id = block.first("export_id")
         exports.append(
             GaneshaExport(
-                export_id=int(export_id) if export_id is not None else None,
+                export_id=_number(block, "export_id", file, errors),
                 path=block.first("path"),
                 pseudo=block.first("pseudo"),
                 protocols=block.get("protocols") or core.get("protocols") or [],
@@ -104,14 +149,19 @@ def ganesha_config(text: str, path: str) -> GaneshaConfig:
                 access_type=block.first("access_type"),
                 squash=block.first("squash"),
                 fsal=fsal[0].first("name") if fsal else None,
-                max_read=_size(block, "maxread"),
-                max_write=_size(block, "maxwrite"),
-                pref_read=_size(block, "prefread"),
-                pref_write=_size(block, "prefwrite"),
+                max_read=_number(block, "maxread", file, errors),
+                max_write=_number(block, "maxwrite", file, errors),
+                pref_read=_number(block, "prefread", file, errors),
+                pref_write=_number(block, "prefwrite", file, errors),
                 line=block.line,
+                file=file,
             )
         )
-    return GaneshaConfig(path=path, core=core, exports=exports, includes=includes)
+    for error in errors:
+        ctx.warn(path, error)
+    return GaneshaConfig(
+        path=path, core=core, exports=exports, includes=includes, files=files, external=external, errors=errors
+    )
 
 
 def config_path(processes: list[Process], flags: tuple[str, ...], default: str) -> str:
@@ -148,7 +198,7 @@ def _exports(ctx: Context) -> Fact[list[Export]]:
 def collect(ctx: Context, processes: list[Process]) -> NfsServerFacts:
     ganesha_procs = [p for p in processes if p.name == "ganesha.nfsd"]
     path = config_path(ganesha_procs, ("-f",), GANESHA_DEFAULT)
-    ganesha = ctx.fact(path, lambda t: ganesha_config(t, path))
+    ganesha = ctx.fact(path, lambda text: ganesha_config(ctx, path, text))
     return NfsServerFacts(
         exports=_exports(ctx),
         nfsd_threads=ctx.fact("/proc/fs/nfsd/threads", integer),

@@ -17,20 +17,26 @@ def check(rule, facts):
         ]
         if not small:
             continue
+        file = e.file or g.value.path
+        # nastune edits the main file, by Export_Id: an export elsewhere or without one is changed by hand
+        editable = file == g.value.path and e.export_id is not None
+        by_hand = "" if editable else f" Change it in {file} line {e.line} by hand."
         yield rule.finding(
             target=f"export {e.export_id}",
             impact=20,
             severity=Severity.high,
             message=f"Ganesha export {e.export_id} ({e.path}) limits transfers to "
             + ", ".join(f"{key} {value}" for _, key, value in small)
-            + ": clients must split every large read and write into that many RPCs.",
+            + ": clients must split every large read and write into that many RPCs."
+            + by_hand,
             evidence=[
-                Evidence(fact=f"export {e.export_id} {key}", value=value, source=f"{g.value.path}:{e.line}")
+                Evidence(fact=f"export {e.export_id} {key}", value=value, source=f"{file}:{e.line}")
                 for _, key, value in small
             ],
             changes=[
                 Change(knob="ganesha_export", target=str(e.export_id), key=key, current=value, new=RECOMMENDED)
                 for _, key, value in small
+                if editable
             ],
         )
 

@@ -113,10 +113,9 @@ class GaneshaExport(Knob):
     def write(self, system, change, value):
         path = ganesha_path(system)
         try:
-            edited = edits.ganesha_set(
-                system.read(path) or "", str(change.target), change.key, None if value is None else str(value)
-            )
-            ganesha_conf.parse(edited)
+            original = system.read(path) or ""
+            edited = edits.ganesha_set(original, str(change.target), change.key, None if value is None else str(value))
+            ganesha_conf.check(edited, original)
         except (edits.EditError, ganesha_conf.GaneshaSyntaxError) as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
         system.root.replace(path, edited)
