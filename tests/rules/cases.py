@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from nastune.conf import sysctl as sysctl_conf
 from nastune.facts import Facts, collect
 from nastune.facts.model import Fact
 from nastune.rules.model import Finding
@@ -291,6 +292,13 @@ def _fstab_quiet_with(f: Facts) -> Facts:
     return f
 
 
+def _boot_line(comment: str) -> Facts:
+    f = nas()
+    problems = sysctl_conf.parse(f"vm.dirty_ratio = 30{comment}\n", "/etc/sysctl.conf")[1]
+    need(f.sysctl).boot_problems = problems
+    return f
+
+
 def _no_swap():
     f = nas()
     need(f.system).swap_bytes = F(0)
@@ -391,6 +399,11 @@ CASES: dict[str, Case] = {
         lambda fs: (
             changes(fs) == [("vm.dirty_ratio", None, 40, 20), ("vm.dirty_background_ratio", None, 20, 10)] or _fail(fs)
         ),
+    ),
+    "sysctl-boot-line-fails": Case(
+        lambda: _boot_line(" # was 20"),
+        lambda: _boot_line(""),
+        lambda fs: (_one(fs).target == "/etc/sysctl.conf line 1" and "# was 20" in _one(fs).message) or _fail(fs),
     ),
     "swappiness-high": Case(nas, _no_swap, lambda fs: changes(fs) == [("vm.swappiness", None, 60, 10)] or _fail(fs)),
     "md-stripe-cache-small": Case(nas, lambda: _md_sysfs(nas(), "md0", "stripe_cache_size", "8192"), check_stripe),

@@ -93,3 +93,27 @@ def test_quiet_case_is_a_minimal_change_of_the_firing_case(rule):
         if fires.get(k) != quiet.get(k) and not k.endswith(".source")
     }
     assert 0 < len(changed) <= 8, sorted(changed)[:20]
+
+
+def test_an_export_line_is_one_finding_with_its_clients_inside():
+    """A line exported async to three hosts (and read-only to a fourth) is one decision."""
+    from nastune.conf.exports import ExportClient as Client
+
+    facts = CASES["nfs-export-sync-mode"].fires()
+    export = need(need(facts.nfs_server).exports.value)[0]
+    export.clients = [Client(host=h, options=["rw", "async"]) for h in ("a", "b", "@staff")]
+    export.clients.append(Client(host="backup", options=["ro", "async"]))
+    (finding,) = _findings(rules.get("nfs-export-sync-mode"), facts)
+    assert finding.target == export.path and "a, b, @staff" in finding.message
+    assert [c.key for c in finding.changes] == ["a:sync", "b:sync", "@staff:sync"]
+    assert len(finding.evidence) == 3
+
+
+def test_evidence_from_proc_sys_names_the_line_that_sets_it_at_boot():
+    from nastune.facts.sysctl import BootSetting
+
+    facts = CASES["swappiness-high"].fires()
+    need(facts.sysctl).boot["vm.swappiness"] = BootSetting(value="60", file="/etc/sysctl.conf", line=85)
+    (finding,) = _findings(rules.get("swappiness-high"), facts)
+    sources = [e.source for e in finding.evidence]
+    assert "/proc/sys/vm/swappiness (at boot: /etc/sysctl.conf line 85 = 60)" in sources

@@ -28,6 +28,15 @@ def test_samba_set_replaces_in_place_and_inserts_and_removes():
     assert edits.samba_set(SMB, "new", "x", "1").endswith("\n[new]\n   x = 1\n")
 
 
+def test_samba_set_keeps_a_crlf_file_crlf():
+    crlf = SMB.replace("\n", "\r\n")
+    for section, key in (("global", "aio read size"), ("data", "use sendfile"), ("new", "x")):
+        out = edits.samba_set(crlf, section, key, "1")
+        assert out.count("\n") == out.count("\r\n") and edits.samba_get(out, section, key) == "1"
+        removed = edits.samba_set(out, section, key, None)
+        assert removed.count("\n") == removed.count("\r\n") and edits.samba_get(removed, section, key) is None
+
+
 def test_ganesha_set_touches_only_the_export_and_not_nested_blocks():
     out = edits.ganesha_set(GANESHA, "1", "MaxRead", "1048576")
     assert out == GANESHA.replace("MaxRead = 8192; # small", "MaxRead = 1048576; # small")

@@ -18,8 +18,8 @@ import pytest
 from tests.conftest import ROOTS, run_cli
 from tests.tune.conftest import CHANGES, snapshot, write_plan
 
-# these tests take this host's tuning lock (/var/lib/nastune/lock): one xdist worker runs them all
-pytestmark = pytest.mark.xdist_group("host-lock")
+# these tests change this host and take its tuning lock (/var/lib/nastune/lock): run one at a time
+pytestmark = pytest.mark.host
 
 FILE_CHANGES = [CHANGES[0], CHANGES[1], CHANGES[4], CHANGES[8], CHANGES[10], CHANGES[12]]  # sysctl x2, sysfs, files
 

@@ -18,8 +18,8 @@ from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.rollback import rollback
 from nastune.tune.system import System, TuneError
 
-# these tests take this host's tuning lock (/var/lib/nastune/lock): one xdist worker runs them all
-pytestmark = pytest.mark.xdist_group("host-lock")
+# these tests change this host and take its tuning lock (/var/lib/nastune/lock): run one at a time
+pytestmark = pytest.mark.host
 
 STANDIN = Path(__file__).parent / "standins" / "nictool.py"
 DEVICE = {

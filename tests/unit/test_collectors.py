@@ -83,3 +83,19 @@ def test_ganesha_includes_are_followed_under_the_root_and_other_sources_recorded
     assert [x.split(" ")[0] for x in g.external] == ["rados://nfs-ganesha/ns/conf", "/etc/ganesha/gone.conf"]
     assert len(g.errors) == 2 and "a.conf line 1:" in g.errors[0] and "UPDATE-ME" in g.errors[1]
     assert sum(w.source == main for w in facts.warnings) == 2
+
+
+def test_the_boot_time_sysctl_files_are_read_in_their_order_and_bad_lines_named(tree):
+    tree("/proc/sys/vm/dirty_ratio", "20\n")
+    tree("/usr/lib/sysctl.d/50-default.conf", "vm.dirty_ratio = 10\n")
+    tree("/etc/sysctl.d/50-default.conf", "vm.dirty_ratio = 15\n")  # hides /usr/lib's file of that name
+    tree("/etc/sysctl.d/60-nas.conf", "vm/dirty_background_ratio = 5\nnet.core.rmem_max 4194304\n")
+    tree("/etc/sysctl.conf", "# ours\nvm.dirty_ratio = 30 # was 20\n")
+    facts = collect(Root(tree.root), ["sysctl"])
+    s = need(facts.sysctl)
+    assert s.boot["vm.dirty_ratio"].file == "/etc/sysctl.conf" and s.boot["vm.dirty_ratio"].line == 2
+    assert s.boot["vm.dirty_background_ratio"].value == "5"
+    assert [p.split(": ")[0] for p in s.boot_problems] == [
+        "/etc/sysctl.d/60-nas.conf line 2",
+        "/etc/sysctl.conf line 2",
+    ]

@@ -6,7 +6,11 @@ Parameter names are case- and space-insensitive in Samba ("AIO Read Size" is
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
 MAX_LINE = 1 << 20
+DEFAULTS_FROM = "Samba 4.17 (testparm -s -v of an empty smb.conf, samba-4.17-defaults.conf)"
 
 
 def normalise(name: str) -> str:
@@ -43,3 +47,10 @@ def parse(text: str) -> dict[str, dict[str, str]]:
             current = sections.setdefault("global", {})
         current[normalise(name)] = value.strip()
     return sections
+
+
+@cache
+def defaults() -> dict[str, str]:
+    """Every [global] parameter's built-in default, as testparm prints it, so that a raw smb.conf
+    reads as smbd (and testparm) would: the same findings live and from the file."""
+    return parse((Path(__file__).parent / "samba-4.17-defaults.conf").read_text())["global"]

@@ -18,6 +18,7 @@ DEFAULT = "/etc/samba/smb.conf"
 class SambaConfig(BaseModel):
     path: str
     resolved: bool  # True when testparm filled in every default
+    defaults: str = ""  # unresolved: where the defaults of unset [global] parameters come from
     globals: dict[str, str]
     shares: dict[str, dict[str, str]]
 
@@ -28,10 +29,13 @@ class SmbFacts(Section):
 
 
 def _split(sections: dict[str, dict[str, str]], path: str, resolved: bool) -> SambaConfig:
+    """testparm's output as it is; a raw file's [global] over Samba's own defaults."""
+    written = sections.get("global", {})
     return SambaConfig(
         path=path,
         resolved=resolved,
-        globals=sections.get("global", {}),
+        defaults="" if resolved else samba_conf.DEFAULTS_FROM,
+        globals=written if resolved else {**samba_conf.defaults(), **written},
         shares={k: v for k, v in sections.items() if k != "global"},
     )
 

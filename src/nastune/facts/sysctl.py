@@ -7,6 +7,9 @@ as facts marked absent, so a rule can say so instead of failing.
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
+from nastune.conf import sysctl as sysctl_conf
 from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
 
@@ -62,8 +65,18 @@ EXPECTED = (
 ABSENT = "absent on this kernel"
 
 
+class BootSetting(BaseModel):
+    value: str
+    file: str
+    line: int
+
+
 class SysctlFacts(Section):
     values: dict[str, Fact[str]]
+    boot: dict[str, BootSetting] = Field(
+        default_factory=dict
+    )  # the file line that sets each key at boot (the last to apply)
+    boot_problems: list[str] = Field(default_factory=list)  # lines of those files that fail at boot, with file and line
 
     def get(self, key: str) -> Fact[str]:
         return self.values.get(key) or Fact.missing(_path(key), "not collected")
@@ -91,6 +104,21 @@ def _value(text: str) -> str:
     return " ".join(text.split())
 
 
+def _boot(ctx: Context) -> tuple[dict[str, BootSetting], list[str]]:
+    """What the boot-time sysctl files set (sysctl.d(5)'s order: the last line wins), and the
+    lines of them that fail at boot."""
+    boot: dict[str, BootSetting] = {}
+    problems: list[str] = []
+    for path in sysctl_conf.order(ctx.listdir, ctx.root.exists):
+        text = ctx.text(path)
+        if text is None:
+            continue
+        found, bad = sysctl_conf.parse(text, path)
+        boot.update({k: BootSetting(value=s.value, file=s.path, line=s.line) for k, s in found.items()})
+        problems += bad
+    return boot, problems
+
+
 def collect(ctx: Context) -> SysctlFacts:
     keys = set(EXPECTED)
     for directory, prefix in FAMILIES:
@@ -103,4 +131,5 @@ def collect(ctx: Context) -> SysctlFacts:
         if not fact.known and fact.unknown == "missing":
             fact = Fact.missing(fact.source, ABSENT)
         values[key] = fact
-    return SysctlFacts(values=values)
+    boot, problems = _boot(ctx)
+    return SysctlFacts(values=values, boot=boot, boot_problems=problems)

@@ -37,5 +37,24 @@ def evaluate(facts: Facts, only: list[str] | None = None, min_severity: Severity
         if only and rule.id not in only:
             continue
         if rule.applies(facts):
-            findings.extend(f for f in rule.check(rule, facts) if f.severity >= min_severity)
+            findings.extend(_boot_source(f, facts) for f in rule.check(rule, facts) if f.severity >= min_severity)
     return sorted(findings, key=lambda f: (-f.impact, -f.severity, f.area, f.rule, f.target))
+
+
+def _boot_source(finding: Finding, facts: Facts) -> Finding:
+    """Evidence read from /proc/sys also names the file line that sets the key at boot: the
+    operator edits that line, or learns that a reboot would undo a change made by hand."""
+    boot = facts.sysctl.boot if facts.sysctl else {}
+    evidence = []
+    for e in finding.evidence:
+        setting = (
+            boot.get(e.source.removeprefix("/proc/sys/").replace("/", "."))
+            if e.source.startswith("/proc/sys/")
+            else None
+        )
+        if setting:
+            e = e.model_copy(
+                update={"source": f"{e.source} (at boot: {setting.file} line {setting.line} = {setting.value})"}
+            )
+        evidence.append(e)
+    return finding.model_copy(update={"evidence": evidence})

@@ -45,9 +45,11 @@ def samba_get(text: str, section: str, key: str) -> str | None:
 
 
 def samba_set(text: str, section: str, key: str, value: str | None) -> str:
-    """Set (or with None remove) `key` in [section], adding the section if it is missing."""
+    """Set (or with None remove) `key` in [section], adding the section if it is missing; a
+    line it writes ends as the file's lines do (CRLF in a file written on Windows)."""
+    eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.splitlines(keepends=True)
-    bounds = _samba_sections([ln.rstrip("\n") for ln in lines]) + [("", len(lines))]
+    bounds = _samba_sections([ln.rstrip("\r\n") for ln in lines]) + [("", len(lines))]
     for (name, start), (_, end) in itertools.pairwise(bounds):
         if name != section.lower():
             continue
@@ -59,16 +61,16 @@ def samba_set(text: str, section: str, key: str, value: str | None) -> str:
             last = i
             if normalise(k) == normalise(key):
                 indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                lines[i : i + 1] = [] if value is None else [f"{indent}{key} = {value}\n"]
+                lines[i : i + 1] = [] if value is None else [f"{indent}{key} = {value}{eol}"]
                 return "".join(lines)
         if value is not None:
             if lines and not lines[last].endswith("\n"):
-                lines[last] += "\n"
-            lines.insert(last + 1, f"   {key} = {value}\n")
+                lines[last] += eol
+            lines.insert(last + 1, f"   {key} = {value}{eol}")
         return "".join(lines)
     if value is None:
         return text
-    return text + ("" if text.endswith("\n") or not text else "\n") + f"\n[{section}]\n   {key} = {value}\n"
+    return text + ("" if text.endswith("\n") or not text else eol) + f"{eol}[{section}]{eol}   {key} = {value}{eol}"
 
 
 # -- ganesha.conf ---------------------------------------------------------------
