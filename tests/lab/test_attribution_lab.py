@@ -30,7 +30,8 @@ def test_the_injected_limit_is_named_first(lab_dir, tmp_path, scenario, args, in
     assert result["attribution"] == result["limits"][0]["evidence"]
     assert result["attribution"][:40] in " ".join(shown.stdout.split())  # the console shows it
     timeline = result["profile"]["timeline"]
-    assert len(timeline) >= 4 and {"net_MBps", "daemon_cores", "throttled_percent"} <= set(timeline[0])
+    # every sample has each series; how many samples there are depends on how fast the machine is
+    assert timeline and all({"net_MBps", "daemon_cores", "throttled_percent"} <= set(s) for s in timeline)
     if injected != "rpc-size":
         return
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--profile", str(out)).stdout)["findings"]
