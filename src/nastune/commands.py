@@ -91,12 +91,14 @@ def start(argv: Sequence[str], stdout=subprocess.DEVNULL, env: dict[str, str] | 
     )
 
 
-def run(argv: Sequence[str], timeout: float = 30.0, input: str | None = None) -> CommandResult:
-    """Run `argv`; never raises."""
+def run(
+    argv: Sequence[str], timeout: float = 30.0, input: str | None = None, env: dict[str, str] | None = None
+) -> CommandResult:
+    """Run `argv`; never raises. `env` adds to (or overrides) the C locale's environment."""
     argv = tuple(argv)
     if shutil.which(argv[0]) is None:
         return CommandResult(argv, None, error=f"{argv[0]} not found ({install_hint(argv[0])})")
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", **(env or {})}
     try:
         # its own process group, killed whole: a tool's children (smbclient under the bash that
         # times it) must not outlive a timeout or an interrupt and keep writing to a share

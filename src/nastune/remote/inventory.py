@@ -1,6 +1,8 @@
-"""The hosts nastune works with: one NAS and its clients, in an Ansible INI inventory, so the
-same file drives `ansible-playbook` and nastune. Groups `nas` (exactly one host) and
-`clients`; Ansible's connection variables (ansible_host, ansible_user, ansible_port,
+"""The hosts nastune works with: one NAS and its clients, in an Ansible inventory, so the same
+inventory drives `ansible-playbook` and nastune; read by Ansible itself where it is installed
+(any inventory Ansible takes), else by nastune's reader of Ansible's INI format, which refuses
+what it cannot read as Ansible would. Groups `nas` (exactly one host) and `clients` (through
+their children); Ansible's connection variables (ansible_host, ansible_user, ansible_port,
 ansible_ssh_private_key_file, ansible_ssh_common_args, ansible_connection) and nastune's own:
 
 - nastune_address (nas): the address clients reach the shares at (default: ansible_host);
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -32,6 +35,8 @@ from nastune.errors import Failure
 from nastune.jsonfile import field_name, read_text
 from nastune.lab.scenario import rate_bits
 from nastune.protocols import PROTOCOLS
+from nastune.remote import inventory_ansible, inventory_ini
+from nastune.remote.inventory_ini import Members, Vars
 
 SHARE_VARS = {name: p.share_var for name, p in PROTOCOLS.items()}
 MAX_BYTES = 1 << 20
@@ -156,88 +161,66 @@ class Inventory(BaseModel):
         return [p for p in (host.protocols or offered) if p in offered]
 
 
-def _sections(text: str, where: str) -> dict[str, list[list[str]]]:
-    """Ansible INI: `[group]`, `[group:vars]`, `[group:children]`, lines split like a shell."""
-    sections: dict[str, list[list[str]]] = {}
-    current = "ungrouped"
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            current = line[1:-1].strip()
-            sections.setdefault(current, [])
-            continue
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError as e:
-            raise InventoryError(f"{where}, line {number}: {e}") from None
-        sections.setdefault(current, []).append(words)
-    return sections
+def _first(v: Vars, *names: str, default: object = None) -> object:
+    """The first variable set of its names (Ansible's older `ansible_ssh_*` spellings after)."""
+    return next((v[n] for n in names if v.get(n) is not None), default)
 
 
-def _assignments(words: list[str], where: str) -> dict[str, str]:
-    out = {}
-    for word in words:
-        key, eq, value = word.partition("=")
-        if not eq or not key:
-            raise InventoryError(f"{where}: {word!r} is not key=value")
-        out[key] = value
-    return out
+def _text(found: object, var: str, where: str) -> str | None:
+    """A variable's value as nastune reads it: YAML's numbers, booleans and lists included; a
+    template Ansible would render at run time is refused (nastune reads what ansible-inventory
+    prints, which is unrendered)."""
+    if found is None:
+        return None
+    if isinstance(found, bool):
+        return "true" if found else "false"
+    if isinstance(found, list | tuple):
+        return ",".join(str(_text(item, var, where)) for item in found)
+    if isinstance(found, dict):
+        raise InventoryError(f"{where}: {var}: a mapping, where nastune needs one value")
+    text = str(found)
+    if "{{" in text or "{%" in text:
+        raise InventoryError(f"{where}: {var}: a Jinja template ({text!r}); nastune needs the value itself")
+    return text
 
 
-def _group(sections: dict[str, list[list[str]]], name: str, where: str) -> list[tuple[str, dict[str, str]]]:
-    """The hosts of a group (through `:children`), each with its variables, the group's
-    `:vars` and `[all:vars]` beneath its own."""
-    hosts = []
-    for words in sections.get(name, []):
-        hosts.append((words[0], _assignments(words[1:], f"{where}, host {words[0]}")))
-    for child in sections.get(f"{name}:children", []):
-        hosts += _group(sections, child[0], where)
-    shared: dict[str, str] = {}
-    for scope in ("all:vars", f"{name}:vars"):
-        for words in sections.get(scope, []):
-            shared.update(_assignments(words, f"{where}, [{scope}]"))
-    return [(host, {**shared, **own}) for host, own in hosts]
-
-
-def _host_fields(name: str, v: dict[str, str], where: str) -> dict:
+def _host_fields(name: str, v: Vars, where: str) -> dict:
+    where = f"{where}, host {name}"
+    get = lambda var, *more: _text(_first(v, var, *more), var, where)
     return {
         "name": name,
-        "address": v.get("ansible_host", name),
-        "user": v.get("ansible_user"),
-        "port": v.get("ansible_port", 22),
-        "key": v.get("ansible_ssh_private_key_file"),
-        "ssh_args": _words(v.get("ansible_ssh_common_args", ""), where, "ansible_ssh_common_args"),
+        "address": get("ansible_host", "ansible_ssh_host") or name,
+        "user": get("ansible_user", "ansible_ssh_user"),
+        "port": get("ansible_port", "ansible_ssh_port") or 22,
+        "key": get("ansible_ssh_private_key_file", "ansible_private_key_file"),
+        "ssh_args": _words(v.get("ansible_ssh_common_args"), where, "ansible_ssh_common_args"),
         "local": v.get("ansible_connection") == "local",
-        "protocols": [p for p in v.get("nastune_protocols", "").split(",") if p],
-        "mount": v.get("nastune_mount"),
-        "fio_server": v.get("nastune_fio_server"),
+        "protocols": [p for p in (get("nastune_protocols") or "").split(",") if p],
+        "mount": get("nastune_mount"),
+        "fio_server": get("nastune_fio_server"),
     }
 
 
-def parse(text: str, where: str) -> Inventory:
-    sections = _sections(text, where)
-    nas = _group(sections, "nas", where)
+def build(members: Members, where: str) -> Inventory:
+    """The inventory of the groups `nas` (one host) and `clients`, as either reader gives them."""
+    nas = members.get("nas", [])
     if len(nas) != 1:
         raise InventoryError(f"{where}: group [nas] must name exactly one host (found {len(nas)})")
-    clients = _group(sections, "clients", where)
+    clients = members.get("clients", [])
     if not clients:
         raise InventoryError(f"{where}: group [clients] names no host")
-    names = [n for n, _ in clients]
-    if len(set(names)) != len(names):
-        raise InventoryError(f"{where}: a client is named twice in [clients]")
     name, v = nas[0]
     fields = _host_fields(name, v, where)
-    shares = {p: v[var] for p, var in SHARE_VARS.items() if v.get(var)}
+    at = f"{where}, host {name}"
+    get = lambda var: _text(v.get(var), var, at)
     extra = {
-        "data_address": v.get("nastune_address", fields["address"]),
-        "shares": shares,
-        "link_bps": _rate(v.get("nastune_link_rate"), where),
-        "link_overhead": v.get("nastune_link_overhead", 38),
-        "command": _words(v.get("nastune_command", "nastune"), where, "nastune_command"),
-        "lab": v.get("nastune_lab", "false"),
-        "read_set": _read_set(v.get("nastune_read_set", ""), where),
+        "data_address": get("nastune_address") or fields["address"],
+        "shares": {p: share for p, var in SHARE_VARS.items() if (share := get(var))},
+        "link_bps": _rate(get("nastune_link_rate"), at),
+        "link_overhead": get("nastune_link_overhead") or 38,
+        "command": _words(v.get("nastune_command", "nastune"), at, "nastune_command"),
+        "lab": get("nastune_lab") or "false",
+        "read_set": _read_set(get("nastune_read_set") or "", at),
     }
     return Inventory(
         path=where,
@@ -246,9 +229,21 @@ def parse(text: str, where: str) -> Inventory:
     )
 
 
-def _words(text: str, where: str, var: str) -> list[str]:
+def parse(text: str, where: str) -> Inventory:
+    """An INI inventory read without Ansible (inventory_ini.py)."""
     try:
-        return shlex.split(text)
+        return build(inventory_ini.read(text, where), where)
+    except InventoryError:
+        raise
+    except ValueError as e:
+        raise InventoryError(str(e)) from None
+
+
+def _words(found: object, where: str, var: str) -> list[str]:
+    if isinstance(found, list | tuple):
+        return [str(_text(word, var, where)) for word in found]
+    try:
+        return shlex.split(_text(found, var, where) or "")
     except ValueError as e:
         raise InventoryError(f"{where}: {var}: {e}") from None
 
@@ -284,9 +279,19 @@ def _make(model, fields: dict, where: str):
         raise InventoryError(f"{where}, host {fields['name']}: {f'{var}: ' if var else ''}{msg}") from None
 
 
-def load(path: Path) -> Inventory:
+def load(path: Path, ansible: str | Literal[False] | None = None) -> Inventory:
+    """The inventory at `path`, read by Ansible where it is installed (`ansible`: the
+    ansible-inventory to run, found by default; False: never), by nastune's INI reader otherwise."""
+    ansible = inventory_ansible.program() if ansible is None else ansible
     try:
+        if not path.exists():
+            raise InventoryError(f"{path}: No such file or directory")
+        if ansible:
+            return build(inventory_ansible.read(path, ansible), str(path))
+        inventory_ini.refuse_unsupported(path)
         text = read_text(path, MAX_BYTES)
+    except InventoryError:
+        raise
     except ValueError as e:
         raise InventoryError(str(e)) from None
     return parse(text, str(path))
