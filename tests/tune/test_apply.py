@@ -245,3 +245,20 @@ def test_a_log_whose_reader_is_gone_does_not_stop_the_tuning_engine():
             raise BrokenPipeError(32, "Broken pipe")
 
     lines_to(Gone())("applied")  # no exception
+
+
+def test_a_samba_edit_an_include_would_override_is_refused_before_any_write(root, tmp_path):
+    """smbd reads an included file where the include stands: a parameter it sets after the
+    main file's line wins, so editing the main file would change nothing smbd uses."""
+    conf = root / "etc/samba/smb.conf"
+    conf.write_text(
+        conf.read_text().replace("aio read size = 0\n", "aio read size = 0\n   include = /etc/samba/t.conf\n")
+    )
+    (root / "etc/samba/t.conf").write_text("# tuning\naio read size = 0\n")
+    aio = next(c for c in CHANGES if c.get("key") == "aio read size")
+    plan = write_plan(tmp_path, [CHANGES[0], aio])  # a sysctl, then the overridden Samba parameter
+    before = snapshot(root)
+    done = run_cli("apply", str(plan), "--root", str(root), "--yes", check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "[global] aio read size is set again in /etc/samba/t.conf line 2, which smbd reads last" in done.stderr
+    assert snapshot(root) == before  # refused before the sysctl was written

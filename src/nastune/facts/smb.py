@@ -19,6 +19,8 @@ class SambaConfig(BaseModel):
     path: str
     resolved: bool  # True when testparm filled in every default
     defaults: str = ""  # unresolved: where the defaults of unset [global] parameters come from
+    files: list[str] = []  # unresolved: the file and the files it includes, as read
+    external: list[str] = []  # unresolved: includes not read (per-client, missing, config file)
     globals: dict[str, str]
     shares: dict[str, dict[str, str]]
 
@@ -28,7 +30,7 @@ class SmbFacts(Section):
     config: Fact[SambaConfig]
 
 
-def _split(sections: dict[str, dict[str, str]], path: str, resolved: bool) -> SambaConfig:
+def _split(sections: samba_conf.Sections, path: str, resolved: bool, **read) -> SambaConfig:
     """testparm's output as it is; a raw file's [global] over Samba's own defaults."""
     written = sections.get("global", {})
     return SambaConfig(
@@ -37,7 +39,16 @@ def _split(sections: dict[str, dict[str, str]], path: str, resolved: bool) -> Sa
         defaults="" if resolved else samba_conf.DEFAULTS_FROM,
         globals=written if resolved else {**samba_conf.defaults(), **written},
         shares={k: v for k, v in sections.items() if k != "global"},
+        **read,
     )
+
+
+def raw_config(ctx: Context, path: str, text: str) -> SambaConfig:
+    """The file as smbd reads it, its includes followed under the root; lines Samba skips warned."""
+    done = samba_conf.read(path, text, ctx.text, ctx.why)
+    for problem in done.problems:
+        ctx.warn(path, problem)
+    return _split(done.sections, path, False, files=done.files, external=done.external)
 
 
 def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
@@ -51,7 +62,7 @@ def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
             return SmbFacts(running=bool(smbd), config=config)
         except ValueError as e:
             ctx.warn(resolved.source, str(e))
-    raw = ctx.fact(path, lambda t: _split(samba_conf.parse(t), path, False))
+    raw = ctx.fact(path, lambda text: raw_config(ctx, path, text))
     if raw.known and not resolved.ok:
         ctx.warn(path, f"read unresolved (defaults not filled in): {resolved.reason}")
     return SmbFacts(running=bool(smbd), config=raw)

@@ -49,6 +49,14 @@ class Samba(Knob):
     def files(self, system, change):
         return [samba_path(system)]
 
+    def applicable(self, system, change):
+        path = samba_path(system)
+        text = system.read(path)
+        if text is None or change.key is None:
+            return super().applicable(system, change)
+        edited = edits.samba_set(text, change.target, change.key, change.new)
+        return _overridden(system, path, edited, change, change.new)
+
     def read(self, system, change):
         text = system.read(samba_path(system))
         if text is None:
@@ -60,10 +68,22 @@ class Samba(Knob):
         edited = edits.samba_set(
             system.read(path) or "", change.target, change.key, None if value is None else str(value)
         )
-        problem = _samba_problem(system, path, edited)
+        problem = _overridden(system, path, edited, change, value) or _samba_problem(system, path, edited)
         if problem:
             raise TuneError(f"{self.label(change)}: Samba would reject the edited {path}: {problem}")
         system.root.replace(path, edited)
+
+
+def _overridden(system: System, path: str, edited: str, change, value) -> str | None:
+    """Why an edit of `path` would not be what smbd reads: a file it includes (or a later line)
+    sets the same parameter after it; nastune edits only the main file, restorable byte for byte."""
+    done = samba_conf.read(path, edited, system.read, lambda p: "unreadable")
+    section, key = change.target.lower(), samba_conf.normalise(change.key)
+    final = done.sections.get(section, {}).get(key)
+    if value is None or final == str(value):
+        return None
+    where = done.origin.get((section, key), path)
+    return f"[{change.target}] {change.key} is set again in {where}, which smbd reads last; change it there"
 
 
 def _samba_problem(system: System, path: str, text: str) -> str | None:
