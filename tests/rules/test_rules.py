@@ -62,6 +62,8 @@ def test_registry_conformance():
         ("smb-sync-always", lambda: CASES["smb-sync-always"].fires(), "sync always"),
         ("zfs-sync-always", lambda: CASES["zfs-sync-always"].fires(), "sync"),
         ("nfs-export-sync-mode", nas, "192.168.1.0/24:async"),  # sync exports: async is offered, as a risk
+        # async chosen by the operator: back to sync costs 2-6x on writes, so it needs consent too
+        ("nfs-export-sync-mode", lambda: CASES["nfs-export-sync-mode"].fires(), "192.168.1.0/24:sync"),
     ],
 )
 def test_durability_trades_are_marked(rule, facts, key):

@@ -14,6 +14,11 @@ class ExportClient(BaseModel):
     host: str
     options: list[str]
 
+    def last(self, *choices: str) -> str | None:
+        """Which of exclusive options (rw/ro, sync/async) holds: the last one written, as the
+        line's `-defaults` come first and a client's own options after them."""
+        return next((o for o in reversed(self.options) if o in choices), None)
+
 
 class Export(BaseModel):
     path: str
@@ -28,8 +33,19 @@ class Export(BaseModel):
 MAX_LINE = 65536  # far beyond any real export line; bounds the parser's work on a hostile file
 
 
-def parse(text: str, source: str) -> list[Export]:
+def parse(text: str, source: str, problems: list[str] | None = None) -> list[Export]:
+    """Every entry; one that cannot be read raises ValueError, or with `problems` is named
+    there and skipped, the rest read (exportfs, too, skips a bad line and goes on)."""
     exports = []
+
+    def entry(logical: str, start: int) -> None:
+        try:
+            exports.append(_entry(logical, source, start))
+        except ValueError as e:
+            if problems is None:
+                raise
+            problems.append(str(e))
+
     parts: list[str] = []
     size = start = 0
     for number, raw in enumerate(text.splitlines(), 1):
@@ -45,10 +61,10 @@ def parse(text: str, source: str) -> list[Export]:
         parts.append(line)
         logical = "".join(parts)
         if logical.strip():
-            exports.append(_entry(logical, source, start))
+            entry(logical, start)
         parts = []
     if "".join(parts).strip():
-        exports.append(_entry("".join(parts), source, start))
+        entry("".join(parts), start)
     return exports
 
 
@@ -58,14 +74,17 @@ def _entry(line: str, source: str, number: int) -> Export:
     except ValueError as e:
         raise ValueError(f"line {number}: {e}") from e
     path, rest = words[0], words[1:]
-    defaults: list[str] = []
-    if rest and rest[0].startswith("-"):
-        defaults = rest.pop(0)[1:].split(",")
+    defaults: list[str] = []  # `-opts` (exports(5)): for the clients after it on this line
     clients = []
-    for word in rest or ["*"]:
+    for word in rest:
+        if word.startswith("-"):
+            defaults = defaults + word[1:].split(",")
+            continue
         m = _CLIENT.match(word)
         if not m:
             raise ValueError(f"line {number}: cannot parse client {word!r}")
         options = m.group(2).split(",") if m.group(2) else []
         clients.append(ExportClient(host=m.group(1) or "*", options=defaults + options))
+    if not clients:  # a path alone is exported to every host with the defaults
+        clients.append(ExportClient(host="*", options=defaults))
     return Export(path=path, clients=clients, source=source, line=number)

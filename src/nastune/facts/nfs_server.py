@@ -186,10 +186,10 @@ def _exports(ctx: Context) -> Fact[list[Export]]:
         if text is None:
             continue
         read_any = True
-        try:
-            found.extend(exports_conf.parse(text, path))
-        except ValueError as e:
-            ctx.warn(path, str(e))
+        problems: list[str] = []
+        found.extend(exports_conf.parse(text, path, problems))
+        for problem in problems:
+            ctx.warn(path, f"{problem} (entry skipped, as exportfs skips it)")
     if not read_any:
         return Fact.missing("/etc/exports", ctx.why("/etc/exports"))
     return Fact(value=found, source=", ".join(f for f in files if ctx.text(f) is not None))

@@ -49,7 +49,7 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
             for e in f.evidence[: None if verbose else 3]:
                 say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:
-                risk = (" (durability risk: needs --accept-risk durability)", "red") if c.durability_risk else ""
+                risk = (" (a durability trade: needs --accept-risk durability)", "red") if c.durability_risk else ""
                 say(f"    change:   {c.describe()}", risk)
             if f.advice:
                 say(f"    advice:   {f.advice}")

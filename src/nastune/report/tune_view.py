@@ -37,7 +37,7 @@ def diff_table(rows) -> Records:
             if r.error
             else Text("no change", style="dim")
             if r.noop
-            else Text("durability risk", style="red")
+            else Text("durability trade", style="red")
             if r.change.durability_risk
             else "change"
         )

@@ -23,7 +23,9 @@ class Change(BaseModel):
     key: str | None = None
     current: Any = None
     new: Any = None
-    durability_risk: bool = False  # trades crash safety for speed: never applied without opt-in
+    # changes a crash-safety trade: to speed (async) or back from a speed the operator chose
+    # (sync, 2-6x slower writes); never applied without --accept-risk durability
+    durability_risk: bool = False
 
     def describe(self) -> str:
         what = f"{self.target} {self.key}" if self.key else self.target

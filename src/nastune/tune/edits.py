@@ -133,35 +133,63 @@ def ganesha_set(text: str, export_id: str, key: str, value: str | None) -> str:
 
 # -- /etc/exports -----------------------------------------------------------------
 def exports_set(text: str, path: str, host: str, option: str) -> str:
-    """Make `option` (sync, async, ...) true for `host` on `path`, dropping its opposite. An entry
-    may go on over lines that end in a backslash (exports(5)); the client is edited where it is."""
+    """Make `option` (sync, async, ...) true for `host` on `path`, dropping its opposite, as
+    exports(5) reads the file: an entry may go on over lines that end in a backslash, a path may
+    be exported on several lines, a client may have no options of its own (`host`, taking the
+    line's `-defaults`) and options may have no host (`(rw)` is `*(rw)`). The client is edited
+    where it is written; a bare one gets its own `(option)`, which exportfs applies after the
+    defaults."""
     lines = text.splitlines(keepends=True)
+    seen = []
+    for first, end in _entries(lines):
+        body = " ".join(line.rstrip("\r\n").removesuffix("\\") for line in lines[first : end + 1]).split("#", 1)[0]
+        try:
+            words = shlex.split(body)
+        except ValueError:
+            continue
+        if not words or words[0] != path:
+            continue
+        seen.append(first + 1)
+        for i in range(first, end + 1):
+            edited = _client_option(lines[i], host, option, skip_path=i == first)
+            if edited is not None:
+                lines[i] = edited
+                return "".join(lines)
+    if seen:
+        where = ", ".join(map(str, seen))
+        raise EditError(f"/etc/exports line{'s' * (len(seen) > 1)} {where}: {path} has no client {host!r}")
+    raise EditError(f"/etc/exports has no entry for {path}")
+
+
+def _entries(lines: list[str]):
+    """(first, last) line index of each entry, continuation lines joined."""
     start = 0
     while start < len(lines):
         end = start
         while end + 1 < len(lines) and lines[end].rstrip("\r\n").endswith("\\"):
             end += 1
-        entry = " ".join(line.rstrip("\r\n").removesuffix("\\") for line in lines[start : end + 1])
-        first, start = start, end + 1
-        body = entry.split("#", 1)[0]
-        if not body.strip():
+        yield start, end
+        start = end + 1
+
+
+_WORD = re.compile(r'"[^"]*"|\S+')
+_CLIENT = re.compile(r"^([^()\s]*)(?:\(([^()]*)\))?$")
+
+
+def _client_option(line: str, host: str, option: str, skip_path: bool) -> str | None:
+    """`line` with `option` set for `host` (written with options, bare, or as `(opts)` for
+    `*`), or None when the host is not on it."""
+    words = list(_WORD.finditer(line.split("#", 1)[0]))
+    for word in words[1:] if skip_path else words:
+        token = word.group().removesuffix("\\")  # `host(opts)\` goes on on the next line
+        client = _CLIENT.match(token)
+        if token.startswith("-") or not token or not client or (client.group(1) or "*") != host:
             continue
-        try:
-            words = shlex.split(body)
-        except ValueError:
-            continue
-        if words[0] != path:
-            continue
-        pattern = re.compile(rf"(^|\s){re.escape(host)}\(([^)]*)\)")
-        for i in range(first, end + 1):
-            m = pattern.search(lines[i])
-            if m:
-                options = [o for o in m.group(2).split(",") if o and o not in EXCLUSIVE.get(option, (option,))]
-                new = f"{m.group(1)}{host}({','.join(options + [option])})"
-                lines[i] = lines[i][: m.start()] + new + lines[i][m.end() :]
-                return "".join(lines)
-        raise EditError(f"/etc/exports line {first + 1}: {path} has no client {host!r} with options")
-    raise EditError(f"/etc/exports has no entry for {path}")
+        old = (client.group(2) or "").split(",")
+        options = [o for o in old if o and o not in EXCLUSIVE.get(option, (option,))]
+        end = word.start() + len(token)
+        return line[: word.start()] + f"{client.group(1)}({','.join(options + [option])})" + line[end:]
+    return None
 
 
 # -- /etc/fstab -----------------------------------------------------------------

@@ -24,8 +24,9 @@ from nastune.tune.rollback import journal_change, rollback
 from nastune.tune.system import Stranded, System, TuneError
 
 DURABILITY = (
-    "These changes trade durability for speed: data acknowledged to clients can be lost "
-    "if the server crashes or loses power before it reaches the disks."
+    "These changes move a crash-safety trade: towards speed, data acknowledged to clients can be "
+    "lost if the server crashes or loses power before it reaches the disks; back from a speed the "
+    "operator chose (async to sync), writes wait for the disks and can be several times slower."
 )
 
 

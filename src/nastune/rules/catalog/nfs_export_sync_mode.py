@@ -12,9 +12,9 @@ def check(rule, facts):
     exports = facts.nfs_server.exports
     for e in exports.value or []:
         # read-only clients (exports(5)'s default) acknowledge no writes, so have none to lose
-        writable = [c for c in e.clients if "rw" in c.options]
+        writable = [c for c in e.clients if c.last("rw", "ro") == "rw"]
         for mode in ("async", "sync"):
-            clients = [c for c in writable if ("async" in c.options) == (mode == "async")]
+            clients = [c for c in writable if (c.last("sync", "async") or "sync") == mode]
             if not clients:
                 continue
             hosts = ", ".join(c.host for c in clients)
@@ -26,6 +26,19 @@ def check(rule, facts):
                 )
                 for c in clients
             ]
+            other = "sync" if mode == "async" else "async"
+            # both ways need consent: async may be the operator's choice, and sync costs 2-6x on writes
+            changes = [
+                Change(
+                    knob="nfs_export",
+                    target=e.path,
+                    key=f"{c.host}:{other}",
+                    current=mode,
+                    new=other,
+                    durability_risk=True,
+                )
+                for c in clients
+            ]
             if mode == "async":
                 yield rule.finding(
                     target=e.path,
@@ -33,10 +46,7 @@ def check(rule, facts):
                     severity=Severity.medium,
                     evidence=evidence,
                     message=f"{e.path} is exported async to {hosts}: fast, but {ASYNC_RISK}",
-                    changes=[
-                        Change(knob="nfs_export", target=e.path, key=f"{c.host}:sync", current="async", new="sync")
-                        for c in clients
-                    ],
+                    changes=changes,
                     gain="Crash safety restored; writes then wait for the disk (slower, as 003 measured: 2-6x on "
                     "sequential NFS writes).",
                     tradeoff="Write throughput falls to what the disks commit.",
@@ -49,17 +59,7 @@ def check(rule, facts):
                     evidence=evidence,
                     message=f"{e.path} is exported sync to {hosts}: safe. async would be faster for writes, "
                     f"at a cost to state plainly: {ASYNC_RISK}",
-                    changes=[
-                        Change(
-                            knob="nfs_export",
-                            target=e.path,
-                            key=f"{c.host}:async",
-                            current="sync",
-                            new="async",
-                            durability_risk=True,
-                        )
-                        for c in clients
-                    ],
+                    changes=changes,
                 )
 
 

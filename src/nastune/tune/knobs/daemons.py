@@ -161,12 +161,22 @@ class NfsExport(Knob):
     def files(self, system, change):
         return ["/etc/exports"]
 
+    def applicable(self, system, change):
+        """The edit tried on the file as it is, so a client nastune cannot find fails the plan
+        before anything is written, not halfway through it."""
+        host, _ = self._split(change)
+        try:
+            edits.exports_set(system.read("/etc/exports") or "", change.target, host, str(change.new))
+        except edits.EditError as e:
+            return str(e)
+        return super().applicable(system, change)
+
     def read(self, system, change):
         host, _ = self._split(change)
-        for export in parse(system.read("/etc/exports") or "", "/etc/exports"):
+        for export in parse(system.read("/etc/exports") or "", "/etc/exports", problems=[]):
             for client in export.clients:
                 if export.path == change.target and client.host == host:
-                    return "async" if "async" in client.options else "sync"
+                    return client.last("sync", "async") or "sync"
         raise TuneError(f"{self.label(change)}: /etc/exports has no client {host} for {change.target}")
 
     def write(self, system, change, value):
