@@ -267,11 +267,11 @@ def _numa(remote: float) -> Facts:
     return f
 
 
-def _exports(option: str, access: str = "rw") -> Facts:
+def _exports(option: str, access: str = "rw", sec: str = "") -> Facts:
     f = nas()
     exports = need(need(f.nfs_server).exports.value)
     exports[:] = [e for e in exports if e.path == "/srv/data"]
-    exports[0].clients[0].options = [access, option, "no_subtree_check"]
+    exports[0].clients[0].options = [access, option, "no_subtree_check", *([sec] if sec else [])]
     return f
 
 
@@ -484,6 +484,32 @@ CASES: dict[str, Case] = {
         nas,
         lambda: smb(nas(), "global", use_sendfile="yes"),
         lambda fs: changes(fs) == [("global", "use sendfile", "no", "yes")] or _fail(fs),
+    ),
+    "smb-strict-sync-off": Case(
+        lambda: smb(nas(), "data", strict_sync="no"),
+        lambda: smb(nas(), "data", strict_sync="yes"),
+        lambda fs: _one(fs).changes[0].durability_risk and changes(fs) == [("data", "strict sync", "no", "yes")],
+    ),
+    "nfs-export-krb5-integrity": Case(
+        lambda: _exports("sync", sec="sec=krb5p:krb5"),
+        lambda: _exports("sync", sec="sec=krb5:krb5p"),
+        lambda fs: (_one(fs).target == "/srv/data" and "encrypts every RPC" in _one(fs).message) or _fail(fs),
+    ),
+    "tcp-timeouts-short": Case(
+        lambda: sysctl(nas(), net__ipv4__tcp_retries2=5, net__ipv4__tcp_keepalive_time=30),
+        lambda: sysctl(nas(), net__ipv4__tcp_retries2=15, net__ipv4__tcp_keepalive_time=7200),
+        lambda fs: (
+            (
+                changes(fs) == [("net.ipv4.tcp_retries2", None, 5, 15)]
+                and [f.target for f in fs] == ["net.ipv4.tcp_retries2", "net.ipv4.tcp_keepalive_time"]
+            )
+            or _fail(fs)
+        ),
+    ),
+    "net-default-buffers-large": Case(
+        lambda: sysctl(nas(), net__core__rmem_default=16777216),
+        nas,
+        lambda fs: changes(fs) == [("net.core.rmem_default", None, 16777216, 212992)] or _fail(fs),
     ),
     "smb-sync-always": Case(
         nas,

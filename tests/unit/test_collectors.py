@@ -87,6 +87,7 @@ def test_ganesha_includes_are_followed_under_the_root_and_other_sources_recorded
 
 def test_the_boot_time_sysctl_files_are_read_in_their_order_and_bad_lines_named(tree):
     tree("/proc/sys/vm/dirty_ratio", "20\n")
+    tree("/proc/sys/vm/dirty_background_ratio", "10\n")
     tree("/usr/lib/sysctl.d/50-default.conf", "vm.dirty_ratio = 10\n")
     tree("/etc/sysctl.d/50-default.conf", "vm.dirty_ratio = 15\n")  # hides /usr/lib's file of that name
     tree("/etc/sysctl.d/60-nas.conf", "vm/dirty_background_ratio = 5\nnet.core.rmem_max 4194304\n")

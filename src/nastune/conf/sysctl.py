@@ -24,6 +24,7 @@ class Setting:
     path: str
     line: int
     value: str
+    optional: bool = False  # written `-key`: a key the kernel lacks is skipped without an error
 
 
 def order(listdir: Callable[[str], list[str]], exists: Callable[[str], bool], ours: str | None = None) -> list[str]:
@@ -61,5 +62,5 @@ def parse(text: str, path: str) -> tuple[dict[str, Setting], list[str]]:
                 f"{path} line {n}: {key(name)} = {value[:60]!r}: a comment after a value is part of it, "
                 "and the kernel refuses that value at boot"
             )
-        found[key(name)] = Setting(path, n, value)
+        found[key(name)] = Setting(path, n, value, name.strip().startswith("-"))
     return found, problems

@@ -63,6 +63,7 @@ EXPECTED = (
 )
 
 ABSENT = "absent on this kernel"
+REMOVED = {"net.ipv4.tcp_tw_recycle": "removed in Linux 4.12; it broke clients behind NAT"}
 
 
 class BootSetting(BaseModel):
@@ -115,8 +116,21 @@ def _boot(ctx: Context) -> tuple[dict[str, BootSetting], list[str]]:
             continue
         found, bad = sysctl_conf.parse(text, path)
         boot.update({k: BootSetting(value=s.value, file=s.path, line=s.line) for k, s in found.items()})
-        problems += bad
+        problems += bad + [why for k, s in found.items() if (why := _unknown(ctx, k, s))]
     return boot, problems
+
+
+def _unknown(ctx: Context, key: str, setting: sysctl_conf.Setting) -> str:
+    """Why systemd-sysctl fails on a key this kernel lacks, or "": judged only in a family whose
+    directory is listed whole (a tree may hold only what nastune collected)."""
+    directory, _, name = key.rpartition(".")
+    directory = directory.replace(".", "/")
+    family = any(directory == d and name.startswith(p) for d, p in FAMILIES)
+    listed = family and ctx.root.isdir(f"/proc/sys/{directory}")
+    if setting.optional or not listed or ctx.root.exists(_path(key)):
+        return ""
+    why = f" ({REMOVED[key]})" if key in REMOVED else ""
+    return f"{setting.path} line {setting.line}: {key} does not exist on this kernel{why}, and setting it fails at boot"
 
 
 def collect(ctx: Context) -> SysctlFacts:

@@ -10,7 +10,9 @@ def check(rule, facts):
             message=f"{where} fails at boot: {what}. The value in force after a reboot is not the one this "
             "file means to set.",
             evidence=[Evidence(fact="boot-time sysctl line", value=what, source=where)],
-            advice=f"Edit {where}: put a comment on a line of its own, and give every setting as `key = value`.",
+            advice=f"Edit {where}: remove the line (or write the key as `-key` so that a kernel without it skips it)."
+            if "does not exist" in what
+            else f"Edit {where}: put a comment on a line of its own, and give every setting as `key = value`.",
         )
 
 

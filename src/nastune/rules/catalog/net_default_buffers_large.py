@@ -1,0 +1,34 @@
+from nastune.rules.model import Change, Evidence, Rule, Severity
+
+DEFAULT = 212992  # the kernel's default for both
+LARGE = 4 << 20
+
+
+def check(rule, facts):
+    for key in ("net.core.rmem_default", "net.core.wmem_default"):
+        value = facts.sysctl.int(key)
+        if value is None or value <= LARGE:
+            continue
+        yield rule.finding(
+            target=key,
+            impact=2,
+            message=f"{key} is {value // 1024} KiB: every socket that does not size its own buffer (UDP, Unix "
+            "sockets, daemons' control connections) starts with that much, whatever it carries. TCP does "
+            "not use it (tcp_rmem/tcp_wmem's middle values are TCP's defaults), so it buys the file server "
+            "nothing and costs memory under many connections.",
+            evidence=[Evidence.of(key, facts.sysctl.get(key))],
+            changes=[Change(knob="sysctl", target=key, current=value, new=DEFAULT)],
+        )
+
+
+RULE = Rule(
+    id="net-default-buffers-large",
+    title="Default socket buffers set huge",
+    area="network",
+    severity=Severity.low,
+    check=check,
+    needs=("sysctl",),
+    gain="Memory for page cache instead of idle socket buffers; TCP throughput is unchanged (TCP sizes its own).",
+    tradeoff="A UDP application that relied on the large default must set SO_RCVBUF itself.",
+    source="kernel admin-guide sysctl/net (rmem_default, wmem_default); tcp(7) (tcp_rmem); 001 1.3.1",
+)

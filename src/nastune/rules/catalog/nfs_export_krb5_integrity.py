@@ -1,0 +1,46 @@
+from nastune.rules.model import Evidence, Rule, Severity
+
+COST = {
+    "krb5p": "encrypts every RPC (privacy)",
+    "krb5i": "checksums every RPC (integrity)",
+}
+
+
+def check(rule, facts):
+    """One finding per export line whose writable clients use krb5i or krb5p."""
+    for e in facts.nfs_server.exports.value or []:
+        heavy = []
+        for c in e.clients:
+            flavours = [f for o in c.options if o.startswith("sec=") for f in o[4:].split(":")]
+            if flavours and flavours[0] in COST:  # the first flavour is the one clients are offered first
+                heavy.append((c, flavours[0]))
+        if not heavy:
+            continue
+        hosts = ", ".join(f"{c.host} ({flavour})" for c, flavour in heavy)
+        yield rule.finding(
+            target=e.path,
+            impact=3,
+            message=f"{e.path} is exported with per-RPC Kerberos protection to {hosts}: the server "
+            f"{'; '.join(sorted({COST[f] for _, f in heavy}))} in software, on the CPU that also serves the data.",
+            evidence=[
+                Evidence(fact=f"export {e.path} {c.host}", value=",".join(c.options), source=f"{e.source}:{e.line}")
+                for c, _ in heavy
+            ],
+            advice="Keep krb5p where the network is untrusted. On a trusted storage network, sec=krb5 keeps "
+            "Kerberos authentication without per-RPC work; otherwise budget CPU for it (measure with the "
+            "serving threads' CPU in a profile) or use NICs and CPUs with AES acceleration.",
+        )
+
+
+RULE = Rule(
+    id="nfs-export-krb5-integrity",
+    title="NFS export with per-RPC Kerberos integrity or privacy",
+    area="nfs",
+    severity=Severity.low,
+    check=check,
+    needs=("nfs_server",),
+    gain="sec=krb5 instead of krb5p or krb5i removes the per-RPC checksum or encryption from every read and write.",
+    tradeoff="krb5i and krb5p protect data on the wire against tampering and eavesdropping: dropping them is a "
+    "security decision, never made by nastune.",
+    source="exports(5) (sec=), nfs(5) (sec=krb5, krb5i, krb5p)",
+)
