@@ -146,3 +146,63 @@ def test_a_boot_time_key_the_kernel_lacks_is_a_finding_naming_its_line(tmp_path)
 def test_the_readme_counts_the_rules_there_are():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     assert f"lists the {len(rules.all_rules())} rules across" in readme
+
+
+@pytest.mark.parametrize(
+    "level, disks, chunk, expected",
+    [
+        ("raid10", 12, 512, None),  # mdadm's default on a wide mirror: fine
+        ("raid6", 12, 512, "full stripe is 5 MiB"),  # 10 data disks x 512K; 128K would make it 1.25 MiB
+        ("raid5", 4, 512, None),  # 1.5 MiB full stripe
+        ("raid6", 12, 32, "32K chunks"),
+        ("raid1", 2, 0, None),  # mirrors have no chunk
+    ],
+)
+def test_chunk_advice_follows_the_level_and_the_disk_count(level, disks, chunk, expected):
+    from tests.rules.cases import _raid10
+
+    facts = _raid10(chunk)
+    array = next(a for a in need(facts.md).arrays if a.name == "md0")
+    array.level, array.raid_disks = level, disks
+    found = _findings(rules.get("md-chunk-size"), facts)
+    assert [f.message for f in found if expected and expected in f.message] == [f.message for f in found]
+    assert len(found) == (1 if expected else 0)
+    if level == "raid6" and chunk == 512:
+        assert "here 128K" in (found[0].advice or "")
+
+
+def test_an_inactive_array_and_a_failed_member_beside_a_spare_are_findings():
+    from nastune.facts.mdraid import MdMember
+    from tests.rules.cases import _healthy_md
+
+    facts = _healthy_md()
+    md0, md1 = need(facts.md).arrays
+    md0.state = "inactive"
+    md1.members.append(MdMember(device="sdg1", slot=2, flags=["faulty"]))  # the spare rebuilt it: UU
+    found = {f.target: f for f in _findings(rules.get("md-degraded-or-syncing"), facts)}
+    assert found["md0"].severity.name == "high" and "inactive" in found["md0"].message
+    assert "still holds failed member(s) sdg1" in found["md1"].message and "sdg1(faulty)" in str(found["md1"].evidence)
+    assert len(found) == 2
+
+
+def test_nfs_client_rules_read_the_fstab_that_applies_at_the_next_mount():
+    from tests.rules.cases import client
+
+    facts = client()  # /mnt/data mounted with 8192, fstab asking 8192
+    fstab = need(need(facts.mounts).fstab.value)
+    unmounted = fstab[1].model_copy(update={"file": "/mnt/archive", "line": 3, "options": ["rw", "rsize=4096"]})
+    fstab.append(unmounted)
+    rsize = {f.target: f for f in _findings(rules.get("nfs-client-rsize-small"), facts)}
+    assert [(c.key, c.current) for c in rsize["/mnt/archive"].changes] == [("rsize", 4096)]
+    assert rsize["/mnt/archive"].evidence[0].source == "/etc/fstab:3"
+    atime = {f.target: f for f in _findings(rules.get("nfs-client-atime"), facts)}
+    assert "(/etc/fstab line 3) will keep" in atime["/mnt/archive"].message and atime["/mnt/archive"].changes
+
+    fstab[1].options = ["rw", "hard", "rsize=1048576", "wsize=1048576"]  # asked for more: the server cut it
+    cut = {f.target: f for f in _findings(rules.get("nfs-client-rsize-small"), facts)}["/mnt/data"]
+    assert cut.changes == [] and "the server cut it" in (cut.advice or "")
+
+    fstab[:] = [fstab[0]]  # mounted by hand: nastune edits fstab only, so advice
+    by_hand = _findings(rules.get("nfs-client-rsize-small"), facts) + _findings(rules.get("nfs-client-atime"), facts)
+    assert [f.target for f in by_hand] == ["/mnt/data", "/mnt/data"]
+    assert all(f.changes == [] and "outside /etc/fstab" in (f.advice or "") for f in by_hand)

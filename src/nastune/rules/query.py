@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nastune.facts import Facts
-from nastune.facts.mounts import Mount
+from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
 
 LOCAL_DATA_FS = {"xfs", "ext4", "ext3", "btrfs", "f2fs", "jfs", "reiserfs"}
@@ -41,3 +41,19 @@ def human(n: float) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}".replace(".0 ", " ")
     return f"{n:.0f} B"
+
+
+def nfs_fstab(facts: Facts) -> dict[str, FstabEntry]:
+    """The NFS entries of /etc/fstab by mount point: what applies at the next mount, and where
+    the nfs_client_mount knob makes its change."""
+    entries = facts.mounts.fstab.value if facts.mounts and facts.mounts.fstab.known else None
+    return {e.file: e for e in entries or [] if e.vfstype in ("nfs", "nfs4")}
+
+
+def fstab_size(entry: FstabEntry, key: str) -> int | None:
+    """rsize= or wsize= as written in an fstab entry."""
+    for option in entry.options:
+        name, _, value = option.partition("=")
+        if name == key and value.isdigit():
+            return int(value)
+    return None

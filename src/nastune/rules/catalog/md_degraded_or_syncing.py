@@ -5,8 +5,35 @@ BUSY = ("recovery", "resync", "reshape", "check", "repair")
 
 def check(rule, facts):
     for a in facts.md.arrays:
+        members = Evidence(
+            fact=f"{a.name} members", value=" ".join(_member(m) for m in a.members), source="/proc/mdstat"
+        )
+        if a.state == "inactive":
+            yield rule.finding(
+                target=a.name,
+                impact=30,
+                severity=Severity.high,
+                message=f"{a.name} is inactive: assembled from {len(a.members)} device(s) but not started, so "
+                "nothing on it is served (members missing at boot, or a failed assembly).",
+                evidence=[members],
+                advice=f"`mdadm --detail /dev/{a.name}` and `mdadm --examine` of each member say what is "
+                f"missing; when all are present, `mdadm --stop /dev/{a.name}` then `mdadm --assemble --scan`.",
+            )
+            continue
+        faulty = [m.device for m in a.members if "faulty" in m.flags]
         degraded = a.degraded or (a.sysfs_int("degraded") or 0) > 0
         syncing = a.sync_action in BUSY and a.sync_pending is None
+        if faulty and not degraded:  # a spare took over: redundancy is whole, the spare is gone
+            yield rule.finding(
+                target=a.name,
+                impact=10,
+                severity=Severity.medium,
+                message=f"{a.name} ({a.level}) still holds failed member(s) {', '.join(faulty)}: a spare "
+                "has taken over, so the array is whole, but it has no spare left for the next failure.",
+                evidence=[members],
+                advice=f"`mdadm /dev/{a.name} --remove {' '.join('/dev/' + d for d in faulty)}`, replace the "
+                "disk and add it back as a spare.",
+            )
         if not (degraded or syncing):
             continue
         what = " and ".join(
@@ -27,15 +54,20 @@ def check(rule, facts):
             evidence=[
                 Evidence(fact=f"{a.name} members up", value=a.member_status, source="/proc/mdstat"),
                 Evidence(fact=f"{a.name} sync", value=a.sync_action, source="/proc/mdstat"),
+                members,
             ],
             advice="Replace failed disks first. Benchmark after the sync ends; to favour clients meanwhile, "
             "lower dev.raid.speed_limit_max (the rebuild then takes longer).",
         )
 
 
+def _member(m) -> str:
+    return m.device + "".join(f"({flag})" for flag in m.flags)
+
+
 RULE = Rule(
     id="md-degraded-or-syncing",
-    title="RAID array degraded or rebuilding",
+    title="RAID array inactive, degraded, rebuilding or holding a failed disk",
     area="storage",
     severity=Severity.high,
     check=check,
@@ -43,5 +75,5 @@ RULE = Rule(
     gain="Knowing it: results measured during a rebuild are not the array's real speed (003: a resilver "
     "costs 15% CPU, 700 MB RAM and ~12 MB/s per disk).",
     tradeoff="Throttling the rebuild in favour of clients prolongs the time without redundancy.",
-    source="003 (scrub / resilver costs); md(4)",
+    source="003 (scrub / resilver costs); md(4); mdadm(8)",
 )

@@ -1,25 +1,42 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.rules.query import nfs_fstab
 
 
 def check(rule, facts):
-    for m in facts.mounts.mounts.value or []:
-        if m.fstype in ("nfs", "nfs4") and "noatime" not in m.options:
-            yield rule.finding(
-                target=m.mountpoint,
-                impact=3,
-                message=f"NFS mount {m.mountpoint} keeps access-time updates on: reads of files and directories "
-                "can cause attribute traffic to the server.",
-                evidence=[Evidence(fact=f"{m.mountpoint} options", value=",".join(m.options), source="/proc/mounts")],
-                changes=[
-                    Change(
-                        knob="nfs_client_mount",
-                        target=m.mountpoint,
-                        key="noatime",
-                        current="relatime" if "relatime" in m.options else "atime",
-                        new="noatime",
-                    )
-                ],
-            )
+    """Live NFS mounts and the fstab entries that apply at the next mount; a live mount outside
+    fstab gets advice, as the change is made in fstab."""
+    fstab = nfs_fstab(facts)
+    live = {m.mountpoint: m for m in facts.mounts.mounts.value or [] if m.fstype in ("nfs", "nfs4")}
+    for mountpoint in [*live, *(f for f in fstab if f not in live)]:
+        m, entry = live.get(mountpoint), fstab.get(mountpoint)
+        options = m.options if m else entry.options if entry else []
+        if "noatime" in options:
+            continue
+        line = entry.line if entry else 0
+        source = "/proc/mounts" if m else f"/etc/fstab:{line}"
+        when = "keeps" if m else f"(/etc/fstab line {line}) will keep"
+        yield rule.finding(
+            target=mountpoint,
+            impact=3,
+            message=f"NFS mount {mountpoint} {when} access-time updates on: reads of files and directories "
+            "can cause attribute traffic to the server.",
+            evidence=[Evidence(fact=f"{mountpoint} options", value=",".join(options), source=source)],
+            changes=[
+                Change(
+                    knob="nfs_client_mount",
+                    target=mountpoint,
+                    key="noatime",
+                    current="relatime" if "relatime" in options else "atime",
+                    new="noatime",
+                )
+            ]
+            if entry
+            else [],
+            advice=None
+            if entry
+            else f"{mountpoint} is mounted outside /etc/fstab, where nastune does not edit: add noatime where "
+            "it is mounted.",
+        )
 
 
 RULE = Rule(

@@ -1,30 +1,59 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import MiB
+from nastune.rules.query import MiB, fstab_size, nfs_fstab
 
 SMALL = 32768  # 002: from 8192 to 32768 or more
 RECOMMENDED = 1 * MiB
+OUTSIDE_FSTAB = (
+    "it is mounted outside /etc/fstab (by hand, autofs or a systemd unit), where nastune does not edit: "
+    "add rsize=1048576,wsize=1048576 where it is mounted"
+)
 
 
 def check(rule, facts):
-    for m in facts.nfs_client.mounts.value or []:
-        small = [(key, value) for key, value in (("rsize", m.rsize), ("wsize", m.wsize)) if value and value < SMALL]
-        if small:
-            yield rule.finding(
-                target=m.mountpoint,
-                impact=25,
-                severity=Severity.high,
-                message=f"{m.mountpoint} ({m.server}, NFSv{m.version}) moves data in "
-                + " and ".join(f"{k} {v}" for k, v in small)
-                + "-byte RPCs: a large copy needs a round trip per few KiB.",
-                evidence=[
-                    Evidence(fact=f"{m.mountpoint} {k}", value=v, source=facts.nfs_client.mounts.source)
-                    for k, v in small
-                ],
-                changes=[
-                    Change(knob="nfs_client_mount", target=m.mountpoint, key=k, current=v, new=RECOMMENDED)
-                    for k, v in small
-                ],
+    """Live mounts (mountstats: what the server agreed to) and the fstab entries that apply at
+    the next mount. A live size below what fstab asks was cut by the server: no client change
+    helps there."""
+    fstab = nfs_fstab(facts)
+    live = {m.mountpoint: m for m in facts.nfs_client.mounts.value or []}
+    for mountpoint in [*live, *(f for f in fstab if f not in live)]:
+        m, entry = live.get(mountpoint), fstab.get(mountpoint)
+        asked = {k: fstab_size(entry, k) for k in ("rsize", "wsize")} if entry else {}
+        sizes = {"rsize": m.rsize, "wsize": m.wsize} if m else asked
+        small = [(k, v) for k, v in sizes.items() if v and v < SMALL]
+        if not small:
+            continue
+        cut = [k for k, v in small if (asked.get(k) or 0) >= SMALL]  # fstab asks more: the server gave less
+        sized = " and ".join(f"{k} {v}" for k, v in small)
+        if m:
+            where = facts.nfs_client.mounts.source
+            what = f"{mountpoint} ({m.server}, NFSv{m.version}) moves data in {sized}-byte RPCs"
+        else:
+            line = entry.line if entry else 0
+            where, what = (
+                f"/etc/fstab:{line}",
+                f"/etc/fstab line {line} mounts {mountpoint} with {sized} at its next mount",
             )
+        advice = None
+        if cut:
+            advice = (
+                f"/etc/fstab asks for more ({', '.join(f'{k}={asked[k]}' for k in cut)}): the server cut it. "
+                "Raise the server's limit (NFS-Ganesha MaxRead/MaxWrite, knfsd /proc/fs/nfsd/max_block_size)."
+            )
+        elif entry is None:
+            advice = f"{mountpoint}: {OUTSIDE_FSTAB}."
+        yield rule.finding(
+            target=mountpoint,
+            impact=25,
+            severity=Severity.high,
+            message=f"{what}: a large copy needs a round trip per few KiB.",
+            evidence=[Evidence(fact=f"{mountpoint} {k}", value=v, source=where) for k, v in small],
+            changes=[]
+            if advice
+            else [
+                Change(knob="nfs_client_mount", target=mountpoint, key=k, current=v, new=RECOMMENDED) for k, v in small
+            ],
+            advice=advice,
+        )
 
 
 RULE = Rule(
@@ -33,7 +62,7 @@ RULE = Rule(
     area="nfs",
     severity=Severity.high,
     check=check,
-    needs=("nfs_client",),
+    needs=("nfs_client", "mounts"),
     gain="002: large-file NFS copies roughly doubled (6.5 -> 13.5 MB/s) going from 8K to 32K; modern "
     "servers negotiate up to 1 MiB.",
     tradeoff="None for TCP on a clean LAN; the server may still negotiate a smaller size (its MaxRead/MaxWrite).",
