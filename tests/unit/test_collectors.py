@@ -76,8 +76,8 @@ def test_ganesha_includes_are_followed_under_the_root_and_other_sources_recorded
     assert facts.nfs_server is not None
     g = need(facts.nfs_server.ganesha.value)
     assert [(e.path, e.export_id, e.file, e.protocols) for e in g.exports] == [
+        ("/inc", 7, "/etc/ganesha/exports.d/a.conf", ["4"]),  # included where the %include stands
         ("/main", None, main, ["4"]),
-        ("/inc", 7, "/etc/ganesha/exports.d/a.conf", ["4"]),
     ]
     assert g.files == [main, "/etc/ganesha/exports.d/a.conf"]
     assert [x.split(" ")[0] for x in g.external] == ["rados://nfs-ganesha/ns/conf", "/etc/ganesha/gone.conf"]
@@ -100,3 +100,16 @@ def test_the_boot_time_sysctl_files_are_read_in_their_order_and_bad_lines_named(
         "/etc/sysctl.d/60-nas.conf line 2",
         "/etc/sysctl.conf line 2",
     ]
+
+
+def test_ganesha_dir_reads_every_matching_file_of_a_directory_in_name_order(tree):
+    main = "/etc/ganesha/ganesha.conf"
+    tree(main, '%dir "/etc/ganesha/exports.d/*.conf"\n%dir /etc/ganesha/empty\nEXPORT { Export_Id = 1; Path = /a; }\n')
+    tree("/etc/ganesha/exports.d/20-b.conf", "EXPORT { Export_Id = 3; Path = /c; }\n")
+    tree("/etc/ganesha/exports.d/10-a.conf", "EXPORT { Export_Id = 2; Path = /b; }\n")
+    tree("/etc/ganesha/exports.d/notes.txt", "EXPORT { Export_Id = 9; Path = /no; }\n")
+    (tree.root / "etc/ganesha/empty").mkdir()
+    g = need(need(collect(Root(tree.root), ["nfs_server"]).nfs_server).ganesha.value)
+    assert [e.path for e in g.exports] == ["/b", "/c", "/a"]  # the included files stand where %dir is
+    assert g.files == [main, "/etc/ganesha/exports.d/10-a.conf", "/etc/ganesha/exports.d/20-b.conf"]
+    assert g.external == ["/etc/ganesha/empty (%dir, /etc/ganesha/ganesha.conf line 2: no file there)"]

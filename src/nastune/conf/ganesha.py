@@ -1,8 +1,8 @@
 """NFS-Ganesha's configuration language: nested `NAME { key = value; }` blocks.
 
 Keys are case-insensitive in Ganesha, so they are kept lower-cased; values are
-lists (`Protocols = 3, 4;`). `%include "file"` and `%url rados://...` lines are
-returned with their line, not followed: the caller decides which files it may
+lists (`Protocols = 3, 4;`). `%include "file"`, `%dir "/etc/ganesha/*.conf"` and
+`%url rados://...` lines are returned with their line, not followed: the caller decides which files it may
 read. A block with an error is skipped and its error kept (with its line), and
 the blocks around it are read: one bad value must not lose a whole file.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{};=,]|%include\b|%url\b|[^\s{};=,#"]+')
-DIRECTIVES = ("%include", "%url")
+_TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{};=,]|%include\b|%dir\b|%url\b|[^\s{};=,#"]+')
+DIRECTIVES = ("%include", "%dir", "%url")
 
 
 class GaneshaSyntaxError(ValueError):
@@ -45,6 +45,7 @@ class Parsed:
     top: Block  # every block read, at the top level of the file
     includes: list[tuple[int, str]] = field(default_factory=list)  # (line, file) of each %include
     urls: list[tuple[int, str]] = field(default_factory=list)  # (line, URL) of each %url (rados://...)
+    dirs: list[tuple[int, str]] = field(default_factory=list)  # (line, directory or glob) of each %dir
     errors: list[GaneshaSyntaxError] = field(default_factory=list)  # each skipped block's error
 
 
@@ -142,7 +143,8 @@ def parse(text: str) -> Parsed:
                 errors.append(GaneshaSyntaxError(line, f"{tok} without a source"))
                 reader.i += 1
                 continue
-            (done.includes if tok == "%include" else done.urls).append((line, target.strip('"')))
+            into = {"%include": done.includes, "%dir": done.dirs, "%url": done.urls}[tok]
+            into.append((line, target.strip('"')))
             reader.i += 2
             continue
         if tok == "}":

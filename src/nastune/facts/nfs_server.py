@@ -3,6 +3,7 @@ and NFS-Ganesha (its configuration file: exports, sizes, protocols)."""
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 
 from pydantic import BaseModel
@@ -100,6 +101,15 @@ def _number(block: ganesha_conf.Block, key: str, where: str, errors: list[str]) 
         return None
 
 
+def _dir(ctx: Context, file: str, target: str) -> list[str]:
+    """The files a `%dir` names: every file of a directory, or those matching its glob, in name
+    order (Ganesha reads them in the directory's order, which a tree does not keep)."""
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
+    directory, pattern = (posixpath.dirname(target), posixpath.basename(target)) if "*" in target else (target, "*")
+    names = sorted(n for n in ctx.listdir(directory) if fnmatch.fnmatchcase(n, pattern))
+    return [posixpath.join(directory, n) for n in names if not ctx.root.isdir(posixpath.join(directory, n))]
+
+
 def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
     """The configuration at `path` with the files it includes (followed where they are files
     under the root; a %url or a missing include is recorded as an external source, never a
@@ -114,20 +124,31 @@ def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
         files.append(file)
         parsed = ganesha_conf.parse(content)
         errors.extend(f"{file} {e}" for e in parsed.errors)
-        blocks.extend((file, b) for b in parsed.top.blocks)
         for line, url in parsed.urls:
             external.append(f"{url} (%url, {file} line {line}: not read)")
-        for line, target in parsed.includes:
+        # an included file stands where its directive is: blocks and sources in line order
+        sources = [(line, t, [t]) for line, t in parsed.includes]
+        sources += [(line, t, _dir(ctx, file, t)) for line, t in parsed.dirs]
+        items: list[tuple[int, str, list[str], ganesha_conf.Block | None]] = [
+            (b.line, "", [], b) for b in parsed.top.blocks
+        ]
+        for line, target, paths, block in sorted(items + [(*s, None) for s in sources], key=lambda i: i[0]):
+            if block is not None:
+                blocks.append((file, block))
+                continue
             includes.append(target)
-            included = posixpath.normpath(posixpath.join(posixpath.dirname(file), target))
-            if included in files or depth >= INCLUDE_DEPTH:
-                external.append(f"{target} ({file} line {line}: included again or nested too deep; not read)")
-                continue
-            found = ctx.text(included)
-            if found is None:
-                external.append(f"{target} ({file} line {line}: {ctx.why(included)})")
-                continue
-            read(included, found, depth + 1)
+            if not paths:
+                external.append(f"{target} (%dir, {file} line {line}: no file there)")
+            for path in paths:
+                included = posixpath.normpath(posixpath.join(posixpath.dirname(file), path))
+                if included in files or depth >= INCLUDE_DEPTH:
+                    external.append(f"{path} ({file} line {line}: included again or nested too deep; not read)")
+                    continue
+                found = ctx.text(included)
+                if found is None:
+                    external.append(f"{path} ({file} line {line}: {ctx.why(included)})")
+                    continue
+                read(included, found, depth + 1)
 
     read(path, text, 0)
     core: dict[str, list[str]] = {}
