@@ -113,3 +113,18 @@ def test_ganesha_dir_reads_every_matching_file_of_a_directory_in_name_order(tree
     assert [e.path for e in g.exports] == ["/b", "/c", "/a"]  # the included files stand where %dir is
     assert g.files == [main, "/etc/ganesha/exports.d/10-a.conf", "/etc/ganesha/exports.d/20-b.conf"]
     assert g.external == ["/etc/ganesha/empty (%dir, /etc/ganesha/ganesha.conf line 2: no file there)"]
+
+
+def test_ganesha_sec_type_and_access_come_from_the_export_or_export_defaults(tree):
+    tree(
+        "/etc/ganesha/ganesha.conf",
+        "EXPORT_DEFAULTS { SecType = krb5p, sys; Access_Type = RO; }\n"
+        "EXPORT { Export_Id = 1; Path = /a; }\nEXPORT { Export_Id = 2; Path = /b; SecType = sys; Access_Type = RW; }\n",
+    )
+    facts = collect(Root(tree.root), ["nfs_server"])
+    g = need(need(facts.nfs_server).ganesha.value)
+    assert [(e.sec_type, e.access_type) for e in g.exports] == [(["krb5p", "sys"], "RO"), (["sys"], "RW")]
+    from nastune import rules
+
+    found = rules.evaluate(facts, only=["nfs-export-krb5-integrity"])
+    assert [f.target for f in found] == ["ganesha export 1"] and "encrypts every RPC" in found[0].message

@@ -34,6 +34,7 @@ class GaneshaExport(BaseModel):
     protocols: list[str]
     transports: list[str]
     access_type: str | None = None
+    sec_type: list[str] = []  # SecType: sys, krb5, krb5i, krb5p, in the order offered
     squash: str | None = None
     fsal: str | None = None
     max_read: int | None = None
@@ -152,10 +153,13 @@ def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
 
     read(path, text, 0)
     core: dict[str, list[str]] = {}
+    defaults: dict[str, list[str]] = {}  # EXPORT_DEFAULTS: what an export does not set itself
     exports = []
     for _, block in blocks:
         if block.name.lower() == "nfs_core_param":
             core.update(block.params)
+        elif block.name.lower() == "export_defaults":
+            defaults.update(block.params)
     for file, block in blocks:
         if block.name.lower() != "export":
             continue
@@ -167,7 +171,8 @@ def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
                 pseudo=block.first("pseudo"),
                 protocols=block.get("protocols") or core.get("protocols") or [],
                 transports=block.get("transports") or [],
-                access_type=block.first("access_type"),
+                access_type=block.first("access_type") or next(iter(defaults.get("access_type", [])), None),
+                sec_type=block.get("sectype") or defaults.get("sectype") or [],
                 squash=block.first("squash"),
                 fsal=fsal[0].first("name") if fsal else None,
                 max_read=_number(block, "maxread", file, errors),

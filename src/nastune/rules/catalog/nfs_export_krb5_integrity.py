@@ -5,9 +5,32 @@ COST = {
     "krb5i": "checksums every RPC (integrity)",
 }
 
+ADVICE = (
+    "Keep krb5p where the network is untrusted. On a trusted storage network, krb5 keeps Kerberos "
+    "authentication without per-RPC work; otherwise budget CPU for it (measure with the serving threads' "
+    "CPU in a profile) or use CPUs with AES acceleration."
+)
+
 
 def check(rule, facts):
-    """One finding per export line whose writable clients use krb5i or krb5p."""
+    """One finding per kernel export line whose clients are offered krb5i or krb5p first, and
+    per NFS-Ganesha export whose SecType offers them first."""
+    ganesha = facts.nfs_server.ganesha.value if facts.nfs_server.ganesha.known else None
+    for g in ganesha.exports if ganesha else []:
+        if g.sec_type and g.sec_type[0].lower() in COST:
+            flavour = g.sec_type[0].lower()
+            yield rule.finding(
+                target=f"ganesha export {g.export_id}",
+                impact=3,
+                message=f"NFS-Ganesha export {g.export_id} ({g.path}) offers {flavour} first: the server "
+                f"{COST[flavour]} in software, on the CPU that also serves the data.",
+                evidence=[
+                    Evidence(
+                        fact=f"export {g.export_id} SecType", value=", ".join(g.sec_type), source=f"{g.file}:{g.line}"
+                    )
+                ],
+                advice=ADVICE,
+            )
     for e in facts.nfs_server.exports.value or []:
         heavy = []
         for c in e.clients:
@@ -26,9 +49,7 @@ def check(rule, facts):
                 Evidence(fact=f"export {e.path} {c.host}", value=",".join(c.options), source=f"{e.source}:{e.line}")
                 for c, _ in heavy
             ],
-            advice="Keep krb5p where the network is untrusted. On a trusted storage network, sec=krb5 keeps "
-            "Kerberos authentication without per-RPC work; otherwise budget CPU for it (measure with the "
-            "serving threads' CPU in a profile) or use NICs and CPUs with AES acceleration.",
+            advice=ADVICE,
         )
 
 
@@ -42,5 +63,5 @@ RULE = Rule(
     gain="sec=krb5 instead of krb5p or krb5i removes the per-RPC checksum or encryption from every read and write.",
     tradeoff="krb5i and krb5p protect data on the wire against tampering and eavesdropping: dropping them is a "
     "security decision, never made by nastune.",
-    source="exports(5) (sec=), nfs(5) (sec=krb5, krb5i, krb5p)",
+    source="exports(5) (sec=), nfs(5) (sec=krb5, krb5i, krb5p), NFS-Ganesha config_samples/export.txt (SecType)",
 )
