@@ -43,6 +43,15 @@ class Row(BaseModel):
     sizes: list[int]
 
 
+class Planned(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str
+    current: str  # as read before the apply
+    new: str
+    change: bool  # False: already as planned
+
+
 class Apply(Wire):
     schema_: Literal["nastune.apply/1"] = Field("nastune.apply/1", alias="schema")
     journal: str | None  # None: nothing was changed
@@ -51,6 +60,13 @@ class Apply(Wire):
     changed: int
     would_change: int
     dry_run: bool
+    settings: list[Planned] = []  # each setting of the plan, as diffed before anything changed
+
+
+class Confirm(Wire):
+    schema_: Literal["nastune.confirm/1"] = Field("nastune.confirm/1", alias="schema")
+    journal: str
+    confirmed: bool  # False: nothing was waiting (no watchdog, or already confirmed)
 
 
 class Setting(BaseModel):
@@ -83,6 +99,7 @@ class Rollback(Wire):
     unchanged: int
     failures: list[NotRestored]
     outstanding: list[str]  # other journals that still hold applied changes
+    dry_run: bool = False  # `restored` counts what would be restored; nothing was changed
 
 
 class Ab(Wire):
@@ -181,6 +198,7 @@ def tag(model: type[BaseModel]) -> str:
 
 KINDS: dict[str, type[Wire]] = {
     "apply": Apply,
+    "confirm": Confirm,
     "verify": Verify,
     "rollback": Rollback,
     "ab": Ab,

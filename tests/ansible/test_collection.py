@@ -1,7 +1,8 @@
 """The Ansible collection (ansible_collections/nastune/nas), run by real ansible-core: every
 module on a fixture root through a playbook (check mode changes nothing, a second apply and a
-second rollback report no change), a failing module fails its task with nastune's message, and
-ansible-lint passes over the collection."""
+second rollback report no change, diff mode shows the settings, confirm and check-mode rollback
+report honestly), a failing module fails its task with nastune's message, ansible-lint and
+`ansible-test sanity` (with no ignore file) pass, and a build ships no cache or test output."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,35 @@ def test_ansible_lint_passes_over_the_collection():
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     shutil.rmtree(COLLECTION / ".ansible", ignore_errors=True)
+
+
+def test_ansible_test_sanity_passes_with_no_ignore_entries():
+    """Every sanity test ansible-test has for a collection (pylint, validate-modules, the
+    changelog fragments, ...), run through scripts/ansible-sanity, which works offline from
+    Ansible's CI host."""
+    assert not list((COLLECTION / "tests").glob("sanity/ignore-*.txt"))
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "ansible-sanity")], capture_output=True, text=True, timeout=1800
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
+
+
+def test_a_build_ships_the_collection_and_nothing_else(tmp_path):
+    (COLLECTION / ".ansible").mkdir(exist_ok=True)  # what a lint run leaves behind
+    (COLLECTION / ".ansible" / "cache.txt").write_text("x")
+    try:
+        done = subprocess.run(
+            [_tool("ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path), str(COLLECTION)],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(COLLECTION / ".ansible", ignore_errors=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (archive,) = tmp_path.glob("nastune-nas-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    assert "LICENSE" in names and "meta/runtime.yml" in names and "roles/tune/meta/argument_specs.yml" in names
+    assert not [n for n in names if n.split("/")[0] == ".ansible" or n.startswith("tests/output") or "__pycache__" in n]

@@ -262,3 +262,26 @@ def test_a_samba_edit_an_include_would_override_is_refused_before_any_write(root
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "[global] aio read size is set again in /etc/samba/t.conf line 2, which smbd reads last" in done.stderr
     assert snapshot(root) == before  # refused before the sysctl was written
+
+
+def test_confirm_says_whether_it_kept_anything_and_when_it_is_too_late(root, tmp_path):
+    """What the Ansible module reports as `changed`: a first confirm keeps the changes, a second
+    changes nothing, and a confirm after the watchdog reverted is an error, not a silent success."""
+    from nastune.tune.journal import Journal
+    from nastune.tune.watchdog import revert_unless_confirmed
+
+    plan_file = write_plan(tmp_path, [{"knob": "mtu", "target": "eth0", "new": 9000}])
+    done = json.loads(run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--json").stdout)
+    assert [(s["setting"], s["current"], s["new"], s["change"]) for s in done["settings"]] == [
+        ("mtu eth0", "1500", "9000", True)
+    ]
+    first = json.loads(run_cli("confirm", "--root", str(root), "--json").stdout)
+    second = json.loads(run_cli("confirm", "--root", str(root), "--json").stdout)
+    assert (first["confirmed"], second["confirmed"]) == (True, False)
+    run_cli("rollback", "--root", str(root))
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes")
+    journal = Journal.latest(System(root=Root(root)))
+    journal.record({"type": "watchdog", "after": 0})  # as a live apply arms it
+    assert revert_unless_confirmed(journal, 0) is not None
+    late = run_cli("confirm", "--root", str(root), "--json", check=False)
+    assert late.returncode != 0 and "too late" in late.stderr and not late.stdout

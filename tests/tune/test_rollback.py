@@ -206,3 +206,16 @@ def test_lab_journal_commands_refuse_a_journal_that_is_not_the_labs(root, tmp_pa
     newest = run_cli("verify", "--root", str(root), "--lab", check=False, env=env)
     assert newest.returncode == 2 and "the lab is not up" in newest.stderr
     assert snapshot(root) == before
+
+
+def test_a_dry_run_rollback_counts_what_it_would_restore_and_changes_nothing(root, tmp_path):
+    """Ansible's check mode on the rollback module: what a rollback would restore, nothing written."""
+    run_cli("apply", str(write_plan(tmp_path, CHANGES[:3])), "--root", str(root), "--yes")
+    before = snapshot(root)
+    dry = json.loads(run_cli("rollback", "--root", str(root), "--dry-run", "--json").stdout)
+    assert (dry["dry_run"], dry["restored"], dry["unchanged"]) == (True, 3, 0)
+    assert snapshot(root) == before
+    done = json.loads(run_cli("rollback", "--root", str(root), "--json").stdout)
+    assert (done["dry_run"], done["restored"]) == (False, 3)
+    again = json.loads(run_cli("rollback", "--root", str(root), "--dry-run", "--json").stdout)
+    assert again["restored"] == 0

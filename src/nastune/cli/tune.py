@@ -119,6 +119,7 @@ def rollback(
     inventory: NasInventory = None,
     json: opt.Json = False,
     lab: opt.LabJournals = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be restored; change nothing.")] = False,
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
@@ -127,12 +128,13 @@ def rollback(
     from nastune.tune.rollback import rollback as rollback_journal
 
     if inventory:
-        on_nas(inventory, "rollback", *(["--to", to] if to else []), *(["--json"] if json else []))
+        flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
+        on_nas(inventory, "rollback", *(["--to", to] if to else []), *flags)
     with failing():
         found = find_journal(root, to, lab)
     shown = err if json else console  # --json: standard output is the summary alone
     with failing(code=1):
-        report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False))
+        report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False), dry_run=dry_run)
     done = report.wire(found)
     failed = rolled_back(shown, err, done, report.summary(), report.notes)
     if json:
@@ -143,19 +145,27 @@ def rollback(
 
 @app.command()
 def confirm(
-    root: opt.Root = "/", journal: opt.Journal = None, inventory: NasInventory = None, lab: opt.LabJournals = False
+    root: opt.Root = "/",
+    journal: opt.Journal = None,
+    inventory: NasInventory = None,
+    lab: opt.LabJournals = False,
+    json_out: opt.Json = False,
 ) -> None:
     """Keep the network changes of the last apply (stops the automatic revert)."""
-    import time
-
+    from nastune import wire
     from nastune.sites.tuner import find_journal
+    from nastune.tune import watchdog
 
     if inventory:
-        on_nas(inventory, "confirm", *(["--journal", journal] if journal else []))
+        on_nas(inventory, "confirm", *(["--journal", journal] if journal else []), *(["--json"] if json_out else []))
     with failing():
         found = find_journal(root, journal, lab)
-        found.record({"type": "confirm", "at": time.time()})
-    console.print(f"confirmed {found.path}", highlight=False)
+        confirmed = watchdog.confirm(found)
+    if json_out:
+        print(wire.Confirm(journal=found.path, confirmed=confirmed).dumps())
+        return
+    said = f"confirmed {found.path}" if confirmed else f"{found.path}: nothing waits for a confirmation"
+    console.print(said, highlight=False)
 
 
 def on_nas(inventory: Path, *args: str) -> NoReturn:

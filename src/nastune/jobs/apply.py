@@ -53,7 +53,13 @@ def run(
         raise Unusable(str(e)) from e
     show(rows)
     pending = [r for r in rows if not r.noop]
-    counts = {"changes": len(plan.changes), "would_change": len(pending), "dry_run": spec.dry_run}
+    settings = [
+        wire.Planned(
+            setting=r.knob.label(r.change), current=_text(r.current), new=_text(r.change.new), change=not r.noop
+        )
+        for r in rows
+    ]
+    counts = {"changes": len(plan.changes), "would_change": len(pending), "dry_run": spec.dry_run, "settings": settings}
     if spec.dry_run or not pending:
         log("dry run: nothing changed" if spec.dry_run else "nothing to change: every setting is already as planned")
         return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
@@ -66,8 +72,13 @@ def run(
     timeout = spec.confirm_timeout if spec.confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
     armed = timeout if network and system.live and timeout > 0 else 0
     if armed:  # before anything is printed: the reader may be gone with the network
+        journal.record({"type": "watchdog", "after": armed})
         watchdog.start(journal, armed)
     log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
     if armed:
         log(f"network changes will be reverted in {armed} s unless you run `nastune confirm`")
     return wire.Apply(journal=journal.path, watchdog=armed, changed=len(pending), **counts)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)

@@ -39,13 +39,14 @@ class Report:
     unchanged: int = 0
     failures: list[Failure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    dry_run: bool = False  # counted what it would restore; changed nothing
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
     def summary(self) -> str:
-        text = f"rolled back {self.restored} change(s)"
+        text = f"{'would roll back' if self.dry_run else 'rolled back'} {self.restored} change(s)"
         if self.unchanged:
             text += f", {self.unchanged} already at their original"
         if self.failures:
@@ -62,6 +63,7 @@ class Report:
             unchanged=self.unchanged,
             failures=[wire.NotRestored(**f.__dict__) for f in self.failures],
             outstanding=[o.path for o in journal.others_outstanding()],
+            dry_run=self.dry_run,
         )
 
 
@@ -85,7 +87,7 @@ def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:
 
 
 def _restore_files(
-    journal: Journal, system: System, seq: int, knob: Knob, change: PlannedChange, files: object
+    journal: Journal, system: System, seq: int, knob: Knob, change: PlannedChange, files: object, write: bool = True
 ) -> bool:
     if not isinstance(files, dict) or not files:
         raise TuneError("the recorded files are malformed")
@@ -98,13 +100,15 @@ def _restore_files(
     changed = False
     for path, content in files.items():
         if system.read(path) != content:
+            if not write:
+                return True
             if content is None or not backup.restore(journal, seq, path, content):
                 system.root.replace(path, content)
             changed = True
     return changed
 
 
-def _restore_value(system: System, knob: Knob, change: PlannedChange, value: object) -> bool:
+def _restore_value(system: System, knob: Knob, change: PlannedChange, value: object, write: bool = True) -> bool:
     if knob.action:
         return False  # a run (xfs_fsr) is not a setting: nothing to put back
     if not isinstance(value, str | int | float) or isinstance(value, bool):
@@ -119,6 +123,8 @@ def _restore_value(system: System, knob: Knob, change: PlannedChange, value: obj
         current = None
     if current is not None and norm(current) == norm(value):
         return False
+    if not write:
+        return True
     knob.write(system, change, value)
     after = knob.read(system, change)
     if norm(after) != norm(value):
@@ -168,10 +174,10 @@ def _unrecorded(journal: Journal, system: System, contents) -> list[Failure]:
     return failures
 
 
-def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> Report:
+def rollback(journal: Journal, system: System, log=print, wait: float = 0.0, dry_run: bool = False) -> Report:
     """Restore originals newest first; entries already rolled back are skipped, so a second
-    run (or one after a kill) is harmless."""
-    report = Report()
+    run (or one after a kill) is harmless. `dry_run`: count what it would restore, change nothing."""
+    report = Report(dry_run=dry_run)
     with lock.hold(system, "rollback", wait=wait):
         contents = journal.read()
         for problem in contents.problems:  # each named with its line and what the journal reader found
@@ -200,9 +206,9 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
                 if not isinstance(before, dict):
                     raise TuneError("no original was recorded for it")
                 if "files" in before:
-                    changed = _restore_files(journal, system, seq, knob, change, before["files"])
+                    changed = _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
                 else:
-                    changed = _restore_value(system, knob, change, before.get("value"))
+                    changed = _restore_value(system, knob, change, before.get("value"), not dry_run)
             except (TuneError, Unavailable, OSError, ValueError) as e:
                 reason = str(e)
                 if isinstance(e, OSError) and e.strerror:  # no "[Errno 21]" for a person to decode
@@ -212,17 +218,18 @@ def rollback(journal: Journal, system: System, log=print, wait: float = 0.0) -> 
                 log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
                 continue
             try:
-                journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
+                if not dry_run:
+                    journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
             except TuneError as e:  # restored all the same; a second rollback finds it at its original
                 report.notes.append(str(e))
             if changed:
                 report.restored += 1
                 touched |= {knob.service} if knob.service else set()
-                log(f"  - {knob.label(change)}: restored")
+                log(f"  - {knob.label(change)}: {'would be restored' if dry_run else 'restored'}")
             else:
                 report.unchanged += 1
                 log(f"  = {knob.label(change)}: already at its original")
-        for service in sorted(touched):
+        for service in sorted(touched) if not dry_run else []:
             try:
                 log("  " + services.reload(system, service))
             except TuneError as e:

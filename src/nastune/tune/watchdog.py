@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from nastune.tune.journal import Journal
 from nastune.tune.rollback import WATCHDOG_WAIT, Report, rollback
+from nastune.tune.system import TuneError
 
 
 def revert_unless_confirmed(
@@ -22,6 +23,21 @@ def revert_unless_confirmed(
     if journal.has("confirm"):
         return None
     return rollback(journal, journal.system, log=log, wait=WATCHDOG_WAIT)
+
+
+def confirm(journal: Journal) -> bool:
+    """Record the confirmation that keeps `journal`'s changes (its watchdog, if one is armed,
+    then reverts nothing); False when it changes nothing: already confirmed, or no change of it
+    is still applied. TuneError when its watchdog has already rolled them back: too late."""
+    contents = journal.read()
+    if any(e.get("type") == "confirm" for e in contents.extra):
+        return False
+    if not contents.outstanding:
+        if any(e.get("type") == "watchdog" for e in contents.extra):
+            raise TuneError(f"{journal.path}: too late, its watchdog already rolled the changes back; apply again")
+        return False
+    journal.record({"type": "confirm", "at": time.time()})
+    return True
 
 
 def start(journal: Journal, after: float) -> None:

@@ -1,3 +1,5 @@
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The options every nastune module takes: how to reach nastune on the host."""
 
 from __future__ import annotations

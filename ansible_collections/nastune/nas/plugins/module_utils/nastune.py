@@ -1,3 +1,5 @@
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What every nastune module shares: the options that say how to reach nastune on the host,
 and running it there (argv only, never a shell) with its JSON output parsed."""
 
@@ -26,6 +28,7 @@ def argv(module, subcommand, *args, system=True):
 # The schema tag of each summary this collection reads (nastune's src/nastune/wire.py and schemas/).
 SCHEMAS = {
     "apply": "nastune.apply/1",
+    "confirm": "nastune.confirm/1",
     "verify": "nastune.verify/1",
     "rollback": "nastune.rollback/1",
     "diagnose": "nastune.findings/1",

@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.apply: apply a plan with nastune's journal, or confirm its network changes."""
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ description:
   - >-
     Runs C(nastune apply) on the host. In check mode it is C(nastune apply --dry-run). Changed only when a setting was
     not already as planned, so a second run reports no change.
+  - >-
+    With C(--diff), shows each setting the plan changes, as read before the apply and as planned.
   - >-
     Network changes arm nastune's confirm-or-revert watchdog on the host; prove the host is still reachable (for example
     with M(ansible.builtin.wait_for_connection) after C(meta: reset_connection)), then confirm with O(confirm).
@@ -37,10 +41,21 @@ options:
     type: int
     default: 120
   confirm:
-    description: A journal whose network changes to keep (stops its watchdog); nothing else is done.
+    description: >-
+      A journal whose network changes to keep (stops its watchdog); nothing else is done. Changed only when the journal
+      was not confirmed yet and still holds applied changes; fails when its watchdog has already rolled them back.
     type: str
-extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - nastune.nas.nastune
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""
@@ -106,9 +121,9 @@ def main():
     )
     p = module.params
     if p["confirm"]:
-        if not module.check_mode:
-            run(module, "confirm", "--journal", p["confirm"], parse=False)
-        module.exit_json(changed=True, journal=p["confirm"], changed_settings=0, watchdog=0)
+        # check mode cannot ask without confirming: it reports the change a confirmation may make
+        confirmed = module.check_mode or run(module, "confirm", "--journal", p["confirm"], "--json")[1]["confirmed"]
+        module.exit_json(changed=confirmed, journal=p["confirm"], changed_settings=0, watchdog=0)
     if p["plan"] is None:
         out = _apply(module, p["src"])
     else:
@@ -120,9 +135,15 @@ def main():
         finally:
             os.unlink(scratch)
     count = out.get("would_change" if module.check_mode else "changed", 0)
-    module.exit_json(
-        changed=count > 0, journal=out.get("journal"), changed_settings=count, watchdog=out.get("watchdog", 0)
-    )
+    result = dict(changed=count > 0, journal=out.get("journal"), changed_settings=count)
+    result["watchdog"] = out.get("watchdog", 0)
+    if module._diff:
+        changes = [s for s in out.get("settings", []) if s.get("change")]
+        result["diff"] = dict(
+            before="".join(f"{s['setting']} = {s['current']}\n" for s in changes),
+            after="".join(f"{s['setting']} = {s['new']}\n" for s in changes),
+        )
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

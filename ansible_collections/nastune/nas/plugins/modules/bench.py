@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.bench: measure from this host with nastune's workloads."""
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ options:
     type: path
     required: true
 extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""

@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.diagnose: what makes this NAS slow, as data."""
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ options:
     type: str
     choices: [info, low, medium, high, critical]
 extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""
@@ -64,7 +66,7 @@ def main():
         supports_check_mode=True,
     )
     only = [word for rule in module.params["only"] for word in ("--only", rule)]
-    _, out = run(module, "diagnose", "--json", "--min-severity", module.params["min_severity"], *only)
+    out = run(module, "diagnose", "--json", "--min-severity", module.params["min_severity"], *only)[1]
     findings = out.get("findings", [])
     by_severity = {s: sum(1 for f in findings if f.get("severity") == s) for s in SEVERITIES}
     result = dict(changed=False, findings=findings, by_severity=by_severity)

@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.facts: the NAS's performance facts as Ansible facts."""
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ options:
     description: Also write a snapshot archive to this path on the host.
     type: path
 extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""
@@ -53,7 +55,7 @@ def main():
         supports_check_mode=True,
     )
     areas = [word for a in module.params["area"] for word in ("--area", a)]
-    _, facts = run(module, "inspect", "--json", *areas)
+    facts = run(module, "inspect", "--json", *areas)[1]
     result = dict(changed=False, ansible_facts=dict(nastune=facts))
     if module.params["capture"]:
         result.update(changed=True, capture=module.params["capture"])

@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.plan: the findings' changes as a plan file on the host."""
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ options:
     elements: str
     default: []
 extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""

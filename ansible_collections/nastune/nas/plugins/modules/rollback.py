@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.rollback: restore every original value of an applied plan."""
 
 from __future__ import annotations
@@ -10,12 +12,22 @@ description:
   - >-
     Runs C(nastune rollback --json) on the host, which restores the originals newest first; safe to repeat (a second run
     changes nothing). Fails, naming each entry and how to restore it by hand, when one cannot be restored.
+  - In check mode it is C(nastune rollback --dry-run), which counts what it would restore and changes nothing.
 options:
   to:
     description: The journal to roll back (default, the newest).
     type: str
-extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - nastune.nas.nastune
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""
@@ -25,7 +37,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 restored:
-  description: How many settings were put back.
+  description: How many settings were put back (in check mode, would be).
   returned: always
   type: int
 journal:
@@ -40,9 +52,10 @@ from ansible_collections.nastune.nas.plugins.module_utils.nastune import COMMON,
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(to=dict(type="str"), **COMMON), supports_check_mode=False)
+    module = AnsibleModule(argument_spec=dict(to=dict(type="str"), **COMMON), supports_check_mode=True)
     to = ["--to", module.params["to"]] if module.params["to"] else []
-    rc, out = run(module, "rollback", "--json", *to, ok=(0, 1))
+    dry = ["--dry-run"] if module.check_mode else []
+    rc, out = run(module, "rollback", "--json", *to, *dry, ok=(0, 1))
     result = dict(changed=out.get("restored", 0) > 0, restored=out.get("restored", 0), journal=out.get("journal"))
     if rc != 0:
         module.fail_json(msg="some entries could not be restored", failures=out.get("failures", []), **result)

@@ -1,4 +1,6 @@
 #!/usr/bin/python
+# Copyright: (c) 2026, nastune developers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """nastune.nas.verify: does every setting of the applied plan still read as applied?"""
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ options:
     type: bool
     default: true
 extends_documentation_fragment: nastune.nas.nastune
-author: nastune developers
+author: nastune developers (@nastune)
 """
 
 EXAMPLES = r"""
@@ -49,7 +51,7 @@ def main():
         supports_check_mode=True,
     )
     journal = ["--journal", module.params["journal"]] if module.params["journal"] else []
-    _, out = run(module, "verify", "--json", *journal, ok=(0, 1))
+    out = run(module, "verify", "--json", *journal, ok=(0, 1))[1]
     settings = out.get("settings", [])
     drifted = [s["setting"] for s in settings if not s.get("ok")]
     result = dict(changed=False, journal=out.get("journal"), settings=settings, drifted=drifted)
