@@ -26,9 +26,9 @@ from nastune.autotune.space import Space
 from nastune.autotune.trials import CURRENT, RULE, best_so_far, choose_finalists, merge, named, rule_trial, sampler
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
-from nastune.bench.runner import progress_display
 from nastune.errors import Failure
 from nastune.jsonfile import dumps
+from nastune.progress import Lines, display
 from nastune.remote.nas import NasError
 from nastune.sites.base import Site
 from nastune.stats.runs import Row, compare_runs
@@ -87,7 +87,7 @@ class Search:
         self.params, self.s = params, settings
         self.console, self.log = console, log
         self.trials_dir = settings.out / "trials"
-        self.progress: Progress | None = None
+        self.progress: Progress | Lines | None = None
 
     def make_pairs(self):
         """The objective's workloads on the site, each on the target its term names."""
@@ -176,7 +176,7 @@ class Search:
     def run(self, resume: bool, rule_plan: Plan) -> Outcome:
         from optuna.trial import TrialState
 
-        with self.tuner.hold("autotune"), progress_display(self.console) as self.progress:
+        with self.tuner.hold("autotune"), display(self.console) as self.progress:
             study = self.open(resume, rule_plan)
             bar = self.progress.add_task("autotune", total=self.s.budget, completed=self.measured(study))
             asked = 0

@@ -12,7 +12,8 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.console import Console
+from rich.progress import Progress
 
 from nastune.bench.drivers.fio import device_read_rate
 from nastune.bench.interference import Meter, disturbed
@@ -21,6 +22,7 @@ from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
+from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError
 from nastune.root import Root, Unavailable
 
@@ -112,7 +114,7 @@ def run(
     label: str = "",
     console=None,
     profile: bool = True,
-    within: Progress | None = None,
+    within: Progress | Lines | None = None,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload.
@@ -125,7 +127,7 @@ def run(
         results=[],
     )
     device_rates: dict[str, float] = {}
-    with nullcontext(within) if within else progress_display(console) as progress:
+    with nullcontext(within) if within else display(console or Console(stderr=True)) as progress:
         task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
@@ -193,16 +195,3 @@ def run(
         if within:
             progress.remove_task(task)
     return results
-
-
-def progress_display(console=None) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=False,
-    )

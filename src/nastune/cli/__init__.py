@@ -5,11 +5,13 @@ that needs it says so instead of a traceback."""
 
 import sys
 
+import typer
 from rich.text import Text
 
 # isort: off
 from nastune.cli.common import app, err
 from nastune.cli import facts, lab, tune, bench, optimize, autotune, watch
+from nastune.cli.help import tidy
 
 # isort: on
 
@@ -17,8 +19,10 @@ CONTROLLER = ("numpy", "scipy", "plotly", "jinja2", "openpyxl", "optuna")  # pyp
 
 
 def main() -> None:
+    command = typer.main.get_command(app)
+    tidy(command)
     try:
-        app()
+        command(prog_name="nastune")
     except ModuleNotFoundError as e:
         missing = (e.name or "").split(".")[0]
         if missing not in CONTROLLER:

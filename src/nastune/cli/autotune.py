@@ -37,10 +37,10 @@ def autotune(
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Repeats per trial.")] = 3,
     size: opt.Size = "64M",
     seed: opt.Seed = 0,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the study in --out after a kill.")] = False,
-    out: Annotated[Path, typer.Option(help="Directory for the study, trials, plan, report.")] = Path(
-        "nastune-autotune"
-    ),
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the study in --out-dir after a kill.")] = False,
+    out: Annotated[
+        Path, typer.Option("--out-dir", "--out", help="Directory for the study, trials, plan, report.")
+    ] = Path("nastune-autotune"),
     clients: opt.Clients = "all",
     accept_risk: opt.AcceptRisk = None,
     yes: opt.Yes = False,
@@ -62,7 +62,7 @@ def autotune(
     lab = lab and not inventory
     if not (lab or inventory or target):
         fail("with --live, say where to measure: --target PATH|URL")
-    resumed = f"`nastune autotune --resume --out {out}` continues"
+    resumed = f"`nastune autotune --resume --out-dir {out}` continues"
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, bool(accept_risk), seed or 0)

@@ -184,7 +184,9 @@ def ab(
     min_pairs: opt.MinPairs = 5,
     max_pairs: opt.MaxPairs = 12,
     seed: opt.Seed = None,
-    out: Annotated[Path, typer.Option(help="Directory for a.json, b.json.")] = Path("nastune-ab"),
+    out: Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for a.json, b.json, ab.json.")] = Path(
+        "nastune-ab"
+    ),
     yes: opt.Yes = False,
     accept_risk: opt.AcceptRisk = None,
 ) -> None:

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from nastune import __version__
 from nastune.areas import AREAS
+from nastune.cli.help import EXIT_CODES
 from nastune.errors import Failure
 from nastune.report import layout
 from nastune.severity import Severity
@@ -39,7 +40,8 @@ app = typer.Typer(
     "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="rich",
+    rich_markup_mode="markdown",  # a docstring's lines flow into paragraphs at any width
+    epilog=EXIT_CODES,
 )
 
 bench_app = typer.Typer(

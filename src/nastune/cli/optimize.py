@@ -20,7 +20,9 @@ def optimize(
     workload: opt.Workload = None,
     repeats: Annotated[int, typer.Option(min=2, max=100, help="Timed repeats after a warm-up.")] = 5,
     size: opt.Size = "256M",
-    out: Annotated[Path, typer.Option(help="Directory for results, plan, report.")] = Path("nastune-optimize"),
+    out: Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for results, plan, report.")] = Path(
+        "nastune-optimize"
+    ),
     yes: opt.Yes = False,
     accept_risk: opt.AcceptRisk = None,
     inventory: opt.Inventory = None,

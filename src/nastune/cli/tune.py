@@ -115,7 +115,9 @@ def verify(
 @app.command()
 def rollback(
     root: opt.Root = "/",
-    to: Annotated[str | None, typer.Option(help="The journal to roll back (default: the newest).")] = None,
+    to: Annotated[
+        str | None, typer.Option("--journal", "--to", help="The journal to roll back (default: the newest).")
+    ] = None,
     inventory: NasInventory = None,
     json: opt.Json = False,
     lab: opt.LabJournals = False,
@@ -129,7 +131,7 @@ def rollback(
 
     if inventory:
         flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
-        on_nas(inventory, "rollback", *(["--to", to] if to else []), *flags)
+        on_nas(inventory, "rollback", *(["--journal", to] if to else []), *flags)
     with failing():
         found = find_journal(root, to, lab)
     shown = err if json else console  # --json: standard output is the summary alone

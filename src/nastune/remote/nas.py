@@ -148,7 +148,7 @@ class NasAgent:
         return self._wire(out, "verify", wire.Verify)
 
     def rollback(self, journal: str) -> str:
-        return self.nastune("rollback", "--to", journal, what="rollback")
+        return self.nastune("rollback", "--to", journal, what="rollback")  # --to: what older agents know too
 
     def drop_caches(self) -> None:
         """The NAS's page cache, so that reads are served from its disks."""

@@ -17,7 +17,9 @@ Cell = str | Text
 
 
 def console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, markup=False, highlight=False)
+    shown = Console(stderr=stderr, markup=False, highlight=False)
+    shown.soft_wrap = not shown.is_terminal  # a log keeps each line whole, never wrapped at 80 columns
+    return shown
 
 
 def styled(text: str, style: str) -> Text:

@@ -72,7 +72,7 @@ def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str,
         shown.print(f"note: {note}", highlight=False, markup=False)
     for other in done.outstanding:
         err.print(
-            f"note: {other} still holds applied changes: `nastune rollback --to {other}` undoes them",
+            f"note: {other} still holds applied changes: `nastune rollback --journal {other}` undoes them",
             highlight=False,
             markup=False,
         )

@@ -59,7 +59,7 @@ class Here:
             raise TuneError(report.summary())
 
     def undo(self, journal: str) -> str:
-        return f"nastune rollback --to {journal}"
+        return f"nastune rollback --journal {journal}"
 
     def newest(self) -> str | None:
         """The newest journal on the tuned system (to find what a killed apply left)."""
@@ -131,7 +131,7 @@ class OnNas:
         self.agent.rollback(journal)
 
     def undo(self, journal: str) -> str:
-        return f"nastune rollback --inventory {self.inventory} --to {journal}"
+        return f"nastune rollback --inventory {self.inventory} --journal {journal}"
 
     def newest(self) -> str | None:
         try:

@@ -53,7 +53,7 @@ from ansible_collections.nastune.nas.plugins.module_utils.nastune import COMMON,
 
 def main():
     module = AnsibleModule(argument_spec=dict(to=dict(type="str"), **COMMON), supports_check_mode=True)
-    to = ["--to", module.params["to"]] if module.params["to"] else []
+    to = ["--journal", module.params["to"]] if module.params["to"] else []
     dry = ["--dry-run"] if module.check_mode else []
     rc, out = run(module, "rollback", "--json", *to, *dry, ok=(0, 1))
     result = dict(changed=out.get("restored", 0) > 0, restored=out.get("restored", 0), journal=out.get("journal"))

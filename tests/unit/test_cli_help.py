@@ -1,0 +1,50 @@
+"""`--help` reads like a well-kept command line at 80 columns: one line per command in a list,
+no Python type names beside options, the exit codes stated, and one spelling per meaning with
+the old ones kept working."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer
+
+from nastune.cli import app
+from nastune.cli.help import SUMMARIES
+from tests.conftest import run_cli
+
+
+def _paths(command, prefix: str = "") -> list[str]:
+    found = []
+    for name, sub in getattr(command, "commands", {}).items():
+        path = f"{prefix} {name}".strip()
+        found += [path, *_paths(sub, path)]
+    return found
+
+
+PATHS = _paths(typer.main.get_command(app))
+
+
+def test_every_command_has_a_one_line_summary():
+    assert sorted(PATHS) == sorted(SUMMARIES)
+    assert all(len(s) <= 60 and "\n" not in s for s in SUMMARIES.values())
+
+
+@pytest.mark.parametrize("path", ["", *PATHS])
+def test_help_at_80_columns_shows_no_type_names(path):
+    shown = run_cli(*path.split(), "--help", env={"COLUMNS": "80"}).stdout
+    assert not re.search(r"<(bool|str|int|float|path)>|list\[", shown), shown
+    assert max(len(line) for line in shown.splitlines()) <= 80
+
+
+def test_the_exit_codes_are_stated_once_for_every_command():
+    shown = " ".join(run_cli("--help", env={"COLUMNS": "80"}).stdout.split())
+    assert "Exit codes: 0 done; 1" in shown and "2 bad input" in shown and "3 a failure left changes applied" in shown
+
+
+def test_a_directory_output_is_out_dir_and_the_old_spelling_still_works():
+    for command in ("optimize", "ab", "autotune"):
+        shown = run_cli(command, "--help", env={"COLUMNS": "200"}).stdout
+        assert "--out-dir,--out " in shown
+    shown = run_cli("rollback", "--help", env={"COLUMNS": "200"}).stdout
+    assert "--journal" in shown and "--to" in shown
