@@ -26,12 +26,14 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         "5",
         "--max-pairs",
         "6",
-        "--out",
+        "--out-dir",
         str(out),
+        "--json",
         timeout=900,
     )
-    assert "Report:" in proc.stdout and "the settings, interleaved" in proc.stdout
+    assert "Report:" in proc.stderr and "the settings, interleaved" in proc.stderr  # stdout: the summary alone
     compared = check_schema(json.loads((out / "compare.json").read_text()))
+    assert json.loads(proc.stdout) == compared
     assert compared["flow"] == "interleaved"
     once = {(r["workload"], r["target"].split(":")[0]): r["verdict"] for r in compared["rows"]}
     assert {w for w, _ in once} == {"aged-read"}  # before/after: only what the one-off action changes

@@ -189,6 +189,7 @@ def ab(
     ),
     yes: opt.Yes = False,
     accept_risk: opt.AcceptRisk = None,
+    json: opt.Json = False,
 ) -> None:
     """Measure a plan's effect by interleaving: A (as is) and B (plan applied) alternate in random
     order, switched by apply and rollback, until the verdict is settled or the budget is spent.
@@ -209,4 +210,6 @@ def ab(
             load(plan_file), names, params, out, target, min_pairs, max_pairs, seed, bool(accept_risk)
         )
         outcome = interleave.measure(spec, site, log=say("ab"))
-    outcomes.ab(console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
+    outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
+    if json:  # the summary ab.json holds
+        print(outcome.summary().dumps())

@@ -48,6 +48,7 @@ def optimize(
     ] = True,
     min_pairs: opt.MinPairs = 5,
     max_pairs: opt.MaxPairs = 8,
+    json: opt.Json = False,
 ) -> None:
     """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
     With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
@@ -89,5 +90,8 @@ def optimize(
             flow,
         )
         outcome = run(spec, site, err, log)
-    if outcomes.optimize(console, outcome):
+    failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
+    if json and outcome.summary is not None:
+        print(outcome.summary.dumps())
+    if failed:
         raise typer.Exit(1)

@@ -62,6 +62,7 @@ class Outcome:
     undo: str  # the command that rolls the plan back
     interleaved: Interleaved | None = None
     flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
+    summary: wire.Optimize | None = None  # what compare.json holds and `optimize --json` prints
 
 
 @dataclass
@@ -265,7 +266,8 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
     )
-    return Outcome(rows, notes, report, plan, skipped, journal, failed, tuner.undo(journal), mixed, spec.flow)
+    undo = tuner.undo(journal)
+    return Outcome(rows, notes, report, plan, skipped, journal, failed, undo, mixed, spec.flow, summary)
 
 
 def _interleave(plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log) -> tuple[Interleaved | None, str | None]:
