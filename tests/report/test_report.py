@@ -165,3 +165,30 @@ def test_report_and_compare_commands(tmp_path):
     bad.write_text("{}")
     proc = run_cli("compare", str(before), str(bad), check=False)
     assert proc.returncode == 2 and "not a nastune result file" in proc.stderr
+
+
+def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
+    """The verdict counts of each way of measuring, the refusals and the undo command first;
+    units on both sides of a verdict, p below 0.001 said so, every bar chart's axes titled, and
+    one goodput line per run when the runs' links differ (an MTU change moves it)."""
+    import json as jsonlib
+
+    from nastune.report.html import bar_charts, headline, pvalue
+
+    before, after = result_set("before", 1.0), result_set("after", 1.2)
+    for rs, limit in ((before, 117.7), (after, 123.8)):
+        rs.results[0].metrics["MB/s"].limit = limit
+    rows, notes = compare_runs(before, after)
+    page = render(
+        [before, after], tmp_path / "r.html", rows, notes, undo="nastune rollback --journal J", refused=["nfs seq-read"]
+    ).read_text()
+    line = headline(rows, [], ["nfs seq-read"])
+    assert line.startswith("before/after: ") and line.endswith("1 metric(s) refused by the A/A control (no verdict)")
+    assert page.index(line) < page.index("<h2>") and "<code>nastune rollback --journal J</code>" in page
+    assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012") and "0.000<" not in page
+    seq = rows[[r.workload for r in rows].index("seq-write")]
+    assert f"{seq.result.before_median:.4g} {seq.unit}</td>" in page
+    figure = jsonlib.loads(bar_charts([before, after])[0]["json"])
+    assert figure["layout"]["yaxis"]["title"]["text"] and figure["layout"]["xaxis"]["title"]["text"] == "metric"
+    lines = [s for s in figure["layout"]["shapes"] if s["type"] == "line"]
+    assert sorted(s["y0"] for s in lines) == [117.7, 123.8]

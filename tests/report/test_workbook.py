@@ -28,3 +28,20 @@ def test_the_workbook_holds_verdicts_repeats_and_the_matrix(tmp_path):
     matrix = list(book["before iozone"].values)
     assert matrix[0][1:3] == ("4K", "64K") and [r[0] for r in matrix[1:3]] == ["64K", "1M"]
     assert matrix[1][1] == before.results[1].metrics["write 64K rec 4K MB/s"].median
+
+
+def test_the_workbook_is_usable_as_it_opens_and_holds_the_interleaved_run(tmp_path):
+    before, after = result_set("before", 1.0), result_set("after", 1.2)
+    rows, _ = compare_runs(before, after)
+    path = write([before, after], tmp_path / "r.xlsx", rows, ["before", "after"], interleaved=rows)
+    book = load_workbook(path)
+    assert book.sheetnames[:2] == ["verdicts", "verdicts, interleaved"]
+    for name in ("verdicts", "verdicts, interleaved", "before"):
+        sheet = book[name]
+        assert sheet.freeze_panes == "A2" and sheet.auto_filter.ref == sheet.dimensions
+    verdicts = book["verdicts"]
+    header = [c.value for c in verdicts[1]]
+    assert verdicts.cell(row=2, column=header.index("change") + 1).number_format == "+0.0%;-0.0%;0.0%"
+    assert verdicts.cell(row=2, column=header.index("p") + 1).number_format == "0.000"
+    assert [c.value for c in book["verdicts, interleaved"][1]][4:6] == ["A", "B"]
+    assert book["before"].cell(row=2, column=7).number_format == "0.0##"  # repeat 1

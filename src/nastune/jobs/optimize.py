@@ -265,6 +265,9 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         applied=[c.model_dump(mode="json") for c in plan.changes],
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
+        undo=tuner.undo(journal),
+        refused=mixed.refused if mixed else [],
+        interleaved_runs=mixed.runs if mixed else None,
     )
     undo = tuner.undo(journal)
     return Outcome(rows, notes, report, plan, skipped, journal, failed, undo, mixed, spec.flow, summary)

@@ -48,7 +48,8 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
                 keys.append(r.key)
     for key in keys:
         fig = go.Figure()
-        limit = None
+        limits: dict[str, float] = {}  # each run's goodput limit: an MTU change moves it
+        units: set[str] = set()
         for i, rs in enumerate(runs):
             result = next((r for r in rs.results if r.key == key), None)
             if result is None:
@@ -61,16 +62,28 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
                 medians.append(m.median)
                 lo.append(m.median - low)
                 hi.append(high - m.median)
-                limit = m.limit or limit
+                units.add(m.unit)
+                if m.limit:
+                    limits[_label(rs, i)] = m.limit
             fig.add_bar(
                 name=_label(rs, i),
                 x=names,
                 y=medians,
                 error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
             )
-        if limit:
-            fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=f"link goodput {limit:.1f} MB/s")
-        fig.update_layout(title=key, barmode="group", height=380, margin={"t": 50, "b": 40})
+        same = len(set(limits.values())) == 1  # one line then; else one per run, each named
+        for label, limit in sorted(limits.items(), key=lambda kv: kv[1])[: 1 if same else None]:
+            text = f"link goodput {limit:.1f} MB/s" + ("" if same else f" ({label})")
+            fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=text)
+        unit = units.pop() if len(units) == 1 else "value (unit in each name)"
+        fig.update_layout(
+            title=key,
+            barmode="group",
+            height=380,
+            margin={"t": 50, "b": 40},
+            yaxis={"title": unit},
+            xaxis={"title": "metric"},
+        )
         charts.append({"id": f"bar{len(charts)}", "title": key, "json": _figure_json(fig)})
     return charts
 
@@ -127,7 +140,11 @@ def profile_charts(runs: list[ResultSet]) -> list[dict]:
                 ],
             )
         fig.update_layout(
-            title=f"{_label(rs, i)}: where the CPU time went (% of all CPUs)", barmode="stack", height=380
+            title=f"{_label(rs, i)}: where the CPU time went (% of all CPUs)",
+            barmode="stack",
+            height=380,
+            yaxis={"title": "% of all CPUs"},
+            xaxis={"title": "workload @ target"},
         )
         charts.append(
             {
@@ -161,7 +178,7 @@ def timeline_charts(rs: ResultSet, i: int) -> list[dict]:
         if len(points) < 2:
             continue
         t = [p["t"] for p in points]
-        fig = make_subplots(rows=len(TIMELINE_ROWS), cols=1, shared_xaxes=True, vertical_spacing=0.03)
+        fig = make_subplots(rows=len(TIMELINE_ROWS), cols=1, shared_xaxes=True, vertical_spacing=0.06)
         for row, (key, title) in enumerate(TIMELINE_ROWS, 1):
             if key == "daemon_cores":
                 daemons = sorted({d for p in points for d in p[key]})
@@ -169,9 +186,9 @@ def timeline_charts(rs: ResultSet, i: int) -> list[dict]:
                     fig.add_scatter(x=t, y=[p[key].get(d, 0) for p in points], name=d, row=row, col=1)
             else:
                 fig.add_scatter(x=t, y=[p[key] for p in points], name=title, row=row, col=1, showlegend=False)
-            fig.update_yaxes(title_text=title, row=row, col=1)
+            fig.update_yaxes(title_text=title, title_font={"size": 10}, title_standoff=4, row=row, col=1)
         fig.update_xaxes(title_text="seconds", row=len(TIMELINE_ROWS), col=1)
-        fig.update_layout(title=f"{_label(rs, i)}: {r.key} over time", height=720)
+        fig.update_layout(title=f"{_label(rs, i)}: {r.key} over time", height=900, margin={"l": 90})
         charts.append({"id": f"tl{i}-{n}", "title": f"{_label(rs, i)} {r.key}", "json": _figure_json(fig)})
     return charts
 
@@ -241,11 +258,20 @@ def render(
     title: str = "nastune report",
     interleaved: tuple[list[Row], list[str]] | None = None,
     search: dict | None = None,
+    undo: str = "",
+    refused: list[str] | None = None,
+    interleaved_runs: list[ResultSet] | None = None,
 ) -> Path:
-    """`search`: autotune's verdict, its charts and each tunable's importance."""
+    """`search`: autotune's verdict, its charts and each tunable's importance. `undo`: the
+    command that rolls the applied plan back; `refused`: metrics the A/A control left without a
+    verdict; `interleaved_runs`: A's and B's results, for the workbook."""
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    env.filters["pvalue"] = pvalue
     html = env.get_template("report.html.j2").render(
         title=title,
+        headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
+        undo=undo,
+        refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
         rows=rows or [],
         notes=notes or [],
@@ -265,5 +291,30 @@ def render(
     )
     out.write_text(html)
     write_csv(runs, out.with_suffix(".csv"))
-    workbook.write(runs, out.with_suffix(".xlsx"), rows or [], [_label(rs, i) for i, rs in enumerate(runs)])
+    labels = [_label(rs, i) for i, rs in enumerate(runs)]
+    mixed = interleaved_runs or []
+    workbook.write(
+        runs + mixed,
+        out.with_suffix(".xlsx"),
+        rows or [],
+        labels + [f"{_label(rs, i)} (interleaved)" for i, rs in enumerate(mixed)],
+        interleaved[0] if interleaved else [],
+    )
     return out
+
+
+def pvalue(p: float) -> str:
+    """A p-value as a reader needs it: 3 decimals, and below 0.001 said so rather than 0.000."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def headline(rows: list[Row], interleaved: list[Row], refused: list[str]) -> str:
+    """The report's first line: what was proved, each way of measuring counted on its own."""
+    parts = []
+    for name, table in (("before/after", rows), ("interleaved", interleaved)):
+        if table:
+            count = {v: sum(r.result.verdict == v for r in table) for v in ("better", "worse", "~")}
+            parts.append(f"{name}: {count['better']} better, {count['worse']} worse, {count['~']} unchanged")
+    if refused:
+        parts.append(f"{len(refused)} metric(s) refused by the A/A control (no verdict)")
+    return "; ".join(parts)

@@ -1,6 +1,9 @@
 """An XLSX workbook beside the report's CSV, for people who work in a spreadsheet as 003 did: a
-sheet of verdicts, one sheet per run with every repeat, and for each run with an IOzone-style
-matrix a sheet that lays it out as file size by record size, one block per operation.
+sheet of verdicts (and of the interleaved verdicts), one sheet per run with every repeat (the
+interleaved A and B included), and for each run with an IOzone-style matrix a sheet that lays it
+out as file size by record size, one block per operation. Usable as it opens: numbers carry
+their format (changes as percentages, p to 3 decimals), the header row stays in view and every
+table has its filter.
 
 Text that came from a system (share names, metric names) is written as text, never as a
 formula: a share named `=HYPERLINK(...)` must not run in someone's spreadsheet."""
@@ -51,10 +54,13 @@ def _bytes(size: str) -> int:
     return int(size[:-1]) * (1 << 20 if size.endswith("M") else 1 << 10)
 
 
-def _verdicts(sheet: Worksheet, rows: list[Row]) -> None:
-    _header(
-        sheet, 1, ["workload", "target", "metric", "unit", "before", "after", "change", "low", "high", "p", "verdict"]
-    )
+FORMATS = {"before": "0.0##", "after": "0.0##", "A": "0.0##", "B": "0.0##", "change": "+0.0%;-0.0%;0.0%"}
+FORMATS |= {"low": FORMATS["change"], "high": FORMATS["change"], "p": "0.000", "median": "0.0##", "limit": "0.0"}
+
+
+def _verdicts(sheet: Worksheet, rows: list[Row], before: str = "before", after: str = "after") -> None:
+    columns = ["workload", "target", "metric", "unit", before, after, "change", "low", "high", "p", "verdict"]
+    _header(sheet, 1, columns)
     for n, r in enumerate(rows, 2):
         c = r.result
         _put(
@@ -63,16 +69,26 @@ def _verdicts(sheet: Worksheet, rows: list[Row]) -> None:
             [r.workload, r.target, r.metric, r.unit, c.before_median, c.after_median, c.change, *c.change_ci]
             + [c.p_value, c.verdict_text()],
         )
+    _usable(sheet, columns)
+
+
+def _usable(sheet: Worksheet, columns: list[str]) -> None:
+    """Number formats by column, the header frozen, a filter over the table, readable widths."""
+    for col, name in enumerate(columns, 1):
+        letter = sheet.cell(row=1, column=col).column_letter
+        fmt = FORMATS.get(name, "0.0##" if name.startswith("repeat ") else None)
+        if fmt:
+            for (cell,) in sheet.iter_rows(min_row=2, min_col=col, max_col=col):
+                cell.number_format = fmt
+        sheet.column_dimensions[letter].width = max(10, min(40, len(name) + 4))
+    sheet.freeze_panes = "A2"
+    sheet.auto_filter.ref = sheet.dimensions
 
 
 def _repeats(sheet: Worksheet, rs: ResultSet) -> None:
     most = max((len(m.values) for r in rs.results for m in r.metrics.values()), default=0)
-    _header(
-        sheet,
-        1,
-        ["workload", "target", "metric", "unit", "median", "limit", *(f"repeat {i}" for i in range(1, most + 1))]
-        + ["flags"],
-    )
+    columns = ["workload", "target", "metric", "unit", "median", "limit", *(f"repeat {i}" for i in range(1, most + 1))]
+    _header(sheet, 1, [*columns, "flags"])
     n = 2
     for r in rs.results:
         for name, m in r.metrics.items():
@@ -80,6 +96,7 @@ def _repeats(sheet: Worksheet, rs: ResultSet) -> None:
             _put(sheet, n, [r.workload, str(r.target.get("url", "")), name, m.unit, m.median, m.limit, *values])
             _put_flags(sheet, n, most + 7, m.flags)
             n += 1
+    _usable(sheet, [*columns, "flags"])
 
 
 def _put_flags(sheet: Worksheet, row: int, col: int, flags: list[str]) -> None:
@@ -108,13 +125,17 @@ def _matrix(sheet: Worksheet, rs: ResultSet) -> bool:
     return row > 1
 
 
-def write(runs: list[ResultSet], path: Path, rows: list[Row], labels: list[str]) -> Path:
+def write(
+    runs: list[ResultSet], path: Path, rows: list[Row], labels: list[str], interleaved: list[Row] | None = None
+) -> Path:
     book = Workbook()
     verdicts = book.active
     assert verdicts is not None
     verdicts.title = "verdicts"
     _verdicts(verdicts, rows)
     taken = {"verdicts"}
+    if interleaved:
+        _verdicts(book.create_sheet(_title("verdicts, interleaved", taken)), interleaved, "A", "B")
     for rs, label in zip(runs, labels, strict=True):
         _repeats(book.create_sheet(_title(label, taken)), rs)
         matrix = book.create_sheet(_title(f"{label} iozone", taken))
