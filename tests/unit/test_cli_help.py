@@ -48,3 +48,12 @@ def test_a_directory_output_is_out_dir_and_the_old_spelling_still_works():
         assert "--out-dir,--out " in shown
     shown = run_cli("rollback", "--help", env={"COLUMNS": "200"}).stdout
     assert "--journal" in shown and "--to" in shown
+
+
+def test_the_readme_states_the_exit_codes_as_the_help_does():
+    from pathlib import Path
+
+    from nastune.cli.help import EXIT_CODES
+
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    assert EXIT_CODES in readme
