@@ -35,7 +35,7 @@ class Row(BaseModel):
     after_median: float
     after_ci: list[float]
     change: float
-    change_ci: list[float]
+    change_ci: list[float | None]  # null: too few repeats for an interval
     p_value: float
     verdict: Literal["better", "worse", "~"]
     min_p: float

@@ -238,3 +238,39 @@ def test_unit_and_direction_mismatches_are_refused_and_other_provenance_noted():
                 r.metrics[name] = m.model_copy(update=change)
         with pytest.raises(Incomparable, match="not comparable"):
             compare_runs(a, c)
+
+
+def test_too_few_repeats_get_no_interval_and_say_so():
+    """3 + 3 repeats: no interval can cover 95% (the ranks allow 90% at most), so none is given."""
+    three = compare(draws(1, 100, 3), draws(2, 100, 3))
+    assert three.interval_text() == "too few repeats for an interval"
+    assert three.to_json()["change_ci"] == [None, None]
+    four = compare(draws(1, 100, 4), draws(2, 100, 4))
+    assert "too few" not in four.interval_text()
+
+
+def test_the_tilde_wording_is_never_narrower_than_the_interval():
+    said = [compare(draws(seed, 100, 5, sd=0.04), draws(seed + 100, 100, 5, sd=0.04)) for seed in range(20)]
+    said = [c for c in said if c.verdict == "~" and c.detectable is not None]
+    assert len(said) >= 10
+    assert all(need(c.detectable) >= max(abs(c.change_ci[0]), abs(c.change_ci[1])) for c in said)
+
+
+def test_a_link_speed_change_is_noted_and_a_protocol_change_refused():
+    a, b = _run("a", draws(1, 100)), _run("b", draws(2, 110))
+    for rs, limit in ((a, 117.7), (b, 1177.0)):
+        for r in rs.results:
+            for m in r.metrics.values():
+                m.limit = limit
+    _, notes = compare_runs(a, b)
+    assert any("at the same MTU: the link's speed changed" in n for n in notes)
+    for r in b.results:
+        r.target["mtu"] = 9000
+    _, notes = compare_runs(a, b)
+    assert any("with the MTU (None -> 9000)" in n for n in notes)
+    for r in a.results:
+        r.target["kind"] = "smb"
+    for r in b.results:
+        r.target["kind"] = "nfs"
+    with pytest.raises(Incomparable, match="not the same protocol"):
+        compare_runs(a, b)

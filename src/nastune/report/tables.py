@@ -16,10 +16,10 @@ def comparison(rows, title: str) -> layout.Records:
             r.workload,
             r.target,
             r.metric,
-            f"{c.before_median:.4g}",
+            f"{c.before_median:.4g} {r.unit}",
             f"{c.after_median:.4g} {r.unit}",
-            f"{c.change:+.1%} ({c.change_ci[0]:+.1%}..{c.change_ci[1]:+.1%})",
-            f"{c.p_value:.3f}",
+            f"{c.change:+.1%} ({c.interval_text()})",
+            "< 0.001" if c.p_value < 0.001 else f"{c.p_value:.3f}",
             layout.styled(c.verdict_text(), colour[c.verdict]),
         )
     return table

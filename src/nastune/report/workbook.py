@@ -10,6 +10,7 @@ formula: a share named `=HYPERLINK(...)` must not run in someone's spreadsheet."
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from pathlib import Path
@@ -66,7 +67,8 @@ def _verdicts(sheet: Worksheet, rows: list[Row], before: str = "before", after: 
         _put(
             sheet,
             n,
-            [r.workload, r.target, r.metric, r.unit, c.before_median, c.after_median, c.change, *c.change_ci]
+            [r.workload, r.target, r.metric, r.unit, c.before_median, c.after_median, c.change]
+            + [x if math.isfinite(x) else None for x in c.change_ci]
             + [c.p_value, c.verdict_text()],
         )
     _usable(sheet, columns)

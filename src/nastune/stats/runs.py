@@ -79,6 +79,22 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     return found
 
 
+def _link_changed(key: str, ra, rb) -> list[str]:
+    """A note when the link's physical limit moved between the runs: through the MTU (a tuning
+    may do that on purpose) or with the MTU unchanged (the link's speed: not the tuning)."""
+    limits = [(m.limit, rb.metrics[n].limit) for n, m in ra.metrics.items() if n in rb.metrics]
+    moved = [(x, y) for x, y in limits if x and y and abs(y / x - 1) > 0.01]
+    if not moved:
+        return []
+    (x, y), mtus = moved[0], (ra.target.get("mtu"), rb.target.get("mtu"))
+    if mtus[0] != mtus[1]:
+        return [f"{key}: the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s with the MTU ({mtus[0]} -> {mtus[1]})"]
+    return [
+        f"{key}: the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s at the same MTU: the link's speed changed "
+        "between the runs, which may explain a change the tuning did not make"
+    ]
+
+
 def failures(runs: list[ResultSet]) -> list[str]:
     """One line per workload that failed in any of the runs, for consoles and reports."""
     return [
@@ -109,6 +125,13 @@ def compare_runs(
                 + "; not compared"
             )
             continue
+        kinds = ra.target.get("kind"), rb.target.get("kind")
+        if kinds[0] != kinds[1] and None not in kinds:
+            message = f"{key}: measured over {kinds[0]} then over {kinds[1]}"
+            if not force:
+                raise Incomparable(message + ": not the same protocol (--force compares anyway)")
+            remarks.append(message + " (compared anyway: --force)")
+        remarks += _link_changed(key, ra, rb)
         if ra.params != rb.params:
             differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
             message = f"{key}: workload parameters differ ({', '.join(differing)})"
