@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import statistics
+import subprocess
 import tempfile
 import warnings
 from datetime import UTC, datetime
@@ -264,6 +267,12 @@ def greater(table: dict, mine: str, other: str, budget: int):
 
 
 def replay(args) -> None:
+    said: list[str] = []
+
+    def say(line: str) -> None:
+        print(line)
+        said.append(line)
+
     import optuna
 
     from nastune.autotune.trials import sampler as autotune_sampler
@@ -272,20 +281,20 @@ def replay(args) -> None:
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     land = Landscape(json.loads(Path(args.data or data_file(args.grid)).read_text()))
     rule = land.truth[key(land.rule, land.grid)]
-    print(
+    say(
         f"grid: {len(land.configs())} points of {', '.join(land.grid)}; objective: mean ratio of "
         f"{', '.join(land.workloads)} to the system as it is"
     )
-    print(f"grid's best {land.best:.3f}x; rule-based plan {rule:.3f}x ({rule / land.best:.1%} of the best)")
+    say(f"grid's best {land.best:.3f}x; rule-based plan {rule:.3f}x ({rule / land.best:.1%} of the best)")
     near = [sum(land.truth[key(c, land.grid)] >= share * land.best for c in land.configs()) for share in (0.95, 0.90)]
-    print(f"points within 5% of the best: {near[0]}, within 10%: {near[1]} (of {len(land.configs())})")
+    say(f"points within 5% of the best: {near[0]}, within 10%: {near[1]} (of {len(land.configs())})")
     optimizers = {
         "autotune (TPE, multivariate)": lambda seed, budget: (
             autotune_sampler(seed, budget),
             [land.current, land.rule],
         ),
         "TPE, independent": lambda seed, budget: (
-            optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(3, budget // 4)),
+            optuna.samplers.TPESampler(seed=seed, multivariate=False, n_startup_trials=max(3, budget // 4)),
             [land.current, land.rule],
         ),
         "quasi-random (Sobol)": lambda seed, budget: (
@@ -310,7 +319,7 @@ def replay(args) -> None:
                 during.append(mean / land.best)
                 slower.append(worse)
             found[name, budget], meanwhile[name, budget] = shares, during
-            print(
+            say(
                 f"budget {budget:2d}  {name:30s} median {statistics.median(shares):.1%} of the best; "
                 f"within 5%: {sum(s >= 0.95 for s in shares)}/{args.seeds}, within 10%: "
                 f"{sum(s >= 0.90 for s in shares)}/{args.seeds}; worst {min(shares):.1%}; "
@@ -320,18 +329,18 @@ def replay(args) -> None:
     mine, n = "autotune (TPE, multivariate)", args.seeds
     met = {True: "met", False: "NOT met"}
     at20, at10 = sum(s >= 0.95 for s in found[mine, 20]), sum(s >= 0.90 for s in found[mine, 10])
-    print("goals:")
-    print(f"  within 5% of the best in 20 trials in >= 80% of seeds: {at20}/{n} ({met[at20 >= 0.8 * n]})")
-    print(f"  within 10% of the best in 10 trials in >= 80% of seeds: {at10}/{n} ({met[at10 >= 0.8 * n]})")
+    say("goals:")
+    say(f"  within 5% of the best in 20 trials in >= 80% of seeds: {at20}/{n} ({met[at20 >= 0.8 * n]})")
+    say(f"  within 10% of the best in 10 trials in >= 80% of seeds: {at10}/{n} ({met[at10 >= 0.8 * n]})")
     for budget in (10, 20):
         a, r, p = greater(found, mine, "random search", budget)
-        print(
+        say(
             f"  better than random search at {budget} trials (paired Wilcoxon over seeds, mean "
             f"{a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g} ({met[p < 0.05]})"
         )
     for budget in (10, 20):
         a, r, p = greater(meanwhile, mine, "random search", budget)
-        print(
+        say(
             f"  (not a goal) its trials better than random search's at {budget} trials (paired "
             f"Wilcoxon, mean {a.mean():.1%} against {r.mean():.1%} of the best): p = {p:.3g}"
         )
@@ -339,10 +348,34 @@ def replay(args) -> None:
     spread = statistics.median(
         (max(v) - min(v)) / statistics.median(v) for point in land.values.values() for v in point.values() if v
     )
-    print(
+    say(
         f"  never worse than the rule-based plan: worst seed {worst:.3f}x the plan ({met[worst >= 1.0]}; "
         f"a point's recorded repeats spread by {spread:.1%}, the median of max - min over median)"
     )
+    out = Path(__file__).parent / "results" / f"autotune-replay-{args.grid}.json"
+    out.write_text(
+        json.dumps(
+            {
+                "bench": "autotune_eval replay",
+                "command": ["bench/autotune_eval.py", "replay", "--grid", args.grid, "--seeds", str(args.seeds)],
+                "commit": _commit(),
+                "host": {"node": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
+                "date": datetime.now(UTC).isoformat(timespec="seconds"),
+                "optuna": optuna.__version__,
+                "printed": said,
+                "found": {f"{name} @ {budget}": v for (name, budget), v in found.items()},
+                "trials_mean": {f"{name} @ {budget}": v for (name, budget), v in meanwhile.items()},
+            },
+            indent=1,
+        )
+        + "\n"
+    )
+    print(f"recorded in {out}")
+
+
+def _commit() -> str:
+    top = Path(__file__).resolve().parent.parent
+    return subprocess.run(["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:
