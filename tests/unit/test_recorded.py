@@ -51,3 +51,55 @@ def test_the_start_up_figures_in_the_readme_are_the_recorded_ones():
         assert stated, command
         assert int(stated.group(1)) == round(record[command]["median_s"] * 1000)
         assert float(stated.group(2)) == record[command]["ratio"]
+
+
+def _printed(grid: str, pattern: str) -> re.Match:
+    record = json.loads((TOP / "bench" / "results" / f"autotune-replay-{grid}.json").read_text())
+    found = next((m for line in record["printed"] if (m := re.search(pattern, line))), None)
+    assert found, (grid, pattern)
+    return found
+
+
+def test_the_autotune_table_and_its_sampler_figures_are_the_recorded_replays():
+    text = " ".join(README.split())
+    row = re.search(r"\| grid's best; rule plan \| ([\d.]+)x; ([\d.]+)x \(([\d.]+)%\) \| ([\d.]+)x; ([\d.]+)x", text)
+    assert row
+    for grid, (best, rule) in (("soho", row.groups()[0:2]), ("soho-wide", row.groups()[3:5])):
+        got = _printed(grid, r"grid's best ([\d.]+)x; rule-based plan ([\d.]+)x")
+        assert (best, rule) == got.groups()
+    trials = re.search(
+        r"\| autotune's trials on average, against random search's \(20 trials\) \| ([\d.]+)% against ([\d.]+)%"
+        r"[^|]*\| ([\d.]+)% against ([\d.]+)%",
+        text,
+    )
+    assert trials
+    for grid, stated in (("soho", trials.groups()[:2]), ("soho-wide", trials.groups()[2:])):
+        got = _printed(
+            grid,
+            r"its trials better than random search's at 20 trials \(paired Wilcoxon, mean ([\d.]+)% against ([\d.]+)%",
+        )
+        assert stated == got.groups()
+    for grid, pair in (("soho", ("89.0", "88.2")), ("soho-wide", ("95.2", "93.1"))):
+        independent = _printed(grid, r"budget 20  TPE, independent .* the trials: ([\d.]+)% of the best")
+        mine = _printed(grid, r"budget 20  autotune \(TPE, multivariate\) .* the trials: ([\d.]+)% of the best")
+        assert (independent[1], mine[1]) == pair and f"{pair[0]}% against {pair[1]}%" in text
+
+
+def test_the_interval_coverage_figures_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "coverage.json").read_text())
+    assert record["met"]
+    span = lambda cells, key: "-".join(
+        f"{100 * v:.1f}"
+        for v in (
+            min(c[key] / c["trials" if key == "plain95" else "given"] for c in cells),
+            max(c[key] / c["trials" if key == "plain95" else "given"] for c in cells),
+        )
+    )
+    three = [c for c in record["cells"] if c["n"] == [3, 3]]
+    small = [c for c in record["cells"] if c["n"] in ([3, 5], [4, 4])]
+    assert all(c["given"] == 0 for c in three)
+    text = " ".join(README.split())
+    assert f"in {span(three, 'plain95')}% of A/A runs" in text
+    assert (
+        f"in {span(small, 'plain95')}%, and the 99% percentiles nastune uses there in {span(small, 'covered')}%" in text
+    )

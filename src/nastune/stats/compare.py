@@ -10,10 +10,10 @@ and fio's latency percentiles, which come in histogram steps, tie often. A "~" s
 change this comparison could have shown (`detectable`), since "~" is not "no change".
 
 The change interval is a bootstrap percentile interval of the ratio of medians, which covers less
-than it says on few repeats: simulated (bench/coverage.py) at CV 5%, its 95% interval covered 90%
-at 3 + 3 repeats, 92% at 4 + 4, 97% at 5 + 5. No interval can do better than 1 - 2 / C(n_a + n_b,
-n_a) from the ranks alone (90% at 3 + 3), so below 95% there none is given ("too few repeats for
-an interval"), and up to 4 repeats a side the 99% percentiles are used (96%)."""
+than it says on few repeats (bench/coverage.py records it: the plain 95% interval beside this
+one). No interval can do better than 1 - 2 / C(n_a + n_b, n_a) from the ranks alone (90% at
+3 + 3), so below 95% there none is given ("too few repeats for an interval"), and up to 4 repeats
+a side the 99% percentiles are used."""
 
 from __future__ import annotations
 
