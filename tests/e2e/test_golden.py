@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 
 # debian12-vm, lab-soho and lab-modern are captured from real machines (`nastune capture`; the lab's
-# nas host captured inside its namespace); the other three are hand-made (tests/fixtures/make_roots.py).
+# nas host captured inside its namespace); the other four are hand-made (tests/fixtures/make_roots.py).
 SYSTEMS = [
     "debian12-vm",
     "lab-soho",
