@@ -188,3 +188,27 @@ def test_a_system_without_psi_servers_or_ss_records_why_instead_of_failing(tmp_p
     unknown = sample.limits["unknown"]
     assert set(unknown) == {"threads", "pressure", "tcp"} and "PSI" in unknown["pressure"]
     assert usage.summarize([sample, sample])["unknown"] == unknown
+
+
+def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
+    """The main job's mistakes: Samba's socket options marked limiting from an NFS read's send
+    buffer, and writeback tuning from an aged read. A Samba rule only for SMB, NFS rules only
+    for NFS, read-path and write-path rules only for reads or writes."""
+    window = {"tcp": {"sends": True, "MBps": 40.0, "rtt_ms": 20.0, "sndbuf_limited_percent": 70.0,
+                      "rwnd_limited_percent": 1.0, "rcv_ssthresh": 64088}}  # fmt: skip
+    over_nfs = limits.rank(window, None, "nfs", "read")[0]
+    over_smb = limits.rank(window, None, "smb", "read")[0]
+    assert "smb-socket-buffers-fixed" not in over_nfs.rules and "tcp-buffers-below-bdp" in over_nfs.rules
+    assert "smb-socket-buffers-fixed" in over_smb.rules
+    assert "smb-socket-buffers-fixed" in limits.rank(window, None, "path", "read")[0].rules  # a mount: either
+    assert limits.acts_on("vm-dirty-writeback", "nfs", "write") and not limits.acts_on(
+        "vm-dirty-writeback", "nfs", "read"
+    )
+    assert limits.acts_on("xfs-fragmentation", "smb", "read") and not limits.acts_on(
+        "xfs-fragmentation", "smb", "write"
+    )
+    assert not limits.acts_on("ganesha-io-size-small", "smb", "both") and limits.acts_on(
+        "ganesha-io-size-small", "nfs", "both"
+    )
+    known = {r for f in limits.FACTORS.values() for r in f.rules}
+    assert set(limits.RULE_PROTOCOL) | set(limits.RULE_PATH) <= known  # every entry is a rule some factor names

@@ -16,6 +16,7 @@ def test_every_workload_declares_itself():
         assert w.name == name and w.title and w.doc and w.source, name
         assert w.kinds and set(w.kinds) <= set(KINDS), name
         assert w.view in VIEWS, f"{name}: the report draws no view {w.view!r}"
+        assert w.path in ("read", "write", "both"), f"{name}: attribution knows no path {w.path!r}"
         if name == "numa-bandwidth":
             continue  # its metrics depend on the machine's NUMA nodes
         metrics = w.metrics(DEFAULTS)

@@ -9,6 +9,22 @@ import math
 from dataclasses import dataclass
 
 PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
+# The path a rule can act on: a protocol's rules limit only its own transfers (Samba's socket
+# options cannot hold back an NFS read), and read-path and write-path rules only reads or writes.
+RULE_PROTOCOL = {
+    "smb-aio-off": "smb",
+    "smb-socket-buffers-fixed": "smb",
+    "nfsd-threads-low": "nfs",
+    "ganesha-io-size-small": "nfs",
+    "nfs-client-rsize-small": "nfs",
+}
+RULE_PATH = {
+    "vm-dirty-writeback": "write",
+    "xfs-external-log": "write",
+    "read-ahead-small": "read",
+    "xfs-fragmentation": "read",
+}
+PROTOCOLS = ("smb", "nfs", "ftp")
 LATENCY_BOUND = "no resource saturated: latency-bound (round trips, request size or client)"
 
 
@@ -235,14 +251,24 @@ FACTORS: dict[str, Factor] = {
 }
 
 
-def rank(profile: dict, limit_bytes: float | None = None) -> list[Limit]:
-    """Every factor the evidence names, the strongest first."""
+def rank(profile: dict, limit_bytes: float | None = None, kind: str = "", path: str = "both") -> list[Limit]:
+    """Every factor the evidence names, the strongest first, each with the rules that can act
+    on this run's path: `kind` the target's protocol (smb, nfs, ftp; other kinds keep every
+    protocol's rules), `path` the workload's (read, write or both)."""
     found = []
     for factor in FACTORS.values():
+        rules = tuple(r for r in factor.rules if acts_on(r, kind, path))
         for score, evidence in factor.assess(profile, limit_bytes):
             if score >= factor.threshold:
-                found.append(Limit(factor.name, min(score, 1.0), evidence, factor.rules))
+                found.append(Limit(factor.name, min(score, 1.0), evidence, rules))
     return sorted(found, key=lambda limit: -limit.score)
+
+
+def acts_on(rule: str, kind: str, path: str) -> bool:
+    protocol, way = RULE_PROTOCOL.get(rule), RULE_PATH.get(rule)
+    if protocol and kind in PROTOCOLS and protocol != kind:
+        return False
+    return not (way and path != "both" and way != path)
 
 
 def first_line(limits: list[Limit]) -> str:

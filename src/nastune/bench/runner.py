@@ -159,7 +159,7 @@ def run(
                 except BenchError as e:
                     retries.append(f"teardown: {e}")
             summary = profiler.summary() if len(profiler.samples) > 1 else {}
-            limits = rank(summary, target.limit_bytes) if summary else []
+            limits = rank(summary, target.limit_bytes, target.kind, workload.path) if summary else []
             if rows or error:
                 results.results.append(
                     WorkloadResult(

@@ -34,6 +34,7 @@ class Workload:
     # "iozone" (latency against file size per record size), "heatmap" (a node x node matrix)
     view = "bars"
     device_bound = False  # a local sequential read: also bounded by the device's own read rate
+    path = "both"  # read, write or both: which rules attribution may name for what limited it
 
     def runs_on(self, target: Target) -> bool:
         return target.kind in self.kinds
@@ -83,6 +84,7 @@ def _long_enough(size: int) -> dict[str, str]:
 
 class SeqWrite(Workload):
     name, title = "seq-write", "Large sequential write of one file"
+    path = "write"
     doc = (
         "Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
         "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report."
@@ -123,6 +125,7 @@ class SeqWrite(Workload):
 class SeqRead(SeqWrite):
     name, title = "seq-read", "Large sequential read of one file"
     device_bound = True
+    path = "read"
     doc = "Fetch one large file (default 1 GiB) through the protocol's client into /dev/null, or read it with fio."
 
     def setup(self, target, params):
@@ -151,6 +154,7 @@ class SeqRead(SeqWrite):
 
 class AgedRead(Workload):
     name, title = "aged-read", "Read of the aged (fragmented) data set"
+    path = "read"
     doc = (
         "Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
         "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads."
@@ -225,6 +229,7 @@ class Iozone(Workload):
 
 class SyncWrite(Workload):
     name, title = "sync-write", "Synchronous versus buffered writes"
+    path = "write"
     doc = (
         "Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
         "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path."
@@ -300,6 +305,7 @@ class SmallFiles(Workload):
 
 class Latency(Workload):
     name, title = "latency", "Per-request latency (ioping-like)"
+    path = "read"
     doc = "4 KiB random reads one at a time with direct I/O: the latency a single request sees, in percentiles."
     kinds, source = ("path",), "003 (ioping)"
 
