@@ -26,7 +26,11 @@ def test_the_injected_limit_is_named_first(lab_dir, tmp_path, scenario, args, in
     out = tmp_path / "r.json"
     shown = nastune(lab_dir, "bench", "--lab", *args, "--repeats", "3", "--out", str(out))
     (result,) = json.loads(out.read_text())["results"]
-    assert result["limits"] and result["limits"][0]["factor"] == injected, result["limits"]
+    named = [limit["factor"] for limit in result["limits"]]
+    if named and named[0] == "other-load":  # a busy machine says so first; the injected limit still shows
+        assert injected in named[1:], result["limits"]
+        named = named[1:]
+    assert named and named[0] == injected, result["limits"]
     assert result["attribution"] == result["limits"][0]["evidence"]
     assert result["attribution"][:40] in " ".join(shown.stdout.split())  # the console shows it
     timeline = result["profile"]["timeline"]

@@ -271,5 +271,19 @@ def acts_on(rule: str, kind: str, path: str) -> bool:
     return not (way and path != "both" and way != path)
 
 
+def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> list[Limit]:
+    """`limits` with the machine's other load named first when it disturbed at least half the
+    repeats (a busy host's CPU must not be read as the server's limit), after them otherwise."""
+    if not reasons or not repeats:
+        return limits
+    share = len(reasons) / repeats
+    said = (
+        f"other load on this machine during {len(reasons)} of {repeats} repeats ({reasons[0]}): it may be the "
+        "limit, rather than anything on the NAS; measure again when the machine is quiet"
+    )
+    other = Limit("other-load", 1.0 if share >= 0.5 else share / 2, said, ())
+    return sorted([other, *limits], key=lambda limit: -limit.score)
+
+
 def first_line(limits: list[Limit]) -> str:
     return limits[0].evidence if limits else LATENCY_BOUND

@@ -17,7 +17,7 @@ from rich.progress import Progress
 
 from nastune.bench.drivers.fio import device_read_rate
 from nastune.bench.interference import Meter, disturbed
-from nastune.bench.limits import first_line, rank
+from nastune.bench.limits import first_line, rank, with_other_load
 from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
@@ -160,6 +160,7 @@ def run(
                     retries.append(f"teardown: {e}")
             summary = profiler.summary() if len(profiler.samples) > 1 else {}
             limits = rank(summary, target.limit_bytes, target.kind, workload.path) if summary else []
+            limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
             if rows or error:
                 results.results.append(
                     WorkloadResult(
@@ -173,7 +174,7 @@ def run(
                         if rows
                         else {},
                         profile=summary,
-                        attribution=first_line(limits) if summary else "",
+                        attribution=first_line(limits) if summary or limits else "",
                         limits=[limit.to_json() for limit in limits],
                         started=started,
                         seconds=round(time.monotonic() - clock, 2),
