@@ -1,7 +1,7 @@
 """How good autotune's search is, judged on landscapes measured once on the lab (soho).
 
     .venv/bin/python bench/autotune_eval.py record [--grid soho|soho-wide] [--repeats 3] [--size 32M] [--resume]
-    .venv/bin/python bench/autotune_eval.py replay [--grid soho|soho-wide] [--seeds 10]
+    .venv/bin/python bench/autotune_eval.py replay [--grid soho|soho-wide] [--seeds 10] [--out RECORD.json]
 
 `record` measures every point of a grid (GRIDS: `soho`, four tunables at 3 levels, 81 points;
 `soho-wide`, the two strong ones at 4 levels with the MTU and Samba's aio, 64 points), plus the
@@ -352,12 +352,15 @@ def replay(args) -> None:
         f"  never worse than the rule-based plan: worst seed {worst:.3f}x the plan ({met[worst >= 1.0]}; "
         f"a point's recorded repeats spread by {spread:.1%}, the median of max - min over median)"
     )
-    out = Path(__file__).parent / "results" / f"autotune-replay-{args.grid}.json"
+    if not args.out:
+        return
+    out = Path(args.out)
     out.write_text(
         json.dumps(
             {
                 "bench": "autotune_eval replay",
-                "command": ["bench/autotune_eval.py", "replay", "--grid", args.grid, "--seeds", str(args.seeds)],
+                "command": ["bench/autotune_eval.py", "replay", "--grid", args.grid, "--seeds", str(args.seeds)]
+                + ["--out", str(args.out)],
                 "commit": _commit(),
                 "host": {"node": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
                 "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -391,6 +394,9 @@ def main() -> None:
     rep.add_argument("--grid", choices=GRIDS, default="soho")
     rep.add_argument("--seeds", type=int, default=10)
     rep.add_argument("--data", help="a recorded grid's file (default: the --grid's in bench/data)")
+    rep.add_argument(
+        "--out", help="record what it prints and every seed's score (bench/results/autotune-replay-GRID.json)"
+    )
     args = parser.parse_args()
     if args.command == "record":
         record(args)
