@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from nastune.protocols import PROTOCOLS
+
 PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
 # The path a rule can act on: a protocol's rules limit only its own transfers (Samba's socket
 # options cannot hold back an NFS read), and read-path and write-path rules only reads or writes.
@@ -24,7 +26,6 @@ RULE_PATH = {
     "read-ahead-small": "read",
     "xfs-fragmentation": "read",
 }
-PROTOCOLS = ("smb", "nfs", "ftp")
 LATENCY_BOUND = "no resource saturated: latency-bound (round trips, request size or client)"
 
 
@@ -266,7 +267,7 @@ def rank(profile: dict, limit_bytes: float | None = None, kind: str = "", path: 
 
 def acts_on(rule: str, kind: str, path: str) -> bool:
     protocol, way = RULE_PROTOCOL.get(rule), RULE_PATH.get(rule)
-    if protocol and kind in PROTOCOLS and protocol != kind:
+    if protocol and kind in PROTOCOLS and protocol != kind:  # a file-sharing protocol's run
         return False
     return not (way and path != "both" and way != path)
 
