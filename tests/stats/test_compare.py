@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -96,6 +98,10 @@ def test_baseline_save_and_check(tmp_path):
     assert run_cli("baseline", "check", "tuned", str(good), env=env).returncode == 0
     worse = run_cli("baseline", "check", "tuned", str(bad), env=env, check=False)
     assert worse.returncode == 1 and "worse" in worse.stdout
+    summary = run_cli("baseline", "check", "tuned", str(bad), "--json", env=env, check=False)  # schema-checked
+    (compared,) = json.loads(summary.stdout)["comparisons"]
+    assert summary.returncode == 1 and compared["before"] == "baseline tuned"
+    assert {r["verdict"] for r in compared["rows"]} == {"worse"}
     missing = run_cli("baseline", "check", "nosuch", str(good), env=env, check=False)
     assert missing.returncode == 2 and "no baseline 'nosuch'" in missing.stderr
 
