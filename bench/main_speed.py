@@ -2,16 +2,19 @@
 fresh lab soho with its default workloads, once as the seeds do it (`--flow before-after`:
 measure, apply, measure, then interleave the settings a second time) and once interleaved
 (`--flow interleaved`: the settings proved by interleaving alone, stopping each workload when
-it is settled; the one-off action before/after on the workload it changes). For each: wall time
-after the lab's set-up, per phase (from the job's own progress lines, timestamped as they
-arrive), the time the transfers themselves took (each repeat's size over its rate), switching
-time, the verdicts and the metrics the A/A control refused.
+it is settled; the one-off action before/after on the workload it changes, its after being the interleaved A).
+Each flow runs with its own transfer size: before-after at 256M, as the job ran when issue 25
+measured it, the interleaved flow at optimize's default (auto: a second at the link's goodput).
+For each: wall time after the lab's set-up, per phase (from the job's own progress lines,
+timestamped as they arrive), the time the sequential transfers took (each repeat's size over its
+rate), switching time, the verdicts and the metrics the A/A control refused.
 
 Goal (issue 25), fixed before the run: the interleaved flow's wall time after set-up at most a
 third of the before-after flow's, at least as many "better" verdicts, 0 "worse", at most 1
 refused metric.
 
-    .venv/bin/python bench/main_speed.py [--size 256M] [--repeats 5] [--order interleaved,before-after]
+    .venv/bin/python bench/main_speed.py [--sizes interleaved=auto,before-after=256M] [--repeats 5]
+        [--order interleaved,before-after]
         [--out bench/results/main-speed.json]"""
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import time
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
-SIZES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
@@ -48,7 +50,8 @@ def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
         "flow": flow,
         "wall_s": round(took, 1),
         "phases": phases(lines, took),
-        "transfer_s": round(transfer_seconds(out, size), 1),
+        "size": size,
+        "transfer_s": round(transfer_seconds(out), 1),
         "switch_s": mixed.get("switch_seconds", 0.0),
         "pairs": mixed.get("pairs", 0),
         "before_after": [verdict(r) for r in compared["rows"]],
@@ -85,20 +88,19 @@ def phases(lines: list[tuple[float, str]], end: float) -> dict[str, float]:
     return spent
 
 
-def transfer_seconds(out: Path, size: str) -> float:
-    """Each repeat's bytes over its rate, for the sequential workloads' MB/s metrics."""
-    total_bytes = int(size[:-1]) * SIZES[size[-1].upper()] if size[-1].upper() in SIZES else int(size)
+def transfer_seconds(out: Path) -> float:
+    """Each repeat's bytes (the size it was run with) over its rate, for the sequential workloads."""
     seconds = 0.0
     for name in ("before.json", "after.json", "interleaved/a.json", "interleaved/b.json"):
         path = out / name
         if not path.exists():
             continue
         for result in json.loads(path.read_text())["results"]:
-            if not result["workload"].startswith(("seq-", "aged-")):
+            if not result["workload"].startswith("seq-"):
                 continue
             for metric in result["metrics"].values():
                 if metric["unit"] == "MB/s":
-                    seconds += sum(total_bytes / (v * 1e6) for v in metric["values"] if v > 0)
+                    seconds += sum(result["params"]["size"] / (v * 1e6) for v in metric["values"] if v > 0)
     return seconds
 
 
@@ -112,16 +114,17 @@ def count(rows: list[dict], what: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="256M")
+    parser.add_argument("--sizes", default="interleaved=auto,before-after=256M")
     parser.add_argument("--repeats", default="5")
     parser.add_argument("--order", default="interleaved,before-after")
     parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / "main-speed.json")
     args = parser.parse_args()
+    sizes = dict(pair.split("=") for pair in args.sizes.split(","))
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         try:
             for flow in args.order.split(","):
-                runs.append(run_flow(flow, args.size, args.repeats, Path(tmp) / flow))
+                runs.append(run_flow(flow, sizes[flow], args.repeats, Path(tmp) / flow))
                 print(f"{flow}: {runs[-1]['last_line']}", flush=True)
         finally:  # optimize leaves the lab up, tuned; a bench leaves nothing behind
             subprocess.run([sys.executable, "-m", "nastune", "lab", "down"], cwd=TOP, capture_output=True)
@@ -134,7 +137,7 @@ def main() -> None:
         r["after_setup_s"] = round(after_setup, 1)
         r["better"], r["worse"] = count(proof, "better"), count(proof, "worse")
         print(
-            f"\n{r['flow']}: {r['wall_s']:.0f} s wall, {after_setup:.0f} s after set-up; "
+            f"\n{r['flow']} (--size {r['size']}): {r['wall_s']:.0f} s wall, {after_setup:.0f} s after set-up; "
             f"transfers {r['transfer_s']:.0f} s, "
             f"switching {r['switch_s']:.0f} s, {r['pairs']} pairs; {r['better']} better, {r['worse']} worse, "
             f"{len(r['refused'])} refused{'; ' + r['stopped'] if r['stopped'] else ''}"

@@ -45,6 +45,7 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     worse = [(r["workload"], r["target"]) for r in compared["rows"] + mixed["rows"] if r["verdict"] == "worse"]
     assert not [w for w in worse if w[1].split(":")[0] in ("smb", "nfs", "ftp")], worse
     assert any("xfs_fsr" in n for n in mixed["notes"])  # the one-off action: before/after only
+    assert "measure: after" not in proc.stderr  # its after-measurement is the interleaved run's A
     tuned = json.loads((out / "interleaved" / "b.json").read_text())["results"]
     assert all(r["target"]["mtu"] == 9000 for r in tuned if r["target"]["kind"] != "path")  # re-resolved for B
     assert not [f for r in tuned for m in r["metrics"].values() for f in m["flags"] if "goodput" in f]

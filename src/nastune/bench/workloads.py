@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass
 
 from nastune.bench.drivers import fio, iperf3, membw, smallfiles, transfer
+from nastune.bench.sizing import FALLBACK
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
@@ -378,7 +379,7 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 DEFAULTS = {
-    "size": 1 << 30,
+    "size": FALLBACK,
     "file_sizes": [64 * KiB, MiB, 16 * MiB],
     "record_sizes": [4 * KiB, 64 * KiB, MiB],
     "files": 500,

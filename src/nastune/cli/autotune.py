@@ -12,7 +12,7 @@ from nastune.cli.common import app, consent, console, err, fail, failing, say, s
 from nastune.report import outcomes
 
 
-@app.command()
+@app.command(short_help="Search the tunables with real measurements")
 def autotune(
     lab: opt.LabOrLive = True,
     scenario: opt.Scenario = "soho",

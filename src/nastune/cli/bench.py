@@ -71,7 +71,7 @@ def bench(
         raise typer.Exit(1)
 
 
-@app.command(hidden=True)
+@app.command(hidden=True, short_help="Stream this host's /proc samples as JSON lines")
 def sample(interval: Annotated[float, typer.Option("--interval", min=0.1, max=60)] = 0.5) -> None:
     """Stream this host's /proc samples, one JSON line each: the NAS's side of a profile that a
     coordinator takes over SSH."""
@@ -82,7 +82,7 @@ def sample(interval: Annotated[float, typer.Option("--interval", min=0.1, max=60
     Profiler(interval=interval).stream(sys.stdout)
 
 
-@bench_app.command("list")
+@bench_app.command("list", short_help="The workloads, what they measure, where they run")
 def bench_list() -> None:
     """The workloads, what they measure, and where they run."""
     from nastune.bench.workloads import WORKLOADS
@@ -93,7 +93,7 @@ def bench_list() -> None:
     console.print(table)
 
 
-@app.command()
+@app.command(short_help="Compare result files: verdicts with intervals")
 def compare(
     results: Annotated[list[Path], typer.Argument(help="Two or more result files; each is compared with the first.")],
     json: opt.Json = False,
@@ -111,7 +111,7 @@ def compare(
     print(comparing.summary(done).dumps()) if json else outcomes.comparisons(console, done)
 
 
-@baseline_app.command("save")
+@baseline_app.command("save", short_help="Store a result file as a baseline")
 def baseline_save(
     name: Annotated[str, typer.Argument(help="A name, e.g. after-tuning.")],
     result: Annotated[Path, typer.Argument(help="The result file to keep.")],
@@ -125,7 +125,7 @@ def baseline_save(
     console.print(f"saved baseline {name} ({path})")
 
 
-@baseline_app.command("check")
+@baseline_app.command("check", short_help="Compare a new run with a baseline")
 def baseline_check(
     name: Annotated[str, typer.Argument(help="The baseline to compare with.")],
     result: Annotated[Path, typer.Argument(help="A new result file.")],
@@ -148,7 +148,7 @@ def baseline_check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Write a self-contained HTML report")
 def report(
     results: Annotated[list[Path], typer.Argument(help="Result files; the first is compared with the others.")],
     out: Annotated[Path, typer.Option(help="The HTML report (a CSV of every number is written beside it).")] = Path(
@@ -165,7 +165,7 @@ def report(
     console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
 
 
-@app.command()
+@app.command(short_help="Write a result in another tool's format")
 def export(
     result: Annotated[Path, typer.Argument(metavar="RESULT", help="A result file (bench, optimize, ab).")],
     format: Annotated[
@@ -181,13 +181,13 @@ def export(
     print(benchfmt.export(loaded), end="")
 
 
-@app.command()
+@app.command(short_help="Measure a plan's effect, A and B interleaved")
 def ab(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="The plan whose effect to measure (B).")],
     lab: opt.Lab = False,
     target: opt.Target = None,
     workload: opt.Workload = None,
-    size: opt.Size = "64M",
+    size: opt.Size = "auto",
     min_pairs: opt.MinPairs = 5,
     max_pairs: opt.MaxPairs = 12,
     seed: opt.Seed = None,

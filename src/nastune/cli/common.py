@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from nastune.facts import Facts
 
 lab_app = typer.Typer(
+    short_help="The lab: a real NAS and its clients on this machine",
     help="The lab: a real NAS (Samba, NFS-Ganesha, FTP on XFS) and its clients on this "
     "machine, in network namespaces joined by a shaped link.",
     no_args_is_help=True,
@@ -45,13 +46,17 @@ app = typer.Typer(
 )
 
 bench_app = typer.Typer(
+    short_help="Measure the NAS end to end",
     help="Measure the NAS end to end: per protocol, latency vs file and record size, "
-    "sync vs async, small files, the network, NUMA memory bandwidth."
+    "sync vs async, small files, the network, NUMA memory bandwidth.",
 )
 app.add_typer(lab_app, name="lab")
 app.add_typer(bench_app, name="bench")
 
-baseline_app = typer.Typer(help="Keep a result as a named baseline and check later runs against it.")
+baseline_app = typer.Typer(
+    short_help="Keep results as named baselines and check against them",
+    help="Keep a result as a named baseline and check later runs against it.",
+)
 app.add_typer(baseline_app, name="baseline")
 
 console = layout.console()
@@ -159,11 +164,12 @@ def lab_action(action):
         return action()
 
 
-def size_option(text: str) -> int:
+def size_option(text: str) -> int | None:
+    """A size, or None for auto (chosen by the job from the link it measures)."""
     from nastune.lab.scenario import size_bytes
 
     with failing():
-        return size_bytes(text)
+        return None if text == "auto" else size_bytes(text)
 
 
 def load_results(paths: list[Path]):

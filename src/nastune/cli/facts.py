@@ -12,7 +12,7 @@ from nastune.cli.common import SEVERITIES, app, collect_facts, console, fail, fa
 from nastune.severity import Severity
 
 
-@app.command()
+@app.command(short_help="Show every performance-relevant fact")
 def inspect(
     ctx: typer.Context,
     root: opt.Root = "/",
@@ -34,7 +34,7 @@ def inspect(
         render(facts, console, verbose=verbose(ctx))
 
 
-@app.command()
+@app.command(short_help="Snapshot what the collectors read, for --root")
 def capture(
     out: Annotated[Path, typer.Argument(help="The snapshot archive to write (.tar.gz).")],
     xfs_fragmentation: opt.Frag = False,
@@ -55,7 +55,7 @@ def capture(
     )
 
 
-@app.command()
+@app.command(short_help="Find what makes this NAS slow")
 def diagnose(
     ctx: typer.Context,
     root: opt.Root = "/",
@@ -101,7 +101,7 @@ def diagnose(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Explain a rule, or list them all")
 def explain(
     rule_id: Annotated[str | None, typer.Argument(help="A rule id; without one, list all rules.")] = None,
 ) -> None:

@@ -11,7 +11,7 @@ from nastune.cli.common import console, lab_action, lab_app, say
 from nastune.report import outcomes
 
 
-@lab_app.command("up")
+@lab_app.command("up", short_help="Build the lab (idempotent)")
 def lab_up(
     scenario: opt.Scenario = "soho",
     rate: Annotated[str | None, typer.Option(help="Link rate, both directions (e.g. 1gbit, 100mbit).")] = None,
@@ -33,7 +33,7 @@ def lab_up(
     lab_action(action)
 
 
-@lab_app.command("down")
+@lab_app.command("down", short_help="Remove everything the lab created")
 def lab_down() -> None:
     """Remove everything the lab created (namespaces, mounts, loop devices, cgroups, processes, files)."""
     from nastune.sites.lab.lab import Lab
@@ -41,7 +41,7 @@ def lab_down() -> None:
     lab_action(lambda: Lab().down(log=lambda m: console.print(m, highlight=False)))
 
 
-@lab_app.command("reset")
+@lab_app.command("reset", short_help="Rebuild the lab in its scenario's state")
 def lab_reset() -> None:
     """Rebuild the lab in its scenario's state (undoes any tuning applied to it)."""
     from nastune.sites.lab.lab import Lab
@@ -49,7 +49,7 @@ def lab_reset() -> None:
     lab_action(lambda: Lab().reset(log=say("lab")))
 
 
-@lab_app.command("status")
+@lab_app.command("status", short_help="Each part of the lab, up or down")
 def lab_status(json: opt.Json = False) -> None:
     """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
     from nastune.sites.lab.lab import Lab
@@ -65,7 +65,7 @@ def lab_status(json: opt.Json = False) -> None:
         raise typer.Exit(1)
 
 
-@lab_app.command("inventory")
+@lab_app.command("inventory", short_help="Print the lab's Ansible inventory")
 def lab_inventory() -> None:
     """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
     from nastune.sites.lab.lab import Lab, LabError
@@ -79,7 +79,11 @@ def lab_inventory() -> None:
     print(lab_action(action), end="")
 
 
-@lab_app.command("exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@lab_app.command(
+    "exec",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    short_help="Run a command on a lab host",
+)
 def lab_exec(
     host: Annotated[str, typer.Argument(help="nas, client (the first), client2, ...")],
     command: Annotated[list[str], typer.Argument(help="The command and its arguments (after --).")],

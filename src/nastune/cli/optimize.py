@@ -12,14 +12,14 @@ from nastune.cli.common import app, consent, console, err, fail, failing, say, s
 from nastune.report import outcomes
 
 
-@app.command()
+@app.command(short_help="The main job: diagnose, tune, prove the gain")
 def optimize(
     lab: opt.LabOrLive = True,
     scenario: opt.Scenario = "soho",
     target: opt.Target = None,
     workload: opt.Workload = None,
     repeats: Annotated[int, typer.Option(min=2, max=100, help="Timed repeats after a warm-up.")] = 5,
-    size: opt.Size = "256M",
+    size: opt.Size = "auto",
     out: Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for results, plan, report.")] = Path(
         "nastune-optimize"
     ),

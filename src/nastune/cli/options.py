@@ -72,7 +72,13 @@ Workload = Annotated[
         "NAS names a read set, network from a single client.",
     ),
 ]
-Size = Annotated[str, typer.Option(help="File size of the sequential workloads.")]
+Size = Annotated[
+    str,
+    typer.Option(
+        metavar="SIZE|auto",
+        help="File size of the sequential workloads (512M, 4G), or auto: about a second at the link's goodput.",
+    ),
+]
 Repeats = Annotated[int, typer.Option(min=1, max=100, help="Timed repeats after a warm-up.")]
 Inventory = Annotated[
     Path | None,

@@ -15,7 +15,7 @@ NasInventory = Annotated[
 ]
 
 
-@app.command()
+@app.command(short_help="Write the recommended changes to a plan file")
 def plan(
     root: opt.Root = "/",
     lab: opt.Lab = False,
@@ -46,7 +46,7 @@ def plan(
     )
 
 
-@app.command()
+@app.command(short_help="Apply a plan: journaled, read back, undone on failure")
 def apply(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="A plan file from `nastune plan`.")],
     root: opt.Root = "/",
@@ -89,7 +89,7 @@ def apply(
         print(done.dumps(None))
 
 
-@app.command()
+@app.command(short_help="Read back every setting of the last applied plan")
 def verify(
     root: opt.Root = "/",
     journal: opt.Journal = None,
@@ -112,7 +112,7 @@ def verify(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Restore every original value of an applied plan")
 def rollback(
     root: opt.Root = "/",
     to: Annotated[
@@ -145,7 +145,7 @@ def rollback(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Keep the network changes of the last apply")
 def confirm(
     root: opt.Root = "/",
     journal: opt.Journal = None,

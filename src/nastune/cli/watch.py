@@ -12,7 +12,7 @@ from nastune.cli.common import app, collect_facts, console, fail, failing, rerun
 from nastune.report import layout, outcomes
 
 
-@app.command()
+@app.command(short_help="Is this NAS still tuned? Findings, drift, regressions")
 def check(
     root: opt.Root = "/",
     lab: opt.Lab = False,
@@ -60,7 +60,7 @@ def check(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(short_help="Keep checking, from a systemd timer")
 def watch(
     install: Annotated[bool, typer.Option("--install", help="Write and enable the service and its timer.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Disable and remove them.")] = False,

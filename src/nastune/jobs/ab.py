@@ -31,6 +31,7 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.bench.sizing import sized
 from nastune.errors import Failure
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
@@ -148,8 +149,9 @@ def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Out
     """`nastune ab`: the plan's settings (its one-off actions left out, and said so) switched on
     and off on `site`; the verdicts also written to ab.json beside a.json and b.json."""
     plan, left_out = reversible(spec.plan)
-    site.pairs(spec.target, spec.workloads)  # refuse bad workloads before switching anything
-    outcome = run(replace(spec, plan=site.stamp(plan)), site, log=log)
+    targets = [t for _, t in site.pairs(spec.target, spec.workloads)]  # bad workloads: refused before any switch
+    params = sized(spec.params, targets, log)
+    outcome = run(replace(spec, plan=site.stamp(plan), params=params), site, log=log)
     outcome.notes = left_out + outcome.notes
     (spec.out / "ab.json").write_text(outcome.summary().dumps() + "\n")
     return outcome

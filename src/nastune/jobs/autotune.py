@@ -7,6 +7,7 @@ from nastune import rules as knowledge
 from nastune.autotune.objective import Objective
 from nastune.autotune.search import Search, Settings
 from nastune.autotune.space import build
+from nastune.bench.sizing import sized
 from nastune.bench.workloads import DEFAULTS
 from nastune.facts import Facts
 from nastune.jobs.optimize import choose
@@ -19,7 +20,7 @@ def prepare(
     site: Site,
     settings: Settings,
     knobs: list[str] | None,
-    size: int,
+    size: int | None,
     console=None,
     log=print,
     kind: type[Search] = Search,
@@ -35,4 +36,6 @@ def prepare(
     rule_plan, _ = choose(
         site.stamp(from_findings(knowledge.evaluate(model))), site.shared_kernel, settings.accept_risk
     )
-    return kind(space, goal, site, {**DEFAULTS, "size": size}, settings, console, log), rule_plan
+    targets = [t for target, name in goal.workloads for _, t in site.pairs(target, [name])]
+    params = sized({**DEFAULTS, "size": size}, targets, log)
+    return kind(space, goal, site, params, settings, console, log), rule_plan

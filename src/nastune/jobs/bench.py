@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
+from nastune.bench.sizing import sized
 from nastune.bench.workloads import DEFAULTS
 from nastune.jobs import stress
 from nastune.sites.base import Site
@@ -18,7 +19,7 @@ UNDER_LOAD = ["seq-write", "seq-read"]  # what a stressed client measures unless
 class BenchSpec:
     target: str | None
     workloads: list[str]  # empty: the site's defaults
-    size: int
+    size: int | None  # None: sized by the link
     files: int
     repeats: int
     out: Path
@@ -35,8 +36,10 @@ class Measured:
 
 
 def run(spec: BenchSpec, site: Site, console) -> Measured:
-    params = {**DEFAULTS, "size": spec.size, "files": spec.files}
     names = spec.workloads or (UNDER_LOAD if spec.stress else site.default_workloads())
+    params = {**DEFAULTS, "size": spec.size, "files": spec.files}
+    if spec.size is None:
+        params = sized(params, [t for _, t in site.pairs(spec.target, names)], console.print)
     if spec.stress:
         pairs, loaders = site.stress(spec.target, names)
         idle, loaded, idle_out = stress.run(pairs, loaders, params, spec.repeats, spec.out, site, console=console)

@@ -10,13 +10,14 @@ settings a second time) is kept for comparison (bench/main_speed.py runs both)."
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
+from nastune.bench.sizing import sized
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
@@ -125,7 +126,8 @@ def run(spec: OptimizeSpec, site: Site, console, log=print) -> Outcome:
     OptimizeError that names the rollback command."""
     if spec.flow not in FLOWS:
         raise ValueError(f"flow {spec.flow!r}: choose from {', '.join(FLOWS)}")
-    site.pairs(spec.target, spec.workloads)
+    targets = [t for _, t in site.pairs(spec.target, spec.workloads)]
+    spec = replace(spec, params=sized(spec.params, targets, log))
     log(f"inspect: {site.name}")
     facts = site.facts(xfs_fragmentation=True)
     tuner = site.tuner()
@@ -183,8 +185,8 @@ def _before_after(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, fin
 
 
 def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, console, log) -> Outcome:
-    """The plan's one-off actions measured before and after on the workloads they change, then
-    its settings proved by interleaving and left applied."""
+    """The plan's one-off actions measured before and after on the workloads they change (after:
+    the interleaved run's A), its settings proved by interleaving and left applied."""
     out, params, repeats = spec.out, spec.params, spec.repeats
     plan, skipped = _plan(spec, site, findings, log)
     settings, _ = ab.reversible(plan)
@@ -204,13 +206,18 @@ def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, find
         if not served:
             notes.append("the one-off actions were applied; no chosen workload measures them (aged-read does)")
     with _undoing(out, tuner, journal) as undo:
-        if served:
+        mixed, applied = _interleave(plan, tuner, site, spec, log)
+        if served and mixed is None:  # no settings were switched: the after-measurement on its own
             log("measure: after the one-off actions")
             pairs = site.pairs(spec.target, served)
             runs.append(runner.run(pairs, params, repeats, out / "after.json", site, label="after", console=console))
+        elif served and mixed and mixed.runs:  # the interleaved run's A is the system after them
+            runs.append(_after(mixed.runs[0], served, out / "after.json"))
+        if len(runs) == 2:
             rows, notes = compare_runs(runs[0], runs[1])
             notes = [f"before/after: the one-off actions only ({', '.join(served)})"] + notes
-        mixed, applied = _interleave(plan, tuner, site, spec, log)
+        elif served:
+            notes.append("the one-off actions have no after-measurement: the interleaved run that measures it stopped")
         journal = applied or journal
         if journal is None:
             raise OptimizeError("the plan changes nothing here: every setting already is as planned")
@@ -219,6 +226,14 @@ def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, find
         as_it_was = [r for r in runs if r.label in ("before", "A")]
         findings = _limiting(spec, findings, as_it_was, log)  # what limited the system as it was leads
         return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings)
+
+
+def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
+    """The interleaved run's A (one-off actions done, settings not applied) on `served`: the
+    after-measurement of the one-off actions, which a separate pass would only repeat."""
+    after = a.model_copy(update={"label": "after", "results": [r for r in a.results if r.workload in served]})
+    after.save(path)
+    return after
 
 
 class _undoing:

@@ -1,0 +1,58 @@
+"""Transfers sized by the link they cross: about a second at its goodput, as a power of two of
+MiB, bounded; an explicit size is kept; a target with no known link gets bench's default; and the
+optimize flow takes the one-off actions' after-measurement from the interleaved run's A."""
+
+from __future__ import annotations
+
+from nastune.bench.results import ResultSet
+from nastune.bench.sizing import FALLBACK, MiB, sized, transfer_size
+from nastune.bench.targets import Target
+
+
+def _smb(link_bps: int | None, mtu: int | None = 1500) -> Target:
+    return Target("smb", "smb://10.77.0.1/data", host="10.77.0.1", share="data", link_bps=link_bps, mtu=mtu)
+
+
+def test_a_second_at_the_goodput_in_powers_of_two():
+    assert transfer_size([_smb(10**9)]) == 128 * MiB  # 117.7 MB/s: 112 MiB, nearest 128
+    assert transfer_size([_smb(10**10)]) == 1024 * MiB  # 1.18 GB/s: 1,123 MiB, nearest 1 GiB
+    assert transfer_size([_smb(10**8)]) == 32 * MiB  # 11.8 MB/s: the smallest size
+    assert transfer_size([_smb(10**11, 9000)]) == 4 << 30  # 100 Gbit/s: the largest
+    assert transfer_size([_smb(10**8), _smb(10**9)]) == 128 * MiB  # the fastest link decides
+    assert transfer_size([_smb(None), Target("path", "/srv", share="/srv")]) is None
+
+
+def test_an_explicit_size_is_kept_and_auto_is_said():
+    said: list[str] = []
+    assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB} and not said
+    assert sized({"size": None, "files": 3}, [_smb(10**9)], said.append) == {"size": 128 * MiB, "files": 3}
+    assert said == ["transfers: 128 MiB each, 1.1 s at the link's goodput of 117.7 MB/s"]
+    assert sized({"size": None}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
+    assert "no link of known speed" in said[-1]
+
+
+def test_the_one_off_actions_after_measurement_is_the_interleaved_a(tmp_path):
+    from nastune.jobs.optimize import _after
+
+    a = ResultSet.model_validate(
+        {
+            "created": "2026-11-24T10:00:00",
+            "label": "A",
+            "provenance": {"nastune": "0", "kernel": "6.1", "command": [], "tools": {}},
+            "results": [
+                {
+                    "workload": name,
+                    "target": {"kind": "smb", "url": "smb://h/s"},
+                    "params": {},
+                    "metrics": {},
+                    "started": "2026-11-24T10:00:00",
+                    "seconds": 1.0,
+                }
+                for name in ("aged-read", "seq-write")
+            ],
+        }
+    )
+    after = _after(a, ["aged-read"], tmp_path / "after.json")
+    assert after.label == "after" and [r.workload for r in after.results] == ["aged-read"]
+    assert ResultSet.model_validate_json((tmp_path / "after.json").read_text()) == after
+    assert a.label == "A" and len(a.results) == 2  # A itself is left as it was
