@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parent.parent
+from record import TOP, write
+
 GOAL = 0.5  # the core install's size as a share of the controller's
 
 
@@ -65,12 +64,8 @@ def main() -> None:
         "ratio": round(ratio, 3),
         "core": core,
         "controller": controller,
-        "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=TOP).stdout.strip(),
-        "host": platform.node(),
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
+    write("agent-size", args.out, **record)
     mb = 1e6
     print(f"core (the NAS side): {core['bytes'] / mb:.0f} MB, {len(core['packages'])} packages")
     print(f"controller: {controller['bytes'] / mb:.0f} MB, {len(controller['packages'])} packages")

@@ -13,19 +13,13 @@ with the commit, host and date."""
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from record import TOP, write
 
 from nastune.stats.compare import RESAMPLES, compare
 
-TOP = Path(__file__).resolve().parent.parent
 GOAL = 0.94
 SIZES = ((3, 3), (3, 5), (4, 4), (5, 5), (8, 8))
 CVS = (0.02, 0.05, 0.10)
@@ -70,20 +64,7 @@ def main() -> None:
             )
     met = all(c["covered"] / c["given"] >= GOAL for c in cells if c["given"])
     print(f"every interval given covers >= {GOAL:.0%}: {'met' if met else 'NOT met'}")
-    commit = subprocess.run(["git", "-C", str(TOP), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    record = {
-        "bench": "coverage",
-        "command": ["bench/coverage.py", *sys.argv[1:]],
-        "commit": commit,
-        "host": {"node": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "goal": GOAL,
-        "met": met,
-        "cells": cells,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"recorded in {args.out}")
+    write("coverage", args.out, goal=GOAL, met=met, cells=cells)
 
 
 if __name__ == "__main__":

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parent.parent
+from record import RESULTS, TOP, write
+
+GOAL = "interleaved after set-up <= 1/3 of before-after; better >=; worse 0; refused <= 1"
 
 
 def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
@@ -117,7 +118,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="interleaved=auto,before-after=256M")
     parser.add_argument("--repeats", default="5")
     parser.add_argument("--order", default="interleaved,before-after")
-    parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / "main-speed.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "main-speed.json")
     args = parser.parse_args()
     sizes = dict(pair.split("=") for pair in args.sizes.split(","))
     runs = []
@@ -164,19 +165,7 @@ def main() -> None:
             f"{old['better']} (goal >=), worse {new['worse']} (goal 0), refused {len(new['refused'])} (goal <= 1): "
             f"{'met' if goal['met'] else 'NOT met'}"
         )
-    commit = subprocess.run(["git", "-C", str(TOP), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    record = {
-        "bench": "main-speed",
-        "command": ["bench/main_speed.py", *sys.argv[1:]],
-        "commit": commit,
-        "host": platform.node(),
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "goal": "interleaved after set-up <= 1/3 of before-after; better >=; worse 0; refused <= 1",
-        "result": goal,
-        "runs": runs,
-    }
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"recorded in {args.out}")
+    write("main-speed", args.out, goal=GOAL, result=goal, runs=runs)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,15 @@ alike; the record keeps every repeat with the commit, host and date."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parent.parent
+from record import TOP, write
+
 GOAL = 15.0
 COMMANDS = {
     "python -c pass": [sys.executable, "-c", "pass"],
@@ -53,20 +52,7 @@ def main() -> None:
             else ""
         )
         print(f"{name:24} {median * 1000:7.0f} ms  {median / base:6.1f}x python -c pass{goal}")
-    commit = subprocess.run(["git", "-C", str(TOP), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    record = {
-        "bench": "startup",
-        "command": ["bench/startup.py", *sys.argv[1:]],
-        "commit": commit,
-        "host": {"node": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
-        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "load": os.getloadavg(),
-        "goal_ratio": GOAL,
-        "rows": rows,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"recorded in {args.out}")
+    write("startup", args.out, goal_ratio=GOAL, rows=rows)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ def test_a_second_at_the_goodput_in_powers_of_two():
 def test_an_explicit_size_is_kept_and_auto_is_said():
     said: list[str] = []
     assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB} and not said
-    assert sized({"size": None, "files": 3}, [_smb(10**9)], said.append) == {"size": 128 * MiB, "files": 3}
+    auto = sized({"size": None, "files": 3, "seconds": 3}, [_smb(10**9)], said.append)
+    assert auto == {"size": 128 * MiB, "files": 3, "seconds": 1}
     assert said == ["transfers: 128 MiB each, 1.1 s at the link's goodput of 117.7 MB/s"]
     assert sized({"size": None}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
     assert "no link of known speed" in said[-1]

@@ -35,12 +35,17 @@ def test_drift_fools_before_after_but_not_interleaving(seed):
     assert interleaved.verdict == "~"
 
 
-def test_settled_means_a_verdict_or_an_interval_inside_the_noise_floor():
+def test_settled_means_a_verdict_an_interval_inside_the_noise_floor_or_a_small_change_known_to_it():
     assert settled(compare([100, 101, 99, 100, 100.5], [120, 121, 119, 120, 120.5]))
     same = compare([100, 100.2, 99.9, 100.1, 100.05, 99.95], [100.1, 99.9, 100, 100.2, 99.95, 100.05])
     assert same.verdict == "~" and settled(same)
     noisy = compare([100, 80, 120], [90, 110, 100])
     assert not settled(noisy)
+    a = [100, 100.4, 99.6, 100.2, 99.8, 100.1]
+    near = compare(a, [v * 1.03 for v in reversed(a)])  # +3%, on the floor: neither side proven
+    assert near.verdict == "~" and 0 < near.change_ci[0] < 0.03 < near.change_ci[1] and settled(near)
+    wide = compare(a, [v * 1.03 + d for v, d in zip(a, (-6, 5, -4, 6, -5, 4))])  # the same, far noisier
+    assert wide.verdict == "~" and wide.change_ci[1] - wide.change_ci[0] > 0.06 and not settled(wide)
 
 
 def test_one_off_actions_are_left_out_of_an_interleaved_run():

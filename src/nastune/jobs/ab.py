@@ -5,8 +5,9 @@ order within each pair, switched through the tuning engine (apply, then rollback
 
 Each switch is proved before its repeat is measured (verify after apply; a clean rollback after
 it) and its cost is counted; one switch serves every workload. After every pair from `min_pairs`
-on, each metric is compared; a workload whose every metric is settled (a verdict, or an interval
-inside the noise floor) is measured no more, and the run stops when all are, or when the budget
+on, each metric is compared; a workload whose every metric is settled (a verdict, an interval
+inside the noise floor, or a change known to within the floor: stats.compare.settled) is
+measured no more, and the run stops when all are, or when the budget
 of pairs is spent. The looks share the 5% false-positive rate (Bonferroni over the looks,
 so stopping early cannot inflate it). An A/A control (one more repeat of A at the end) that falls
 outside A's 95% prediction interval, widened by the noise floor, refuses a verdict for that
@@ -245,8 +246,8 @@ def _values(workload, params, rows: list[dict]) -> dict[str, list[float]]:
 
 
 def _settled(workload, target, params, samples, noise_floor: float, alpha: float) -> bool:
-    """Whether every metric of the workload has a verdict, or an interval inside the noise floor:
-    a settled workload is measured no more (its metrics were tested at this look's alpha)."""
+    """Whether every metric of the workload is settled (stats.compare.settled): a settled
+    workload is measured no more (its metrics were tested at this look's alpha)."""
     key = _key(workload, target)
     a = _values(workload, params, samples["A"].get(key, []))
     b = _values(workload, params, samples["B"].get(key, []))

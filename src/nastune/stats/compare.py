@@ -72,8 +72,13 @@ def _rng(values_a, values_b) -> np.random.Generator:
 
 
 def settled(c: Comparison, noise_floor: float = NOISE_FLOOR) -> bool:
-    """Whether more repeats would change nothing: a verdict, or an interval inside the noise floor."""
-    return c.verdict != "~" or (-noise_floor < c.change_ci[0] and c.change_ci[1] < noise_floor)
+    """Whether more repeats are not worth their time: a verdict; an interval inside the noise
+    floor; or a change of known sign known to within the floor either way (2.4..7.1% with a
+    3% floor), where more repeats would only say on which side of the floor it lies."""
+    low, high = c.change_ci
+    if c.verdict != "~" or (-noise_floor < low and high < noise_floor):
+        return True
+    return (low > 0 or high < 0) and high - low <= 2 * noise_floor
 
 
 def smallest_p(n_a: int, n_b: int) -> float:
