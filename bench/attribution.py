@@ -3,6 +3,9 @@ injects one known limit; each is built, measured --runs times, and the factor na
 counted: the confusion matrix (injected by named first). Then the profiler's own cost: the
 same workload with and without sampling, alternated in one run on one lab.
 
+Goal, fixed before the run: the injected limit named first in every run of every
+scenario; the profiler's cost under 2%. Recorded in bench/results/attribution.json.
+
     .venv/bin/python bench/attribution.py [--runs 10] [--only limit-link] [--overhead-pairs 5]
 
 Builds each lab in a temporary directory and takes it down afterwards."""
@@ -18,6 +21,10 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+from record import RESULTS, write
+
+GOAL = "the injected limit named first in every run; the profiler's cost under 2%"
 
 # scenario -> (bench arguments, the factor injected)
 CASES = {
@@ -40,7 +47,7 @@ def first_named(path: Path) -> tuple[str, str]:
     return (limits[0]["factor"] if limits else "none"), result.get("attribution", "")
 
 
-def confusion(runs: int, only: list[str]) -> None:
+def confusion(runs: int, only: list[str], seen: list[dict]) -> dict[str, Counter]:
     named: dict[str, Counter] = {}
     for scenario, (args, _) in CASES.items():
         if only and scenario not in only:
@@ -55,6 +62,7 @@ def confusion(runs: int, only: list[str]) -> None:
                     nastune(env, "bench", "--lab", *args, "--repeats", "2", "--out", str(out))
                     factor, line = first_named(out)
                     counts[factor] += 1
+                    seen.append({"scenario": scenario, "run": n + 1, "named_first": factor, "said": line})
                     print(f"{scenario} run {n + 1}: {factor}: {line}", file=sys.stderr)
             finally:
                 nastune(env, "lab", "down")
@@ -65,9 +73,10 @@ def confusion(runs: int, only: list[str]) -> None:
         injected = CASES[scenario][1]
         cells = " ".join(f"{counts.get(f, 0):>14}" for f in factors)
         print(f"{scenario:18} {injected:11} {cells}  {counts.get(injected, 0)}/{runs}")
+    return named
 
 
-def overhead(pairs: int) -> None:
+def overhead(pairs: int) -> dict:
     """Throughput with and without the profiler, alternated on one modern lab."""
     rates: dict[bool, list[float]] = {True: [], False: []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,6 +95,7 @@ def overhead(pairs: int) -> None:
     on, off = statistics.median(rates[True]), statistics.median(rates[False])
     print(f"\nprofiler overhead, NFS seq-read on modern, {len(rates[True])} repeats each, alternated:")
     print(f"  with profiling {on:.1f} MB/s, without {off:.1f} MB/s: {1 - on / off:+.1%} (goal under 2%)")
+    return {"profiled": rates[True], "unprofiled": rates[False], "cost": round(1 - on / off, 4)}
 
 
 def main() -> None:
@@ -93,10 +103,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--only", action="append", default=[], choices=sorted(CASES))
     parser.add_argument("--overhead-pairs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=RESULTS / "attribution.json")
     args = parser.parse_args()
-    confusion(args.runs, args.only)
-    if args.overhead_pairs:
-        overhead(args.overhead_pairs)
+    seen: list[dict] = []
+    named = confusion(args.runs, args.only, seen)
+    cost = overhead(args.overhead_pairs) if args.overhead_pairs else None
+    hits = {s: {"injected": CASES[s][1], "hit": c.get(CASES[s][1], 0), "runs": args.runs} for s, c in named.items()}
+    met = all(h["hit"] == h["runs"] for h in hits.values()) and (cost is None or cost["cost"] < 0.02)
+    write("attribution", args.out, goal=GOAL, result={"met": met, "hits": hits, "overhead": cost}, runs=seen)
 
 
 if __name__ == "__main__":

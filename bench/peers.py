@@ -15,7 +15,7 @@ workloads of the plan's median over TuneD's, with a 95% bootstrap interval (each
 repeats resampled) and a one-sided permutation p (each workload's labels shuffled between the two).
 TuneD's best is the profile with the higher geometric mean, chosen after the run.
 
-Goals (issues 22 and 28), fixed before the run: nastune's plan at least 1.15x TuneD's best profile
+Goals, fixed before the run: nastune's plan at least 1.15x TuneD's best profile
 on soho, and better with p < 0.05; autotune at least as good as the plan.
 
     .venv/bin/python bench/peers.py [--scenarios soho,modern] [--repeats 5] [--size 64M] [--budget 8]

@@ -210,6 +210,9 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     assert not limits.acts_on("ganesha-io-size-small", "smb", "both") and limits.acts_on(
         "ganesha-io-size-small", "nfs", "both"
     )
+    stall = {"pressure_percent": {"io": 54.0}}  # the aged read on soho: no disk at its limit, tasks waiting
+    assert limits.rank(stall, None, "smb", "read")[0].rules == ("xfs-fragmentation", "read-ahead-small")
+    assert limits.rank(stall, None, "nfs", "write")[0].rules == ("vm-dirty-writeback", "xfs-external-log")
     known = {r for f in limits.FACTORS.values() for r in f.rules}
     assert set(limits.RULE_PROTOCOL) | set(limits.RULE_PATH) <= known  # every entry is a rule some factor names
 

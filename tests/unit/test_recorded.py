@@ -41,6 +41,17 @@ def test_the_main_job_figures_in_the_readme_are_the_recorded_ones():
         runs["interleaved"]["worse"],
         len(runs["interleaved"]["refused"]),
     ]
+    once = {r["target"].split(":")[0]: r for r in runs["interleaved"]["before_after"] if r["workload"] == "aged-read"}
+    befores, afters = (
+        sorted(r["before_median"] for r in once.values()),
+        sorted(r["after_median"] for r in once.values()),
+    )
+    aged = f"at {befores[0]:.1f}-{befores[-1]:.1f} MB/s before xfs_fsr and {afters[0]:.1f}-{afters[-1]:.1f} MB/s after"
+    assert aged in text
+    mixed = {(r["workload"], r["target"].split(":")[0]): r["change"] for r in runs["interleaved"]["interleaved"]}
+    gains = (("NFS writes", "seq-write", "nfs"), ("SMB writes", "seq-write", "smb"), ("NFS reads", "seq-read", "nfs"))
+    for said, workload, kind in gains:
+        assert f"{said} {mixed[(workload, kind)]:+.0%}" in text, said
 
 
 def test_the_start_up_figures_in_the_readme_are_the_recorded_ones():

@@ -225,8 +225,11 @@ class CpuBusy(Factor):
 
 
 class IoStall(Factor):
+    """Stalls while writing are writeback's and the log's to cure; while reading, fragmentation's
+    (one I/O per extent) and read-ahead's (RULE_PATH keeps each to its path)."""
+
     name, title = "io-stall", "Tasks stalled on I/O"
-    rules = ("vm-dirty-writeback", "xfs-external-log")
+    rules = ("vm-dirty-writeback", "xfs-external-log", "xfs-fragmentation", "read-ahead-small")
     threshold = 0.3
 
     def assess(self, profile, limit_bytes):

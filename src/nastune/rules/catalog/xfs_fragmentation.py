@@ -12,7 +12,8 @@ def check(rule, facts):
             impact=30 if frag.value.percent > 90 else 15,
             severity=Severity.high if frag.value.percent > 90 else Severity.medium,
             message=f"XFS at {mountpoint} is {frag.value.percent:.1f}% fragmented ({frag.value.actual} extents where "
-            f"{frag.value.ideal} would do): sequential reads of fragmented files seek between extents.",
+            f"{frag.value.ideal} would do: {frag.value.actual / max(frag.value.ideal, 1):.0f} per file): sequential "
+            "reads of fragmented files seek between extents.",
             evidence=[Evidence.of(f"{mountpoint} fragmentation", frag)],
             changes=[
                 Change(knob="xfs_fsr", target=mountpoint, current=f"{frag.value.percent:.1f}%", new="defragmented")
