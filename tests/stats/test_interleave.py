@@ -46,6 +46,8 @@ def test_settled_means_a_verdict_an_interval_inside_the_noise_floor_or_a_small_c
     assert near.verdict == "~" and 0 < near.change_ci[0] < 0.03 < near.change_ci[1] and settled(near)
     wide = compare(a, [v * 1.03 + d for v, d in zip(a, (-6, 5, -4, 6, -5, 4))])  # the same, far noisier
     assert wide.verdict == "~" and wide.change_ci[1] - wide.change_ci[0] > 0.06 and not settled(wide)
+    clear = compare(a, [93, 92.8, 93.3, 93.1, 92.9, 100.3], alpha=0.01)  # -7%: clear of the floor, p = 0.04
+    assert clear.verdict == "~" and clear.change_ci[1] < -0.03 and not settled(clear)  # more repeats decide it
 
 
 def test_one_off_actions_are_left_out_of_an_interleaved_run():

@@ -73,12 +73,15 @@ def _rng(values_a, values_b) -> np.random.Generator:
 
 def settled(c: Comparison, noise_floor: float = NOISE_FLOOR) -> bool:
     """Whether more repeats are not worth their time: a verdict; an interval inside the noise
-    floor; or a change of known sign known to within the floor either way (2.4..7.1% with a
-    3% floor), where more repeats would only say on which side of the floor it lies."""
+    floor; or a change of known sign whose interval straddles the floor and is no wider than the
+    floor either way (2.4..7.1% with a 3% floor), where more repeats would only say on which side
+    of the floor it lies. An interval clear of the floor without a verdict (p not yet below the
+    look's alpha) is not settled: more repeats decide it."""
     low, high = c.change_ci
     if c.verdict != "~" or (-noise_floor < low and high < noise_floor):
         return True
-    return (low > 0 or high < 0) and high - low <= 2 * noise_floor
+    straddles = 0 < low < noise_floor < high or low < -noise_floor < high < 0
+    return straddles and high - low <= 2 * noise_floor
 
 
 def smallest_p(n_a: int, n_b: int) -> float:
