@@ -114,3 +114,21 @@ def test_the_interval_coverage_figures_are_the_recorded_ones():
     assert (
         f"in {span(small, 'plain95')}%, and the 99% percentiles nastune uses there in {span(small, 'covered')}%" in text
     )
+
+
+def test_the_noise_figures_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "noise.json").read_text())
+    r = record["result"]
+    assert r["trials"] >= 20 and len(record["trials"]) == r["trials"]
+    assert {t["kind"] for t in record["trials"]} == {"cpu", "io", "network"}
+    text = " ".join(README.split())
+    stated = re.search(
+        r"`bench/noise.py` \(modern lab, (\d+) trials.*?before/after called it changed in (\d+); interleaved in "
+        r"(\d+) \(goal <= 5%\), with a metric refused by the A/A control in (\d+); a real 10% change found in "
+        r"(\d+) \(goal >= 95%\), refused in (\d+)",
+        text,
+    )
+    assert stated, "the README states the noise bench's recorded figures"
+    keys = ("trials", "before_after_changed", "interleaved_changed", "interleaved_refused", "ten_percent_found")
+    assert [int(v) for v in stated.groups()] == [r[k] for k in keys] + [r["ten_percent_refused"]]
+    assert ("noise goal met" in text) == r["met"] and ("noise goal NOT met" in text) == (not r["met"])
