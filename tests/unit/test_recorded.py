@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from pathlib import Path
 
 TOP = Path(__file__).parents[2]
@@ -132,3 +133,17 @@ def test_the_noise_figures_are_the_recorded_ones():
     keys = ("trials", "before_after_changed", "interleaved_changed", "interleaved_refused", "ten_percent_found")
     assert [int(v) for v in stated.groups()] == [r[k] for k in keys] + [r["ten_percent_refused"]]
     assert ("noise goal met" in text) == r["met"] and ("noise goal NOT met" in text) == (not r["met"])
+
+
+def test_the_attribution_figures_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "attribution.json").read_text())
+    r = record["result"]
+    text = " ".join(README.split())
+    assert len(record["runs"]) == sum(h["runs"] for h in r["hits"].values())
+    for scenario, hit in r["hits"].items():
+        assert f"{scenario} {hit['hit']}/{hit['runs']} ({hit['injected']}" in text, scenario
+    cost = r["overhead"]
+    on, off = (statistics.median(cost[k]) for k in ("profiled", "unprofiled"))
+    stated = f"{on:.1f} MB/s profiled, {off:.1f} unprofiled, {len(cost['profiled'])} repeats each, alternated"
+    assert f"{stated} ({cost['cost']:+.1%}, goal under 2%)" in text
+    assert ("attribution goal met" in text) == r["met"] and ("attribution goal NOT met" in text) == (not r["met"])
