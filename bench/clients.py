@@ -2,6 +2,10 @@
 and 4 clients as a share of the NAS link's goodput, Jain's fairness index, and the stress
 degradation (one client's latency and throughput while the others load the NAS).
 
+Goal, fixed before the run: no aggregate above the link's goodput (that would be a cache, not
+the NAS), and Jain's index at least 0.95 with 4 clients (one link shared fairly). Recorded in
+bench/results/clients.json.
+
     .venv/bin/python bench/clients.py [--target nfs] [--size 64M] [--repeats 3]
 
 Brings up a 4-client modern lab in a temporary directory and takes it down afterwards."""
@@ -17,8 +21,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from record import RESULTS, write
+
 from nastune.bench import results
 from nastune.jobs.stress import degradation
+
+GOAL = "no aggregate above the link's goodput; Jain's index >= 0.95 with 4 clients"
 
 
 def nastune(env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -48,23 +56,36 @@ def main() -> None:
             idle, loaded = results.load(stress.with_name("stress.idle.json")), results.load(stress)
         finally:
             nastune(env, "lab", "down")
-    print(f"{args.target} seq-write of {args.size}, {args.repeats} repeats, through one 1 Gbit NAS link")
-    print(f"{'clients':8} {'aggregate':>12} {'of goodput':>11} {'Jain':>6}  per client")
+    printed = [f"{args.target} seq-write of {args.size}, {args.repeats} repeats, through one 1 Gbit NAS link"]
+    printed.append(f"{'clients':8} {'aggregate':>12} {'of goodput':>11} {'Jain':>6}  per client")
+    scaled = []
     for r in steps:
         m = r["metrics"]
         clients = r["target"].get("client", "").split(",")
-        each = " ".join(f"{med(m[f'MB/s @{c}']):.1f}" for c in clients) if len(clients) > 1 else ""
-        jain = f"{med(m['fairness']):.3f}" if "fairness" in m else "-"
+        each = [med(m[f"MB/s @{c}"]) for c in clients] if len(clients) > 1 else []
+        jain = med(m["fairness"]) if "fairness" in m else None
         limit = m["MB/s"]["limit"]
-        print(f"{len(clients):<8} {med(m['MB/s']):8.1f} MB/s {med(m['MB/s']) / limit:10.1%} {jain:>6}  {each}")
-    print(f"\nstress: c1 measures, {loaded.label}")
-    print(f"{'workload':36} {'metric':22} {'idle':>12} {'loaded':>12} {'times worse':>12}")
-    for row in degradation(idle, loaded):
+        scaled.append({"clients": len(clients), "MB/s": med(m["MB/s"]), "limit": limit, "jain": jain, "each": each})
+        shown = f"{jain:.3f}" if jain is not None else "-"
+        printed.append(
+            f"{len(clients):<8} {med(m['MB/s']):8.1f} MB/s {med(m['MB/s']) / limit:10.1%} {shown:>6}  "
+            + " ".join(f"{e:.1f}" for e in each)
+        )
+    printed.append(f"stress: c1 measures, {loaded.label}")
+    printed.append(f"{'workload':36} {'metric':22} {'idle':>12} {'loaded':>12} {'times worse':>12}")
+    rows = degradation(idle, loaded)
+    for row in rows:
         unit = row["unit"]
-        print(
+        printed.append(
             f"{row['workload']:36} {row['metric']:22} {row['idle']:9.1f} {unit:>2} {row['loaded']:9.1f} {unit:>2} "
             f"{row['worse']:11.2f}x"
         )
+    widest = max(scaled, key=lambda s: s["clients"])
+    met = all(s["MB/s"] <= s["limit"] for s in scaled) and (widest["jain"] or 0) >= 0.95
+    printed.append(f"clients goal: {'met' if met else 'NOT met'}")
+    print("\n".join(printed))
+    result = {"met": met, "scaling": scaled, "stress": rows, "printed": printed}
+    write("clients", RESULTS / "clients.json", goal=GOAL, result=result, runs={"scaling": steps})
 
 
 if __name__ == "__main__":
