@@ -9,6 +9,7 @@ from nastune import rules as knowledge
 from nastune.autotune.space import TUNABLES, SpaceError, build
 from nastune.facts import Facts, collect
 from nastune.root import Root
+from nastune.rules import query
 from nastune.tune.plan import from_findings
 from tests.conftest import extracted
 
@@ -26,13 +27,32 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
         "smb-socket-buffers": "64k",
         "smb-aio": "off",
         "smb-sendfile": "no",
-        "atime": "relatime",
-        "read-ahead": 8192,
+        "atime": "strictatime",
         "mtu": 1500,
         "dirty-ratio": 20,
         "dirty-background-ratio": 10,
     }
-    assert left == []
+    # the data device is loop0, its read-ahead 2560 KiB: outside the powers of two searched
+    assert left == ["read-ahead: its current value is unset or outside the safe domain (128..16384 KiB, powers of two)"]
+
+
+def test_the_data_tunables_act_on_the_served_file_system_alone(soho):
+    # this capture's root file system is ext4, and /run/netns a bind mount of it: both are local
+    # data file systems, and the first search remounted them, and set the root disk's read-ahead
+    assert [m.mountpoint for m in query.data_mounts(soho)] == ["/", "/run/netns", "/var/lib/nastune/lab/mnt"]
+    assert [m.mountpoint for m in query.served_mounts(soho)] == ["/var/lib/nastune/lab/mnt"]
+    space, _ = build(soho, ["atime"], shared_kernel=True, accept_risk=False)
+    assert space.bound["atime"].targets == ("/var/lib/nastune/lab/mnt",)
+    plan = space.plan({"atime": "noatime"})
+    assert [(c.knob, c.target) for c in plan.changes] == [("mount_option", "/var/lib/nastune/lab/mnt")]
+
+
+def test_with_no_shared_directory_known_every_data_mount_counts(soho):
+    data = soho.model_dump(mode="json")
+    data["smb"] = data["nfs_server"] = None
+    bare = Facts.model_validate(data)
+    assert query.served_paths(bare) == []
+    assert query.served_mounts(bare) == query.data_mounts(bare)
 
 
 def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):

@@ -18,7 +18,9 @@ from nastune.root import Root
 from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS
-from nastune.tune.plan import load
+from nastune.tune.knobs.base import Knob
+from nastune.tune.plan import PlannedChange, load
+from nastune.tune.rollback import _restore_value
 from nastune.tune.system import System, TuneError
 from tests.conftest import ROOTS, run_cli
 from tests.tune.conftest import CHANGES, snapshot, write_plan
@@ -219,3 +221,40 @@ def test_a_dry_run_rollback_counts_what_it_would_restore_and_changes_nothing(roo
     assert (done["dry_run"], done["restored"]) == (False, 3)
     again = json.loads(run_cli("rollback", "--root", str(root), "--dry-run", "--json").stdout)
     assert again["restored"] == 0
+
+
+class _Split(Knob):
+    """A setting kept in two places whose write fails in the second, as a remount fails in a
+    server's mount namespace after it worked in this one."""
+
+    kind = "split"
+
+    def __init__(self, places: dict[str, str], second_takes: bool):
+        self.places, self.second_takes = places, second_takes
+
+    def read(self, system, change):
+        values = set(self.places.values())
+        if len(values) > 1:
+            raise TuneError("differs between the places that hold it")
+        return values.pop()
+
+    def write(self, system, change, value):
+        self.places["here"] = str(value)
+        if self.second_takes:
+            self.places["there"] = "half"  # the failure leaves it neither new nor original
+        raise TuneError("the second place refused the change")
+
+
+@pytest.mark.parametrize("second_takes", [False, True])
+def test_a_restore_that_fails_where_nothing_had_changed_counts_by_what_reads_back(second_takes, tmp_path):
+    # autotune on the lab: noatime took in this namespace, failed in a server's; restoring it
+    # failed there again though that namespace had never changed, and it was reported NOT restored
+    knob = _Split({"here": "noatime", "there": "relatime"}, second_takes)
+    change = PlannedChange(id=1, knob="mount_option", target="/srv/data", key="noatime", new="noatime")
+    system = System(root=Root(tmp_path))
+    if second_takes:
+        with pytest.raises(TuneError, match="refused"):
+            _restore_value(system, knob, change, "relatime")
+    else:
+        assert _restore_value(system, knob, change, "relatime") is True
+    assert knob.places["here"] == "relatime"

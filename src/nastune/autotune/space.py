@@ -121,11 +121,12 @@ class SambaChoice(Tunable):
 
 class Atime(Tunable):
     def find(self, facts):
-        mounts = query.data_mounts(facts)
+        mounts = query.served_mounts(facts)
         if not mounts:
             return None
         options = set(mounts[0].options)
-        current = next((a for a in ("noatime", "strictatime", "lazytime") if a in options), "relatime")
+        # /proc/mounts writes noatime or relatime and nothing for strictatime (lazytime is apart)
+        current = next((a for a in ("noatime", "relatime") if a in options), "strictatime")
         return current, tuple(m.mountpoint for m in mounts), {}
 
     def changes(self, target, value, context):
@@ -136,7 +137,7 @@ class ReadAhead(Tunable):
     def find(self, facts):
         devices = {d.name: d for d in facts.block.devices} if facts.block else {}
         found = []
-        for m in query.data_mounts(facts):
+        for m in query.served_mounts(facts):
             d = devices.get(m.device.rsplit("/", 1)[-1])
             if d is not None and d.read_ahead_kb.known:
                 found.append(d)

@@ -36,6 +36,39 @@ def data_mounts(facts: Facts) -> list[Mount]:
     ]
 
 
+def served_paths(facts: Facts) -> list[str]:
+    """The directories the file servers share: Samba's share paths, the kernel's NFS exports
+    and Ganesha's export paths, as configured."""
+    found = []
+    smb = facts.smb.config.value if facts.smb and facts.smb.config.known else None
+    found += [share["path"] for share in (smb.shares.values() if smb else []) if share.get("path")]
+    nfs = facts.nfs_server
+    if nfs is not None:
+        found += [e.path for e in (nfs.exports.value if nfs.exports.known else None) or []]
+        ganesha = nfs.ganesha.value if nfs.ganesha.known else None
+        found += [e.path for e in (ganesha.exports if ganesha else []) if e.path]
+    return [p for p in found if p.startswith("/")]
+
+
+def served_mounts(facts: Facts) -> list[Mount]:
+    """The data file systems that hold a shared directory (each path's deepest mount): where a
+    change to the data's file system acts. With no shared directory known, every data mount."""
+    mounts, paths = data_mounts(facts), served_paths(facts)
+    if not paths:
+        return mounts
+
+    def holds(m: Mount, path: str) -> bool:
+        return path == m.mountpoint or path.startswith(m.mountpoint.rstrip("/") + "/")
+
+    held = set()
+    for path in paths:
+        # the deepest mount of any kind decides: a path on tmpfs is on no data mount
+        every = [m for m in (facts.mounts.mounts.value or []) if holds(m, path)] if facts.mounts else []
+        if every:
+            held.add(max(every, key=lambda m: len(m.mountpoint)).mountpoint)
+    return [m for m in mounts if m.mountpoint in held]
+
+
 def human(n: float) -> str:
     for unit, size in (("TiB", TiB), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
         if n >= size:
