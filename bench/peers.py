@@ -46,6 +46,14 @@ GOAL = "plan >= 1.15x TuneD's best profile on soho with p < 0.05; autotune >= th
 VM_KEYS = ("vm.dirty_ratio", "vm.dirty_background_ratio", "vm.swappiness")
 
 
+SAID: list[str] = []  # what each scenario's run found on the way, recorded with the result
+
+
+def said(line: str) -> None:
+    print(line)
+    SAID.append(line)
+
+
 def nastune(*args: str) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "nastune", *args], text=True, capture_output=True)
     if done.returncode:
@@ -195,7 +203,7 @@ def scenario(name: str, args, work: Path) -> dict[str, dict[str, list[float]]]:
         "--budget", str(args.budget), "--repeats", str(args.repeats), "--size", args.size, "--out", str(auto),
     )  # fmt: skip
     summary = json.loads((auto / "autotune.json").read_text())
-    print(f"autotune ({time.monotonic() - started:.0f} s): {summary['verdict']}")
+    said(f"{name}: autotune ({time.monotonic() - started:.0f} s): {summary['verdict']}")
     devices = data_devices()
     rows = {"defaults": measure(out, "defaults", args.repeats, args.size)}
     before = read_values(devices)
@@ -205,18 +213,18 @@ def scenario(name: str, args, work: Path) -> dict[str, dict[str, list[float]]]:
             rows[f"TuneD {profile}"] = measure(out, profile, args.repeats, args.size)
         after = read_values(devices)
         moved = {k: f"{before[k]} -> {during[k]}" for k in before if during[k] != before[k]}
-        print(f"TuneD {profile} set: " + ("; ".join(f"{k} {v}" for k, v in moved.items()) or "nothing we read"))
+        said(f"{name}: TuneD {profile} set: " + ("; ".join(f"{k} {v}" for k, v in moved.items()) or "nothing we read"))
         for line in tuned.complaints():
-            print(f"  TuneD could not: {line}")
+            said(f"  TuneD could not: {line}")
         stuck = [k for k in before if after[k] != before[k]]
         if stuck:
             restore({k: before[k] for k in stuck})
-            print(f"  TuneD left changed when it stopped (restored by this script): {', '.join(stuck)}")
+            said(f"  TuneD left changed when it stopped (restored by this script): {', '.join(stuck)}")
     rows["nastune plan"] = with_plan(rule_plan(out), out, "plan", args.repeats, args.size)
     if summary["plan"]:
         rows["nastune autotune"] = with_plan(Path(summary["plan"]), out, "autotune", args.repeats, args.size)
     else:
-        print("autotune found nothing better than the defaults: its row is the defaults'")
+        said(f"{name}: autotune found nothing better than the defaults: its row is the defaults'")
         rows["nastune autotune"] = rows["defaults"]
     nastune("lab", "down")
     return rows
@@ -310,7 +318,8 @@ def main() -> None:
     printed.append(f"autotune not below the plan in every scenario: {'yes' if kept else 'no'}")
     printed.append(f"peers goal: {'met' if met else 'NOT met'}")
     print("\n" + "\n".join(printed))
-    write("peers", args.out, goal=GOAL, result={"met": met, "verdicts": verdicts, "printed": printed}, rows=results)
+    result = {"met": met, "verdicts": verdicts, "printed": printed, "said": SAID}
+    write("peers", args.out, goal=GOAL, result=result, rows=results)
 
 
 if __name__ == "__main__":

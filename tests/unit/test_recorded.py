@@ -147,3 +147,33 @@ def test_the_attribution_figures_are_the_recorded_ones():
     stated = f"{on:.1f} MB/s profiled, {off:.1f} unprofiled, {len(cost['profiled'])} repeats each, alternated"
     assert f"{stated} ({cost['cost']:+.1%}, goal under 2%)" in text
     assert ("attribution goal met" in text) == r["met"] and ("attribution goal NOT met" in text) == (not r["met"])
+
+
+def test_the_peers_table_and_verdicts_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "peers.json").read_text())
+    text = " ".join(README.split())
+    scenarios = list(record["rows"])
+    for label in ("TuneD throughput-performance", "TuneD network-throughput", "nastune plan", "nastune autotune"):
+        means = []
+        for name in scenarios:
+            rows = record["rows"][name]
+            base = {k: statistics.median(v) for k, v in rows["defaults"].items()}
+            ratios = [statistics.median(v) / base[k] for k, v in rows[label].items()]
+            means.append(f"{statistics.geometric_mean(ratios):.2f}x")
+        row = re.search(rf"\| {label} \| ([\d.]+x)[^|]*\| ([\d.]+x)[^|]*\|", text)
+        assert row and list(row.groups()) == means, (label, means)
+    soho_rows = record["rows"]["soho"]
+    said = {"nfs:seq-write": "NFS writes", "smb:seq-write": "SMB writes", "nfs:seq-read": "NFS reads"}
+    for key, words in {**said, "smb:seq-read": "SMB reads"}.items():
+        gain = statistics.median(soho_rows["nastune plan"][key]) / statistics.median(soho_rows["defaults"][key])
+        assert f"{words} {gain:.2f}x" in text, key
+    for name in scenarios:
+        verdict = record["result"]["verdicts"][name]
+        won, again = verdict["plan_over_tuned"], verdict["autotune_over_plan"]
+        assert f"{won['ratio']:.2f}x TuneD's best ({verdict['tuned_best']})" in text or (
+            f"{name} {won['ratio']:.2f}x ({won['ci'][0]:.2f}-{won['ci'][1]:.2f}x)" in text
+        ), name
+        assert f"{again['ratio']:.2f}x ({again['ci'][0]:.2f}-{again['ci'][1]:.2f}x) on {name}" in text, name
+    soho = record["result"]["verdicts"]["soho"]["plan_over_tuned"]
+    assert f"interval {soho['ci'][0]:.2f}-{soho['ci'][1]:.2f}x, p = {soho['p']:.5f}" in text
+    assert ("peers goal met" in text) == record["result"]["met"]
