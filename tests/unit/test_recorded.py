@@ -177,3 +177,29 @@ def test_the_peers_table_and_verdicts_are_the_recorded_ones():
     soho = record["result"]["verdicts"]["soho"]["plan_over_tuned"]
     assert f"interval {soho['ci'][0]:.2f}-{soho['ci'][1]:.2f}x, p = {soho['p']:.5f}" in text
     assert ("peers goal met" in text) == record["result"]["met"]
+
+
+def test_the_clients_figures_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "clients.json").read_text())
+    r = record["result"]
+    text = " ".join(README.split())
+    steps = {s["clients"]: s for s in r["scaling"]}
+    rates = ", ".join(f"{steps[n]['MB/s']:.1f}" for n in (1, 2)) + f" and {steps[4]['MB/s']:.1f} MB/s"
+    shares = ", ".join(f"{steps[n]['MB/s'] / steps[n]['limit']:.1%}" for n in (1, 2))
+    shares += f" and {steps[4]['MB/s'] / steps[4]['limit']:.1%}"
+    each = steps[4]["each"]
+    assert f"1, 2 and 4 clients {rates} = {shares} of the link's goodput" in text
+    assert f"Jain's index {steps[4]['jain']:.3f} ({min(each):.1f}-{max(each):.1f} MB/s each of 4)" in text
+    worse = {(row["workload"].split(" @")[0], row["metric"]): row["worse"] for row in r["stress"]}
+    for words, key in (
+        ("seq-read", ("seq-read", "MB/s")),
+        ("sync 4K write latency p50", ("sync-write", "sync 4K latency p50")),
+        ("and p99", ("sync-write", "sync 4K latency p99")),
+        ("small-file creates", ("small-files", "create ops/s")),
+        ("(p99 latency", ("small-files", "create latency p99")),
+        ("stats", ("small-files", "stat ops/s")),
+        ("reads", ("small-files", "read ops/s")),
+        ("deletes", ("small-files", "delete ops/s")),
+    ):
+        assert f"{words} {worse[key]:.2f}x" in text, words
+    assert ("clients goal met" in text) == r["met"]
