@@ -120,7 +120,12 @@ def disturbed(kind, env, lab, rng, expected: dict, arm: str, run: Callable[[], d
 
 
 def verdicts(rows: list[dict]) -> dict:
-    return {"verdicts": [r["verdict"] for r in rows], "changes": [r["change"] for r in rows]}
+    return {
+        "verdicts": [r["verdict"] for r in rows],
+        "changes": [r["change"] for r in rows],
+        "intervals": [r["change_ci"] for r in rows],
+        "p": [r["p_value"] for r in rows],
+    }
 
 
 def before_after(env: dict, drift: list[str], d: Path) -> dict:
