@@ -59,16 +59,13 @@ def autotune(
         "autotune changes the system trial by trial",
     )
     log = say("autotune")
-    lab = lab and not inventory
     if not (lab or inventory or target):
         fail("with --live, say where to measure: --target PATH|URL")
     resumed = f"`nastune autotune --resume --out-dir {out}` continues"
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, bool(accept_risk), seed or 0)
-        site = choose(
-            lab, inventory, target, clients, root=root, scenario=scenario if lab else None, resume=resume, log=log
-        )
+        site = choose(lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log)
         search, rule_plan = prepare(goal, site, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

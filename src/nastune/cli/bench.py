@@ -206,17 +206,13 @@ def ab(
     from nastune.sites.choose import choose
     from nastune.tune.plan import load
 
-    if min_pairs > max_pairs:
-        fail("--min-pairs must not exceed --max-pairs")
+    with failing():
+        params = {**DEFAULTS, "size": size_option(size)}
+        risk = bool(accept_risk)
+        spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):
-        site = choose(lab, None, target)
-        names = workload or [n for n in site.default_workloads() if n != "aged-read"]
-        params = {**DEFAULTS, "size": size_option(size)}
-        spec = interleave.AbSpec(
-            load(plan_file), names, params, out, target, min_pairs, max_pairs, seed, bool(accept_risk)
-        )
-        outcome = interleave.measure(spec, site, log=say("ab"))
+        outcome = interleave.measure(spec, choose(lab, None, target), log=say("ab"))
     outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
         print(outcome.summary().dumps())

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, fail, failing, say, size_option
+from nastune.cli.common import app, consent, console, err, failing, say, size_option
 from nastune.report import outcomes
 
 
@@ -54,41 +54,19 @@ def optimize(
     With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
     a fresh `soho` (a small NAS in its factory state) and does the same through the lab's
     inventory."""
-    from nastune.bench.workloads import DEFAULTS
-    from nastune.jobs.optimize import FLOWS, OptimizeSpec, run
+    from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.sites.choose import choose
 
-    if min_pairs > max_pairs:
-        fail("--min-pairs must not exceed --max-pairs")
-    if flow not in FLOWS:
-        fail(f"--flow {flow}: choose from {', '.join(FLOWS)}")
+    pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
+    with failing():
+        spec = OptimizeSpec.of(workload, size_option(size), repeats, out, target, accept_risk, pairs, flow)
     consent(
         yes, "optimize will apply the changes it finds (you can roll them back). Go on?", "optimize changes the system"
     )
     log = say("optimize")
-    lab = lab and not inventory  # on the lab, its own inventory: the code path of a real deployment
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
-        site = choose(
-            lab,
-            inventory,
-            target,
-            clients,
-            scenario=scenario if lab else None,
-            log=log,
-            confirm_timeout=confirm_timeout,
-        )
-        pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
-        where = "mount" if lab and target == "smbfs" else target
-        spec = OptimizeSpec(
-            workload or site.default_workloads(),
-            {**DEFAULTS, "size": size_option(size)},
-            repeats,
-            out,
-            where,
-            bool(accept_risk),
-            pairs,
-            flow,
-        )
+        # on the lab, its own inventory: the code path of a real deployment
+        site = choose(lab, inventory, target, clients, scenario=scenario, log=log, confirm_timeout=confirm_timeout)
         outcome = run(spec, site, err, log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:

@@ -70,6 +70,10 @@ class AbSpec:
     accept_risk: bool = False
     noise_floor: float = NOISE_FLOOR
 
+    def __post_init__(self) -> None:
+        if self.min_pairs > self.max_pairs:
+            raise ValueError("--min-pairs must not exceed --max-pairs")
+
 
 @dataclass
 class Outcome:
@@ -148,8 +152,11 @@ class _Switch:
 
 def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Outcome:
     """`nastune ab`: the plan's settings (its one-off actions left out, and said so) switched on
-    and off on `site`; the verdicts also written to ab.json beside a.json and b.json."""
+    and off on `site` (no workloads named: the site's defaults); the verdicts also written to
+    ab.json beside a.json and b.json."""
     plan, left_out = reversible(spec.plan)
+    if not spec.workloads:  # the site's own, but the aged read: no setting switches fragmentation
+        spec = replace(spec, workloads=[n for n in site.default_workloads() if n != "aged-read"])
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]  # bad workloads: refused before any switch
     params = sized(spec.params, targets, log)
     outcome = run(replace(spec, plan=site.stamp(plan), params=params), site, log=log)

@@ -18,6 +18,7 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
+from nastune.bench.workloads import DEFAULTS
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
@@ -32,6 +33,7 @@ from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan, from_findings
 from nastune.tune.system import TuneError
 
+FLOWS = ("interleaved", "before-after")
 MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
 
 
@@ -49,6 +51,28 @@ class OptimizeSpec:
     accept_risk: bool = False
     pairs: tuple[int, int] | None = (5, 8)
     flow: str = "interleaved"  # or "before-after"
+
+    def __post_init__(self) -> None:
+        if self.flow not in FLOWS:
+            raise ValueError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
+        if self.pairs and self.pairs[0] > self.pairs[1]:
+            raise ValueError("--min-pairs must not exceed --max-pairs")
+
+    @classmethod
+    def of(
+        cls,
+        workloads: list[str] | None,
+        size: int | None,
+        repeats: int,
+        out: Path,
+        target: str | None = None,
+        accept_risk: list[str] | None = None,
+        pairs: tuple[int, int] | None = (5, 8),
+        flow: str = "interleaved",
+    ) -> OptimizeSpec:
+        """The spec of a command line (checked before anything is reached): no workloads named
+        means the site's defaults; the default parameters with `size` (None: sized by the link)."""
+        return cls(workloads or [], {**DEFAULTS, "size": size}, repeats, out, target, bool(accept_risk), pairs, flow)
 
 
 @dataclass
@@ -106,9 +130,6 @@ def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, li
     return plan.model_copy(update={"changes": kept}), skipped
 
 
-FLOWS = ("interleaved", "before-after")
-
-
 class OptimizeError(Failure):
     """optimize stopped after applying its plan; the message says how to undo it."""
 
@@ -124,8 +145,8 @@ def run(spec: OptimizeSpec, site: Site, console, log=print) -> Outcome:
     refused before anything is read or applied. A workload that fails is reported as failed and
     the rest compared; anything that stops the run once a change is applied ends in an
     OptimizeError that names the rollback command."""
-    if spec.flow not in FLOWS:
-        raise ValueError(f"flow {spec.flow!r}: choose from {', '.join(FLOWS)}")
+    if not spec.workloads:
+        spec = replace(spec, workloads=site.default_workloads())
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]
     spec = replace(spec, params=sized(spec.params, targets, log))
     log(f"inspect: {site.name}")

@@ -135,6 +135,10 @@ class LabInventorySite(InventorySite):
         super().__post_init__()
         self.scenario = scenario()
 
+    def kinds(self, target: str | None) -> list[str]:
+        """`smbfs`, the lab's SMB mount, is what the inventory calls its clients' mount."""
+        return super().kinds("mount" if target == "smbfs" else target)
+
     def servers(self, target: Target) -> list[int]:
         return lab_servers()
 
