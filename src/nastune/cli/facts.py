@@ -9,6 +9,7 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import SEVERITIES, app, collect_facts, console, fail, failing, rerun_in_lab, verbose
+from nastune.report import layout
 from nastune.severity import Severity
 
 
@@ -106,17 +107,19 @@ def explain(
     rule_id: Annotated[str | None, typer.Argument(help="A rule id; without one, list all rules.")] = None,
 ) -> None:
     """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
-    from nastune import rules as knowledge
-    from nastune.report import findings_view
+    from nastune import rulebook  # the index: no rule, collector or pydantic imported to explain
 
     if rule_id is None:
-        console.print(findings_view.rule_table(knowledge.all_rules()))
+        table = layout.Records("Rules", "id", "area", "severity", "title")
+        for e in rulebook.entries():
+            table.add_row(e.id, e.area, e.severity, e.title)
+        console.print(table)
         return
     try:
-        rule = knowledge.get(rule_id)
+        rule = rulebook.find(rule_id)
     except KeyError:
         fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
     from rich.markdown import Markdown  # markdown-it: only to show one rule's page
 
     console.print(Markdown(rule.doc()))
-    console.print(f"\narea: {rule.area}; severity: {rule.severity.name}; source: {rule.source}", highlight=False)
+    console.print(f"\narea: {rule.area}; severity: {rule.severity}; source: {rule.source}", highlight=False)

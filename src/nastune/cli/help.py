@@ -5,6 +5,7 @@ typing, as Typer's classes are not the click package's."""
 
 from __future__ import annotations
 
+from copy import copy
 from typing import Any
 
 EXIT_CODES = (
@@ -24,8 +25,9 @@ def tidy(command: Any) -> None:
     for param in command.params:
         if param.param_type_name == "option" and param.metavar is None:
             param.metavar = _metavar(param)
-        elif param.param_type_name == "argument":
-            param.display_type_rich = lambda ctx: None  # its NAME says what it is; no type beside it
+        elif param.param_type_name == "argument":  # its NAME says what it is; no type beside it
+            param.type = copy(param.type)
+            param.type.get_metavar = lambda *args, **kwargs: ""
     made = command.get_help_option
 
     def help_option(ctx: Any) -> Any:
@@ -41,13 +43,12 @@ def tidy(command: Any) -> None:
 
 def _metavar(option: Any) -> str | None:
     """Nothing for a flag; the choices for a choice (Typer shows them); otherwise a name in
-    capitals: PATH for paths, N for integers, X for reals, the option's own name for the rest."""
+    capitals: PATH for paths, N for integers, X for reals, the option's own name for the rest.
+    Read from click's parameter type (its `name`), the one part of the option click defines."""
     if option.is_flag or option.count:
         return ""
-    kind = option.type_descriptor
-    if kind.is_choice:
+    kind = option.type.name
+    if kind == "choice":
         return None
-    if kind.is_path:
-        return "PATH"
-    element = kind.annotation.__args__[0] if kind.is_list else kind.annotation
-    return {int: "N", float: "X"}.get(element, NAMED.get(option.name, (option.name or "value").upper()))
+    known = {"path": "PATH", "int": "N", "int range": "N", "float": "X", "float range": "X"}
+    return known.get(kind, NAMED.get(option.name, (option.name or "value").upper()))

@@ -7,8 +7,7 @@ from itertools import groupby
 from rich.console import Console
 from rich.text import Text
 
-from nastune.report.layout import Records
-from nastune.rules.model import Finding, Rule, Severity
+from nastune.rules.model import Finding, Severity
 
 COLOURS = {
     Severity.info: "dim",
@@ -63,10 +62,3 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
         + ", ".join(f"{n} {s.name}" for s, n in sorted(counts.items(), reverse=True))
         + f" ({len(findings)} findings)"
     )
-
-
-def rule_table(rules: list[Rule]) -> Records:
-    table = Records("Rules", "id", "area", "severity", "title")
-    for r in rules:
-        table.add_row(r.id, r.area, r.severity.name, r.title)
-    return table
