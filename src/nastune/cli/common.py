@@ -41,7 +41,7 @@ app = typer.Typer(
     "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="markdown",  # a docstring's lines flow into paragraphs at any width
+    rich_markup_mode=None,
     epilog=EXIT_CODES,
 )
 
