@@ -144,7 +144,8 @@ def run(
                 progress.advance(task)
                 with profiler:
                     for n in range(repeats):
-                        attempt(site.drop_caches, "drop caches", retries)
+                        if workload.files:
+                            attempt(site.drop_caches, "drop caches", retries)
                         meter.start()
                         rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
                         others.append(meter.stop())

@@ -35,6 +35,7 @@ class Workload:
     # "iozone" (latency against file size per record size), "heatmap" (a node x node matrix)
     view = "bars"
     device_bound = False  # a local sequential read: also bounded by the device's own read rate
+    files = True  # it moves file data: the NAS's caches are dropped before each repeat
     path = "both"  # read, write or both: which rules attribution may name for what limited it
 
     def runs_on(self, target: Target) -> bool:
@@ -328,6 +329,7 @@ class Network(Workload):
     name, title = "network", "TCP throughput between client and server (iperf3)"
     doc = "iperf3 from the client to the server and back, compared with the link's physical goodput."
     kinds, source = ("iperf3",), "KNOWLEDGE.md section 6 (117.7 MB/s at MTU 1500, 123.8 at 9000)"
+    files = False
 
     def metrics(self, params):
         return {"upload MB/s": Metric("MB/s", throughput=True), "download MB/s": Metric("MB/s", throughput=True)}
@@ -346,6 +348,7 @@ class NumaBandwidth(Workload):
         "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix."
     )
     kinds, source = ("system",), "004 (MLC matrix; snoop mode)"
+    files = False
 
     def nodes(self) -> list[int]:
         try:

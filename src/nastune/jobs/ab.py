@@ -199,7 +199,8 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
                     key = _key(workload, target)
                     if key not in keys:
                         continue
-                    runner.attempt(site.drop_caches, "drop caches", [])
+                    if workload.files:
+                        runner.attempt(site.drop_caches, "drop caches", [])
                     meter = Meter(partial(site.servers, target))
                     meter.start()
                     row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
