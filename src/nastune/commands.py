@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nastune.packages import install_hint
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,7 @@ def run(
         )
     except OSError as e:
         return CommandResult(argv, None, error=e.strerror or str(e))
+    started = time.monotonic()
     try:
         stdout, stderr = proc.communicate(input, timeout)
     except subprocess.TimeoutExpired:
@@ -122,6 +127,7 @@ def run(
     except BaseException:
         _kill_group(proc)
         raise
+    log.debug("%.3f s, exit %s: %s", time.monotonic() - started, proc.returncode, " ".join(argv))
     return CommandResult(argv, proc.returncode, stdout, stderr)
 
 

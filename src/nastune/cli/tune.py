@@ -27,16 +27,14 @@ def plan(
     then `nastune apply` it."""
     import os
 
-    from nastune import rules as knowledge
+    from nastune.jobs import plan as planning
     from nastune.report.tune_view import plan_table
-    from nastune.tune.plan import from_findings
 
     if lab:
         rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
-    made = from_findings(knowledge.evaluate(collect_facts(root, None, xfs_fragmentation), only=only))
-    made.lab = os.environ.get("NASTUNE_IN_LAB") == "1"  # the lab's plans say so, for a later apply
-    with failing():
-        out.write_text(made.to_json() + "\n")
+    facts = collect_facts(root, None, xfs_fragmentation)
+    with failing():  # the lab's plans say so, for a later apply
+        made = planning.run(facts, only, out, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
     console.print(plan_table(made))
     risky = sum(c.durability_risk for c in made.changes)
     console.print(

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, console, fail, failing, rerun_in_lab, say
-from nastune.report import layout, outcomes
+from nastune.cli.common import app, collect_facts, console, err, fail, failing, rerun_in_lab, say
+from nastune.report import outcomes
 
 
 @app.command(short_help="Is this NAS still tuned? Findings, drift, regressions")
@@ -36,18 +36,14 @@ def check(
     """Is this NAS still tuned? Every rule on today's facts, every setting of the last applied
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
-    import tempfile
-
     from nastune.jobs import check as checks
-    from nastune.sites.lab.site import LabSite
     from nastune.sites.live import LiveSite
 
     if (bench or result) and not baseline:
         fail("--bench and --result compare with a baseline: add --baseline NAME")
     if lab and bench and result is None:  # measured from here, where the lab's clients are
-        result = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
         with failing():
-            checks.measure(str(baseline), LabSite(), result, console=layout.console(stderr=True))
+            result = checks.measured_on_lab(str(baseline), err)
     if lab:  # compared in the NAS's namespace
         paths = {"--result": result, "--metrics": metrics}
         rerun_in_lab(absolute={option: str(p.resolve()) for option, p in paths.items() if p is not None})

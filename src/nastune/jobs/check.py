@@ -6,6 +6,7 @@ baseline's workloads compared with it (regression)."""
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
+from nastune.sites.lab.site import LabSite
 from nastune.sites.lab.system import if_running
 from nastune.tune import executor
 from nastune.tune.journal import find
@@ -99,6 +101,14 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     repeats = max([2] + [len(m.values) for r in stored.results for m in r.metrics.values()])
     params = dict(stored.results[0].params)
     return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)
+
+
+def measured_on_lab(name: str, console=None) -> Path:
+    """Baseline `name`'s workloads measured on the lab from this host, where its clients are;
+    the result file, for the comparison that runs in the NAS's namespace."""
+    result = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
+    measure(name, LabSite(), result, console=console)
+    return result
 
 
 def check(facts: Facts, root: str, journal: str | None = None) -> Check:
