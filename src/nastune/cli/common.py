@@ -41,7 +41,7 @@ app = typer.Typer(
     "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode=None,
+    rich_markup_mode=None,  # click's plain help: readable at 80 columns, and no markdown-it to import
     epilog=EXIT_CODES,
 )
 
