@@ -9,6 +9,7 @@ to measure), so every value shows which side was really in place."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +136,25 @@ def test_settings_that_change_nothing_are_not_interleaved(root, tmp_path):
     spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
     assert _interleave(plan, site.tuner(), site, spec, lambda m: None) == (None, None)
     assert len(probe.seen) <= 2  # the warm-up and at most one repeat of A before the first switch
+
+
+@dataclass
+class CountingSite(TwoProbes):
+    """Counts how often the targets are found, and in which state of the setting."""
+
+    found: list[str] | None = None
+
+    def pairs(self, target, names):
+        need(self.found).append(Path(self.root, SETTING).read_text().strip())
+        return super().pairs(target, names)
+
+
+def test_each_side_finds_its_targets_once_in_its_own_state(root, tmp_path):
+    from nastune.jobs import ab
+
+    site = CountingSite(str(tmp_path), str(root), Probe(root), Flat(root), [])
+    plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
+    spec = ab.AbSpec(plan, ["probe", "flat"], {}, tmp_path / "ab", min_pairs=5, max_pairs=8)
+    done = ab.run(spec, site, log=lambda m: None)
+    assert done.pairs == 8  # 17 switches and the control
+    assert site.found == ["40", "10"]  # A's targets found in A, B's in B, once each

@@ -36,7 +36,7 @@ from nastune.bench.sizing import sized
 from nastune.errors import Failure
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
-from nastune.sites.base import Site
+from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, compare, settled
 from nastune.stats.runs import Row, compare_runs
@@ -176,12 +176,19 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
     rng = random.Random(spec.seed)
     out.mkdir(parents=True, exist_ok=True)
 
-    def make_pairs():
-        return site.pairs(spec.target, spec.workloads)
+    resolved: dict[str, Pairs] = {}
+
+    def make_pairs(side: str) -> Pairs:
+        """Each side's targets, found once in it: B's are B's (an MTU change moves a target's
+        ceiling), and a side is the same state every time it comes back (each finding asks the
+        clients over SSH, a second and more per look)."""
+        if side not in resolved:
+            resolved[side] = site.pairs(spec.target, spec.workloads)
+        return resolved[side]
 
     with tuner.hold("ab"):
         switch = _Switch(spec.plan, tuner, spec.accept_risk)
-        pairs = make_pairs()
+        pairs = make_pairs("A")
         states: dict[str, dict] = {}
         samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
         measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
@@ -195,7 +202,7 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
 
             def measure(side: str, keys: set[str]) -> None:
                 switch.to(side)
-                for workload, target in make_pairs():  # an MTU change moves a target's ceiling
+                for workload, target in make_pairs(side):
                     key = _key(workload, target)
                     if key not in keys:
                         continue

@@ -152,8 +152,8 @@ class NasAgent:
 
     def drop_caches(self) -> None:
         """The NAS's page cache, so that reads are served from its disks."""
-        self.run(["sync"], "sync")
-        self.run(["sysctl", "-q", "-w", "vm.drop_caches=3"], "drop caches")
+        # one round trip: dirty pages are written first, or they could not be dropped
+        self.run(["sh", "-c", "sync && exec sysctl -q -w vm.drop_caches=3"], "drop caches")
 
     def sampler(self, interval: float) -> list[str]:
         """The command that streams the NAS's /proc samples, one JSON line each."""
