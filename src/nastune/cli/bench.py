@@ -132,16 +132,14 @@ def baseline_check(
     json: opt.Json = False,
 ) -> None:
     """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
-    from nastune import wire
+    from nastune.jobs import compare as comparing
     from nastune.stats import baseline  # scipy: only the commands that compare load it
 
     (new,) = load_results([result])
     with failing():  # Incomparable included
         rows, remarks = baseline.check(name, new)
     if json:  # the shape compare --json has: one comparison, the baseline before
-        rows_json = [r.to_json() for r in rows]
-        compared = wire.Comparison(before=f"baseline {name}", after=str(result), rows=rows_json, notes=remarks)
-        print(wire.Compare(comparisons=[compared]).dumps())
+        print(comparing.summary([comparing.Comparison(f"baseline {name}", result, rows, remarks)]).dumps())
     else:
         outcomes.verdicts(console, rows, f"baseline {name} -> {result}", remarks)
     if any(r.result.verdict == "worse" for r in rows):

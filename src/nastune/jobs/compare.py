@@ -12,8 +12,8 @@ from nastune.stats.runs import Incomparable, Row, compare_runs
 
 @dataclass
 class Comparison:
-    before: Path
-    after: Path
+    before: Path | str  # a result file, or what stands for one ("baseline NAME")
+    after: Path | str
     rows: list[Row]
     notes: list[str]
 
