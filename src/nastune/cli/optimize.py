@@ -54,12 +54,14 @@ def optimize(
     With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
     a fresh `soho` (a small NAS in its factory state) and does the same through the lab's
     inventory."""
+    from nastune.bench.workloads import DEFAULTS
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.sites.choose import choose
 
     pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
-    with failing():
-        spec = OptimizeSpec.of(workload, size_option(size), repeats, out, target, accept_risk, pairs, flow)
+    with failing():  # checked before anything is reached; no workloads named: the site's defaults
+        params = {**DEFAULTS, "size": size_option(size)}
+        spec = OptimizeSpec(workload or [], params, repeats, out, target, bool(accept_risk), pairs, flow)
     consent(
         yes, "optimize will apply the changes it finds (you can roll them back). Go on?", "optimize changes the system"
     )

@@ -21,7 +21,6 @@ from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
-from nastune.sites.lab.site import LabSite
 from nastune.sites.lab.system import if_running
 from nastune.tune import executor
 from nastune.tune.journal import find
@@ -106,6 +105,8 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
 def measured_on_lab(name: str, console=None) -> Path:
     """Baseline `name`'s workloads measured on the lab from this host, where its clients are;
     the result file, for the comparison that runs in the NAS's namespace."""
+    from nastune.sites.lab.site import LabSite  # lazy: a check on a NAS (its timer) never needs the lab's parts
+
     result = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
     measure(name, LabSite(), result, console=console)
     return result

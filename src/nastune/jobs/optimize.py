@@ -18,7 +18,6 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
-from nastune.bench.workloads import DEFAULTS
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
@@ -39,9 +38,10 @@ MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with it
 
 @dataclass
 class OptimizeSpec:
-    """What optimize measures (`workloads` at `target`, as the site names targets), how often and
-    how big, where it writes, whether it may trade durability, the interleaved budget (the
-    least and most A/B pairs; None: no interleaved phase, before-after only) and the flow."""
+    """What optimize measures (`workloads` at `target`, as the site names targets; none named:
+    the site's defaults), how often and how big, where it writes, whether it may trade
+    durability, the interleaved budget (the least and most A/B pairs; None: no interleaved
+    phase, before-after only) and the flow."""
 
     workloads: list[str]
     params: dict
@@ -57,22 +57,6 @@ class OptimizeSpec:
             raise ValueError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
         if self.pairs and self.pairs[0] > self.pairs[1]:
             raise ValueError("--min-pairs must not exceed --max-pairs")
-
-    @classmethod
-    def of(
-        cls,
-        workloads: list[str] | None,
-        size: int | None,
-        repeats: int,
-        out: Path,
-        target: str | None = None,
-        accept_risk: list[str] | None = None,
-        pairs: tuple[int, int] | None = (5, 8),
-        flow: str = "interleaved",
-    ) -> OptimizeSpec:
-        """The spec of a command line (checked before anything is reached): no workloads named
-        means the site's defaults; the default parameters with `size` (None: sized by the link)."""
-        return cls(workloads or [], {**DEFAULTS, "size": size}, repeats, out, target, bool(accept_risk), pairs, flow)
 
 
 @dataclass
