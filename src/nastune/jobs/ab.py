@@ -5,15 +5,15 @@ order within each pair, switched through the tuning engine (apply, then rollback
 
 Each switch is proved before its repeat is measured (verify after apply; a clean rollback after
 it) and its cost is counted; one switch serves every workload. After every pair from `min_pairs`
-on, each metric is compared; a workload whose every metric is settled (a verdict, an interval
-inside the noise floor, or a change known to within the floor: stats.compare.settled) is
-measured no more, and the run stops when all are, or when the budget
-of pairs is spent. The looks share the 5% false-positive rate (Bonferroni over the looks,
-so stopping early cannot inflate it). An A/A control (one more repeat of A at the end) that falls
-outside A's 95% prediction interval, widened by the noise floor, refuses a verdict for that
-metric: A itself moved during the run (a switch back that did not restore it, a lasting change of
-load). A bare min..max range would refuse 2 runs in n + 1 of an unchanged system (29% at six
-pairs). The system always ends in A."""
+on, each metric is compared pair by pair (stats.paired: each B against its own pair's A, so a
+disturbance longer than a pair cancels); a workload whose every metric is settled (a verdict, an
+interval inside the noise floor, or a change known to within the floor: stats.compare.settled) is
+measured no more, and the run stops when all are, or when the budget of pairs is spent. The looks
+share the 5% false-positive rate (Bonferroni over the looks, so stopping early cannot inflate it).
+An A/A control (one more repeat of A at the end) that falls outside A's 95% prediction interval,
+widened by the noise floor, refuses a verdict for that metric: A itself moved during the run (a
+switch back that did not restore it, a lasting change of load). A bare min..max range would
+refuse 2 runs in n + 1 of an unchanged system (29% at six pairs). The system always ends in A."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
 from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner
-from nastune.stats.compare import ALPHA, NOISE_FLOOR, compare, settled
+from nastune.stats.compare import ALPHA, NOISE_FLOOR, settled
+from nastune.stats.paired import compare_pairs
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
@@ -246,11 +247,12 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
         a_rows = {k: v[: len(control[k])] for k, v in samples["A"].items()}
         a = _results("A", list(measured["A"].values()), params, a_rows, others, out, site)
         b = _results("B", list(measured["B"].values()), params, samples["B"], others, out, site)
-        rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha)
+        rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha, paired=True)
         refused = _controls(pairs, params, samples["A"], control, noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
         notes.append(
-            f"interleaved: {done} pairs in random order; each look tests at alpha {alpha:.4f} (0.05 over {looks} looks)"
+            f"interleaved: {done} pairs in random order, each B compared with its own pair's A; each look tests "
+            f"at alpha {alpha:.4f} (0.05 over {looks} looks)"
         )
         decided = bool(rows) and all(settled(r.result, noise_floor) for r in rows)
         return Outcome(rows, notes, done, elapsed, switch.seconds, decided and not refused, refused, [a, b])
@@ -261,15 +263,16 @@ def _values(workload, params, rows: list[dict]) -> dict[str, list[float]]:
 
 
 def _settled(workload, target, params, samples, noise_floor: float, alpha: float) -> bool:
-    """Whether every metric of the workload is settled (stats.compare.settled): a settled
-    workload is measured no more (its metrics were tested at this look's alpha)."""
+    """Whether every metric of the workload is settled (stats.compare.settled), its pairs compared
+    as the verdict will be: a settled workload is measured no more."""
     key = _key(workload, target)
-    a = _values(workload, params, samples["A"].get(key, []))
-    b = _values(workload, params, samples["B"].get(key, []))
+    paired = list(zip(samples["A"].get(key, []), samples["B"].get(key, [])))
     for name, spec in workload.metrics(params).items():
-        if len(a.get(name, [])) < 2 or len(b.get(name, [])) < 2:
+        both = [(x[name], y[name]) for x, y in paired if name in x and name in y]
+        if len(both) < 2:
             return False
-        if not settled(compare(a[name], b[name], spec.higher_is_better, noise_floor, alpha), noise_floor):
+        a, b = [x for x, _ in both], [y for _, y in both]
+        if not settled(compare_pairs(a, b, spec.higher_is_better, noise_floor, alpha), noise_floor):
             return False
     return True
 

@@ -65,10 +65,31 @@ class Comparison:
         return f"~ (no change larger than about {self.detectable:.0%})"
 
 
-def _rng(values_a, values_b) -> np.random.Generator:
+def seeded(values_a, values_b) -> np.random.Generator:
     """Seeded by the data, so the same two runs always give the same intervals."""
     seed = abs(hash(tuple(np.round(np.concatenate([values_a, values_b]), 9)))) % (2**32)
     return np.random.default_rng(seed)
+
+
+def verdict_of(
+    p: float,
+    change_ci: tuple[float, float],
+    higher_is_better: bool,
+    noise_floor: float,
+    alpha: float,
+    reachable: bool = True,
+) -> tuple[str, float | None]:
+    """The verdict (better, worse, ~: p < alpha and the whole interval beyond the noise floor)
+    and, for "~", the smallest change this comparison could have called (None where the sample
+    sizes cannot reach alpha, or there is no interval)."""
+    low, high = change_ci
+    if p < alpha and (low > noise_floor or high < -noise_floor):
+        return ("better" if (low > noise_floor) == higher_is_better else "worse"), None
+    if not (reachable and math.isfinite(low) and math.isfinite(high)):
+        return "~", None
+    # to be called, a change's interval (about this wide) must clear the noise floor; and the
+    # wording is never narrower than this interval itself
+    return "~", max(noise_floor + (high - low) / 2, abs(low), abs(high))
 
 
 def settled(c: Comparison, noise_floor: float = NOISE_FLOOR) -> bool:
@@ -128,7 +149,7 @@ def compare(
             raise ValueError(f"no {side} values to compare")
         if not np.all(np.isfinite(values)) or np.any(values <= 0):
             raise ValueError(f"the {side} values must be finite and positive")
-    rng = _rng(a, b)
+    rng = seeded(a, b)
     ma, mb = float(np.median(a)), float(np.median(b))
     floor_p = smallest_p(len(a), len(b))
     change_ci = (-np.inf, np.inf)  # too few repeats for an interval that covers 95%
@@ -140,23 +161,13 @@ def compare(
             / np.median(rng.choice(a, size=(RESAMPLES, len(a))), axis=1)
         ) - 1
         change_ci = (float(np.percentile(ratios, tail)), float(np.percentile(ratios, 100 - tail)))
-    change = mb / ma - 1
-    verdict = "~"
-    if p < alpha and (change_ci[0] > noise_floor or change_ci[1] < -noise_floor):
-        up = change_ci[0] > noise_floor
-        verdict = "better" if up == higher_is_better else "worse"
-    detectable = None
-    if verdict == "~" and floor_p < alpha and np.all(np.isfinite(change_ci)):
-        # to be called, a change's interval (about this wide) must clear the noise floor; and the
-        # wording is never narrower than this interval itself
-        half = (change_ci[1] - change_ci[0]) / 2
-        detectable = max(noise_floor + half, abs(change_ci[0]), abs(change_ci[1]))
+    verdict, detectable = verdict_of(p, change_ci, higher_is_better, noise_floor, alpha, floor_p < alpha)
     return Comparison(
         ma,
         median_ci(a, rng),
         mb,
         median_ci(b, rng),
-        change,
+        mb / ma - 1,
         change_ci,
         p,
         verdict,

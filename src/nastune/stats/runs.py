@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from nastune.bench.results import ResultSet
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
+from nastune.stats.paired import compare_pairs
 
 
 class Incomparable(ValueError):
@@ -106,8 +107,16 @@ def failures(runs: list[ResultSet]) -> list[str]:
 
 
 def compare_runs(
-    a: ResultSet, b: ResultSet, force: bool = False, noise_floor: float = 0.03, alpha: float = ALPHA
+    a: ResultSet,
+    b: ResultSet,
+    force: bool = False,
+    noise_floor: float = 0.03,
+    alpha: float = ALPHA,
+    paired: bool = False,
 ) -> tuple[list[Row], list[str]]:
+    """Every metric of both runs compared; `paired`: the runs are an interleaved run's A and B,
+    their i-th repeats measured in the same pair (stats.paired)."""
+    comparing = compare_pairs if paired else compare
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
     remarks = notes(a, b)
@@ -155,7 +164,7 @@ def compare_runs(
                     ma.unit,
                     ma.higher_is_better,
                     ma.limit,
-                    compare(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha),
+                    comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha),
                 )
             )
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
