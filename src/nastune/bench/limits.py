@@ -277,7 +277,9 @@ def acts_on(rule: str, kind: str, path: str) -> bool:
 
 def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> list[Limit]:
     """`limits` with the machine's other load named first when it disturbed at least half the
-    repeats (a busy host's CPU must not be read as the server's limit), after them otherwise."""
+    repeats, and a fully busy CPU then named after every factor of the NAS's own (the other load
+    keeps a CPU busy too: a busy host's CPU must not be read as the server's limit); other load
+    in fewer repeats comes after the evidence."""
     if not reasons or not repeats:
         return limits
     share = len(reasons) / repeats
@@ -286,7 +288,10 @@ def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> li
         "limit, rather than anything on the NAS; measure again when the machine is quiet"
     )
     other = Limit("other-load", 1.0 if share >= 0.5 else share / 2, said, ())
-    return sorted([other, *limits], key=lambda limit: -limit.score)
+    ranked = sorted([other, *limits], key=lambda limit: -limit.score)
+    if share < 0.5:
+        return ranked
+    return [limit for limit in ranked if limit.factor != "cpu"] + [limit for limit in ranked if limit.factor == "cpu"]
 
 
 def first_line(limits: list[Limit]) -> str:
