@@ -49,10 +49,11 @@ def test_a_pair_a_disturbance_split_is_trimmed():
     assert se < plain  # the split pair would have widened a plain paired t's interval
 
 
-def test_below_five_pairs_it_is_the_plain_paired_t():
-    d = np.log([1.1, 1.05, 1.12, 1.08])
+def test_up_to_five_pairs_it_is_the_plain_paired_t():
+    d = np.log([1.1, 1.05, 1.12, 1.08, 1.3])
     centre, se, df = trimmed_t(d)
-    assert df == 3 and math.isclose(centre, d.mean()) and math.isclose(se, d.std(ddof=1) / 2)
+    assert df == 4 and math.isclose(centre, d.mean()) and math.isclose(se, d.std(ddof=1) / math.sqrt(5))
+    assert trimmed_t(np.append(d, 1.0))[2] == 3  # from six pairs, one trimmed from each end
 
 
 def test_direction_follows_the_metric_and_a_settled_change_stops_the_pairs():
