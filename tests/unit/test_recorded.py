@@ -117,6 +117,29 @@ def test_the_interval_coverage_figures_are_the_recorded_ones():
     )
 
 
+def test_the_paired_figures_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "paired.json").read_text())
+    cells = {(c["condition"], c["change"]): c for c in record["cells"]}
+    share = lambda cell, method, key: f"{100 * cell[method][key] / cell['trials']:.1f}%"
+    five, fifteen = cells[("disturbed, jitter 5%", -0.1)], cells[("disturbed, jitter 15%", -0.1)]
+    calm, noisy = cells[("calm, CV 2%", -0.1)], cells[("calm, CV 5%", -0.1)]
+    worst = max((c for c in record["cells"] if c["change"] == 0), key=lambda c: c["paired"]["false"])
+    rank_worst = max((c for c in record["cells"] if c["change"] == 0), key=lambda c: c["rank"]["false"])
+    text = " ".join(README.split())
+    said = (
+        f"{five['trials']} per cell, recorded in "
+        f"`bench/results/paired.json`; goal {'met' if record['met'] else 'NOT met'}): under a disturbance like "
+        f"noise.py's, a 10% change found in {share(five, 'paired', 'found')} and {share(fifteen, 'paired', 'found')} "
+        f"of runs against the rank test's {share(five, 'rank', 'found')} and {share(fifteen, 'rank', 'found')}, in "
+        f"{five['paired']['mean_pairs']} and {fifteen['paired']['mean_pairs']} pairs; calm at CV 2%, in "
+        f"{calm['paired']['mean_pairs']} pairs against {calm['rank']['mean_pairs']}; A/A false verdicts at most "
+        f"{share(worst, 'paired', 'false')} (rank {share(rank_worst, 'rank', 'false')}"
+    )
+    assert said in text
+    assert worst["condition"] == rank_worst["condition"] == "calm, CV 8%"  # "both at CV 8%"
+    assert f"({share(noisy, 'rank', 'found')} against {share(noisy, 'paired', 'found')})" in text
+
+
 def test_the_noise_figures_are_the_recorded_ones():
     record = json.loads((TOP / "bench" / "results" / "noise.json").read_text())
     r = record["result"]
