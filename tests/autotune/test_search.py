@@ -61,6 +61,11 @@ def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
     assert trials[1]["state"] == "FAIL" and "smb.conf" in trials[1]["why"] and "nothing was changed" in trials[1]["why"]
     assert sum(t["state"] != "PRUNED" or not t["why"] for t in trials.values()) >= 4
     assert state(root) == before  # every trial rolled back
+    # each trial measured says what it cost: its seconds, and how many of them went to measuring
+    timed = [t for t in trials.values() if t["state"] != "PRUNED" or not t["why"]]
+    assert all(0 <= t["measuring_seconds"] <= t["seconds"] for t in timed), timed
+    assert trials[1]["measuring_seconds"] == 0 and f"trial 1: {trials[1]['seconds']:.0f} s" in done.stderr
+    assert f"{len(timed)} trials, " in done.stdout and " s measuring; medians)" in done.stdout
     assert (out / "report.html").exists() and "The search" in (out / "report.html").read_text()
     assert ("beats the base" in done.stdout) == (summary["plan"] is not None)
     best = max((t for t in trials.values() if t["state"] == "COMPLETE"), key=lambda t: t["value"])

@@ -15,6 +15,7 @@ measure worse, or the answer is: keep what you have."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,17 @@ from rich.progress import Progress
 from nastune.autotune.objective import Objective
 from nastune.autotune.report import render
 from nastune.autotune.space import Space
-from nastune.autotune.trials import CURRENT, RULE, best_so_far, choose_finalists, merge, named, rule_trial, sampler
+from nastune.autotune.trials import (
+    CURRENT,
+    RULE,
+    best_so_far,
+    choose_finalists,
+    judge,
+    merge,
+    param_importance,
+    rule_trial,
+    sampler,
+)
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.errors import Failure
@@ -87,6 +98,8 @@ class Search:
         self.params, self.s = params, settings
         self.console, self.log = console, log
         self.trials_dir = settings.out / "trials"
+        self.measuring = 0.0  # this trial's seconds of measuring (the rest is applying and rolling back)
+        self.seconds: dict[int, dict[str, float]] = {}  # per trial measured in this process (not before --resume)
         self.progress: Progress | Lines | None = None
 
     def make_pairs(self):
@@ -199,7 +212,7 @@ class Search:
     def trial(self, study, trial, config: dict) -> None:
         from optuna.trial import TrialState
 
-        n = trial.number
+        n, started, self.measuring = trial.number, time.monotonic(), 0.0
         plan = self.site.stamp(self.space.plan(config))
         moved = ", ".join(f"{name}={config[name]}" for name in sorted({c.rule.split(":", 1)[1] for c in plan.changes}))
         origin = trial.user_attrs.get("origin", "search")
@@ -229,6 +242,9 @@ class Search:
         finally:
             if journal:
                 self.rollback(journal, study)
+            took = time.monotonic() - started
+            self.seconds[n] = {"seconds": round(took, 1), "measuring_seconds": round(self.measuring, 1)}
+            self.log(f"trial {n}: {took:.0f} s, {took - self.measuring:.0f} s of it applying and rolling back")
 
     def apply(self, plan: Plan, study) -> str | None:
         """Apply and prove a trial's plan (None: it changes nothing here); a failed apply is rolled
@@ -264,17 +280,21 @@ class Search:
         study.set_user_attr("applied", None)
 
     def measure(self, name: str, repeats: int) -> ResultSet:
-        return runner.run(
-            self.make_pairs(),
-            self.params,
-            repeats,
-            self.trials_dir / f"{name}.json",
-            self.site,
-            label=name,
-            console=self.console,
-            profile=False,
-            within=self.progress,
-        )
+        started = time.monotonic()
+        try:
+            return runner.run(
+                self.make_pairs(),
+                self.params,
+                repeats,
+                self.trials_dir / f"{name}.json",
+                self.site,
+                label=name,
+                console=self.console,
+                profile=False,
+                within=self.progress,
+            )
+        finally:
+            self.measuring += time.monotonic() - started
 
     def scored(self, run: ResultSet, study) -> float:
         """`run`'s score as a ratio to the base; TrialFailed says why it has none."""
@@ -314,7 +334,7 @@ class Search:
             again.append((score or 0.0, t, run))
         score, best_trial, best_run = max(again, key=lambda x: x[0])
         rows, notes = compare_runs(base, best_run)
-        verdict, winner = self.judge(rows, best_trial)
+        verdict, winner = judge(rows, best_trial, {t.workload for t in self.objective.terms})
         rule = rule_trial(done)
         if not winner and rule is not None and rule.value >= 1.0 and rule.user_attrs["config"] != current:
             # autotune never ends below `plan`: unproven gains leave the rule-based plan standing
@@ -331,7 +351,7 @@ class Search:
             plan = self.site.stamp(self.space.plan(best_trial.user_attrs["config"]))
             plan_path = self.s.out / "best-plan.json"
             plan_path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
-        importance = self.importance(study)
+        importance = param_importance(study)
         trials = [
             {
                 "number": t.number,
@@ -340,6 +360,7 @@ class Search:
                 "config": t.user_attrs.get("config"),
                 "origin": t.user_attrs.get("origin", "search"),
                 "why": t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
+                **self.seconds.get(t.number, {}),
             }
             for t in study.trials
         ]
@@ -370,29 +391,3 @@ class Search:
             )
         )
         return outcome
-
-    def judge(self, rows: list[Row], trial) -> tuple[str, bool]:
-        wanted = {t.workload for t in self.objective.terms}
-        mine = [r for r in rows if r.workload in wanted]
-        worse = [r for r in mine if r.result.verdict == "worse"]
-        better = [r for r in mine if r.result.verdict == "better"]
-        if better and not worse:
-            gains = ", ".join(f"{named(r)} {r.result.change:+.1%}" for r in better)
-            return f"trial {trial.number} beats the base beyond the noise floor ({gains})", True
-        why = "it is worse on " + ", ".join(map(named, worse)) if worse else "no gain beyond the noise floor"
-        return (
-            f"keep the current settings: the best (trial {trial.number}) measured again beside the base: {why}",
-            False,
-        )
-
-    def importance(self, study) -> dict[str, float]:
-        """Each tunable's share of the objective's variation (Optuna's PED-ANOVA: fANOVA needs
-        scikit-learn); empty with fewer than two distinct completed trials."""
-        import optuna
-        from optuna.importance import PedAnovaImportanceEvaluator
-
-        try:
-            found = optuna.importance.get_param_importances(study, evaluator=PedAnovaImportanceEvaluator())
-        except (RuntimeError, ValueError, ZeroDivisionError):
-            return {}
-        return {name: round(float(v), 3) for name, v in found.items()}

@@ -59,3 +59,32 @@ def merge(a: ResultSet, b: ResultSet) -> ResultSet:
         }
         results.append(ra.model_copy(update={"metrics": metrics}))
     return a.model_copy(update={"results": results})
+
+
+def param_importance(study) -> dict[str, float]:
+    """Each tunable's share of the objective's variation (Optuna's PED-ANOVA: fANOVA needs
+    scikit-learn); empty with fewer than two distinct completed trials."""
+    import optuna
+    from optuna.importance import PedAnovaImportanceEvaluator
+
+    try:
+        found = optuna.importance.get_param_importances(study, evaluator=PedAnovaImportanceEvaluator())
+    except (RuntimeError, ValueError, ZeroDivisionError):
+        return {}
+    return {name: round(float(v), 3) for name, v in found.items()}
+
+
+def judge(rows: list[Row], trial, wanted: set[str]) -> tuple[str, bool]:
+    """The search's verdict on its best trial measured again beside the base: a winner only when
+    some wanted workload is better and none worse."""
+    mine = [r for r in rows if r.workload in wanted]
+    worse = [r for r in mine if r.result.verdict == "worse"]
+    better = [r for r in mine if r.result.verdict == "better"]
+    if better and not worse:
+        gains = ", ".join(f"{named(r)} {r.result.change:+.1%}" for r in better)
+        return f"trial {trial.number} beats the base beyond the noise floor ({gains})", True
+    why = "it is worse on " + ", ".join(map(named, worse)) if worse else "no gain beyond the noise floor"
+    return (
+        f"keep the current settings: the best (trial {trial.number}) measured again beside the base: {why}",
+        False,
+    )

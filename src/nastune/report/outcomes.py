@@ -4,6 +4,7 @@ whether the command must exit non-zero."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -132,8 +133,12 @@ def check(console: Console, done: Check) -> None:
 
 
 def autotune(console: Console, outcome: AutotuneOutcome) -> None:
-    """The verdict, the winner's plan, each tunable's importance, the report."""
+    """The verdict, the winner's plan, each tunable's importance, what a trial cost, the report."""
     console.print(outcome.verdict, highlight=False)
+    timed = [t for t in outcome.trials if "seconds" in t]
+    if timed:
+        each, measuring = (statistics.median(t[k] for t in timed) for k in ("seconds", "measuring_seconds"))
+        console.print(f"{len(timed)} trials, {each:.0f} s each ({measuring:.0f} s measuring; medians)", highlight=False)
     if outcome.plan:
         console.print(f"best configuration: {outcome.best}; its plan: {outcome.plan} (`nastune apply {outcome.plan}`)")
     if outcome.importance:
