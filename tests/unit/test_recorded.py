@@ -156,6 +156,7 @@ def test_the_noise_figures_are_the_recorded_ones():
     keys = ("trials", "before_after_changed", "interleaved_changed", "interleaved_refused", "ten_percent_found")
     assert [int(v) for v in stated.groups()] == [r[k] for k in keys] + [r["ten_percent_refused"]]
     assert ("noise goal met" in text) == r["met"] and ("noise goal NOT met" in text) == (not r["met"])
+    assert f"median {r['median_seconds_to_verdict']:.0f} s to the verdict" in text
 
 
 def test_the_attribution_figures_are_the_recorded_ones():
