@@ -221,14 +221,16 @@ class Search:
         try:
             if plan.changes:
                 journal = self.apply(plan, study)
-            first = self.measure(f"{n}-first", 1)
+            pairs = self.make_pairs()  # in this trial's state (an MTU moves a target's ceiling), once
+            first = self.measure(f"{n}-first", 1, pairs)
             score = self.scored(first, study)
             trial.report(score, 0)
             if n > 1 and trial.should_prune():
                 study.tell(trial, state=TrialState.PRUNED)
                 self.log(f"trial {n}: pruned after one repeat ({score:.3f})")
                 return
-            run = merge(first, self.measure(f"{n}-rest", self.s.repeats - 1)) if self.s.repeats > 1 else first
+            rest = self.measure(f"{n}-rest", self.s.repeats - 1, pairs, warm=True) if self.s.repeats > 1 else None
+            run = merge(first, rest) if rest else first
             run.save(self.trials_dir / f"{n}.json")
             if n == 0:
                 study.set_user_attr("base", self.objective.medians(run))
@@ -279,11 +281,13 @@ class Search:
             ) from e
         study.set_user_attr("applied", None)
 
-    def measure(self, name: str, repeats: int) -> ResultSet:
+    def measure(self, name: str, repeats: int, pairs=None, warm: bool = False) -> ResultSet:
+        """`pairs`: the trial's targets (found again by default); `warm`: its first repeat has
+        just run, so the rest needs no warm-up."""
         started = time.monotonic()
         try:
             return runner.run(
-                self.make_pairs(),
+                pairs or self.make_pairs(),
                 self.params,
                 repeats,
                 self.trials_dir / f"{name}.json",
@@ -292,6 +296,7 @@ class Search:
                 console=self.console,
                 profile=False,
                 within=self.progress,
+                warm=warm,
             )
         finally:
             self.measuring += time.monotonic() - started

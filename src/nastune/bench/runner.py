@@ -115,11 +115,14 @@ def run(
     console=None,
     profile: bool = True,
     within: Progress | Lines | None = None,
+    warm: bool = False,
 ) -> ResultSet:
     """Every workload in turn. One that keeps failing is recorded as failed, with its reasons and
     the repeats it finished, and the others still run: a run is never lost to one workload.
     `site`: where the NAS is (profiled and its caches dropped there). `within`: a progress
-    display of the caller's (autotune's trials) that shows this run's bar under its own."""
+    display of the caller's (autotune's trials) that shows this run's bar under its own. `warm`:
+    the caller ran these very workloads in this state a moment ago (the rest of an autotune trial
+    after its first repeat), so no warm-up transfer."""
     results = ResultSet(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         label=label,
@@ -128,7 +131,7 @@ def run(
     )
     device_rates: dict[str, float] = {}
     with nullcontext(within) if within else display(console or Console(stderr=True)) as progress:
-        task = progress.add_task("benchmark", total=len(pairs) * (repeats + 1))
+        task = progress.add_task("benchmark", total=len(pairs) * (repeats + (0 if warm else 1)))
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
             started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
@@ -139,9 +142,9 @@ def run(
             interrupted, error, state = False, None, None
             try:
                 state = attempt(partial(workload.setup, target, params), "setup", retries)
-                # warm-up: connections, metadata, allocation
-                attempt(partial(workload.once, target, params, state), "warm-up", retries)
-                progress.advance(task)
+                if not warm:  # warm-up: connections, metadata, allocation
+                    attempt(partial(workload.once, target, params, state), "warm-up", retries)
+                    progress.advance(task)
                 with profiler:
                     for n in range(repeats):
                         if workload.files:
