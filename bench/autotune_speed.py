@@ -3,8 +3,10 @@ soho through its inventory (the lab test's, at the main job's transfer size: NFS
 tunables, budget 6, 3 repeats), each trial's seconds from autotune.json split into measuring
 and applying plus rolling back, beside the time the data itself takes at the link's goodput.
 
-No goal of its own (issue 25 asks for the time per trial to be printed, then reduced): the
-record is the baseline a change to a trial's cost is measured against.
+No goal of its own (issue 25 asks for the time per trial to be printed, then reduced): each
+record is what a change to a trial's cost is measured against. bench/results/
+autotune-speed-before.json is the run before a trial found its targets once and warmed up once
+(it had done both again for the rest of its repeats after the first).
 
     .venv/bin/python bench/autotune_speed.py [--budget 6] [--size 128M] [--out bench/results/autotune-speed.json]
 

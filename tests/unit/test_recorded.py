@@ -140,6 +140,20 @@ def test_the_paired_figures_are_the_recorded_ones():
     assert f"({share(noisy, 'rank', 'found')} against {share(noisy, 'paired', 'found')})" in text
 
 
+def test_the_autotune_trial_times_are_the_recorded_ones():
+    now, before = (
+        json.loads((TOP / "bench" / "results" / f"{name}.json").read_text())
+        for name in ("autotune-speed", "autotune-speed-before")
+    )
+    text = " ".join(README.split())
+    assert (
+        f"measured a trial at {now['trial_s']:.1f} s (median), {now['measuring_s']:.1f} s of it measuring, where its data "
+        f"needs {now['data_s']:.1f} s at the link's goodput; {before['trial_s']:.1f} s ({before['measuring_s']:.1f} s "
+        "measuring) before" in text
+    )
+    assert now["trial_s"] == statistics.median(t["seconds"] for t in now["trials"])
+
+
 def test_the_noise_figures_are_the_recorded_ones():
     record = json.loads((TOP / "bench" / "results" / "noise.json").read_text())
     r = record["result"]
