@@ -136,6 +136,18 @@ def median_ci(values: np.ndarray, rng: np.random.Generator) -> tuple[float, floa
     return float(np.percentile(samples, 2.5)), float(np.percentile(samples, 97.5))
 
 
+def checked(before: list[float], after: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Both sides as arrays; ValueError for a side that is empty or holds a value no ratio can
+    be taken of (zero, negative, infinite, NaN)."""
+    a, b = np.asarray(before, float), np.asarray(after, float)
+    for side, values in (("before", a), ("after", b)):
+        if values.size == 0:
+            raise ValueError(f"no {side} values to compare")
+        if not np.all(np.isfinite(values)) or np.any(values <= 0):
+            raise ValueError(f"the {side} values must be finite and positive")
+    return a, b
+
+
 def compare(
     before: list[float],
     after: list[float],
@@ -143,12 +155,7 @@ def compare(
     noise_floor: float = NOISE_FLOOR,
     alpha: float = ALPHA,
 ) -> Comparison:
-    a, b = np.asarray(before, float), np.asarray(after, float)
-    for side, values in (("before", a), ("after", b)):
-        if values.size == 0:
-            raise ValueError(f"no {side} values to compare")
-        if not np.all(np.isfinite(values)) or np.any(values <= 0):
-            raise ValueError(f"the {side} values must be finite and positive")
+    a, b = checked(before, after)
     rng = seeded(a, b)
     ma, mb = float(np.median(a)), float(np.median(b))
     floor_p = smallest_p(len(a), len(b))

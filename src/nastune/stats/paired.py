@@ -20,7 +20,7 @@ import math
 import numpy as np
 from scipy.stats import t as t_dist
 
-from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, median_ci, seeded, verdict_of
+from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, checked, median_ci, seeded, verdict_of
 
 TRIM = 0.2  # the share of pairs trimmed from each end (Wilcox's usual choice)
 TRIMMED_FROM = 6  # pairs: at 5, trimming one from each end would leave a t with 2 degrees of freedom
@@ -48,12 +48,9 @@ def compare_pairs(
 ) -> Comparison:
     """`before[i]` and `after[i]` are pair i's A and B; a verdict needs p < alpha and the whole
     95% interval of the change beyond the noise floor, as `compare`'s does."""
-    a, b = np.asarray(before, float), np.asarray(after, float)
-    if len(a) != len(b) or len(a) == 0:
-        raise ValueError(f"pairs need as many A values as B values, at least one ({len(a)} and {len(b)})")
-    for side, values in (("before", a), ("after", b)):
-        if not np.all(np.isfinite(values)) or np.any(values <= 0):
-            raise ValueError(f"the {side} values must be finite and positive")
+    a, b = checked(before, after)
+    if len(a) != len(b):
+        raise ValueError(f"pairs need as many A values as B values ({len(a)} and {len(b)})")
     d = np.log(b) - np.log(a)
     centre, p, change_ci = float(np.median(d)), 1.0, (-math.inf, math.inf)
     if len(d) > 1:
