@@ -39,7 +39,7 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     assert {w for w, _ in once} == {"aged-read"}  # before/after: only what the one-off action changes
     assert once[("aged-read", "smb")] == "better" and once[("aged-read", "nfs")] == "better"
     mixed = compared["interleaved"]  # the settings, interleaved
-    assert mixed["pairs"] >= 5 and not mixed["stopped"] and mixed["switch_seconds"] > 0, mixed
+    assert mixed["pairs"] >= 3 and not mixed["stopped"] and mixed["switch_seconds"] > 0, mixed
     proved = [(r["workload"], r["target"].split(":")[0]) for r in mixed["rows"] if r["verdict"] == "better"]
     assert proved, mixed  # interleaving proved something (a run whose every verdict is refused must fail)
     worse = [(r["workload"], r["target"]) for r in compared["rows"] + mixed["rows"] if r["verdict"] == "worse"]

@@ -61,7 +61,7 @@ def test_one_off_actions_are_left_out_of_an_interleaved_run():
     assert [c.knob for c in kept.changes] == ["sysctl"] and "xfs_fsr /srv" in left[0]
 
 
-def test_an_a_a_control_outside_as_range_refuses_the_verdict():
+def test_a_last_repeat_of_a_outside_its_earlier_range_refuses_the_verdict():
     from nastune.bench.targets import Target
     from nastune.bench.workloads import WORKLOADS
 
@@ -69,9 +69,11 @@ def test_an_a_a_control_outside_as_range_refuses_the_verdict():
     key = f"{w.name} @ {t.url}"
     rows = [{"upload MB/s": v, "download MB/s": v} for v in (100, 101, 99, 100)]
     calm = {key: rows + [{"upload MB/s": 100.5, "download MB/s": 100.5}]}
-    assert _controls([(w, t)], {}, calm, {key: rows}, 0.03) == []
+    assert _controls([(w, t)], {}, calm, 0.03) == []
     drifted = {key: rows + [{"upload MB/s": 80, "download MB/s": 100}]}
-    assert _controls([(w, t)], {}, drifted, {key: rows}, 0.03) == [f"{key} upload MB/s"]
+    assert _controls([(w, t)], {}, drifted, 0.03) == [f"{key} upload MB/s"]
+    too_few = {key: [rows[0], {"upload MB/s": 10, "download MB/s": 10}]}  # one earlier repeat: no spread
+    assert _controls([(w, t)], {}, too_few, 0.03) == []
 
 
 def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does():

@@ -71,7 +71,7 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     probe = Probe(root)
     tuner, first, (mixed, journal) = _run(root, probe, tmp_path)
     assert mixed is not None and mixed.pairs == 5 and not mixed.stopped
-    assert sorted(probe.seen) == [10] * 5 + [40] * 7  # A: warm-up, 5 repeats, the A/A control; B: 5
+    assert sorted(probe.seen) == [10] * 5 + [40] * 6  # A: warm-up and 5 repeats (its last is the control); B: 5
     (row,) = mixed.rows
     assert row.result.verdict == "worse" and row.result.sizes == (5, 5)
     assert (root / SETTING).read_text().strip() == "10" and need(journal) != first and tuner.verify(need(journal)) == []
@@ -122,10 +122,10 @@ def test_a_settled_workload_is_measured_no_more_while_the_others_go_on(root, tmp
     done = ab.run(spec, site, log=lambda m: None)
     assert done.pairs == 8 and not done.decided  # the flat one never settled
     assert probe.seen.count(10) == 5  # B: settled at the first look, measured no more
-    assert flat.calls == 1 + 8 * 2 + 1  # warm-up, both sides of every pair, the A/A control
+    assert flat.calls == 1 + 8 * 2  # warm-up, both sides of every pair: no separate control pass
     a, b = done.runs
     assert [len(r.metrics["MB/s"].values) for r in b.results] == [5, 8]
-    assert [len(r.metrics["MB/s"].values) for r in a.results] == [5, 8]  # the control is not A's own
+    assert [len(r.metrics["MB/s"].values) for r in a.results] == [5, 8]
     assert (root / SETTING).read_text().strip() == "40"  # ends in A
 
 
@@ -157,5 +157,5 @@ def test_each_side_finds_its_targets_once_in_its_own_state(root, tmp_path):
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     spec = ab.AbSpec(plan, ["probe", "flat"], {}, tmp_path / "ab", min_pairs=5, max_pairs=8)
     done = ab.run(spec, site, log=lambda m: None)
-    assert done.pairs == 8  # 17 switches and the control
+    assert done.pairs == 8  # 16 switches
     assert site.found == ["40", "10"]  # A's targets found in A, B's in B, once each

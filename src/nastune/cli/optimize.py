@@ -46,7 +46,7 @@ def optimize(
     interleave: Annotated[
         bool, typer.Option("--interleave/--no-interleave", help="before-after: also interleave the settings.")
     ] = True,
-    min_pairs: opt.MinPairs = 5,
+    min_pairs: opt.MinPairs = 3,  # jobs.optimize.PAIRS
     max_pairs: opt.MaxPairs = 8,
     json: opt.Json = False,
 ) -> None:

@@ -10,10 +10,12 @@ disturbance longer than a pair cancels); a workload whose every metric is settle
 interval inside the noise floor, or a change known to within the floor: stats.compare.settled) is
 measured no more, and the run stops when all are, or when the budget of pairs is spent. The looks
 share the 5% false-positive rate (Bonferroni over the looks, so stopping early cannot inflate it).
-An A/A control (one more repeat of A at the end) that falls outside A's 95% prediction interval,
-widened by the noise floor, refuses a verdict for that metric: A itself moved during the run (a
-switch back that did not restore it, a lasting change of load). A bare min..max range would
-refuse 2 runs in n + 1 of an unchanged system (29% at six pairs). The system always ends in A."""
+A's last repeat is its A/A control: when it falls outside the 95% prediction interval of A's
+earlier repeats, widened by the noise floor, that metric gets no verdict: A itself moved during
+the run (a switch back that did not restore it). A separate control pass would measure every
+workload once more for the same question; drift slower than a pair needs no control, since each
+B is compared with its own pair's A. A bare min..max range would refuse 2 runs in n + 1 of an
+unchanged system (29% at six pairs). The system always ends in A."""
 
 from __future__ import annotations
 
@@ -230,8 +232,6 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
                 log(f"pair {done}: {' then '.join(order)}; {len(open_keys)} of {len(everything)} workloads not settled")
                 if not open_keys:
                     break
-            control = {key: list(values) for key, values in samples["A"].items()}
-            measure("A", everything)  # the A/A control
         except (BenchError, TuneError, NasError) as e:
             raise AbError(f"stopped after {done} pairs: {e}") from e
         finally:
@@ -244,11 +244,10 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
                     except BenchError:
                         pass
         elapsed = time.monotonic() - started
-        a_rows = {k: v[: len(control[k])] for k, v in samples["A"].items()}
-        a = _results("A", list(measured["A"].values()), params, a_rows, others, out, site)
+        a = _results("A", list(measured["A"].values()), params, samples["A"], others, out, site)
         b = _results("B", list(measured["B"].values()), params, samples["B"], others, out, site)
         rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha, paired=True)
-        refused = _controls(pairs, params, samples["A"], control, noise_floor)
+        refused = _controls(pairs, params, samples["A"], noise_floor)
         rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
         notes.append(
             f"interleaved: {done} pairs in random order, each B compared with its own pair's A; each look tests "
@@ -286,13 +285,13 @@ def outside(values: list[float], extra: float, noise_floor: float) -> bool:
     return not (centre - half) * (1 - noise_floor) <= extra <= (centre + half) * (1 + noise_floor)
 
 
-def _controls(pairs, params, samples_a, control, noise_floor: float) -> list[str]:
-    """Metrics whose A/A control repeat lies outside what A's own repeats predict."""
+def _controls(pairs, params, samples_a, noise_floor: float) -> list[str]:
+    """Metrics whose last repeat of A lies outside what A's earlier repeats predict."""
     refused = []
     for workload, target in pairs:
         key = _key(workload, target)
         rows = samples_a.get(key, [])
-        if len(rows) <= len(control.get(key, [])):
+        if len(rows) < 3:  # two earlier repeats at least: one gives no spread to predict with
             continue
         measured, extra = _values(workload, params, rows[:-1]), _values(workload, params, rows[-1:])
         for name, values in measured.items():
