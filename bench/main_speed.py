@@ -3,7 +3,9 @@ fresh lab soho with its default workloads, once as the seeds do it (`--flow befo
 measure, apply, measure, then interleave the settings a second time) and once interleaved
 (`--flow interleaved`: the settings proved by interleaving alone, stopping each workload when
 it is settled; the one-off action before/after on the workload it changes, its after being the interleaved A).
-Each flow runs with its own transfer size: before-after at 256M, as the job ran when issue 25
+The before-after flow interleaves with its first look at pair 5, as the seeds' flow did when
+issue 25 measured it; the interleaved flow with optimize's default (3..8). Each flow runs with
+its own transfer size: before-after at 256M, as the job ran when issue 25
 measured it, the interleaved flow at optimize's default (auto: a second at the link's goodput).
 For each: wall time after the lab's set-up, per phase (from the job's own progress lines,
 timestamped as they arrive), the time the sequential transfers took (each repeat's size over its
@@ -30,11 +32,12 @@ from pathlib import Path
 from record import RESULTS, TOP, write
 
 GOAL = "interleaved after set-up <= 1/3 of before-after; better >=; worse 0; refused <= 1"
+FLOW_ARGS = {"before-after": ["--min-pairs", "5"], "interleaved": []}
 
 
 def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
     argv = [sys.executable, "-m", "nastune", "optimize", "--yes", "--flow", flow, "--size", size]
-    argv += ["--repeats", repeats, "--out", str(out)]
+    argv += ["--repeats", repeats, "--out", str(out), *FLOW_ARGS[flow]]
     started = time.monotonic()
     lines: list[tuple[float, str]] = []
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=TOP) as proc:
