@@ -41,6 +41,7 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
         "optimize",
         "--flow",
         "before-after",  # its before.json holds the profile taken on the NAS (the default flow: test_optimize_lab)
+        "--no-interleave",  # interleaving through an inventory: test_optimize_lab (the lab's own inventory)
         "--inventory",
         str(inv_path),
         "--yes",

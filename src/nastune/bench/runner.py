@@ -131,7 +131,8 @@ def run(
     )
     device_rates: dict[str, float] = {}
     with nullcontext(within) if within else display(console or Console(stderr=True)) as progress:
-        task = progress.add_task("benchmark", total=len(pairs) * (repeats + (0 if warm else 1)))
+        warm_ups = 0 if warm else sum(w.warm_up for w, _ in pairs)
+        task = progress.add_task("benchmark", total=len(pairs) * repeats + warm_ups)
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
             started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
@@ -142,7 +143,7 @@ def run(
             interrupted, error, state = False, None, None
             try:
                 state = attempt(partial(workload.setup, target, params), "setup", retries)
-                if not warm:  # warm-up: connections, metadata, allocation
+                if workload.warm_up and not warm:  # warm-up: connections, metadata, allocation
                     attempt(partial(workload.once, target, params, state), "warm-up", retries)
                     progress.advance(task)
                 with profiler:

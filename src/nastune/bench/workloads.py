@@ -36,6 +36,7 @@ class Workload:
     view = "bars"
     device_bound = False  # a local sequential read: also bounded by the device's own read rate
     files = True  # it moves file data: the NAS's caches are dropped before each repeat
+    warm_up = True  # one untimed transfer first: connections, metadata, allocation
     path = "both"  # read, write or both: which rules attribution may name for what limited it
 
     def runs_on(self, target: Target) -> bool:
@@ -162,6 +163,9 @@ class AgedRead(Workload):
         "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads."
     )
     kinds, source = tuple(PROTOCOLS), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
+    # each repeat reads another file of the set from dropped caches, in a new client process:
+    # nothing a warm-up would warm reaches a repeat
+    warm_up = False
 
     def metrics(self, params):
         return {"MB/s": Metric("MB/s", True, throughput=True)}

@@ -47,8 +47,6 @@ from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
 
-SETTLE = 2.0  # seconds after a switch that reloaded or restarted a server
-
 
 class AbError(Failure):
     """The interleaved run stopped; the system is back in A (or the message says what is not)."""
@@ -118,13 +116,13 @@ def _key(workload, target) -> str:
 
 class _Switch:
     """Moves the system between A and B through a tuner (here, or nastune on the NAS), proving
-    each move: B's settings read back as applied, and the rollback to A restored everything."""
+    each move: B's settings read back as applied, and the rollback to A restored everything. A
+    server restarted by a move answers before the move returns (the tuner waits for it)."""
 
     def __init__(self, plan: Plan, tuner: Tuner, accept_risk: bool):
         self.plan, self.tuner, self.accept_risk = plan, tuner, accept_risk
         self.journal: str | None = None
         self.seconds = 0.0
-        self.services = any(KNOBS[c.knob].service for c in plan.changes)
 
     def to(self, side: str) -> None:
         start = time.monotonic()
@@ -139,8 +137,6 @@ class _Switch:
             self.back()
         else:
             return
-        if self.services:
-            time.sleep(SETTLE)
         self.seconds += time.monotonic() - start
 
     def back(self) -> None:
@@ -200,8 +196,10 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
         done = 0
         try:
             for workload, target in pairs:
-                states[_key(workload, target)] = runner.attempt(partial(workload.setup, target, params), "setup", [])
-                runner.attempt(partial(workload.once, target, params, states[_key(workload, target)]), "warm-up", [])
+                state = runner.attempt(partial(workload.setup, target, params), "setup", [])
+                states[_key(workload, target)] = state
+                if workload.warm_up:
+                    runner.attempt(partial(workload.once, target, params, state), "warm-up", [])
 
             def measure(side: str, keys: set[str]) -> None:
                 switch.to(side)

@@ -4,6 +4,7 @@ mount namespaces of its servers. Commands run only on a live system, never on a 
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,8 @@ from nastune.errors import Failure
 from nastune.root import Root, Unavailable
 
 UNITS = {"ganesha": "nfs-ganesha"}  # a service's systemd unit, where its name differs
+PORTS = {"ganesha": 2049}  # where a restarted service answers: systemctl may return before it listens
+READY_WAIT = 60.0  # seconds a restarted service may take to listen
 
 
 class TuneError(Failure):
@@ -71,6 +74,21 @@ class System:
         if not shutil.which("systemctl"):
             raise TuneError(f"restart {unit}: no systemctl here; restart it by hand")
         self.run(["systemctl", "restart", unit], what=f"restart {unit}")
+        port = PORTS.get(service)
+        deadline = time.monotonic() + READY_WAIT
+        while port and not self.listening(port):
+            if time.monotonic() > deadline:
+                raise TuneError(f"restart {unit}: nothing listens on TCP port {port} {READY_WAIT:.0f} s later")
+            time.sleep(0.1)
+
+    def listening(self, port: int) -> bool:
+        """Whether a socket listens on TCP `port` here (/proc/net/tcp and tcp6: state 0A)."""
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in (self.read(table) or "").splitlines()[1:]:
+                fields = line.split()
+                if len(fields) > 3 and fields[3] == "0A" and fields[1].rsplit(":", 1)[-1] == f"{port:04X}":
+                    return True
+        return False
 
     @property
     def journal_dir(self) -> str:
