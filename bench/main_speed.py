@@ -6,7 +6,7 @@ it is settled; the one-off action before/after on the workload it changes, its a
 The before-after flow interleaves with its first look at pair 5, as the seeds' flow did when
 issue 25 measured it; the interleaved flow with optimize's default (3..8). Each flow runs with
 its own transfer size: before-after at 256M, as the job ran when issue 25
-measured it, the interleaved flow at optimize's default (auto: a second at the link's goodput).
+measured it, the interleaved flow at optimize's default (auto: half a second at the link's goodput).
 For each: wall time after the lab's set-up, per phase (from the job's own progress lines,
 timestamped as they arrive), the time the sequential transfers took (each repeat's size over its
 rate), switching time, the verdicts and the metrics the A/A control refused.

@@ -1,4 +1,4 @@
-"""Transfers sized by the link they cross: about a second at its goodput, as a power of two of
+"""Transfers sized by the link they cross: about half a second at its goodput, as a power of two of
 MiB, bounded; an explicit size is kept; a target with no known link gets bench's default; and the
 optimize flow takes the one-off actions' after-measurement from the interleaved run's A."""
 
@@ -13,12 +13,12 @@ def _smb(link_bps: int | None, mtu: int | None = 1500) -> Target:
     return Target("smb", "smb://10.77.0.1/data", host="10.77.0.1", share="data", link_bps=link_bps, mtu=mtu)
 
 
-def test_a_second_at_the_goodput_in_powers_of_two():
-    assert transfer_size([_smb(10**9)]) == 128 * MiB  # 117.7 MB/s: 112 MiB, nearest 128
-    assert transfer_size([_smb(10**10)]) == 1024 * MiB  # 1.18 GB/s: 1,123 MiB, nearest 1 GiB
+def test_half_a_second_at_the_goodput_in_powers_of_two():
+    assert transfer_size([_smb(10**9)]) == 64 * MiB  # 117.7 MB/s: 56 MiB, nearest 64
+    assert transfer_size([_smb(10**10)]) == 512 * MiB  # 1.18 GB/s: 561 MiB, nearest 512
     assert transfer_size([_smb(10**8)]) == 32 * MiB  # 11.8 MB/s: the smallest size
     assert transfer_size([_smb(10**11, 9000)]) == 4 << 30  # 100 Gbit/s: the largest
-    assert transfer_size([_smb(10**8), _smb(10**9)]) == 128 * MiB  # the fastest link decides
+    assert transfer_size([_smb(10**8), _smb(10**9)]) == 64 * MiB  # the fastest link decides
     assert transfer_size([_smb(None), Target("path", "/srv", share="/srv")]) is None
 
 
@@ -26,8 +26,8 @@ def test_an_explicit_size_is_kept_and_auto_is_said():
     said: list[str] = []
     assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB} and not said
     auto = sized({"size": None, "files": 3, "seconds": 3}, [_smb(10**9)], said.append)
-    assert auto == {"size": 128 * MiB, "files": 3, "seconds": 1}
-    assert said == ["transfers: 128 MiB each, 1.1 s at the link's goodput of 117.7 MB/s"]
+    assert auto == {"size": 64 * MiB, "files": 3, "seconds": 1}
+    assert said == ["transfers: 64 MiB each, 0.6 s at the link's goodput of 117.7 MB/s"]
     assert sized({"size": None}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
     assert "no link of known speed" in said[-1]
 

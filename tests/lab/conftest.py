@@ -65,6 +65,16 @@ def leftovers(directory: Path) -> list[str]:
 
 @pytest.fixture
 def lab_dir(tmp_path_factory):
+    yield from _lab_directory(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def module_lab_dir(tmp_path_factory):
+    """One lab directory for a whole module whose tests leave the lab as they found it."""
+    yield from _lab_directory(tmp_path_factory)
+
+
+def _lab_directory(tmp_path_factory):
     if os.geteuid() != 0:
         pytest.skip("the lab needs root")
     taken = network.existing_namespaces() & {network.NAS_NS, network.client_ns(1)}

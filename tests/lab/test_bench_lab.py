@@ -17,10 +17,12 @@ import pytest
 from tests.lab.conftest import lab_env, nastune
 
 
-@pytest.fixture
-def lab(lab_dir):
-    nastune(lab_dir, "lab", "up", "--scenario", "modern")
-    return lab_dir
+@pytest.fixture(scope="module")
+def lab(module_lab_dir):
+    """One modern lab for the module (each test leaves no test files behind; the one that kills
+    a server comes last)."""
+    nastune(module_lab_dir, "lab", "up", "--scenario", "modern")
+    return module_lab_dir
 
 
 def leftover_test_files(lab_dir: Path) -> list[str]:
@@ -153,31 +155,6 @@ def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
     assert leftover_test_files(lab) == []
 
 
-def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab, tmp_path):
-    state = json.loads((lab / "state.json").read_text())
-    smbd = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "smbd")
-    os.kill(smbd, signal.SIGKILL)
-    proc = nastune(
-        lab,
-        "bench",
-        "--lab",
-        "--target",
-        "smb",
-        "-w",
-        "seq-write",
-        "--size",
-        "8M",
-        "--repeats",
-        "1",
-        "--out",
-        str(tmp_path / "r.json"),
-        check=False,
-    )
-    assert proc.returncode == 1 and "10.77.0.1" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-    (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
-    assert result["error"] and len(result["retries"]) == 3  # tried three times, each reason kept
-
-
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -224,3 +201,29 @@ def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
             if m["unit"] == "MB/s":
                 assert max(m["values"]) <= m["limit"] * 1.01  # through the link, not a local cache
     assert leftover_test_files(lab) == []
+
+
+def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab, tmp_path):
+    """Last in the module: the lab it shares keeps a dead smbd."""
+    state = json.loads((lab / "state.json").read_text())
+    smbd = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "smbd")
+    os.kill(smbd, signal.SIGKILL)
+    proc = nastune(
+        lab,
+        "bench",
+        "--lab",
+        "--target",
+        "smb",
+        "-w",
+        "seq-write",
+        "--size",
+        "8M",
+        "--repeats",
+        "1",
+        "--out",
+        str(tmp_path / "r.json"),
+        check=False,
+    )
+    assert proc.returncode == 1 and "10.77.0.1" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
+    assert result["error"] and len(result["retries"]) == 3  # tried three times, each reason kept

@@ -241,3 +241,28 @@ def test_the_clients_figures_are_the_recorded_ones():
     ):
         assert f"{words} {worse[key]:.2f}x" in text, words
     assert ("clients goal met" in text) == r["met"]
+
+
+def test_optimize_s_looks_are_the_recorded_ones():
+    record = json.loads((TOP / "bench" / "results" / "paired-optimize.json").read_text())
+    ab = json.loads((TOP / "bench" / "results" / "paired.json").read_text())
+    cells = {(c["condition"], c["change"]): c for c in record["cells"]}
+    share = lambda cell, method, key: f"{100 * cell[method][key] / cell['trials']:.1f}%"
+    calm, five, fifteen = (cells[(c, -0.1)] for c in ("calm, CV 2%", "disturbed, jitter 5%", "disturbed, jitter 15%"))
+    noisy, ab_noisy = (
+        cells[("calm, CV 5%", -0.1)],
+        next(c for c in ab["cells"] if c["condition"] == "calm, CV 5%" and c["change"] != 0),
+    )
+    worst = max((c for c in record["cells"] if c["change"] == 0), key=lambda c: c["paired"]["false"])
+    said = (
+        f"looking from pair {record['min_pairs']} to {record['max_pairs']}: `bench/paired.py --schedule optimize`, "
+        f"recorded in `bench/results/paired-optimize.json`, goal {'met' if record['met'] else 'NOT met'}: a clear 10% "
+        f"change at CV 2% settled in {calm['paired']['mean_pairs']} pairs against "
+        f"{next(c for c in ab['cells'] if c['condition'] == 'calm, CV 2%' and c['change'] != 0)['paired']['mean_pairs']}"
+        f" with ab's looks from {ab['min_pairs']}; under noise.py's disturbance found in {share(five, 'paired', 'found')}"
+        f" and {share(fifteen, 'paired', 'found')} of runs (rank test {share(five, 'rank', 'found')} and "
+        f"{share(fifteen, 'rank', 'found')}); A/A false verdicts at most {share(worst, 'paired', 'false')} "
+        f"({worst['condition']}); the price of the shorter budget: at CV 5% a 10% change found in "
+        f"{share(noisy, 'paired', 'found')} of runs, with ab's {share(ab_noisy, 'paired', 'found')})"
+    )
+    assert said in " ".join(README.split())

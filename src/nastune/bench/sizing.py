@@ -1,11 +1,12 @@
-"""Transfer sizes chosen from what they measure: one sequential transfer lasts about a second at
-the link's goodput, long enough that a client's fixed cost per transfer is a small part of it and
-no longer. Measured in the lab (smbclient `get` over the 1 Gbit/s link, from the server's cache):
-about 30 ms of every transfer is connecting and authenticating, so 64 MiB read at 110.4 MB/s,
-128 MiB at 114.4 and 256 MiB at 116.3; a second's worth (128 MiB) costs 1.7% of the rate and half
-the time of 256 MiB. iperf3 gets a second each way too (in the lab, 118.3 and 118.5 MB/s
-over one second against 118.0 and 118.2 over three). Noise is left to the statistics: a noisy
-metric takes more interleaved pairs, not longer transfers."""
+"""Transfer sizes chosen from what they measure: one sequential transfer lasts about half a second
+at the link's goodput, long enough for TCP and the server to reach steady state and for a
+client's fixed cost per transfer to stay a small part of it, and no longer. Measured in the lab
+(smbclient `get` over the 1 Gbit/s link, from the server's cache): about 30 ms of every transfer
+is connecting and authenticating, so 64 MiB read at 110.4 MB/s, 128 MiB at 114.4 and 256 MiB at
+116.3; half a second's worth (64 MiB) costs 3.5% of the rate, the same on both sides of a
+comparison, and a quarter of the time of 256 MiB. iperf3 gets a second each way (in the lab,
+118.3 and 118.5 MB/s over one second against 118.0 and 118.2 over three). Noise is left to the
+statistics: a noisy metric takes more interleaved pairs, not longer transfers."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from collections.abc import Iterable
 from nastune.bench.targets import Target
 
 MiB = 1 << 20
-SECONDS = 1.0  # of transfer at the link's goodput
+SECONDS = 0.5  # of transfer at the link's goodput
+IPERF_SECONDS = 1  # each way: iperf3 counts whole seconds
 SMALLEST, LARGEST = 32 * MiB, 4 << 30
 FALLBACK = 1 << 30  # a local path: long enough for a disk's own caches not to decide
 
 
 def transfer_size(targets: Iterable[Target]) -> int | None:
-    """The power of two of MiB nearest a second at the fastest link's goodput among `targets`;
+    """The power of two of MiB nearest half a second at the fastest link's goodput among `targets`;
     None when no target crosses a link of known speed (a local path: the caller's default)."""
     limits = [t.limit_bytes for t in targets if t.limit_bytes]
     if not limits:
@@ -41,4 +43,4 @@ def sized(params: dict, targets: list[Target], log) -> dict:
         return {**params, "size": FALLBACK}
     fastest = max(t.limit_bytes or 0 for t in targets)
     log(f"transfers: {size // MiB} MiB each, {size / fastest:.1f} s at the link's goodput of {fastest / 1e6:.1f} MB/s")
-    return {**params, "size": size, "seconds": round(SECONDS)}
+    return {**params, "size": size, "seconds": IPERF_SECONDS}

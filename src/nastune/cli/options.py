@@ -76,7 +76,7 @@ Size = Annotated[
     str,
     typer.Option(
         metavar="SIZE|auto",
-        help="File size of the sequential workloads (512M, 4G), or auto: about a second at the link's goodput.",
+        help="File size of the sequential workloads (512M, 4G), or auto: about half a second at the link's goodput.",
     ),
 ]
 Repeats = Annotated[int, typer.Option(min=1, max=100, help="Timed repeats after a warm-up.")]
