@@ -3,10 +3,9 @@ fresh lab soho with its default workloads, once as the seeds do it (`--flow befo
 measure, apply, measure, then interleave the settings a second time) and once interleaved
 (`--flow interleaved`: the settings proved by interleaving alone, stopping each workload when
 it is settled; the one-off action before/after on the workload it changes, its after being the interleaved A).
-The before-after flow interleaves with its first look at pair 5, as the seeds' flow did when
-issue 25 measured it; the interleaved flow with optimize's default (3..8). Each flow runs with
-its own transfer size: before-after at 256M, as the job ran when issue 25
-measured it, the interleaved flow at optimize's default (auto: half a second at the link's goodput).
+As the job ran when issue 25 measured it, the before-after flow moves 256M per transfer and
+first looks at its interleaved pairs at pair 5; the interleaved flow runs with optimize's
+defaults (auto: half a second at the link's goodput; looks from pair 3 to 8).
 For each: wall time after the lab's set-up, per phase (from the job's own progress lines,
 timestamped as they arrive), the time the sequential transfers took (each repeat's size over its
 rate), switching time, the verdicts and the metrics the A/A control refused.

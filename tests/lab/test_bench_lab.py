@@ -25,6 +25,9 @@ def lab(module_lab_dir):
     return module_lab_dir
 
 
+SMB_WRITE = ("bench", "--lab", "--target", "smb", "-w", "seq-write")
+
+
 def leftover_test_files(lab_dir: Path) -> list[str]:
     share = lab_dir / "mnt" / "share"
     return [str(p) for p in share.rglob("*") if p.name.startswith((".nastune", "nastune-")) or p.suffix == ".fio"]
@@ -126,12 +129,7 @@ def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
             sys.executable,
             "-m",
             "nastune",
-            "bench",
-            "--lab",
-            "--target",
-            "smb",
-            "-w",
-            "seq-write",
+            *SMB_WRITE,
             "--size",
             "96M",
             "--repeats",
@@ -210,12 +208,7 @@ def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab
     os.kill(smbd, signal.SIGKILL)
     proc = nastune(
         lab,
-        "bench",
-        "--lab",
-        "--target",
-        "smb",
-        "-w",
-        "seq-write",
+        *SMB_WRITE,
         "--size",
         "8M",
         "--repeats",
