@@ -38,8 +38,11 @@ from pathlib import Path
 
 from record import RESULTS, write
 
+from nastune.lab.network import htb_rate
+
 AA_PLAN = {"knob": "sysctl", "target": "net.ipv4.tcp_keepalive_time", "new": 7201}
-SLOWER_PLAN = {"knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900_000_000}
+# 900 Mbit/s of Ethernet at the modern lab's MTU 1500 (htb counts 1,514 bytes a frame, the wire 1,538)
+SLOWER_PLAN = {"knob": "htb_rate", "target": "lab0", "key": "1:10", "new": htb_rate(900_000_000, 1500)}
 GOAL = "interleaved A/A false alarms <= 5% of trials, refusals reported; the 10% change found in >= 95%"
 SPIN = "import os\nos.nice(-10)\nwhile True:\n    pass\n"
 NAS = "10.77.0.1"

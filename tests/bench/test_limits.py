@@ -5,12 +5,43 @@ from __future__ import annotations
 from nastune.bench.runner import metrics_of
 from nastune.bench.targets import Target, goodput_bytes
 from nastune.bench.workloads import WORKLOADS
+from nastune.facts.network import htb_class_rate
+from nastune.lab import network
 
 
 def test_goodput_matches_the_seeds_numbers():
     assert round(goodput_bytes(10**9, 1500) / 1e6, 1) == 117.7
     assert round(goodput_bytes(10**9, 9000) / 1e6, 1) == 123.8
-    assert round(goodput_bytes(10**9, 1500, overhead=14) / 1e6, 1) == 119.6  # htb on veth
+
+
+def tc_prints(bits: int) -> str:
+    """A rate as iproute2's sprint_rate prints it (tc/tc_util.c): divided by 1000 while it is
+    a multiple of 1000 or at least a million, the rest cut."""
+    units = ["", "K", "M", "G", "T"]
+    i = 0
+    while i < len(units) - 1 and bits >= 1000 and (bits % 1000 == 0 or bits >= 10**6):
+        bits //= 1000
+        i += 1
+    return f"{bits}{units[i]}bit"
+
+
+def test_the_lab_s_htb_rate_carries_a_real_ethernet_link_s_goodput():
+    """htb counts MTU + 14 bytes a frame, a wire MTU + 38: the lab's rate makes up the difference,
+    reads back from tc as it was set, and stands for the same line rate at every MTU."""
+    for mtu in (1500, 4000, 9000):
+        for line in (10**6, 2 * 10**8, 9 * 10**8, 10**9, 11 * 10**8, 25 * 10**8, 10**10, 4 * 10**10):
+            shaped = network.htb_rate(line, mtu)
+            assert shaped % 8 == 0  # whole bytes per second, as htb keeps them
+            assert htb_class_rate(f"class htb 1:10 root prio 0 rate {tc_prints(shaped)} ceil", "1:10") == shaped
+            lab = goodput_bytes(shaped, mtu, overhead=network.HTB_FRAME)
+            assert abs(lab / goodput_bytes(line, mtu) - 1) < 1e-3, (mtu, line)
+            assert network.line_rate(shaped, mtu) == line
+            assert network.line_rate(network.htb_rate(line, 9000 - mtu + 1500), 9000 - mtu + 1500) == line
+    assert (
+        round(network.htb_rate(10**9, 1500) / 1e6, 1) == 984.4
+        and round(network.htb_rate(10**9, 9000) / 1e6, 1) == 997.3
+    )
+    assert abs(goodput_bytes(network.htb_rate(10**9, 1500), 1500, overhead=network.HTB_FRAME) / 117.6853e6 - 1) < 1e-5
 
 
 def test_a_result_above_the_link_is_flagged_as_a_cache_effect():

@@ -9,6 +9,7 @@ import signal
 
 import pytest
 
+from nastune.bench.targets import goodput_bytes
 from nastune.lab import network
 from tests.lab.conftest import leftovers, nastune, sha256, status
 
@@ -36,7 +37,9 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
         nastune(lab_dir, "lab", "exec", "client", "--", "iperf3", "-c", "10.77.0.1", "-t", "2", "-J").stdout
     )
     rate = result["end"]["sum_received"]["bits_per_second"]
-    assert 0.8e9 < rate <= 1.0e9, f"{rate / 1e9:.3f} Gbit/s through a 1 Gbit/s shaped link"
+    # a real GbE link carries at most 941.5 Mbit/s of TCP payload at MTU 1500 (goodput_bytes);
+    # htb without Ethernet's framing let 956.8 through
+    assert 0.8e9 < rate <= goodput_bytes(10**9, 1500) * 8 * 1.005, f"{rate / 1e9:.4f} Gbit/s of TCP through 1 GbE"
 
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []

@@ -4,11 +4,17 @@ GRO and a defragmentation run is applied, verified, and rolled back to the exact
 from __future__ import annotations
 
 import json
+import subprocess
 
 from tests.lab.conftest import nastune, sha256, status
 
 WANTED = {"mtu", "ethtool_feature", "ganesha_export", "samba", "mount_option", "xfs_fsr"}
-HTB_CHANGE = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 900000000}
+# 900 Mbit/s of Ethernet at MTU 1500: htb counts 1,514 bytes a frame, the wire 1,538 (lab/network.py)
+HTB_CHANGE = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 885955000}
+
+
+def shaped(ns: str = "nt-nas") -> str:
+    return subprocess.run(["tc", "-n", ns, "class", "show", "dev", "lab0"], capture_output=True, text=True).stdout
 
 
 def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
@@ -32,6 +38,8 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
     client_mtu = nastune(lab_dir, "lab", "exec", "client", "--", "cat", "/sys/class/net/lab0/mtu").stdout
     assert client_mtu.strip() == "9000"  # the whole segment agrees
+    for ns in ("nt-nas", "nt-c1"):  # and is still 1 Gbit/s of Ethernet: htb counts 9,014 of 9,038 bytes a frame
+        assert "rate 997344Kbit" in shaped(ns), shaped(ns)
     assert sha256(aged) == checksum  # xfs_fsr moved extents, not data
     assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
 
@@ -43,6 +51,7 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
         ).stdout
     )
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 1500
+    assert "rate 984395Kbit" in shaped("nt-nas") and "rate 984395Kbit" in shaped("nt-c1")
     assert facts["sysctl"]["values"]["net.ipv4.tcp_rmem"]["value"] == "4096 16384 65536"
     mount = next(m for m in facts["mounts"]["mounts"]["value"] if m["mountpoint"] == str(lab_dir / "mnt"))
     assert not {"noatime", "relatime"} & set(mount["options"])
@@ -51,26 +60,20 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
 
 def test_the_shaping_rate_is_a_knob_applied_and_rolled_back(lab_dir, tmp_path):
     """htb_rate: what a shaped uplink allows; on the lab, a real 10% change of the link."""
-    import subprocess
-
     nastune(lab_dir, "lab", "up", "--scenario", "modern")
     change = HTB_CHANGE
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [change]}))
 
-    def shaped() -> str:
-        shown = subprocess.run(["tc", "-n", "nt-nas", "class", "show", "dev", "lab0"], capture_output=True, text=True)
-        return shown.stdout
-
     nastune(lab_dir, "apply", str(plan_file), "--yes")
-    assert "rate 900Mbit" in shaped()
+    assert "rate 885955Kbit" in shaped()
     assert " ok " in nastune(lab_dir, "verify").stdout
     out = tmp_path / "r.json"
     nastune(lab_dir, "bench", "--lab", "--target", "iperf3", "-w", "network", "--repeats", "1", "--out", str(out))
     (result,) = json.loads(out.read_text())["results"]
     assert result["target"]["link_bps"] == 900000000  # the physical limit follows the shaping
     nastune(lab_dir, "rollback")
-    assert "rate 1Gbit" in shaped()
+    assert "rate 984395Kbit" in shaped()  # 1 Gbit/s of Ethernet
     bad = {**change, "key": "1:10; reboot"}
     plan_file.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": [bad]}))
     refused = nastune(lab_dir, "apply", str(plan_file), "--yes", check=False)

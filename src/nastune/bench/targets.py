@@ -20,8 +20,8 @@ ETHERNET_OVERHEAD = 38  # Ethernet header, FCS, preamble, inter-frame gap: what 
 
 
 def goodput_bytes(link_bps: int, mtu: int, overhead: int = ETHERNET_OVERHEAD) -> float:
-    """TCP payload bytes/s a link can carry: 117.7 MB/s for 1 GbE at MTU 1500, 123.8 at 9000;
-    119.6 MB/s through the lab's htb-shaped 1 Gbit veth at MTU 1500."""
+    """TCP payload bytes/s a link can carry: 117.7 MB/s for 1 GbE at MTU 1500, 123.8 at 9000
+    (the lab's link too: lab/network.py shapes it with Ethernet's framing)."""
     return link_bps / 8 * (mtu - TCP_OVERHEAD) / (mtu + overhead)
 
 

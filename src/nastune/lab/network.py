@@ -1,8 +1,18 @@
 """The lab's network: a nas namespace and client namespaces joined by veth pairs (through
-a bridge namespace when there are several clients), shaped with htb in both directions."""
+a bridge namespace when there are several clients), shaped with htb in both directions like a
+real Ethernet link of the scenario's rate.
+
+htb counts each frame as its Ethernet header and payload (MTU + 14 bytes); a real wire also
+carries the FCS, the preamble and the inter-frame gap (MTU + 38). tc's size table cannot add
+that per frame here: TCP hands the qdisc GSO super-packets, and the overhead is counted once per
+super-packet (measured on kernel 6.18: 122.7-123.9 MB/s at "1 Gbit" and MTU 1500, above real
+GbE's 117.7). So the htb rate is the line rate scaled by (MTU + 14) / (MTU + 38): 984.4 Mbit/s
+for 1 GbE at MTU 1500, 997.3 at 9000, and an MTU change reshapes the segment."""
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 from nastune.facts.network import htb_class_rate
@@ -15,7 +25,29 @@ SWITCH_NS = "nt-sw"
 SUBNET = "10.77.0"
 NAS_IP = f"{SUBNET}.1"
 LINK = "lab0"  # the interface name inside every host of the lab
-HTB_OVERHEAD = 14  # htb on a veth counts only the Ethernet header of each frame
+HTB_FRAME = 14  # the bytes of a frame beyond its MTU that htb counts: the Ethernet header
+WIRE_FRAME = 38  # and that a real wire carries: header, FCS, preamble, inter-frame gap
+SHAPED = "1:10"  # the htb class every lab interface sends through
+
+
+def htb_rate(line_bps: int, mtu: int) -> int:
+    """The htb rate that passes full frames as fast as an Ethernet link of `line_bps` does,
+    rounded down to a rate tc prints exactly (it prints no JSON for classes, and cuts a rate to
+    a whole number below 1,000,000 of its unit: 9,843,953,184 bit/s reads back as 9843Mbit)."""
+    exact = line_bps * (mtu + HTB_FRAME) / (mtu + WIRE_FRAME)
+    step = 8 if exact < 10**6 else 1000 if exact < 10**9 else 10**6  # whole bytes, as htb keeps them
+    return max(8, int(exact // step) * step)
+
+
+def line_rate(htb_bps: int, mtu: int) -> int:
+    """The line rate an htb rate stands for at `mtu`: the one with the fewest significant
+    digits that htb_rate turns into it, so a reshaping at another MTU keeps the rate exactly."""
+    exact = htb_bps * (mtu + WIRE_FRAME) / (mtu + HTB_FRAME)
+    for digits in range(1, 16):
+        line = int(round(exact, digits - 1 - math.floor(math.log10(exact))))
+        if htb_rate(line, mtu) == htb_bps:
+            return line
+    return round(exact)
 
 
 def client_ns(i: int) -> str:
@@ -61,32 +93,17 @@ def _pair(ns_a: str, name_a: str, ns_b: str, name_b: str, tag: str) -> None:
     run(["ip", "-n", ns_b, "link", "set", tmp_b, "name", name_b])
 
 
-def shape(ns: str, dev: str, rate: str) -> None:
-    """htb root qdisc with one class at `rate` (ceil = rate), default for all traffic."""
-    bits = str(rate_bits(rate))
-    run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])
-    run(
-        [
-            "tc",
-            "-n",
-            ns,
-            "class",
-            "replace",
-            "dev",
-            dev,
-            "parent",
-            "1:",
-            "classid",
-            "1:10",
-            "htb",
-            "rate",
-            bits + "bit",
-            "ceil",
-            bits + "bit",
-            "quantum",
-            "200000",
-        ]
-    )
+def shape(ns: str, dev: str, line_bps: int, mtu: int) -> None:
+    """htb root qdisc with one class (ceil = rate), default for all traffic, passing frames of
+    `mtu` at the Ethernet line rate `line_bps`."""
+    tc = ["tc", "-n", ns]
+    run([*tc, "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "10"])
+    run([*tc, "class", "replace", "dev", dev, "parent", "1:", "classid", SHAPED, "htb", *_rates(line_bps, mtu)])
+
+
+def _rates(line_bps: int, mtu: int) -> list[str]:
+    bits = f"{htb_rate(line_bps, mtu)}bit"
+    return ["rate", bits, "ceil", bits, "quantum", "200000"]
 
 
 def set_sysctl(ns: str, key: str, value: str) -> None:
@@ -99,6 +116,7 @@ def set_sysctl(ns: str, key: str, value: str) -> None:
 
 
 def build(state: State, clients: int, rate: str, mtu: int) -> None:
+    line = rate_bits(rate)
     _namespace(state, NAS_NS)
     for i in range(1, clients + 1):
         _namespace(state, client_ns(i))
@@ -117,19 +135,40 @@ def build(state: State, clients: int, rate: str, mtu: int) -> None:
             run(["ip", "-n", SWITCH_NS, "link", "set", port, "master", "br0", "mtu", str(mtu), "up"])
             # a switch port sends at the link's rate too: toward the nas, all clients' writes
             # share its one link, as they do through a real switch
-            shape(SWITCH_NS, port, rate)
+            shape(SWITCH_NS, port, line, mtu)
         run(["ip", "-n", SWITCH_NS, "link", "set", "br0", "mtu", str(mtu), "up"])
         ends = [(NAS_NS, LINK)] + [(client_ns(i), LINK) for i in range(1, clients + 1)]
     for (ns, dev), ip in zip(ends, [NAS_IP] + [client_ip(i) for i in range(1, clients + 1)]):
         run(["ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", dev])
         run(["ip", "-n", ns, "link", "set", dev, "mtu", str(mtu), "up"])
-        shape(ns, dev, rate)
+        shape(ns, dev, line, mtu)
 
 
 def qdisc_rate(ns: str, dev: str = LINK) -> int | None:
-    """The htb class rate in bit/s on a lab interface, or None when unshaped."""
+    """The line rate in bit/s that a lab interface is shaped to (its htb rate at its MTU), or
+    None when unshaped."""
     out = run(["tc", "-n", ns, "class", "show", "dev", dev], check=False)
-    return htb_class_rate(out.stdout, "1:10") if out.returncode == 0 else None
+    rate = htb_class_rate(out.stdout, SHAPED) if out.returncode == 0 else None
+    return rate and line_rate(rate, mtu_of(ns, dev))
+
+
+def mtu_of(ns: str, dev: str) -> int:
+    return int(json.loads(run(["ip", "-n", ns, "-j", "link", "show", "dev", dev]).stdout)[0]["mtu"])
+
+
+def set_mtu(ns: str, dev: str, mtu: int) -> None:
+    """An interface's MTU; when shaped, kept at its line rate (the htb rate follows the frame size)."""
+    line = qdisc_rate(ns, dev)
+    run(["ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(mtu)])
+    if line:
+        run(["tc", "-n", ns, "class", "change", "dev", dev, "classid", SHAPED, "htb", *_rates(line, mtu)])
+
+
+def segment_mtu(ns: str, mtu: int) -> None:
+    """Every interface of a namespace (a host or the switch of the segment) at `mtu`."""
+    for link in json.loads(run(["ip", "-n", ns, "-j", "link", "show"]).stdout):
+        if link["ifname"] != "lo":
+            set_mtu(ns, link["ifname"], mtu)
 
 
 def remove(ns: str) -> None:

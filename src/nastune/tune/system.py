@@ -35,7 +35,6 @@ class System:
     netns: str | None = None  # the lab's nas namespace
     lab_dir: Path | None = None
     server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
-    peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
     config_paths: dict[str, str] = field(default_factory=dict)  # daemon -> config file it runs with
 
     @property
@@ -80,6 +79,10 @@ class System:
             if time.monotonic() > deadline:
                 raise TuneError(f"restart {unit}: nothing listens on TCP port {port} {READY_WAIT:.0f} s later")
             time.sleep(0.1)
+
+    def set_mtu(self, dev: str, mtu: int, what: str) -> None:
+        """An interface's MTU; the lab's System sets the whole segment's and keeps its shaping."""
+        self.run(["ip", "link", "set", "dev", dev, "mtu", str(mtu)], in_netns=True, what=what)
 
     def listening(self, port: int) -> bool:
         """Whether a socket listens on TCP `port` here (/proc/net/tcp and tcp6: state 0A)."""

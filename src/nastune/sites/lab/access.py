@@ -153,7 +153,7 @@ def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tupl
     read = ",".join(f"{path}:{size}" for path, size in read_set)
     nas = [
         f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares}",
-        f"nastune_link_rate={rate} nastune_link_overhead={network.HTB_OVERHEAD}",
+        f"nastune_link_rate={rate}",  # shaped as real Ethernet: the default framing
         # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
         f"nastune_lab=true nastune_command={shlex.quote(nastune)}",
         *([f"nastune_read_set={shlex.quote(read)}"] if read_set else []),

@@ -163,7 +163,7 @@ class Lab:
             {
                 "part": "shaping",
                 "ok": rate is not None,
-                "check": f"htb class on {network.NAS_NS}/{network.LINK}: {rate or 'none'} bit/s (scenario {want})",
+                "check": f"htb on {network.NAS_NS}/{network.LINK}: {rate or 'no'} bit/s of Ethernet (scenario {want})",
             }
         )
         for r in st.of("mount"):

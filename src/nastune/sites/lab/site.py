@@ -48,7 +48,6 @@ def lab_targets() -> dict[str, Target]:
         "client_ns": network.client_ns(1),
         "link_bps": rate,
         "mtu": link[0]["mtu"],
-        "overhead": network.HTB_OVERHEAD,
         "server_pid": pids.get(profiled()),
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
     }

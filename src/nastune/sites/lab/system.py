@@ -1,10 +1,11 @@
 """The System of the running lab, as the tuning engine acts on it: this host's files, the nas
 network namespace, the servers' mount namespaces, the rest of the segment (clients and switch,
-which an MTU change must reach too), and the lab's own restart of a daemon."""
+which an MTU change must reach too, its shaping following the frame size), and the lab's own
+restart of a daemon."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nastune.lab import network, procs
 from nastune.lab.sh import HOST, LabError
@@ -15,6 +16,18 @@ from nastune.tune.system import System, TuneError
 
 @dataclass
 class LabSystem(System):
+    peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
+
+    def set_mtu(self, dev: str, mtu: int, what: str) -> None:
+        """Every host and the switch of the segment get the MTU (they must agree), each link
+        still shaped as Ethernet of its rate."""
+        try:
+            for ns in self.peer_netns:
+                network.segment_mtu(ns, mtu)
+            network.set_mtu(self.netns or network.NAS_NS, dev, mtu)
+        except LabError as e:
+            raise TuneError(f"{what}: {e}") from e
+
     def restart(self, service: str) -> None:
         try:
             Lab(self.lab_dir or DEFAULT_DIR).restart(service)

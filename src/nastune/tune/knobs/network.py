@@ -38,18 +38,7 @@ class Mtu(FileValue):
     def write(self, system, change, value):
         if not (system.netns or system.live):
             return super().write(system, change, value)
-        # In the lab, every host and the switch of the segment get the MTU: they must agree.
-        for ns in system.peer_netns:
-            links = json.loads(system.run(["ip", "-n", ns, "-j", "link", "show"]))
-            for link in links:
-                if link["ifname"] != "lo":
-                    system.run(
-                        ["ip", "-n", ns, "link", "set", "dev", link["ifname"], "mtu", str(value)],
-                        what=f"{self.label(change)} on {ns}",
-                    )
-        system.run(
-            ["ip", "link", "set", "dev", change.target, "mtu", str(value)], in_netns=True, what=self.label(change)
-        )
+        system.set_mtu(change.target, int(value), self.label(change))
 
 
 class Ethtool(Knob):
