@@ -57,3 +57,21 @@ def test_the_one_off_actions_after_measurement_is_the_interleaved_a(tmp_path):
     assert after.label == "after" and [r.workload for r in after.results] == ["aged-read"]
     assert ResultSet.model_validate_json((tmp_path / "after.json").read_text()) == after
     assert a.label == "A" and len(a.results) == 2  # A itself is left as it was
+
+
+def test_fio_loops_a_small_file_on_a_local_disk_but_not_through_a_network_mount(monkeypatch):
+    from nastune.bench import workloads
+    from nastune.bench.drivers import fio
+
+    jobs: list[fio.Job] = []
+
+    def run_jobs(target: Target, js: list[fio.Job], direct: bool = True) -> dict:
+        jobs.extend(js)
+        return {"seqwrite": {"MB/s": 1.0}}
+
+    monkeypatch.setattr(fio, "run_jobs", run_jobs)
+    local = Target("path", "/srv", share="/srv")
+    mount = Target("path", "/mnt/nas", share="/mnt/nas", via_network=True, link_bps=10**9, mtu=1500)
+    for target in (local, mount):
+        workloads.WORKLOADS["seq-write"].once(target, {"size": 8 * MiB}, {})
+    assert [j.extra for j in jobs] == [{"loops": "64"}, {}]  # 512 MiB on the disk; 8 MiB through the link

@@ -12,11 +12,14 @@ import pytest
 from tests.lab.conftest import nastune
 
 CASES = [
-    ("soho", ["--target", "nfs", "-w", "seq-write", "--size", "32M"], "cpu-quota"),
-    ("limit-cpu-quota", ["--target", "nfs", "-w", "seq-write", "--size", "32M"], "cpu-quota"),
-    ("limit-nfs-8k", ["--target", "nfs", "-w", "seq-read", "--size", "128M"], "rpc-size"),
-    ("limit-iops", ["--target", "nfs", "-w", "aged-read"], "disk"),
-    ("limit-link", ["--target", "smb", "-w", "seq-read", "--size", "64M"], "link"),
+    # soho has two limits of its own: servers under half a CPU and Ganesha's 8 KiB transfers. On a
+    # quiet machine the quota is named first (bench/attribution.py: 10 of 10); when other load
+    # takes the CPU the servers could have used, they are throttled less and the request size leads
+    ("soho", ["--target", "nfs", "-w", "seq-write", "--size", "32M"], ("cpu-quota", "rpc-size")),
+    ("limit-cpu-quota", ["--target", "nfs", "-w", "seq-write", "--size", "32M"], ("cpu-quota",)),
+    ("limit-nfs-8k", ["--target", "nfs", "-w", "seq-read", "--size", "128M"], ("rpc-size",)),
+    ("limit-iops", ["--target", "nfs", "-w", "aged-read"], ("disk",)),
+    ("limit-link", ["--target", "smb", "-w", "seq-read", "--size", "64M"], ("link",)),
 ]
 
 
@@ -28,15 +31,14 @@ def test_the_injected_limit_is_named_first(lab_dir, tmp_path, scenario, args, in
     (result,) = json.loads(out.read_text())["results"]
     named = [limit["factor"] for limit in result["limits"]]
     if named and named[0] == "other-load":  # a busy machine says so first; the injected limit still shows
-        assert injected in named[1:], result["limits"]
         named = named[1:]
-    assert named and named[0] == injected, result["limits"]
+    assert named and named[0] in injected, result["limits"]
     assert result["attribution"] == result["limits"][0]["evidence"]
     assert result["attribution"][:40] in " ".join(shown.stdout.split())  # the console shows it
     timeline = result["profile"]["timeline"]
     # every sample has each series; how many samples there are depends on how fast the machine is
     assert timeline and all({"net_MBps", "daemon_cores", "throttled_percent"} <= set(s) for s in timeline)
-    if injected != "rpc-size":
+    if injected != ("rpc-size",):
         return
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--profile", str(out)).stdout)["findings"]
     first = findings[0]

@@ -94,7 +94,7 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
         "--files",
         "100",
         "--repeats",
-        "2",
+        "1",
         "--out",
         str(out),
     )
@@ -186,7 +186,7 @@ def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
         "--size",
         "32M",
         "--repeats",
-        "2",
+        "1",
         "--out",
         str(out),
     )

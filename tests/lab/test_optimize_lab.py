@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from nastune.bench.limits import RULE_PATH, RULE_PROTOCOL
 from tests.conftest import check_schema
 from tests.lab.conftest import nastune
 
@@ -23,9 +24,9 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         "--size",
         "32M",
         "--repeats",
-        "5",
+        "5",  # the aged read's before/after: 5 before against the 3 or more of interleaving's A
         "--max-pairs",
-        "6",
+        "4",
         "--out-dir",
         str(out),
         "--json",
@@ -53,6 +54,13 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         assert (out / name).exists(), name
     for name in ("report.xlsx", "settings.json", "interleaved/a.json", "interleaved/b.json"):
         assert (out / name).exists(), name
+    findings = json.loads((out / "findings.json").read_text())
+    limiting = {f["rule"]: f["limiting"] for f in findings if f["limiting"]}
+    assert "(aged-read @" in limiting.get("xfs-fragmentation", ""), limiting  # the aged read: its fragmentation
+    for rule, evidence in limiting.items():  # a rule is named only from a run on a path it can act on
+        protocol, path = RULE_PROTOCOL.get(rule), RULE_PATH.get(rule)
+        assert protocol is None or f"@ {protocol}://" in evidence, (rule, evidence)
+        assert path is None or ("(seq-write @" in evidence) == (path == "write"), (rule, evidence)
     plan = json.loads((out / "plan.json").read_text())
     assert {"xfs_fsr", "ganesha_export", "samba"} <= {c["knob"] for c in plan["changes"]}
     assert not any(c["target"].startswith("vm.") for c in plan["changes"])  # the host's kernel is left alone
@@ -92,6 +100,7 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
             "16M",
             "--repeats",
             "2",
+            "--no-interleave",  # the after-run is what fails here
             "--out",
             str(out),
         ],

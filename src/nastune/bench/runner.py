@@ -23,7 +23,7 @@ from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadR
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
 from nastune.progress import Lines, display
-from nastune.protocols.client import BenchError
+from nastune.protocols.client import BenchError, NotThere
 from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
@@ -94,13 +94,14 @@ def flag_disturbed(metrics: dict[str, MetricResult], others: list[dict[str, floa
 
 def attempt(action, what: str, retries: list[str]):
     """Run one step of a workload, trying again after a failure (a connection reset right after
-    an MTU change, a server that restarts) up to RETRIES times; each failure is kept as a reason."""
+    an MTU change, a server that restarts) up to RETRIES times, unless the file it reads is not
+    there; each failure is kept as a reason."""
     for n in range(RETRIES + 1):
         try:
             return action()
         except BenchError as e:
             retries.append(f"{what}, attempt {n + 1}: {e}")
-            if n == RETRIES:
+            if n == RETRIES or isinstance(e, NotThere):
                 raise
             time.sleep(RETRY_PAUSE)
 

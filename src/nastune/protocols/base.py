@@ -26,6 +26,7 @@ class Protocol:
     port = 0  # where its server listens (the profiler counts the connections there)
     processes: tuple[str, ...] = ()  # its servers' process names (their threads are the profiler's)
     packages: ClassVar[dict[str, str]] = {}  # the Debian package of each tool above
+    not_found: tuple[str, ...] = ()  # its client tool's words for a file that is not on the server
     order = 0  # its place in listings (smb, nfs, ftp)
     # its client's name and the command whose first line is its version, for a run's provenance
     client_version: tuple[str, tuple[str, ...]] = ("", ())

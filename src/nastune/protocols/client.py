@@ -42,6 +42,11 @@ class BenchError(Failure):
     code = 1
 
 
+class NotThere(BenchError):
+    """The file a tool was to read is not on the server: trying again cannot help (a workload's
+    other failures, a reset connection or a restarting server, are tried again)."""
+
+
 def client_name(name: str, what: str) -> str:
     """A file or share name checked for the client tools' own syntax (see safe.REMOTE_NAME)."""
     try:
@@ -63,9 +68,15 @@ def run(argv: list[str], timeout: float = 3600, what: str = "", input: str | Non
 
 
 def on_client(
-    target: Target, argv: list[str], what: str, timeout: float = 3600, input: str | None = None
+    target: Target,
+    argv: list[str],
+    what: str,
+    timeout: float = 3600,
+    input: str | None = None,
+    not_found: tuple[str, ...] = (),
 ) -> commands.CommandResult:
-    """Run a client tool where the target's client is; BenchError naming the tool and the host."""
+    """Run a client tool where the target's client is; BenchError naming the tool and the host,
+    NotThere when its output holds one of the tool's `not_found` words."""
 
     result = commands.run(target.client(argv), timeout, input)
     if target.ssh and result.returncode == UNREACHABLE:
@@ -73,8 +84,13 @@ def on_client(
     if result.error:
         raise BenchError(f"{what}{target.on}: {result.error}")
     if result.returncode != 0:
-        raise BenchError(f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
+        failure = NotThere if _says(result, not_found) else BenchError
+        raise failure(f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
     return result
+
+
+def _says(result: commands.CommandResult, words: tuple[str, ...]) -> bool:
+    return any(w in result.stdout or w in result.stderr for w in words)
 
 
 def timed(
@@ -83,15 +99,17 @@ def timed(
     what: str,
     timeout: float = 3600,
     failed: Callable[[commands.CommandResult], str | None] | None = None,
+    not_found: tuple[str, ...] = (),
 ) -> tuple[float, float]:
     """Start and end (epoch seconds, the client's clock) of a tool run on the target's client.
-    `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed."""
+    `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed;
+    `not_found` are the tool's words for a file that is not there (NotThere)."""
     at, _start.at = getattr(_start, "at", None), None
     at_us = str(int(at * 1e6)) if at else "0"
-    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout)
+    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout, not_found=not_found)
     why = failed(result) if failed else None
     if why:
-        raise BenchError(f"{what}{target.on}: {why}")
+        raise (NotThere if _says(result, not_found) else BenchError)(f"{what}{target.on}: {why}")
     for line in reversed(result.stderr.splitlines()):
         if line.startswith(SPAN + " "):
             _, start, end = line.split()

@@ -49,6 +49,7 @@ class Ftp(Protocol):
     port, processes, order = 21, ("vsftpd",), 3
     client_version = ("curl", ("curl", "--version"))
     packages: ClassVar[dict[str, str]] = {"curl": "curl", "vsftpd": "vsftpd"}
+    not_found = ("curl: (78)",)  # CURLE_REMOTE_FILE_NOT_FOUND: the server's 550
 
     def check(self, host, share):
         return ["curl", "-s", "--max-time", "5", f"ftp://{host}/{share}/"]
@@ -72,7 +73,7 @@ class Ftp(Protocol):
 
     def download(self, target, name, from_root=False):
         url = self._url(target, name) if from_root else self._url(target, target.share, name)
-        return timed(target, ["curl", "-sS", "-o", "/dev/null", url], f"curl download {name}")
+        return timed(target, ["curl", "-sS", "-o", "/dev/null", url], f"curl download {name}", not_found=self.not_found)
 
     def remove(self, target, name):
         # -Q sends its text as one FTP command line: the name holds no CR or LF (client_name)

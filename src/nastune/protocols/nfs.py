@@ -54,6 +54,7 @@ class Nfs(Protocol):
         "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
         "rpcbind": "rpcbind",
     }
+    not_found = ("NFS3ERR_NOENT", "NFS4ERR_NOENT")  # libnfs names the server's status
 
     def check(self, host, share):
         return ["nfs-ls", f"nfs://{host}/{share}"]
@@ -102,7 +103,7 @@ class Nfs(Protocol):
         # nfs-cp cannot write to /dev/null: a tmpfs file on the client, removed at once
         sink = f"/dev/shm/nastune-{uuid.uuid4().hex[:8]}-{Path(name).name}"
         try:
-            return timed(target, ["nfs-cp", self._url(target, name), sink], "nfs-cp")
+            return timed(target, ["nfs-cp", self._url(target, name), sink], "nfs-cp", not_found=self.not_found)
         finally:
             on_client(target, ["rm", "-f", "--", sink], "rm")
 

@@ -49,6 +49,7 @@ class Smb(Protocol):
     port, processes, order = 445, ("smbd",), 1
     client_version = ("smbclient", ("smbclient", "--version"))
     packages: ClassVar[dict[str, str]] = {"smbclient": "smbclient", "smbd": "samba", "testparm": "samba-common-bin"}
+    not_found = ("NT_STATUS_OBJECT_NAME_NOT_FOUND", "NT_STATUS_OBJECT_PATH_NOT_FOUND", "NT_STATUS_NO_SUCH_FILE")
 
     def check(self, host, share):
         return ["smbclient", "-N", f"//{host}/{share}", "-c", "ls"]
@@ -81,12 +82,13 @@ class Smb(Protocol):
         return timed(target, self._client(target, "put", local, name), "smbclient put", failed=_status)
 
     def download(self, target, name, from_root=False):
-        return timed(target, self._client(target, "get", name, "/dev/null"), f"smbclient get {name}", failed=_status)
+        get = self._client(target, "get", name, "/dev/null")
+        return timed(target, get, f"smbclient get {name}", failed=_status, not_found=self.not_found)
 
     def remove(self, target, name):
         result = on_client(target, self._client(target, "del", name), "smbclient del")
         why = _status(result)
-        if why and "NT_STATUS_OBJECT_NAME_NOT_FOUND" not in why and "NT_STATUS_NO_SUCH_FILE" not in why:
+        if why and not any(word in why for word in self.not_found):
             raise BenchError(f"smbclient del {name}{target.on}: {why}")
 
 
