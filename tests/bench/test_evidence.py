@@ -164,8 +164,13 @@ def test_every_factor_declares_itself_and_names_known_rules():
         assert factor.assess({}, None) == [], name  # no evidence, no claim
 
 
-def test_nothing_saturated_says_so():
-    assert limits.first_line(limits.rank({"cpus": {"cpu0": {"idle": 90.0}}})) == limits.LATENCY_BOUND
+def test_nothing_saturated_says_so_when_the_profile_saw_enough_of_the_run():
+    idle = {"cpus": {"cpu0": {"idle": 90.0}}}
+    seen = {**idle, "timeline": [{"t": 0.5 * n} for n in range(1, 5)]}
+    assert limits.first_line(limits.rank(seen), seen) == limits.LATENCY_BOUND
+    short = {**idle, "timeline": [{"t": 0.5}, {"t": 1.0}]}  # a 1 s run: a whole NFS read fits between samples
+    said = limits.first_line(limits.rank(short), short)
+    assert said.startswith("too short to tell what limited it: the profile has 2 sample interval(s)"), said
 
 
 def test_a_system_without_psi_servers_or_ss_records_why_instead_of_failing(tmp_path):
@@ -224,7 +229,7 @@ def test_a_busy_machine_is_named_before_any_server_factor():
     found = limits.rank(busy)
     first = limits.with_other_load(found, ["make used 1.6 cores"] * 3, 5)
     assert first[0].factor == "other-load" and "3 of 5 repeats (make used 1.6 cores)" in first[0].evidence
-    assert limits.first_line(first).startswith("other load on this machine")
+    assert limits.first_line(first, busy).startswith("other load on this machine")
     once = limits.with_other_load(found, ["make used 1.6 cores"], 5)
     assert once[0].factor == "cpu" and once[-1].factor == "other-load"
     assert limits.with_other_load(found, [], 5) == found

@@ -180,7 +180,7 @@ def run(
                         if rows
                         else {},
                         profile=summary,
-                        attribution=first_line(limits) if summary or limits else "",
+                        attribution=first_line(limits, summary) if summary or limits else "",
                         limits=[limit.to_json() for limit in limits],
                         started=started,
                         seconds=round(time.monotonic() - clock, 2),
