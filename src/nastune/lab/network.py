@@ -144,21 +144,22 @@ def build(state: State, clients: int, rate: str, mtu: int) -> None:
         shape(ns, dev, line, mtu)
 
 
-def qdisc_rate(ns: str, dev: str = LINK) -> int | None:
-    """The line rate in bit/s that a lab interface is shaped to (its htb rate at its MTU), or
-    None when unshaped."""
+def qdisc_rate(ns: str, dev: str = LINK, mtu: int | None = None) -> int | None:
+    """The line rate in bit/s that a lab interface is shaped to (its htb rate at its MTU, read
+    unless given), or None when unshaped."""
     out = run(["tc", "-n", ns, "class", "show", "dev", dev], check=False)
     rate = htb_class_rate(out.stdout, SHAPED) if out.returncode == 0 else None
-    return rate and line_rate(rate, mtu_of(ns, dev))
+    return rate and line_rate(rate, mtu or mtu_of(ns, dev))
 
 
 def mtu_of(ns: str, dev: str) -> int:
     return int(json.loads(run(["ip", "-n", ns, "-j", "link", "show", "dev", dev]).stdout)[0]["mtu"])
 
 
-def set_mtu(ns: str, dev: str, mtu: int) -> None:
-    """An interface's MTU; when shaped, kept at its line rate (the htb rate follows the frame size)."""
-    line = qdisc_rate(ns, dev)
+def set_mtu(ns: str, dev: str, mtu: int, current: int | None = None) -> None:
+    """An interface's MTU (`current`: as it is, when known); when shaped, kept at its line rate
+    (the htb rate follows the frame size)."""
+    line = qdisc_rate(ns, dev, current)
     run(["ip", "-n", ns, "link", "set", "dev", dev, "mtu", str(mtu)])
     if line:
         run(["tc", "-n", ns, "class", "change", "dev", dev, "classid", SHAPED, "htb", *_rates(line, mtu)])
@@ -168,7 +169,7 @@ def segment_mtu(ns: str, mtu: int) -> None:
     """Every interface of a namespace (a host or the switch of the segment) at `mtu`."""
     for link in json.loads(run(["ip", "-n", ns, "-j", "link", "show"]).stdout):
         if link["ifname"] != "lo":
-            set_mtu(ns, link["ifname"], mtu)
+            set_mtu(ns, link["ifname"], mtu, link["mtu"])
 
 
 def remove(ns: str) -> None:

@@ -9,13 +9,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nastune.bench.targets import Target
 from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
 from nastune.lab.scenario import rate_bits
-from nastune.lab.sh import LabError, run
+from nastune.lab.sh import LabError
 from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
 from nastune.sites.base import Site
@@ -40,14 +41,14 @@ def lab_targets() -> dict[str, Target]:
     """The running lab's targets, used from its first client; the link's rate and MTU as they are."""
     lab = up()
     # the shaping as it is now (an htb_rate change moves it), else as the scenario built it
-    rate = network.qdisc_rate(network.NAS_NS) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
-    link = json.loads(run(["ip", "-n", network.NAS_NS, "-j", "link", "show", network.LINK]).stdout)
+    mtu = network.mtu_of(network.NAS_NS, network.LINK)
+    rate = network.qdisc_rate(network.NAS_NS, mtu=mtu) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
     share = lab.state.data["storage"]["share"]
-    common = {
+    common: dict[str, Any] = {
         "client_ns": network.client_ns(1),
         "link_bps": rate,
-        "mtu": link[0]["mtu"],
+        "mtu": mtu,
         "server_pid": pids.get(profiled()),
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
     }
