@@ -75,8 +75,8 @@ def io_competitor(env: dict, lab: Path) -> list[subprocess.Popen]:
 def net_competitor(env: dict, lab: Path) -> list[subprocess.Popen]:
     def on(host: str, *iperf3: str) -> subprocess.Popen:
         argv = [sys.executable, "-m", "nastune", "lab", "exec", host, "--", "iperf3", *iperf3]
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        return subprocess.Popen(argv, env=env, start_new_session=True, **quiet)
+        quiet = subprocess.DEVNULL
+        return subprocess.Popen(argv, env=env, start_new_session=True, stdout=quiet, stderr=quiet)
 
     server = on("nas", "-s", "-1", "-B", NAS, "-p", COMPETITOR_PORT)
     time.sleep(0.5)  # listening: the client gives up at once on a refused connection

@@ -53,6 +53,21 @@ def test_a_result_above_the_link_is_flagged_as_a_cache_effect():
     assert honest.flags == []
 
 
+def test_each_way_of_the_link_has_its_own_ceiling():
+    """The lab after htb_rate on the NAS's side: reads cross 900 Mbit/s, writes still 1 Gbit/s."""
+    slow, line = goodput_bytes(9 * 10**8, 1500), goodput_bytes(10**9, 1500)
+    iperf3 = Target("iperf3", "iperf3://nas", host="nas", link_bps=9 * 10**8, uplink_bps=10**9, mtu=1500)
+    assert (iperf3.limit_for("read"), iperf3.limit_for("write"), iperf3.limit_for("both")) == (slow, line, line)
+    assert iperf3.limit_bytes == slow and iperf3.to_json()["uplink_bps"] == 10**9
+    both = metrics_of(WORKLOADS["network"], {}, iperf3, [{"upload MB/s": 114.8, "download MB/s": 103.1}])
+    assert (both["upload MB/s"].limit, both["download MB/s"].limit) == (line / 1e6, slow / 1e6)
+    assert both["upload MB/s"].flags == []  # measured at 1 Gbit/s: not above a ceiling it does not cross
+    writes = metrics_of(WORKLOADS["seq-write"], {}, iperf3, [{"MB/s": 114.8}])["MB/s"]
+    assert writes.limit == line / 1e6 and writes.flags == []
+    same = Target("iperf3", "iperf3://nas", host="nas", link_bps=10**9, mtu=1500)
+    assert same.limit_for("read") == same.limit_for("write") == line and "uplink_bps" not in same.to_json()
+
+
 def test_a_local_read_above_the_device_rate_is_flagged():
     local = Target("path", "/srv", share="/srv", extra={"device": "sdb"})
     assert local.device() == "/dev/sdb"

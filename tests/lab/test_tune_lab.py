@@ -72,6 +72,10 @@ def test_the_shaping_rate_is_a_knob_applied_and_rolled_back(lab_dir, tmp_path):
     nastune(lab_dir, "bench", "--lab", "--target", "iperf3", "-w", "network", "--repeats", "1", "--out", str(out))
     (result,) = json.loads(out.read_text())["results"]
     assert result["target"]["link_bps"] == 900000000  # the physical limit follows the shaping
+    assert result["target"]["uplink_bps"] == 10**9  # of the way it shapes: from the NAS, not toward it
+    down, up = (result["metrics"][f"{way} MB/s"] for way in ("download", "upload"))
+    assert (round(down["limit"], 1), round(up["limit"], 1)) == (105.9, 117.7)
+    assert not any("cache" in flag for flag in up["flags"]), up["flags"]  # the upload passed 105.9 honestly
     nastune(lab_dir, "rollback")
     assert "rate 984395Kbit" in shaped()  # 1 Gbit/s of Ethernet
     bad = {**change, "key": "1:10; reboot"}

@@ -192,3 +192,25 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     assert figure["layout"]["yaxis"]["title"]["text"] and figure["layout"]["xaxis"]["title"]["text"] == "metric"
     lines = [s for s in figure["layout"]["shapes"] if s["type"] == "line"]
     assert sorted(s["y0"] for s in lines) == [117.7, 123.8]
+
+
+def test_a_link_shaped_one_way_draws_each_way_s_goodput():
+    """A run whose upload and download have their own ceilings (the lab after htb_rate on the
+    NAS's side) draws both, each named by its metric."""
+    import json as jsonlib
+
+    from nastune.report.html import bar_charts
+
+    rs = result_set("B", 1.0)
+    limits = {"upload MB/s": 117.7, "download MB/s": 105.9}
+    metrics = {name: MetricResult(unit="MB/s", values=[100.0, 101.0], limit=limit) for name, limit in limits.items()}
+    rs.results = [
+        WorkloadResult(
+            workload="network", target={"url": "iperf3://nas"}, params={}, started="", seconds=1, metrics=metrics
+        )
+    ]
+    figure = jsonlib.loads(bar_charts([rs])[0]["json"])
+    drawn = {s["y0"] for s in figure["layout"]["shapes"] if s["type"] == "line"}
+    notes = {a["text"] for a in figure["layout"]["annotations"]}
+    assert drawn == {117.7, 105.9}
+    assert notes == {"link goodput 105.9 MB/s (B, download MB/s)", "link goodput 117.7 MB/s (B, upload MB/s)"}

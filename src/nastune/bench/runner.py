@@ -72,7 +72,8 @@ def metrics_of(
         values = [row[name] for row in rows if name in row]
         if not values:
             continue
-        link = target.limit_bytes / 1e6 if spec.throughput and target.limit_bytes and spec.unit == "MB/s" else None
+        ceiling = target.limit_for(spec.path or workload.path)
+        link = ceiling / 1e6 if spec.throughput and ceiling and spec.unit == "MB/s" else None
         limit = link or (device_rate if spec.throughput else None)
         m = MetricResult(unit=spec.unit, higher_is_better=spec.higher_is_better, values=values, limit=limit)
         if limit and m.median > limit * OVER_LIMIT:
@@ -165,7 +166,7 @@ def run(
                 except BenchError as e:
                     retries.append(f"teardown: {e}")
             summary = profiler.summary() if len(profiler.samples) > 1 else {}
-            limits = rank(summary, target.limit_bytes, target.kind, workload.path) if summary else []
+            limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
             limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
             if rows or error:
                 results.results.append(

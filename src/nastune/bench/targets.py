@@ -38,7 +38,8 @@ class Target:
     ssh: Ssh | None = None  # or on this client over SSH
     client_name: str | None = None  # the client host, as the inventory names it
     server_pid: int | None = None  # a server process, for its network namespace's counters
-    link_bps: int | None = None
+    link_bps: int | None = None  # the link's line rate; from the NAS when the two ways differ
+    uplink_bps: int | None = None  # toward the NAS, when it differs from link_bps
     mtu: int | None = None
     overhead: int = ETHERNET_OVERHEAD  # per-frame bytes the link's rate also carries
     via_network: bool = False  # a path on a network file system mount (its I/O crosses the link)
@@ -50,10 +51,18 @@ class Target:
 
     @property
     def limit_bytes(self) -> float | None:
-        """The physical ceiling of a throughput through this target, if known."""
-        if self.crosses_network and self.link_bps and self.mtu:
-            return goodput_bytes(self.link_bps, self.mtu, self.overhead)
-        return None
+        """The physical ceiling of a throughput through this target, if known: of a read, and
+        of any throughput when the link is the same both ways."""
+        return self.limit_for("read")
+
+    def limit_for(self, path: str) -> float | None:
+        """The ceiling of a throughput on `path` (read: from the NAS; write: toward it; both: the
+        faster way, which no mix of the two can pass)."""
+        if not (self.crosses_network and self.link_bps and self.mtu):
+            return None
+        toward = self.uplink_bps or self.link_bps
+        line = {"read": self.link_bps, "write": toward}.get(path, max(self.link_bps, toward))
+        return goodput_bytes(line, self.mtu, self.overhead)
 
     def device(self) -> str | None:
         """The block device under a local path (from /proc/mounts), e.g. /dev/loop0."""
@@ -87,6 +96,7 @@ class Target:
             "url": self.url,
             **({"client": self.client_name} if self.client_name else {}),
             "link_bps": self.link_bps,
+            **({"uplink_bps": self.uplink_bps} if self.uplink_bps else {}),
             "mtu": self.mtu,
             "overhead": self.overhead,
         }

@@ -23,6 +23,7 @@ class Metric:
     unit: str
     higher_is_better: bool = True
     throughput: bool = False  # compared with the link's goodput
+    path: str = ""  # read or write, where it is not its workload's path (which way it crosses the link)
 
 
 class Workload:
@@ -339,7 +340,8 @@ class Network(Workload):
     files = False
 
     def metrics(self, params):
-        return {"upload MB/s": Metric("MB/s", throughput=True), "download MB/s": Metric("MB/s", throughput=True)}
+        up, down = Metric("MB/s", throughput=True, path="write"), Metric("MB/s", throughput=True, path="read")
+        return {"upload MB/s": up, "download MB/s": down}
 
     def once(self, target, params, state):
         up = iperf3.throughput(target, params["seconds"])

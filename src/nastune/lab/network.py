@@ -152,6 +152,12 @@ def qdisc_rate(ns: str, dev: str = LINK, mtu: int | None = None) -> int | None:
     return rate and line_rate(rate, mtu or mtu_of(ns, dev))
 
 
+def into_nas() -> tuple[str, str]:
+    """The interface that sends toward the NAS (what its writes cross): the switch's port to it,
+    or with one client that client's own."""
+    return (SWITCH_NS, "p0") if SWITCH_NS in existing_namespaces() else (client_ns(1), LINK)
+
+
 def mtu_of(ns: str, dev: str) -> int:
     return int(json.loads(run(["ip", "-n", ns, "-j", "link", "show", "dev", dev]).stdout)[0]["mtu"])
 

@@ -48,13 +48,14 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
                 keys.append(r.key)
     for key in keys:
         fig = go.Figure()
-        limits: dict[str, float] = {}  # each run's goodput limit: an MTU change moves it
+        limits: dict[str, float] = {}  # each run's goodput limit: an MTU change moves it, an htb_rate one way
         units: set[str] = set()
         for i, rs in enumerate(runs):
             result = next((r for r in rs.results if r.key == key), None)
             if result is None:
                 continue
             names, medians, lo, hi = [], [], [], []
+            ways = len({m.limit for m in result.metrics.values() if m.limit})  # 2: each way its own ceiling
             for name, m in result.metrics.items():
                 values = np.asarray(m.values, float)
                 low, high = median_ci(values, np.random.default_rng(0))
@@ -64,7 +65,7 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
                 hi.append(high - m.median)
                 units.add(m.unit)
                 if m.limit:
-                    limits[_label(rs, i)] = m.limit
+                    limits[_label(rs, i) + (f", {name}" if ways > 1 else "")] = m.limit
             fig.add_bar(
                 name=_label(rs, i),
                 x=names,

@@ -43,11 +43,14 @@ def lab_targets() -> dict[str, Target]:
     # the shaping as it is now (an htb_rate change moves it), else as the scenario built it
     mtu = network.mtu_of(network.NAS_NS, network.LINK)
     rate = network.qdisc_rate(network.NAS_NS, mtu=mtu) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
+    # toward the NAS its own shaping, which a plan on the NAS (htb_rate on its lab0) leaves as it is
+    uplink = network.qdisc_rate(*network.into_nas(), mtu=mtu)
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
     share = lab.state.data["storage"]["share"]
     common: dict[str, Any] = {
         "client_ns": network.client_ns(1),
         "link_bps": rate,
+        "uplink_bps": uplink if uplink and uplink != rate else None,
         "mtu": mtu,
         "server_pid": pids.get(profiled()),
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
