@@ -171,6 +171,9 @@ def test_the_noise_figures_are_the_recorded_ones():
     assert [int(v) for v in stated.groups()] == [r[k] for k in keys] + [r["ten_percent_refused"]]
     assert ("noise goal met" in text) == r["met"] and ("noise goal NOT met" in text) == (not r["met"])
     assert f"median {r['median_seconds_to_verdict']:.0f} s to the verdict" in text
+    measured = re.search(r"change measured (\S+) \(median\)", " ".join(r["printed"]))
+    assert measured and f"which that link bounds: {measured[1]} (median)" in text  # as printed (the record rounds)
+    assert abs(float(measured[1].rstrip("%")) / 100 - r["median_change_measured"]) < 0.001
 
 
 def test_the_attribution_figures_are_the_recorded_ones():
