@@ -78,6 +78,7 @@ def record(args) -> None:
     from nastune.autotune.search import Search, Settings
     from nastune.jobs.autotune import prepare
     from nastune.lab.scenario import size_bytes
+    from nastune.report import layout
     from nastune.sites.lab.lab import Lab
     from nastune.sites.lab.site import started
 
@@ -118,7 +119,7 @@ def record(args) -> None:
     settings = Settings(points + 2, args.repeats, out, accept_risk=False)
     size = size_bytes(args.size)
     site = started("soho", args.resume)
-    search, rule_plan = prepare(goal, site, settings, list(grid), size, log=print, kind=GridRecord)
+    search, rule_plan = prepare(goal, site, settings, list(grid), size, layout.console(stderr=True), print, GridRecord)
     try:
         search.run(args.resume, rule_plan)
     finally:

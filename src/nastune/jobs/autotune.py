@@ -3,6 +3,8 @@ host): how its trials are measured, the space bound to that NAS's facts, and the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nastune import rules as knowledge
 from nastune.autotune.objective import Objective
 from nastune.autotune.search import Search, Settings
@@ -14,6 +16,9 @@ from nastune.jobs.optimize import choose
 from nastune.sites.base import Site
 from nastune.tune.plan import Plan, from_findings
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 def prepare(
     goal: Objective,
@@ -21,7 +26,7 @@ def prepare(
     settings: Settings,
     knobs: list[str] | None,
     size: int | None,
-    console=None,
+    console: Console,  # the progress bar's (a log's lines when not a terminal)
     log=print,
     kind: type[Search] = Search,
 ) -> tuple[Search, Plan]:
