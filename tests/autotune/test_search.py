@@ -150,6 +150,22 @@ def test_without_a_proven_winner_the_rule_based_plan_stands_unless_it_measured_w
         run_cli("apply", summary["plan"], "--root", str(root), "--dry-run")
 
 
+def test_a_current_value_off_the_domain_s_steps_is_the_base_as_it_is(soho, tmp_path):
+    """The capture's data device reads ahead 2560 KiB, between two powers of two: trial 0
+    measures it as it is (nothing applied), not the nearest power of two that stands for it in
+    the sampler's model; the others search around it, and the tree ends as it began."""
+    root, data = soho
+    before = state(root)
+    out = tmp_path / "out"
+    done = autotune(root, data, out, "--knobs", "read-ahead", "--budget", "3")
+    trials = {t["number"]: t for t in json.loads((out / "autotune.json").read_text())["trials"]}
+    assert trials[0]["config"] == {"read-ahead": 2560} and trials[0]["state"] == "COMPLETE"
+    assert "trial 0 (current settings): as it is" in done.stderr
+    searched = [t["config"]["read-ahead"] for n, t in trials.items() if n > 0 and t["config"]]
+    assert all(v & (v - 1) == 0 for v in searched if v != 2560), searched  # the search's own: powers of two
+    assert state(root) == before
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -31,9 +31,22 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
         "mtu": 1500,
         "dirty-ratio": 20,
         "dirty-background-ratio": 10,
+        "read-ahead": 2560,  # the data device, loop0: between two of the powers of two searched
     }
-    # the data device is loop0, its read-ahead 2560 KiB: outside the powers of two searched
-    assert left == ["read-ahead: its current value is unset or outside the safe domain (128..16384 KiB, powers of two)"]
+    assert left == []
+
+
+def test_a_current_value_between_the_domain_s_steps_is_kept_and_searched_around(soho):
+    """loop0 reads ahead 2560 KiB, as md arrays set theirs from the stripe: the search keeps it as
+    the base, and the sampler's model places it at the nearest power of two."""
+    space, _ = build(soho, ["read-ahead"], shared_kernel=True, accept_risk=False)
+    assert space.params(space.current()) == {"read-ahead": 11}  # 2048 = 2**11 stands for it
+    assert space.check({"read-ahead": 2560}) == [] and space.plan(space.current()).changes == []
+    assert space.check({"read-ahead": 3000}) == ["read-ahead: 3000 is not a power of two from 128 to 16384 KiB"]
+    (change,) = space.plan({"read-ahead": 4096}).changes
+    assert (change.knob, change.target, change.new) == ("sysfs", "/sys/block/loop0/queue/read_ahead_kb", 4096)
+    domain = space.bound["read-ahead"].tunable.domain
+    assert (domain.nearest(3500), domain.nearest(64), domain.nearest(32768)) == (4096, None, None)  # outside: left out
 
 
 def test_the_data_tunables_act_on_the_served_file_system_alone(soho):

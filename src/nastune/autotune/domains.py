@@ -4,6 +4,7 @@ so a rule's minimum snaps to the next value up) and a list of choices."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from nastune.errors import Failure
 
@@ -25,6 +26,14 @@ class Ordered:
     def snap(self, value: int) -> int | None:
         """The smallest value of the domain at least `value` (a rule's minimum, met)."""
         return next((v for v in self.values() if v >= value), None)
+
+    def nearest(self, value) -> int | None:
+        """The domain's value closest to `value` when `value` lies between its ends (a system's
+        own value off its steps: an md array reads ahead 2560 KiB), else None."""
+        points = self.values()
+        if isinstance(value, bool) or not isinstance(value, int) or not points[0] <= value <= points[-1]:
+            return None
+        return min(points, key=lambda v: abs(v - value))
 
 
 @dataclass(frozen=True)
@@ -107,3 +116,6 @@ class Choice:
 
     def snap(self, value: int) -> object | None:
         return value if value in self.options else None
+
+    def nearest(self, value) -> Any:
+        return self.snap(value)

@@ -137,9 +137,11 @@ class Search:
             self.recover(study)
         else:
             study.set_user_attr("shape", shape)
-            study.enqueue_trial(self.space.params(self.space.current()), user_attrs={"origin": CURRENT})
+            # each with the configuration it is: a current value off the domain's steps has no parameter of its own
+            current = self.space.current()
+            study.enqueue_trial(self.space.params(current), user_attrs={"origin": CURRENT, "config": current})
             rule = self.space.of_plan(rule_plan)
-            study.enqueue_trial(self.space.params(rule), user_attrs={"origin": RULE})
+            study.enqueue_trial(self.space.params(rule), user_attrs={"origin": RULE, "config": rule})
         return study
 
     def sampler(self):
@@ -196,7 +198,7 @@ class Search:
             while self.measured(study) < self.s.budget and asked < self.s.budget * 10:
                 asked += 1
                 trial = study.ask()
-                config = self.space.suggest(trial)
+                config = trial.user_attrs.get("config", self.space.suggest(trial))  # suggested: known to the sampler
                 errors = self.space.check(config)
                 if errors:  # a combination the rules forbid: told as pruned, never applied, not counted
                     trial.set_user_attr("infeasible", errors)

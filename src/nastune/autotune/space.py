@@ -18,8 +18,8 @@ Domain = PowersOfTwo | Steps | Choice
 
 @dataclass(frozen=True)
 class Bound:
-    """A tunable on this system: its current value (None: not one of the domain's) and the
-    changes that set a value."""
+    """A tunable on this system: its current value (None: outside the domain; it may lie between
+    two of the domain's values) and the changes that set a value."""
 
     tunable: Tunable
     current: object
@@ -57,7 +57,7 @@ class Tunable:
         if found is None:
             return None
         current, targets, context = found
-        return Bound(self, current if self.domain.check(current) is None else None, targets, context)
+        return Bound(self, current if self.domain.nearest(current) is not None else None, targets, context)
 
 
 class NfsTransferSize(Tunable):
@@ -271,7 +271,7 @@ class Space:
                 errors.append(f"{name}: not a tunable of this search ({', '.join(self.bound) or 'none'})")
                 continue
             why = self.bound[name].tunable.domain.check(value)
-            if why:
+            if why and value != self.bound[name].current:  # a system's own value is always its to keep
                 errors.append(f"{name}: {why}")
         return errors or [why for rule in CONSTRAINTS if (why := rule(self, config))]
 
@@ -279,8 +279,14 @@ class Space:
         return {name: b.tunable.domain.suggest(trial, name) for name, b in self.bound.items()}
 
     def params(self, config: dict) -> dict:
-        """Optuna's parameters for `config` (to enqueue a known configuration as a trial)."""
-        return {name: self.bound[name].tunable.domain.param(v) for name, v in config.items() if v is not None}
+        """Optuna's parameters for `config` (to enqueue a known configuration as a trial): a
+        current value between two of the domain's stands as the nearest in the sampler's model."""
+        found = {}
+        for name, value in config.items():
+            domain = self.bound[name].tunable.domain
+            if value is not None and (near := domain.nearest(value)) is not None:
+                found[name] = domain.param(near)
+        return found
 
     def trades(self, config: dict) -> list[str]:
         """The durability trades `config` makes: what it moves of the tunables that trade crash
