@@ -281,9 +281,9 @@ def acts_on(rule: str, kind: str, path: str) -> bool:
 
 def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> list[Limit]:
     """`limits` with the machine's other load named first when it disturbed at least half the
-    repeats, and a fully busy CPU then named after every factor of the NAS's own (the other load
-    keeps a CPU busy too: a busy host's CPU must not be read as the server's limit); other load
-    in fewer repeats comes after the evidence."""
+    repeats, last when fewer; either way a fully busy CPU comes after every factor of the NAS's
+    own (the other load keeps a CPU busy too: a busy host's CPU must not be read as the server's
+    limit; a lab test named it before the injected 8 KiB requests with other load in 1 repeat)."""
     if not reasons or not repeats:
         return limits
     share = len(reasons) / repeats
@@ -292,10 +292,9 @@ def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> li
         "limit, rather than anything on the NAS; measure again when the machine is quiet"
     )
     other = Limit("other-load", 1.0 if share >= 0.5 else share / 2, said, ())
-    ranked = sorted([other, *limits], key=lambda limit: -limit.score)
-    if share < 0.5:
-        return ranked
-    return [limit for limit in ranked if limit.factor != "cpu"] + [limit for limit in ranked if limit.factor == "cpu"]
+    cpu = [limit for limit in limits if limit.factor == "cpu"]
+    own = [limit for limit in limits if limit.factor != "cpu"]
+    return [other, *own, *cpu] if share >= 0.5 else [*own, *cpu, other]
 
 
 def first_line(limits: list[Limit], profile: dict) -> str:
