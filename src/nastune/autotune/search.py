@@ -198,7 +198,8 @@ class Search:
             while self.measured(study) < self.s.budget and asked < self.s.budget * 10:
                 asked += 1
                 trial = study.ask()
-                config = trial.user_attrs.get("config", self.space.suggest(trial))  # suggested: known to the sampler
+                suggested = self.space.suggest(trial)  # every trial's parameters, as the sampler knows them
+                config = trial.user_attrs.get("config", suggested)  # an enqueued trial runs as the configuration it is
                 errors = self.space.check(config)
                 if errors:  # a combination the rules forbid: told as pruned, never applied, not counted
                     trial.set_user_attr("infeasible", errors)
