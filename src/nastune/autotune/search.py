@@ -137,7 +137,6 @@ class Search:
             self.recover(study)
         else:
             study.set_user_attr("shape", shape)
-            # each with the configuration it is: a current value off the domain's steps has no parameter of its own
             current = self.space.current()
             study.enqueue_trial(self.space.params(current), user_attrs={"origin": CURRENT, "config": current})
             rule = self.space.of_plan(rule_plan)
@@ -199,7 +198,7 @@ class Search:
                 asked += 1
                 trial = study.ask()
                 suggested = self.space.suggest(trial)  # every trial's parameters, as the sampler knows them
-                config = trial.user_attrs.get("config", suggested)  # an enqueued trial runs as the configuration it is
+                config = trial.user_attrs.get("config", suggested)  # enqueued: its own (may be off a domain's steps)
                 errors = self.space.check(config)
                 if errors:  # a combination the rules forbid: told as pruned, never applied, not counted
                     trial.set_user_attr("infeasible", errors)
