@@ -3,6 +3,7 @@ package and module of src/nastune is in its table, and every path the table name
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -46,3 +47,27 @@ def test_no_module_is_over_400_lines():
     """A module a newcomer opens fits one reading; a larger one is split by what it holds."""
     long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py") if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+def _lab_flags(tree: ast.AST) -> list[str]:
+    """The parameters that say "the lab or not" with a bool."""
+    return [
+        f"{node.name}({arg.arg})"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+        if "lab" in arg.arg and arg.annotation is not None and ast.unparse(arg.annotation) == "bool"
+    ]
+
+
+def test_only_the_lab_and_the_command_line_take_a_lab_flag():
+    """Every workflow takes a Site: turning `--lab` into one is the command line's parsing, and
+    the lab's own code may know it is the lab; nothing between takes `lab: bool`."""
+    assert _lab_flags(ast.parse("def run(spec, lab: bool = False): ...")) == ["run(lab)"]  # the check sees one
+    flagged = {
+        str(p.relative_to(SRC)): found
+        for p in SRC.rglob("*.py")
+        if p.relative_to(SRC).parts[0] not in ("lab", "cli") and p.relative_to(SRC).parts[:2] != ("sites", "lab")
+        if (found := _lab_flags(ast.parse(p.read_text())))
+    }
+    assert flagged == {}

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, fail, failing, say, size_option
+from nastune.cli.common import app, consent, console, err, fail, failing, say, site, size_option
 from nastune.report import outcomes
 
 
@@ -51,7 +51,6 @@ def autotune(
     from nastune.autotune.objective import parse
     from nastune.autotune.search import Settings
     from nastune.jobs.autotune import prepare
-    from nastune.sites.choose import choose
 
     consent(
         yes,
@@ -65,7 +64,7 @@ def autotune(
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, bool(accept_risk), seed or 0)
-        site = choose(lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log)
-        search, rule_plan = prepare(goal, site, settings, knobs, size_option(size), err, log)
+        where = site(lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log)
+        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

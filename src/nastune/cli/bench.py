@@ -19,6 +19,7 @@ from nastune.cli.common import (
     failing,
     load_results,
     say,
+    site,
     size_option,
 )
 from nastune.report import layout, outcomes
@@ -57,14 +58,13 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return
     from nastune.jobs.bench import BenchSpec, run
-    from nastune.sites.choose import choose
 
     if (clients or stress or scaling) and not (inventory or lab):
         fail("--clients, --scaling and --stress need --inventory FILE (or --lab)")
     spec = BenchSpec(target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress)
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
-        done = run(spec, choose(lab, inventory, target, several, scaling=scaling), err)
+        done = run(spec, site(lab, inventory, target, several, scaling=scaling), err)
     if done.degradation is not None and done.idle_out:
         outcomes.degradation(console, done.degradation, done.idle_out, out)
     elif outcomes.results(console, err, done.results, out):
@@ -201,7 +201,6 @@ def ab(
     Drift during the run hits both sides alike. The system ends as it began (A)."""
     from nastune.bench.workloads import DEFAULTS
     from nastune.jobs import ab as interleave
-    from nastune.sites.choose import choose
     from nastune.tune.plan import load
 
     with failing():
@@ -210,7 +209,7 @@ def ab(
         spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):
-        outcome = interleave.measure(spec, choose(lab, None, target), log=say("ab"))
+        outcome = interleave.measure(spec, site(lab, target=target), log=say("ab"))
     outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
         print(outcome.summary().dumps())

@@ -28,6 +28,7 @@ from nastune.severity import Severity
 
 if TYPE_CHECKING:
     from nastune.facts import Facts
+    from nastune.sites.base import Site
 
 lab_app = typer.Typer(
     short_help="The lab: a real NAS and its clients on this machine",
@@ -143,6 +144,40 @@ def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, st
         inner = Lab().rerun_argv(sys.argv[1:], absolute or {})
     os.environ.update(extra_env or {})
     os.execvp(inner[0], inner)
+
+
+def site(
+    lab: bool,
+    inventory: Path | None = None,
+    target: str | None = None,
+    clients: str | None = None,
+    *,
+    root: str = "/",
+    scenario: str | None = None,
+    resume: bool = False,
+    log: Callable[[str], None] = print,
+    **options,
+) -> Site:
+    """Where the command works, as its options say: an inventory's NAS measured from its
+    clients; the lab (with `scenario`, a fresh lab of it, or on `resume` the lab as it runs,
+    through its own inventory; with `clients`, through its inventory; else from its first
+    client); or this host (`root`) measured at `target`. `options` go to the inventory
+    (confirm_timeout, scaling). NasError, InventoryError and LabError say why it cannot be reached."""
+    if inventory:
+        from nastune.sites.inventory import InventorySite
+
+        return InventorySite.load(inventory, clients or "all", **options)
+    if lab:
+        from nastune.sites.lab import site as lab_site
+
+        if scenario:
+            return lab_site.started(scenario, resume, clients or "all", log, **options)
+        if clients is not None:
+            return lab_site.inventory_site(clients, **options)
+        return lab_site.LabSite()
+    from nastune.sites.live import LiveSite
+
+    return LiveSite(target, root)
 
 
 def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:

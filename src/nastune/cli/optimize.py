@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, failing, say, size_option
+from nastune.cli.common import app, consent, console, err, failing, say, site, size_option
 from nastune.report import outcomes
 
 
@@ -56,7 +56,6 @@ def optimize(
     inventory."""
     from nastune.bench.workloads import DEFAULTS
     from nastune.jobs.optimize import OptimizeSpec, run
-    from nastune.sites.choose import choose
 
     pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
@@ -68,8 +67,8 @@ def optimize(
     log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment
-        site = choose(lab, inventory, target, clients, scenario=scenario, log=log, confirm_timeout=confirm_timeout)
-        outcome = run(spec, site, err, log)
+        where = site(lab, inventory, target, clients, scenario=scenario, log=log, confirm_timeout=confirm_timeout)
+        outcome = run(spec, where, err, log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:
         print(outcome.summary.dumps())

@@ -8,7 +8,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, consent, console, err, failing, lines_to, rerun_in_lab
+from nastune.cli.common import app, collect_facts, consent, console, err, failing, lines_to, rerun_in_lab, site
 
 NasInventory = Annotated[
     Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
@@ -34,7 +34,7 @@ def plan(
         rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
     facts = collect_facts(root, None, xfs_fragmentation)
     with failing():  # the lab's plans say so, for a later apply
-        made = planning.run(facts, only, out, lab=os.environ.get("NASTUNE_IN_LAB") == "1")
+        made = planning.run(facts, only, out, site(os.environ.get("NASTUNE_IN_LAB") == "1", root=root))
     console.print(plan_table(made))
     risky = sum(c.durability_risk for c in made.changes)
     console.print(
@@ -70,7 +70,6 @@ def apply(
 
     from nastune.jobs.apply import ApplySpec, run
     from nastune.report.tune_view import show_diff
-    from nastune.sites.tuner import system
     from nastune.tune import lock
     from nastune.tune.executor import DURABILITY
 
@@ -79,7 +78,7 @@ def apply(
     # The lock first, held until the journal is closed: a plan read and diffed outside it could
     # be applied a second time over the first (and leave an empty journal newer than the real one).
     with failing(code=1):
-        tuned = system(root, lab)
+        tuned = site(lab, root=root).system()
         with lock.hold(tuned, "apply"):
             show = partial(show_diff, shown, err, risk=DURABILITY)
             done = run(spec, tuned, show, lambda: consent(yes, "Apply these changes?", "not applying"), lines_to(shown))
@@ -97,13 +96,12 @@ def verify(
 ) -> None:
     """Every setting of the last applied plan, expected versus actual; exit 1 on drift."""
     from nastune.report.tune_view import verify_table
-    from nastune.sites.tuner import find_journal
     from nastune.tune.executor import verified
 
     if inventory:
         on_nas(inventory, "verify", *(["--journal", journal] if journal else []), *(["--json"] if json else []))
     with failing():
-        found = find_journal(root, journal, lab)
+        found = site(lab, root=root).journal(journal)
         done = verified(found, found.system)
     print(done.dumps()) if json else console.print(verify_table(done))
     if not all(s.ok for s in done.settings):
@@ -124,14 +122,13 @@ def rollback(
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
     from nastune.report.tune_view import rolled_back
-    from nastune.sites.tuner import find_journal
     from nastune.tune.rollback import rollback as rollback_journal
 
     if inventory:
         flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
         on_nas(inventory, "rollback", *(["--journal", to] if to else []), *flags)
     with failing():
-        found = find_journal(root, to, lab)
+        found = site(lab, root=root).journal(to)
     shown = err if json else console  # --json: standard output is the summary alone
     with failing(code=1):
         report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False), dry_run=dry_run)
@@ -153,13 +150,12 @@ def confirm(
 ) -> None:
     """Keep the network changes of the last apply (stops the automatic revert)."""
     from nastune import wire
-    from nastune.sites.tuner import find_journal
     from nastune.tune import watchdog
 
     if inventory:
         on_nas(inventory, "confirm", *(["--journal", journal] if journal else []), *(["--json"] if json_out else []))
     with failing():
-        found = find_journal(root, journal, lab)
+        found = site(lab, root=root).journal(journal)
         confirmed = watchdog.confirm(found)
     if json_out:
         print(wire.Confirm(journal=found.path, confirmed=confirmed).dumps())

@@ -21,10 +21,9 @@ from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
-from nastune.sites.lab.system import if_running
+from nastune.sites.live import LiveSite
 from nastune.tune import executor
-from nastune.tune.journal import find
-from nastune.tune.system import TuneError, for_root
+from nastune.tune.system import TuneError
 
 if TYPE_CHECKING:
     from nastune.stats.runs import Row
@@ -71,7 +70,7 @@ class Check:
 def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
     """The settings of the newest journal (or `journal`), each read back; none applied: none."""
     try:
-        found = find(for_root(root), journal, if_running() if root == "/" else None)
+        found = LiveSite(root=root).journal(journal)
     except TuneError:
         if journal:
             raise

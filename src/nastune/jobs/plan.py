@@ -7,13 +7,13 @@ from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune.facts import Facts
+from nastune.sites.base import Site
 from nastune.tune.plan import Plan, from_findings
 
 
-def run(facts: Facts, only: list[str] | None, out: Path, lab: bool = False) -> Plan:
-    """The plan, written to `out`; `lab`: made in the lab's nas host, which a later apply from
-    outside it needs to know."""
-    made = from_findings(knowledge.evaluate(facts, only=only))
-    made.lab = lab
+def run(facts: Facts, only: list[str] | None, out: Path, site: Site) -> Plan:
+    """The plan, written to `out`, as `site` stamps it (the lab's say so: a later apply from
+    outside the lab's nas host needs to know)."""
+    made = site.stamp(from_findings(knowledge.evaluate(facts, only=only)))
     out.write_text(made.to_json() + "\n")
     return made

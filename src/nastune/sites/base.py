@@ -20,11 +20,13 @@ from nastune.bench.profile import Profiler
 from nastune.bench.results import Provenance, fingerprint, settings, tool_versions
 from nastune.bench.selection import choose, known
 from nastune.bench.targets import Target
+from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
     from nastune.bench.workloads import Workload
     from nastune.sites.tuner import Tuner
     from nastune.tune.plan import Plan
+    from nastune.tune.system import System
 
 Pairs = list[tuple["Workload", Target]]
 
@@ -43,6 +45,15 @@ class Site(ABC):
     @abstractmethod
     def tuner(self) -> Tuner:
         """Who applies, verifies and rolls back a plan on the NAS."""
+
+    def system(self) -> System:
+        """The System this process changes to tune the NAS (apply, verify, rollback, confirm)."""
+        raise ValueError(f"{self.name} is tuned by nastune on the NAS: --inventory FILE")
+
+    def journal(self, path: str | None) -> Journal:
+        """The journal a tuning command acts on: `path`, or the newest applied to the site;
+        TuneError says none is there."""
+        return find(self.system(), path)
 
     @abstractmethod
     def targets(self, target: str | None) -> list[Target]:

@@ -12,6 +12,7 @@ from nastune.facts import collect
 from nastune.root import Root
 from nastune.sites.base import Site
 from nastune.sites.tuner import Here
+from nastune.tune.journal import Journal, find
 from nastune.tune.system import System, for_root
 
 DEFAULTS = ["seq-write", "seq-read", "network"]
@@ -36,6 +37,15 @@ class LiveSite(Site):
 
     def tuner(self) -> Here:
         return Here(self.system())
+
+    def journal(self, path: str | None) -> Journal:
+        """On this host, the running lab's journals (they live here) are searched too."""
+        lab = None
+        if self.root == "/":
+            from nastune.sites.lab.system import if_running  # lazy: the NAS agent's verify never loads the lab
+
+            lab = if_running()
+        return find(self.system(), path, lab)
 
     def targets(self, target: str | None) -> list[Target]:
         # a target kind (an objective's term names one) means the target this site measures

@@ -13,10 +13,10 @@ from typing import Protocol
 from nastune import commands
 from nastune.remote.nas import NasAgent, NasError
 from nastune.tune import executor, lock
-from nastune.tune.journal import Journal, find
+from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
 from nastune.tune.rollback import rollback
-from nastune.tune.system import Stranded, System, TuneError, for_root
+from nastune.tune.system import Stranded, System, TuneError
 
 
 class Tuner(Protocol):
@@ -138,23 +138,3 @@ class OnNas:
             return self.agent.verify().journal
         except NasError:
             return None  # no journal: verify said so in words
-
-
-def system(root: str, lab: bool) -> System:
-    """The system a tuning command changes: the lab's nas (which must be running), or `root`."""
-    if lab:
-        from nastune.sites.lab.system import running  # lazy: the NAS agent's apply never loads the lab
-
-        return running()
-    return for_root(root)
-
-
-def find_journal(root: str, path: str | None, lab: bool) -> Journal:
-    """The journal at `path`, else the newest of `root`'s (and on this host, of the running
-    lab's, where the lab's journals live; `lab`: only those); TuneError says none is there."""
-    running = None
-    if root == "/":
-        from nastune.sites.lab.system import if_running  # lazy: the NAS agent's verify never loads the lab
-
-        running = if_running()
-    return find(for_root(root), path, running, only_lab=lab)

@@ -204,9 +204,9 @@ class Journal:
         return any(e.get("type") == kind for e in self.read().extra)
 
 
-def find(host: System, path: str | None = None, lab: System | None = None, only_lab: bool = False) -> Journal:
+def find(host: System, path: str | None = None, lab: System | None = None) -> Journal:
     """The journal to act on, bound to the system it was applied to: `path`, or the newest of
-    `host`'s and (when a lab is up, `lab`) the lab's; with `only_lab`, only the lab's."""
+    `host`'s and (when a lab is up, `lab`) the lab's."""
     try:
         if path:
             found = Journal.at(host, path)
@@ -214,14 +214,9 @@ def find(host: System, path: str | None = None, lab: System | None = None, only_
                 if lab is None:
                     raise TuneError(f"{found.path}: a journal of the lab, and the lab is not up")
                 return Journal(lab, found.path)
-            if only_lab:
-                raise TuneError(f"{found.path}: not a journal of the lab")
             return found
-        if only_lab and lab is None:
-            raise TuneError("the lab is not up: run `nastune lab up` first")
-        systems = [s for s in ([lab] if only_lab else [host, lab]) if s is not None]
         candidates = []
-        for system in systems:
+        for system in [s for s in (host, lab) if s is not None]:
             try:
                 candidates.append(Journal.latest(system))
             except TuneError:
