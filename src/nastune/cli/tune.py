@@ -70,18 +70,14 @@ def apply(
 
     from nastune.jobs.apply import ApplySpec, run
     from nastune.report.tune_view import show_diff
-    from nastune.tune import lock
     from nastune.tune.executor import DURABILITY
 
     shown = err if json else console  # --json: standard output is the summary alone
     spec = ApplySpec(plan_file, dry_run, persist, bool(accept_risk), confirm_timeout)
-    # The lock first, held until the journal is closed: a plan read and diffed outside it could
-    # be applied a second time over the first (and leave an empty journal newer than the real one).
+    show = partial(show_diff, shown, err, risk=DURABILITY)
+    ask = partial(consent, yes, "Apply these changes?", "not applying")
     with failing(code=1):
-        tuned = site(lab, root=root).system()
-        with lock.hold(tuned, "apply"):
-            show = partial(show_diff, shown, err, risk=DURABILITY)
-            done = run(spec, tuned, show, lambda: consent(yes, "Apply these changes?", "not applying"), lines_to(shown))
+        done = run(spec, site(lab, root=root).system(), show, ask, lines_to(shown))
     if json:
         print(done.dumps(None))
 

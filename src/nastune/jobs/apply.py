@@ -1,7 +1,8 @@
-"""apply as a workflow: the plan read and diffed under the system's lock (the caller holds it),
-shown, asked about, applied with the journal, and, after network changes on a live host, the
-confirm-or-revert watchdog armed before anything else is said (the reader may be gone with the
-network). Returns the summary `apply --json` prints."""
+"""apply as a workflow: the plan read and diffed under the system's lock, held until the journal
+is closed (a plan read and diffed outside it could be applied a second time over the first, and
+leave an empty journal newer than the real one), shown, asked about, applied with the journal,
+and, after network changes on a live host, the confirm-or-revert watchdog armed before anything
+else is said (the reader may be gone with the network). Returns the summary `apply --json` prints."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nastune import wire
-from nastune.tune import executor, watchdog
+from nastune.tune import executor, lock, watchdog
 from nastune.tune.executor import Pending
 from nastune.tune.plan import load
 from nastune.tune.system import System, TuneError
@@ -42,6 +43,17 @@ def run(
 ) -> wire.Apply:
     """`show` gets the diff; `ask` raises to stop before anything changes; TuneError (Stranded
     when the automatic rollback could not restore everything) says why it failed."""
+    with lock.hold(system, "apply"):
+        return _locked(spec, system, show, ask, log)
+
+
+def _locked(
+    spec: ApplySpec,
+    system: System,
+    show: Callable[[list[Pending]], None],
+    ask: Callable[[], None],
+    log: Callable[[str], None],
+) -> wire.Apply:
     try:
         plan = load(spec.plan_file)
         if plan.lab and system.netns is None and system.live:
