@@ -204,8 +204,11 @@ def test_lab_journal_commands_refuse_a_journal_that_is_not_the_labs(root, tmp_pa
     (journal,) = (root / "var/lib/nastune/journal").glob("*.jsonl")  # the lab's journals are read on this host
     named = run_cli("rollback", "--to", str(journal), "--lab", check=False, env=env)
     assert named.returncode == 2 and "not a journal of the lab" in named.stderr and "Traceback" not in named.stderr
-    newest = run_cli("verify", "--root", str(root), "--lab", check=False, env=env)
+    newest = run_cli("verify", "--lab", check=False, env=env)
     assert newest.returncode == 2 and "the lab is not up" in newest.stderr
+    for command in (["verify"], ["rollback"], ["apply", str(plan_file), "--yes"]):  # which system? refused
+        both = run_cli(*command, "--root", str(root), "--lab", check=False, env=env)
+        assert both.returncode == 2 and f"--lab and --root {root} name two systems" in both.stderr, both.stderr
     assert snapshot(root) == before
 
 

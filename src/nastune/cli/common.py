@@ -162,12 +162,15 @@ def site(
     clients; the lab (with `scenario`, a fresh lab of it, or on `resume` the lab as it runs,
     through its own inventory; with `clients`, through its inventory; else from its first
     client); or this host (`root`) measured at `target`. `options` go to the inventory
-    (confirm_timeout, scaling). NasError, InventoryError and LabError say why it cannot be reached."""
+    (confirm_timeout, scaling). NasError, InventoryError and LabError say why it cannot be
+    reached; --lab with --root is refused (exit 2)."""
     if inventory:
         from nastune.sites.inventory import InventorySite
 
         return InventorySite.load(inventory, clients or "all", **options)
     if lab:
+        if root != "/":  # else `apply --root TREE --lab` would change the lab, not the tree
+            fail(f"--lab and --root {root} name two systems: give one")
         from nastune.sites.lab import site as lab_site
 
         if scenario:
