@@ -44,52 +44,49 @@ def run(
     """`show` gets the diff; `ask` raises to stop before anything changes; TuneError (Stranded
     when the automatic rollback could not restore everything) says why it failed."""
     with lock.hold(system, "apply"):
-        return _locked(spec, system, show, ask, log)
+        try:
+            plan = load(spec.plan_file)
+            if plan.lab and system.netns is None and system.live:
+                from nastune.sites.lab.system import running  # lazy: only a lab's plan needs the lab
 
-
-def _locked(
-    spec: ApplySpec,
-    system: System,
-    show: Callable[[list[Pending]], None],
-    ask: Callable[[], None],
-    log: Callable[[str], None],
-) -> wire.Apply:
-    try:
-        plan = load(spec.plan_file)
-        if plan.lab and system.netns is None and system.live:
-            from nastune.sites.lab.system import running  # lazy: only a lab's plan needs the lab
-
-            system = running()
-        rows = executor.diff(plan, system)
-    except TuneError as e:
-        raise Unusable(str(e)) from e
-    show(rows)
-    pending = [r for r in rows if not r.noop]
-    settings = [
-        wire.Planned(
-            setting=r.knob.label(r.change), current=_text(r.current), new=_text(r.change.new), change=not r.noop
-        )
-        for r in rows
-    ]
-    counts = {"changes": len(plan.changes), "would_change": len(pending), "dry_run": spec.dry_run, "settings": settings}
-    if spec.dry_run or not pending:
-        log("dry run: nothing changed" if spec.dry_run else "nothing to change: every setting is already as planned")
-        return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
-    ask()
-    journal = executor.apply(plan, system, accept_risk=spec.accept_risk, persist=spec.persist, log=log)
-    if journal is None:
-        log("nothing to change: every setting is already as planned")
-        return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
-    network = [r for r in rows if r.knob.network and not r.noop]
-    timeout = spec.confirm_timeout if spec.confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
-    armed = timeout if network and system.live and timeout > 0 else 0
-    if armed:  # before anything is printed: the reader may be gone with the network
-        journal.record({"type": "watchdog", "after": armed})
-        watchdog.start(journal, armed)
-    log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
-    if armed:
-        log(f"network changes will be reverted in {armed} s unless you run `nastune confirm`")
-    return wire.Apply(journal=journal.path, watchdog=armed, changed=len(pending), **counts)
+                system = running()
+            rows = executor.diff(plan, system)
+        except TuneError as e:
+            raise Unusable(str(e)) from e
+        show(rows)
+        pending = [r for r in rows if not r.noop]
+        settings = [
+            wire.Planned(
+                setting=r.knob.label(r.change), current=_text(r.current), new=_text(r.change.new), change=not r.noop
+            )
+            for r in rows
+        ]
+        counts = {
+            "changes": len(plan.changes),
+            "would_change": len(pending),
+            "dry_run": spec.dry_run,
+            "settings": settings,
+        }
+        if spec.dry_run or not pending:
+            log(
+                "dry run: nothing changed" if spec.dry_run else "nothing to change: every setting is already as planned"
+            )
+            return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
+        ask()
+        journal = executor.apply(plan, system, accept_risk=spec.accept_risk, persist=spec.persist, log=log)
+        if journal is None:
+            log("nothing to change: every setting is already as planned")
+            return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
+        network = [r for r in rows if r.knob.network and not r.noop]
+        timeout = spec.confirm_timeout if spec.confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
+        armed = timeout if network and system.live and timeout > 0 else 0
+        if armed:  # before anything is printed: the reader may be gone with the network
+            journal.record({"type": "watchdog", "after": armed})
+            watchdog.start(journal, armed)
+        log(f"applied; journal {journal.path}. Check with `nastune verify`, undo with `nastune rollback`.")
+        if armed:
+            log(f"network changes will be reverted in {armed} s unless you run `nastune confirm`")
+        return wire.Apply(journal=journal.path, watchdog=armed, changed=len(pending), **counts)
 
 
 def _text(value: object) -> str:
