@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -214,9 +215,17 @@ def ordered(name: str, levels: list) -> bool:
 
 
 def params(config: dict, grid: dict) -> dict:
-    """Optuna's parameters of a grid point: a level's index for numbers (so that the samplers
-    know their order, as autotune's exponents do), the value itself for choices."""
-    return {n: grid[n].index(v) if ordered(n, grid[n]) else v for n, v in config.items() if v in grid[n]}
+    """Optuna's parameters of a configuration: a level's index for numbers (so that the samplers
+    know their order, as autotune's exponents do), the value itself for choices. A number between
+    levels (the system's read-ahead as it was) is placed at the nearest level, as autotune's model
+    places a current value between two steps; a choice the grid lacks is left to the sampler."""
+    out = {}
+    for n, v in config.items():
+        if ordered(n, grid[n]):
+            out[n] = min(range(len(grid[n])), key=lambda i: abs(math.log2(grid[n][i] / v)))
+        elif v in grid[n]:
+            out[n] = v
+    return out
 
 
 def suggest(trial, grid: dict) -> dict:
@@ -240,11 +249,12 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tup
 
     study = optuna.create_study(direction="maximize", sampler=sampler)
     for config, origin in zip(seeds, (CURRENT, RULE)):
-        study.enqueue_trial(params(config, land.grid), user_attrs={"origin": origin})
+        study.enqueue_trial(params(config, land.grid), user_attrs={"origin": origin, "config": config})
     base = None
     for _ in range(budget):
         trial = study.ask()
-        config = suggest(trial, land.grid)
+        suggested = suggest(trial, land.grid)  # every trial asks, as autotune's do
+        config = trial.user_attrs.get("config") or suggested  # an enqueued one measures its own
         trial.set_user_attr("config", config)
         medians = land.observe(config, land.repeats, rng)
         base = base or medians  # trial 0 is the system as it is: the base of every ratio
