@@ -24,10 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import statistics
-import subprocess
 import tempfile
 import warnings
 from datetime import UTC, datetime
@@ -151,6 +148,7 @@ def save(out: Path, goal, args) -> None:
     data_file(args.grid).write_text(
         json.dumps(
             {
+                **args.provenance,  # the commit it ran (+changes when the tree differed), host, date, load
                 "recorded": datetime.now(UTC).isoformat(timespec="seconds"),
                 "scenario": "soho",
                 "grid_name": args.grid,
@@ -370,11 +368,7 @@ def replay(args) -> None:
         json.dumps(
             {
                 "bench": "autotune_eval replay",
-                "command": ["bench/autotune_eval.py", "replay", "--grid", args.grid, "--seeds", str(args.seeds)]
-                + ["--out", str(args.out)],
-                "commit": _commit(),
-                "host": {"node": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
-                "date": datetime.now(UTC).isoformat(timespec="seconds"),
+                **args.provenance,
                 "optuna": optuna.__version__,
                 "printed": said,
                 "found": {f"{name} @ {budget}": v for (name, budget), v in found.items()},
@@ -385,11 +379,6 @@ def replay(args) -> None:
         + "\n"
     )
     print(f"recorded in {out}")
-
-
-def _commit() -> str:
-    top = Path(__file__).resolve().parent.parent
-    return subprocess.run(["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
 
 
 def main() -> None:
@@ -409,6 +398,9 @@ def main() -> None:
         "--out", help="record what it prints and every seed's score (bench/results/autotune-replay-GRID.json)"
     )
     args = parser.parse_args()
+    from record import provenance  # beside this script: run as bench/autotune_eval.py
+
+    args.provenance = provenance()  # as the run starts: the commit it runs, whatever is committed meanwhile
     if args.command == "record":
         record(args)
     else:
