@@ -19,14 +19,13 @@ from nastune.lab.scenario import rate_bits
 from nastune.lab.sh import LabError
 from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
-from nastune.root import Unavailable
 from nastune.sites.base import Site
 from nastune.sites.inventory import InventorySite
 from nastune.sites.lab.lab import Lab, require_root
 from nastune.sites.lab.servers import smbfs_path
 from nastune.sites.lab.system import LabSystem, if_running, running
 from nastune.sites.tuner import Here
-from nastune.tune.journal import Journal
+from nastune.tune.journal import Journal, find
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError, for_root
 
@@ -114,19 +113,14 @@ class LabSite(Site):
     def journal(self, path: str | None) -> Journal:
         """Only the lab's journals (they live on this host, in the lab's directory)."""
         lab = if_running()
-        try:
-            if path:
-                found = Journal.at(for_root("/"), path)
-                if found.header().get("lab") is not True:
-                    raise TuneError(f"{found.path}: not a journal of the lab")
-                if lab is None:
-                    raise TuneError(f"{found.path}: a journal of the lab, and the lab is not up")
-                return Journal(lab, found.path)
-            if lab is None:
-                raise TuneError("the lab is not up: run `nastune lab up` first")
-            return Journal.latest(lab)
-        except Unavailable as e:
-            raise TuneError(str(e)) from e
+        if path:
+            found = find(for_root("/"), path, lab)  # a journal of the lab comes back bound to it
+            if found.system is not lab:
+                raise TuneError(f"{found.path}: not a journal of the lab")
+            return found
+        if lab is None:
+            raise TuneError("the lab is not up: run `nastune lab up` first")
+        return find(lab)
 
     def targets(self, target: str | None) -> list[Target]:
         known = lab_targets()
