@@ -34,9 +34,9 @@ def said(words: str, status: int) -> list[str]:
 def test_each_tool_s_words_for_a_missing_file_make_a_not_there(kind):
     target = Target(kind, f"{kind}://nas/data")
     with pytest.raises(NotThere, match=r"^get gone\.bin failed \(exit \d+\)"):
-        on_client(target, said(*SAID[kind]), "get gone.bin", not_found=PROTOCOLS[kind].not_found)
+        on_client(target, said(*SAID[kind]), "get gone.bin", words=PROTOCOLS[kind].words)
     with pytest.raises(BenchError) as other:
-        on_client(target, said(*OTHER[kind]), "get", not_found=PROTOCOLS[kind].not_found)
+        on_client(target, said(*OTHER[kind]), "get", words=PROTOCOLS[kind].words)
     assert not isinstance(other.value, NotThere)
 
 

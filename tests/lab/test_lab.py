@@ -22,12 +22,15 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
     assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
     source = tmp_path / "payload.bin"
     source.write_bytes(os.urandom(SIZE))
-    share = lab_dir / "mnt" / "share"
-    nastune(
-        lab_dir, "lab", "exec", "client", "--", "smbclient", "-N", "//10.77.0.1/data", "-c", f"put {source} via-smb.bin"
-    )
-    nastune(lab_dir, "lab", "exec", "client", "--", "nfs-cp", str(source), "nfs://10.77.0.1/data/via-nfs.bin")
-    nastune(lab_dir, "lab", "exec", "client", "--", "curl", "-sS", "-T", str(source), "ftp://10.77.0.1/pub/via-ftp.bin")
+    share, logins = lab_dir / "mnt" / "share", lab_dir / "credentials"
+    client = lambda *argv, check=True: nastune(lab_dir, "lab", "exec", "client", "--", *argv, check=check)
+    # its shares need a login, as a NAS's do: a guest and an anonymous user are refused
+    guest = client("smbclient", "-N", "//10.77.0.1/data", "-c", "ls", check=False)
+    assert "NT_STATUS_ACCESS_DENIED" in guest.stdout + guest.stderr
+    assert "(67) Access denied: 530" in client("curl", "-sS", "ftp://10.77.0.1/pub/", check=False).stderr
+    client("smbclient", "-A", str(logins / "smb"), "//10.77.0.1/data", "-c", f"put {source} via-smb.bin")
+    client("nfs-cp", str(source), "nfs://10.77.0.1/data/via-nfs.bin")
+    client("curl", "-sS", "--netrc-file", str(logins / "ftp"), "-T", str(source), "ftp://10.77.0.1/pub/via-ftp.bin")
     want = sha256(source)
     assert sha256(share / "via-smb.bin") == want
     assert sha256(share / "via-nfs.bin") == want
@@ -139,7 +142,8 @@ def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, 
             host,
             "--",
             "smbclient",
-            "-N",
+            "-A",
+            str(lab_dir / "credentials" / "smb"),
             "//10.77.0.1/data",
             "-c",
             f"put {source} from-{host}.bin",

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from nastune.bench.targets import parse
+from nastune.login import make
 from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.base import Protocol
@@ -27,8 +28,9 @@ def test_every_protocol_declares_its_server_and_client():
         for method in ("check", "start_lab", "upload", "download", "remove"):
             assert getattr(type(p), method) is not getattr(Protocol, method), f"{name}: no {method}"
         check = p.check("10.0.0.1", p.lab_share)
-        assert check[0] in p.tools, f"{name}: its readiness check must use its own client"
-        assert servers.checks()[p.server] == p.check("10.77.0.1", p.lab_share)
+        assert check.argv[0] in p.tools, f"{name}: its readiness check must use its own client"
+        login = make("nastune", "pw", None, "test")
+        assert servers.checks(login)[p.server] == p.check("10.77.0.1", p.lab_share, login)
         target = parse(p.url("10.0.0.1", p.lab_share))
         assert (target.kind, target.host, target.share) == (name, "10.0.0.1", p.lab_share)
 

@@ -23,7 +23,7 @@ from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadR
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
 from nastune.progress import Lines, display
-from nastune.protocols.client import BenchError, NotThere
+from nastune.protocols.client import BenchError, Final
 from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
@@ -102,7 +102,7 @@ def attempt(action, what: str, retries: list[str]):
             return action()
         except BenchError as e:
             retries.append(f"{what}, attempt {n + 1}: {e}")
-            if n == RETRIES or isinstance(e, NotThere):
+            if n == RETRIES or isinstance(e, Final):
                 raise
             time.sleep(RETRY_PAUSE)
 

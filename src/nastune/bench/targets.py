@@ -4,16 +4,13 @@ kernel client), ftp://, or an iperf3 peer; a Site says which targets it has (sit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from nastune.facts.mounts import parse_mounts
+from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.root import Root
 from nastune.ssh import Ssh
-
-if TYPE_CHECKING:
-    from nastune.ssh import Ssh
 
 TCP_OVERHEAD = 52  # IP + TCP headers with timestamps
 ETHERNET_OVERHEAD = 38  # Ethernet header, FCS, preamble, inter-frame gap: what a real wire carries
@@ -44,6 +41,7 @@ class Target:
     overhead: int = ETHERNET_OVERHEAD  # per-frame bytes the link's rate also carries
     via_network: bool = False  # a path on a network file system mount (its I/O crosses the link)
     extra: dict = field(default_factory=dict)
+    login: Login | None = field(default=None, repr=False)  # the share's; never written to a result
 
     @property
     def crosses_network(self) -> bool:

@@ -18,6 +18,7 @@ def autotune(
     scenario: opt.Scenario = "soho",
     inventory: opt.Inventory = None,
     target: opt.Target = None,
+    login_file: opt.LoginFile = None,
     root: opt.Root = "/",
     workload: Annotated[
         list[str] | None, typer.Option("-w", help="TARGET:WORKLOAD to measure, e.g. smb:seq-write (repeatable).")
@@ -64,7 +65,9 @@ def autotune(
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, bool(accept_risk), seed or 0)
-        where = site(lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log)
+        where = site(
+            lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log, login_file=login_file
+        )
         search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

@@ -36,6 +36,7 @@ def bench(
     files: Annotated[int, typer.Option(min=10, help="Number of files of small-files.")] = 500,
     out: Annotated[Path, typer.Option(help="The result file (JSON).")] = Path("results.json"),
     label: Annotated[str, typer.Option(help="A name for this run (before, after, ...).")] = "",
+    login_file: opt.LoginFile = None,
     inventory: opt.Inventory = None,
     clients: opt.Clients = None,
     scaling: Annotated[
@@ -64,7 +65,7 @@ def bench(
     spec = BenchSpec(target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress)
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
-        done = run(spec, site(lab, inventory, target, several, scaling=scaling), err)
+        done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err)
     if done.degradation is not None and done.idle_out:
         outcomes.degradation(console, done.degradation, done.idle_out, out)
     elif outcomes.results(console, err, done.results, out):
@@ -184,6 +185,7 @@ def ab(
     plan_file: Annotated[Path, typer.Argument(metavar="PLAN", help="The plan whose effect to measure (B).")],
     lab: opt.Lab = False,
     target: opt.Target = None,
+    login_file: opt.LoginFile = None,
     workload: opt.Workload = None,
     size: opt.Size = "auto",
     min_pairs: opt.MinPairs = 5,
@@ -209,7 +211,7 @@ def ab(
         spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):
-        outcome = interleave.measure(spec, site(lab, target=target), log=say("ab"))
+        outcome = interleave.measure(spec, site(lab, target=target, login_file=login_file), log=say("ab"))
     outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
         print(outcome.summary().dumps())

@@ -156,14 +156,18 @@ def site(
     scenario: str | None = None,
     resume: bool = False,
     log: Callable[[str], None] = print,
+    login_file: Path | None = None,
     **options,
 ) -> Site:
     """Where the command works, as its options say: an inventory's NAS measured from its
     clients; the lab (with `scenario`, a fresh lab of it, or on `resume` the lab as it runs,
     through its own inventory; with `clients`, through its inventory; else from its first
-    client); or this host (`root`) measured at `target`. `options` go to the inventory
+    client); or this host (`root`) measured at `target` (with the share's login from
+    `login_file`: a file, or - for standard input). `options` go to the inventory
     (confirm_timeout, scaling). NasError, InventoryError and LabError say why it cannot be
     reached; --lab with --root is refused (exit 2)."""
+    if login_file and (inventory or lab):
+        fail("--login-file goes with --target URL; an inventory names its logins (nastune_smb_user, ...)")
     if inventory:
         from nastune.sites.inventory import InventorySite
 
@@ -180,7 +184,18 @@ def site(
         return lab_site.LabSite()
     from nastune.sites.live import LiveSite
 
-    return LiveSite(target, root)
+    return LiveSite(target, root, login=_login(login_file, target) if login_file else None)
+
+
+def _login(path: Path, target: str | None):
+    """The login in `path` (- : standard input) for the host of `target`."""
+    from urllib.parse import urlparse
+
+    from nastune.login import from_either, private_text
+
+    hosts = [urlparse(target).hostname or ""] if target else []
+    text = sys.stdin.read(65536) if str(path) == "-" else private_text(path, "login file")
+    return from_either(path, text, hosts)
 
 
 def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:

@@ -17,6 +17,7 @@ def optimize(
     lab: opt.LabOrLive = True,
     scenario: opt.Scenario = "soho",
     target: opt.Target = None,
+    login_file: opt.LoginFile = None,
     workload: opt.Workload = None,
     repeats: Annotated[int, typer.Option(min=2, max=100, help="Timed repeats after a warm-up.")] = 5,
     size: opt.Size = "auto",
@@ -67,7 +68,16 @@ def optimize(
     log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment
-        where = site(lab, inventory, target, clients, scenario=scenario, log=log, confirm_timeout=confirm_timeout)
+        where = site(
+            lab,
+            inventory,
+            target,
+            clients,
+            scenario=scenario,
+            log=log,
+            confirm_timeout=confirm_timeout,
+            login_file=login_file,
+        )
         outcome = run(spec, where, err, log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:

@@ -94,3 +94,12 @@ Clients = Annotated[
 MinPairs = Annotated[int, typer.Option(min=3, max=50, help="Interleaved A/B pairs before the first look.")]
 MaxPairs = Annotated[int, typer.Option(min=3, max=100, help="The budget of interleaved A/B pairs.")]
 Seed = Annotated[int | None, typer.Option(help="The seed of the random order (A/B) or of the sampler (autotune).")]
+LoginFile = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE|-",
+        help="With --target smb:// or ftp://: the share's login, in smbclient's authentication-file format "
+        "(username = ..., password = ..., domain = ...) or a netrc; - reads it from standard input. Mode 600: a "
+        "file others can read is refused.",
+    ),
+]

@@ -8,6 +8,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune import commands
 from nastune.lab import network
@@ -15,6 +16,9 @@ from nastune.lab.scenario import size_bytes
 from nastune.lab.sh import HOST, LabError, in_ns, run
 from nastune.lab.state import State
 from nastune.root import Unavailable
+
+if TYPE_CHECKING:
+    from nastune.protocols.client import Call
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("cpu", "memory", "blkio")
@@ -162,8 +166,28 @@ def tail_of(path: str, lines: int = 8) -> str:
         return "(no log)"
 
 
-def client_ok(argv: list[str], ns: str | None = None) -> bool:
-    return run(in_ns(ns or network.client_ns(1), argv), check=False, timeout=20).returncode == 0
+def client_ok(call: Call, ns: str | None = None) -> bool:
+    """Whether a client tool's call succeeds from client `ns` (the first by default)."""
+    argv = in_ns(ns or network.client_ns(1), call.argv)
+    return run(argv, check=False, timeout=20, input=call.input).returncode == 0
+
+
+def private_mounts(state: State, name: str, logs: Path) -> list[str]:
+    """A mount namespace of the NAS's own, held open by a sleeping process (recorded as `name`):
+    what a server sees there (a /run, a PAM configuration) stays out of this host's. Returns
+    the argv prefix that enters it and the NAS's network namespace."""
+    holder = spawn(
+        state,
+        name,
+        in_ns(network.NAS_NS, ["unshare", "-m", "--propagation", "private", "--", "sleep", "infinity"]),
+        logs / f"{name}.out",
+    )
+    enter = ["nsenter", "-t", str(holder["pid"]), "-m", "-n"]
+    for _ in range(50):  # the namespace exists once unshare has exec'd sleep
+        if os.path.realpath(f"/proc/{holder['pid']}/exe").endswith("/sleep"):
+            break
+        time.sleep(0.02)
+    return enter
 
 
 def listening(port: int) -> bool:

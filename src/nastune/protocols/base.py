@@ -8,10 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from nastune.protocols.client import Call, Words
+
 if TYPE_CHECKING:
     from nastune.bench.targets import Target
     from nastune.lab.scenario import Scenario
     from nastune.lab.state import State
+    from nastune.login import Login
 
 
 class Protocol:
@@ -26,7 +29,12 @@ class Protocol:
     port = 0  # where its server listens (the profiler counts the connections there)
     processes: tuple[str, ...] = ()  # its servers' process names (their threads are the profiler's)
     packages: ClassVar[dict[str, str]] = {}  # the Debian package of each tool above
-    not_found: tuple[str, ...] = ()  # its client tool's words for a file that is not on the server
+    words = Words()  # its client tool's words for a file that is not on the server, a refused login
+    # its login, where it has one: the inventory variables' prefix (nastune_smb: _user, _password,
+    # _domain), the variable naming a file operators keep such logins in, and that file's format
+    login_var = ""
+    login_file_var = ""
+    login_file_doc = ""
     order = 0  # its place in listings (smb, nfs, ftp)
     # its client's name and the command whose first line is its version, for a run's provenance
     client_version: tuple[str, tuple[str, ...]] = ("", ())
@@ -34,12 +42,24 @@ class Protocol:
     def url(self, host: str, share: str) -> str:
         return f"{self.name}://{host}/{share}"
 
-    def check(self, host: str, share: str) -> list[str]:
-        """A client command that succeeds only when the server serves `share`."""
+    def login_from_file(self, path: Path, hosts: list[str]) -> Login:
+        """The login a credentials file of `login_file_var`'s format gives `hosts` (the NAS's
+        names, best first); LoginError names the file."""
         raise NotImplementedError
 
-    def start_lab(self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str]) -> dict:
-        """Configure and start the lab's server; return its process entry once it answers."""
+    def login_file(self, login: Login, host: str) -> str:
+        """`login` for `host` as a credentials file of `login_file_var`'s format."""
+        raise NotImplementedError
+
+    def check(self, host: str, share: str, login: Login | None = None) -> Call:
+        """A client command that succeeds only when the server serves `share` (to `login`)."""
+        raise NotImplementedError
+
+    def start_lab(
+        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
+    ) -> dict:
+        """Configure and start the lab's server, which asks for `login` where the protocol has
+        logins; return its process entry once it answers."""
         raise NotImplementedError
 
     def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:

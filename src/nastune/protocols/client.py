@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nastune import commands
@@ -42,9 +43,18 @@ class BenchError(Failure):
     code = 1
 
 
-class NotThere(BenchError):
-    """The file a tool was to read is not on the server: trying again cannot help (a workload's
-    other failures, a reset connection or a restarting server, are tried again)."""
+class Final(BenchError):
+    """A failure that trying again cannot help (a workload's other failures, a reset connection
+    or a restarting server, are tried again)."""
+
+
+class NotThere(Final):
+    """The file a tool was to read is not on the server."""
+
+
+class Refused(Final):
+    """The server refused the client's login: a wrong user or password, or a share that needs
+    one (the message names the share and the client, never the password)."""
 
 
 def client_name(name: str, what: str) -> str:
@@ -67,16 +77,40 @@ def run(argv: list[str], timeout: float = 3600, what: str = "", input: str | Non
     return result.stdout, elapsed
 
 
+@dataclass(frozen=True)
+class Words:
+    """A client tool's words in its output for a file that is not there, and for a refused login
+    (with the inventory variables that set that login, for the message)."""
+
+    not_found: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
+    login_vars: str = ""
+
+    def failure(self, result: commands.CommandResult, message: str) -> BenchError:
+        said = lambda words: any(w in result.stdout or w in result.stderr for w in words)
+        if said(self.refused):
+            return Refused(f"{message} (the login was refused: check {self.login_vars})")
+        return NotThere(message) if said(self.not_found) else BenchError(message)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A client tool's argument vector and its standard input (a login: never an argument)."""
+
+    argv: list[str]
+    input: str | None = None
+
+
 def on_client(
     target: Target,
     argv: list[str],
     what: str,
     timeout: float = 3600,
     input: str | None = None,
-    not_found: tuple[str, ...] = (),
+    words: Words = Words(),
 ) -> commands.CommandResult:
     """Run a client tool where the target's client is; BenchError naming the tool and the host,
-    NotThere when its output holds one of the tool's `not_found` words."""
+    NotThere or Refused when its output holds one of the tool's `words` for those."""
 
     result = commands.run(target.client(argv), timeout, input)
     if target.ssh and result.returncode == UNREACHABLE:
@@ -84,13 +118,8 @@ def on_client(
     if result.error:
         raise BenchError(f"{what}{target.on}: {result.error}")
     if result.returncode != 0:
-        failure = NotThere if _says(result, not_found) else BenchError
-        raise failure(f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
+        raise words.failure(result, f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
     return result
-
-
-def _says(result: commands.CommandResult, words: tuple[str, ...]) -> bool:
-    return any(w in result.stdout or w in result.stderr for w in words)
 
 
 def timed(
@@ -99,17 +128,19 @@ def timed(
     what: str,
     timeout: float = 3600,
     failed: Callable[[commands.CommandResult], str | None] | None = None,
-    not_found: tuple[str, ...] = (),
+    words: Words = Words(),
+    input: str | None = None,
 ) -> tuple[float, float]:
     """Start and end (epoch seconds, the client's clock) of a tool run on the target's client.
     `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed;
-    `not_found` are the tool's words for a file that is not there (NotThere)."""
+    `words` name a file that is not there (NotThere) and a refused login (Refused); `input`
+    is the tool's standard input (a login, which never goes on a command line)."""
     at, _start.at = getattr(_start, "at", None), None
     at_us = str(int(at * 1e6)) if at else "0"
-    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout, not_found=not_found)
+    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout, input, words)
     why = failed(result) if failed else None
     if why:
-        raise (NotThere if _says(result, not_found) else BenchError)(f"{what}{target.on}: {why}")
+        raise words.failure(result, f"{what}{target.on}: {why}")
     for line in reversed(result.stderr.splitlines()):
         if line.startswith(SPAN + " "):
             _, start, end = line.split()

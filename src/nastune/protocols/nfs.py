@@ -3,18 +3,17 @@ whose /run is the lab's own; libnfs's nfs-cp and nfs-ls (and its library) as the
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 from typing import ClassVar
 
 from nastune.lab import network
-from nastune.lab.procs import client_ok, spawn, wait_for, write_file
+from nastune.lab.procs import client_ok, private_mounts, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
-from nastune.lab.sh import in_ns, run
+from nastune.lab.sh import run
 from nastune.protocols import nfsops  # there is no nfs-rm: the library's nfs_unlink
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import client_name, on_client, timed
+from nastune.protocols.client import Call, Words, client_name, on_client, timed
 
 
 def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
@@ -54,21 +53,14 @@ class Nfs(Protocol):
         "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
         "rpcbind": "rpcbind",
     }
-    not_found = ("NFS3ERR_NOENT", "NFS4ERR_NOENT")  # libnfs names the server's status
+    words = Words(not_found=("NFS3ERR_NOENT", "NFS4ERR_NOENT"))  # libnfs names the server's status
 
-    def check(self, host, share):
-        return ["nfs-ls", f"nfs://{host}/{share}"]
+    def check(self, host, share, login=None):
+        return Call(["nfs-ls", f"nfs://{host}/{share}"])  # NFS with AUTH_SYS has no login
 
-    def start_lab(self, state, directory, share, scenario, cgroups):
+    def start_lab(self, state, directory, share, scenario, cgroups, login):
         logs = directory / "logs"
-        holder = spawn(
-            state,
-            "mount-namespace",
-            in_ns(network.NAS_NS, ["unshare", "-m", "--propagation", "private", "--", "sleep", "infinity"]),
-            logs / "holder.out",
-        )
-        time.sleep(0.2)
-        enter = ["nsenter", "-t", str(holder["pid"]), "-m", "-n"]
+        enter = private_mounts(state, "mount-namespace", logs)
         run(enter + ["mount", "-t", "tmpfs", "lab-run", "/run"])
         run(enter + ["mkdir", "-p", "/run/rpcbind"])
         rpcbind = spawn(state, "rpcbind", enter + ["rpcbind", "-f", "-w"], logs / "rpcbind.out", cgroups)
@@ -103,7 +95,7 @@ class Nfs(Protocol):
         # nfs-cp cannot write to /dev/null: a tmpfs file on the client, removed at once
         sink = f"/dev/shm/nastune-{uuid.uuid4().hex[:8]}-{Path(name).name}"
         try:
-            return timed(target, ["nfs-cp", self._url(target, name), sink], "nfs-cp", not_found=self.not_found)
+            return timed(target, ["nfs-cp", self._url(target, name), sink], "nfs-cp", words=self.words)
         finally:
             on_client(target, ["rm", "-f", "--", sink], "rm")
 

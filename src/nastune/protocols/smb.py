@@ -9,10 +9,14 @@ from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, in_ns, run
+from nastune.login import from_smbclient_file
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import BenchError, client_name, on_client, timed
+from nastune.protocols.client import BenchError, Call, Words, client_name, on_client, timed
 
 SAMBA_DIRS = ("private", "lock", "state", "cache", "pid", "ncalrpc")
+
+
+USER_MAP = "usermap"  # the lab's one SMB user is root on the NAS, as `force user` makes every user
 
 
 def samba_conf(directory: Path, share: str, scenario: Scenario) -> str:
@@ -20,7 +24,8 @@ def samba_conf(directory: Path, share: str, scenario: Scenario) -> str:
     base = {
         "workgroup": "LAB",
         "server role": "standalone server",
-        "map to guest": "Bad User",
+        "map to guest": "Never",  # as on a NAS whose shares need a login
+        "username map": str(directory / USER_MAP),
         "bind interfaces only": "yes",
         "interfaces": f"{network.NAS_IP}/24",
         "smb ports": "445",
@@ -34,7 +39,7 @@ def samba_conf(directory: Path, share: str, scenario: Scenario) -> str:
         **{f"{d} dir" if d in ("private", "ncalrpc") else f"{d} directory": str(state / d) for d in SAMBA_DIRS},
         **scenario.samba,
     }
-    share_params = {"path": share, "read only": "no", "guest ok": "yes", "force user": "root", **scenario.samba_share}
+    share_params = {"path": share, "read only": "no", "guest ok": "no", "force user": "root", **scenario.samba_share}
     lines = ["[global]"] + [f"   {k} = {v}" for k, v in base.items()]
     lines += ["", f"[{SMB.lab_share}]"] + [f"   {k} = {v}" for k, v in share_params.items()]
     return "\n".join(lines) + "\n"
@@ -49,18 +54,34 @@ class Smb(Protocol):
     port, processes, order = 445, ("smbd",), 1
     client_version = ("smbclient", ("smbclient", "--version"))
     packages: ClassVar[dict[str, str]] = {"smbclient": "smbclient", "smbd": "samba", "testparm": "samba-common-bin"}
-    not_found = ("NT_STATUS_OBJECT_NAME_NOT_FOUND", "NT_STATUS_OBJECT_PATH_NOT_FOUND", "NT_STATUS_NO_SUCH_FILE")
+    login_var, login_file_var = "nastune_smb", "nastune_smb_credentials"
+    login_file_doc = "smbclient's authentication-file format (username, password, domain lines)"
+    words = Words(
+        not_found=("NT_STATUS_OBJECT_NAME_NOT_FOUND", "NT_STATUS_OBJECT_PATH_NOT_FOUND", "NT_STATUS_NO_SUCH_FILE"),
+        refused=("NT_STATUS_LOGON_FAILURE", "NT_STATUS_WRONG_PASSWORD", "NT_STATUS_ACCOUNT_DISABLED")
+        + ("NT_STATUS_ACCOUNT_LOCKED_OUT", "NT_STATUS_ACCESS_DENIED"),
+        login_vars="nastune_smb_user and nastune_smb_password, or nastune_smb_credentials",
+    )
 
-    def check(self, host, share):
-        return ["smbclient", "-N", f"//{host}/{share}", "-c", "ls"]
+    def login_from_file(self, path, hosts):
+        return from_smbclient_file(path)
 
-    def start_lab(self, state, directory, share, scenario, cgroups):
+    def login_file(self, login, host):
+        return login.smbclient_file()
+
+    def check(self, host, share, login=None):
+        return _smbclient(host, share, "ls", login)
+
+    def start_lab(self, state, directory, share, scenario, cgroups, login):
         for d in SAMBA_DIRS:
             (directory / "samba" / d).mkdir(parents=True, exist_ok=True)
+        write_file(directory / USER_MAP, f"root = {login.user}\n")
         conf = write_file(directory / "smb.conf", samba_conf(directory, share, scenario))
         parsed = run(["testparm", "-s", str(conf)], check=False)
         if parsed.returncode != 0:
             raise LabError(f"{conf}: Samba rejects the generated configuration: {parsed.stderr.strip()[-300:]}")
+        secret = login.password.get_secret_value()  # pdbedit reads it twice on its standard input
+        run(["pdbedit", "-s", str(conf), "-a", "-u", "root", "-t"], input=f"{secret}\n{secret}\n")
         entry = spawn(
             state,
             self.server,
@@ -68,28 +89,37 @@ class Smb(Protocol):
             directory / "logs" / "smbd.out",
             cgroups,
         )
-        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)))
+        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share, login)))
         return entry
 
-    def _client(self, target, verb: str, *names: str) -> list[str]:
+    def _client(self, target, verb: str, *names: str) -> Call:
         """smbclient running one command of its own language. That language splits the string on
         `;` (even inside quotes) and words on spaces outside double quotes, so every name is
         checked to hold neither `;` nor a quote and is passed in double quotes."""
         words = [verb, *(f'"{client_name(n, f"smbclient {verb}")}"' for n in names)]
-        return ["smbclient", "-N", f"//{target.host}/{target.share}", "-c", " ".join(words)]
+        return _smbclient(target.host, target.share, " ".join(words), target.login)
 
     def upload(self, target, local, name):
-        return timed(target, self._client(target, "put", local, name), "smbclient put", failed=_status)
+        put = self._client(target, "put", local, name)
+        return timed(target, put.argv, "smbclient put", failed=_status, words=self.words, input=put.input)
 
     def download(self, target, name, from_root=False):
         get = self._client(target, "get", name, "/dev/null")
-        return timed(target, get, f"smbclient get {name}", failed=_status, not_found=self.not_found)
+        return timed(target, get.argv, f"smbclient get {name}", failed=_status, words=self.words, input=get.input)
 
     def remove(self, target, name):
-        result = on_client(target, self._client(target, "del", name), "smbclient del")
+        delete = self._client(target, "del", name)
+        result = on_client(target, delete.argv, "smbclient del", input=delete.input, words=self.words)
         why = _status(result)
-        if why and not any(word in why for word in self.not_found):
+        if why and not any(word in why for word in self.words.not_found):
             raise BenchError(f"smbclient del {name}{target.on}: {why}")
+
+
+def _smbclient(host, share, command: str, login) -> Call:
+    """smbclient with `login` as its authentication file on standard input (-A /dev/stdin: the
+    password never on its command line), or as a guest (-N) without one."""
+    auth = ["-A", "/dev/stdin"] if login else ["-N"]
+    return Call(["smbclient", *auth, f"//{host}/{share}", "-c", command], login.smbclient_file() if login else None)
 
 
 def _status(result) -> str | None:

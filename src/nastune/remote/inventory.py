@@ -2,25 +2,9 @@
 inventory drives `ansible-playbook` and nastune; read by Ansible itself where it is installed
 (any inventory Ansible takes), else by nastune's reader of Ansible's INI format, which refuses
 what it cannot read as Ansible would. Groups `nas` (exactly one host) and `clients` (through
-their children); Ansible's connection variables (ansible_host, ansible_user, ansible_port,
-ansible_ssh_private_key_file, ansible_ssh_common_args, ansible_connection) and nastune's own:
-
-- nastune_address (nas): the address clients reach the shares at (default: ansible_host);
-- nastune_smb_share, nastune_nfs_export, nastune_ftp_dir (nas): what clients use of each
-  protocol (a protocol without one is not measured);
-- nastune_link_rate, nastune_link_overhead (nas): its link (e.g. 10gbit) and the bytes per frame
-  the rate also carries (38 on Ethernet), for the physical limit of a result;
-- nastune_protocols (client): which of smb, nfs, ftp it uses (default: all the NAS offers);
-- nastune_mount (client): where it mounts the share, for the path workloads (fio);
-- nastune_fio_server (client): HOST,PORT of its `fio --server`, for fio's client/server mode;
-- nastune_read_set (nas): files already on the NAS that the aged-read workload fetches, as
-  PATH:BYTES,PATH:BYTES with each path below every share's root (an aged, fragmented data
-  set: the lab's, or your own);
-- nastune_command (nas): how to run nastune there (default `nastune`), for `optimize`, which
-  tunes the NAS with nastune's own engine on the NAS, so its journal and its confirm-or-revert
-  watchdog live there;
-- nastune_lab (nas): true for the lab's NAS, a namespace that shares this kernel (its tuning
-  commands take --lab)."""
+their children). The variables nastune reads, Ansible's connection variables among them, are
+listed in remote/variables.py (and docs/your-nas.md); a `nastune_*` variable it does not know
+is refused, naming the closest known one."""
 
 from __future__ import annotations
 
@@ -30,32 +14,18 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nastune import login as logins
 from nastune.conf import safe
 from nastune.errors import Failure
 from nastune.jsonfile import field_name, read_text
 from nastune.lab.scenario import rate_bits
+from nastune.login import Login
 from nastune.protocols import PROTOCOLS
-from nastune.remote import inventory_ansible, inventory_ini
+from nastune.remote import inventory_ansible, inventory_ini, variables
 from nastune.remote.inventory_ini import Members, Vars
 
 SHARE_VARS = {name: p.share_var for name, p in PROTOCOLS.items()}
 MAX_BYTES = 1 << 20
-VARIABLES = {  # the inventory variable behind each field, for errors
-    "address": "ansible_host",
-    "user": "ansible_user",
-    "port": "ansible_port",
-    "key": "ansible_ssh_private_key_file",
-    "protocols": "nastune_protocols",
-    "mount": "nastune_mount",
-    "data_address": "nastune_address",
-    "fio_server": "nastune_fio_server",
-    "link_bps": "nastune_link_rate",
-    "link_overhead": "nastune_link_overhead",
-    "command": "nastune_command",
-    "lab": "nastune_lab",
-    "read_set": "nastune_read_set",
-    "shares": "",  # its message names the variable
-}
 
 
 class InventoryError(Failure, ValueError):
@@ -77,6 +47,7 @@ class Host(BaseModel):
     protocols: list[str] = []
     mount: str | None = None
     fio_server: str | None = Field(default=None, pattern=r"^[^\s,/]+,\d{1,5}$")
+    logins: dict[str, Login] = {}  # by protocol; a client's own override the NAS's
 
     @field_validator("address")
     @classmethod
@@ -113,6 +84,7 @@ class Nas(Host):
     link_overhead: int = Field(default=38, ge=0, le=1000)
     command: list[str] = Field(default=["nastune"], min_length=1)
     lab: bool = False
+    iperf3_port: int = Field(default=5201, ge=1, le=65535)
     read_set: list[tuple[str, int]] = []
 
     @field_validator("data_address")
@@ -160,6 +132,10 @@ class Inventory(BaseModel):
         offered = [p for p in PROTOCOLS if p in self.nas.shares]
         return [p for p in (host.protocols or offered) if p in offered]
 
+    def login(self, host: Host, protocol: str) -> Login | None:
+        """The login `host` uses for `protocol`'s share: its own, else the NAS's (None: a guest)."""
+        return host.logins.get(protocol) or self.nas.logins.get(protocol)
+
 
 def _first(v: Vars, *names: str, default: object = None) -> object:
     """The first variable set of its names (Ansible's older `ansible_ssh_*` spellings after)."""
@@ -184,12 +160,16 @@ def _text(found: object, var: str, where: str) -> str | None:
     return text
 
 
-def _host_fields(name: str, v: Vars, where: str) -> dict:
+def _host_fields(name: str, v: Vars, where: str, nas_address: str | None = None) -> dict:
     where = f"{where}, host {name}"
+    why = variables.unknown(list(v))
+    if why:
+        raise InventoryError(f"{where}: {why}")
     get = lambda var, *more: _text(_first(v, var, *more), var, where)
+    address = get("ansible_host", "ansible_ssh_host") or name
     return {
         "name": name,
-        "address": get("ansible_host", "ansible_ssh_host") or name,
+        "address": address,
         "user": get("ansible_user", "ansible_ssh_user"),
         "port": get("ansible_port", "ansible_ssh_port") or 22,
         "key": get("ansible_ssh_private_key_file", "ansible_private_key_file"),
@@ -198,6 +178,7 @@ def _host_fields(name: str, v: Vars, where: str) -> dict:
         "protocols": [p for p in (get("nastune_protocols") or "").split(",") if p],
         "mount": get("nastune_mount"),
         "fio_server": get("nastune_fio_server"),
+        "logins": _logins(v, where, [a for a in (nas_address, address, name) if a]),
     }
 
 
@@ -210,22 +191,25 @@ def build(members: Members, where: str) -> Inventory:
     if not clients:
         raise InventoryError(f"{where}: group [clients] names no host")
     name, v = nas[0]
-    fields = _host_fields(name, v, where)
     at = f"{where}, host {name}"
     get = lambda var: _text(v.get(var), var, at)
+    data_address = get("nastune_address")
+    fields = _host_fields(name, v, where, data_address)
+    data_address = data_address or fields["address"]
     extra = {
-        "data_address": get("nastune_address") or fields["address"],
+        "data_address": data_address,
         "shares": {p: share for p, var in SHARE_VARS.items() if (share := get(var))},
         "link_bps": _rate(get("nastune_link_rate"), at),
         "link_overhead": get("nastune_link_overhead") or 38,
         "command": _words(v.get("nastune_command", "nastune"), at, "nastune_command"),
         "lab": get("nastune_lab") or "false",
         "read_set": _read_set(get("nastune_read_set") or "", at),
+        "iperf3_port": get("nastune_iperf3_port") or 5201,
     }
     return Inventory(
         path=where,
         nas=_make(Nas, {**fields, **extra}, where),
-        clients=[_make(Host, _host_fields(n, hv, where), where) for n, hv in clients],
+        clients=[_make(Host, _host_fields(n, hv, where, data_address), where) for n, hv in clients],
     )
 
 
@@ -268,13 +252,51 @@ def _rate(text: str | None, where: str) -> int | None:
         raise InventoryError(f"{where}: nastune_link_rate: {e}") from None
 
 
+def _secret(found: object, var: str, where: str) -> str | None:
+    """A password variable's value: Ansible Vault's encrypted form decrypted (ansible-inventory
+    prints it encrypted), anything else as `_text` reads it."""
+    if isinstance(found, dict) and set(found) == {"__ansible_vault"}:
+        try:
+            return inventory_ansible.decrypt(str(found["__ansible_vault"]), f"{where}: {var}")
+        except ValueError as e:
+            raise InventoryError(str(e)) from None
+    return _text(found, var, where)
+
+
+def _logins(v: Vars, where: str, hosts: list[str]) -> dict[str, Login]:
+    """A host's login for each protocol that has logins: PREFIX_user with PREFIX_password (and
+    PREFIX_domain), or the protocol's credentials file; none of them: no login (a guest)."""
+    found = {}
+    for name, protocol in PROTOCOLS.items():
+        prefix, file_var = protocol.login_var, protocol.login_file_var
+        if not prefix:
+            continue
+        user = _text(v.get(f"{prefix}_user"), f"{prefix}_user", where)
+        password = _secret(v.get(f"{prefix}_password"), f"{prefix}_password", where)
+        domain = _text(v.get(f"{prefix}_domain"), f"{prefix}_domain", where)
+        path = _text(v.get(file_var), file_var, where)
+        try:
+            if path and (user or password):
+                raise InventoryError(f"{where}: {file_var} and {prefix}_user/{prefix}_password: give one of them")
+            if path:
+                found[name] = protocol.login_from_file(Path(path).expanduser(), hosts)
+            elif user is not None or password is not None:
+                if not user or password is None:
+                    raise InventoryError(f"{where}: {prefix}_user and {prefix}_password go together (one is missing)")
+                found[name] = logins.make(user, password, domain, f"{where}: {prefix}")
+        except logins.LoginError as e:
+            raise InventoryError(f"{where}: {e}") from None
+    return found
+
+
 def _make(model, fields: dict, where: str):
     try:
         return model(**fields)
     except ValidationError as e:
         first = e.errors()[0]
         field = field_name(tuple(first["loc"]))
-        var = VARIABLES.get(field.split("[")[0], field)
+        base = field.split("[")[0].split(".")[0]
+        var = "" if base in ("shares", "logins") else variables.field_variable(base) or field  # those name it
         msg = str(first["msg"]).removeprefix("Value error, ")
         raise InventoryError(f"{where}, host {fields['name']}: {f'{var}: ' if var else ''}{msg}") from None
 

@@ -5,6 +5,7 @@ directories) nastune reads with the same hosts and variables as `ansible-playboo
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -55,3 +56,21 @@ def _why(done: commands.CommandResult) -> str:
     errors = [line for line in lines if line.startswith(("[ERROR]", "ERROR"))]
     plugins = [line.removeprefix("[WARNING]: ") for line in lines if "Failed to parse inventory with" in line]
     return "; ".join((errors or [done.reason])[:1] + plugins)
+
+
+def decrypt(blob: str, what: str) -> str:
+    """A value Ansible Vault encrypted (ansible-inventory prints it still encrypted), decrypted
+    by ansible-vault with the vault password file Ansible itself is told of: the text travels on
+    standard input and output, never on a command line."""
+    found = program()
+    vault = str(Path(found).with_name("ansible-vault")) if found else None
+    password_file = os.environ.get("ANSIBLE_VAULT_PASSWORD_FILE")
+    if not vault or not Path(vault).exists():
+        raise ValueError(f"{what}: encrypted with Ansible Vault, and ansible-vault is not installed here")
+    if not password_file:
+        raise ValueError(f"{what}: encrypted with Ansible Vault: set ANSIBLE_VAULT_PASSWORD_FILE to its password file")
+    argv = [vault, "decrypt", "--vault-password-file", password_file, "--output", "-"]
+    done = commands.run(argv, timeout=TIMEOUT, input=blob, env=ENV)
+    if not done.ok:
+        raise ValueError(f"{what}: ansible-vault could not decrypt it: {_why(done)}")
+    return done.stdout

@@ -14,7 +14,7 @@ from nastune.bench.targets import Target
 from nastune.bench.together import Together
 from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
-from nastune.protocols.client import BenchError
+from nastune.protocols.client import BenchError, on_client
 from nastune.remote import inventory as inventories
 from nastune.remote.inventory import Host, Inventory
 from nastune.remote.nas import NasAgent, NasError
@@ -45,6 +45,7 @@ class InventorySite(Site):
     server_pid: int | None = None  # the NAS's file server here (the lab's), for its network counters
 
     def __post_init__(self) -> None:
+        self._reached: set[tuple[str | None, str]] = set()
         self.agent = NasAgent(self.inventory.nas)
         self.name = self.agent.name
         self.shared_kernel = self.inventory.nas.lab
@@ -154,11 +155,24 @@ class InventorySite(Site):
             elif kind not in inv.protocols_of(host):
                 raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
             else:
-                share = nas.shares[kind]
+                share, login = nas.shares[kind], inv.login(host, kind)
                 url = PROTOCOLS[kind].url(nas.data_address, share)
                 aged = [list(f) for f in nas.read_set]
-                out.append(replace(base, url=url, share=share, extra={"aged": aged}, server_pid=self.server_pid))
+                target = replace(base, url=url, share=share, extra={"aged": aged}, server_pid=self.server_pid)
+                out.append(self._logged_in(replace(target, login=login)))
         return out
+
+    def _logged_in(self, target: Target) -> Target:
+        """`target`, once its client has reached its share with its login (asked once per client
+        and share: a wrong password is one clear error before anything runs, not a failed run)."""
+        key = (target.client_name, target.url)
+        if key not in self._reached:
+            protocol = PROTOCOLS[target.kind]
+            call = protocol.check(str(target.host), str(target.share), target.login)
+            who = f"as {target.login.user}" if target.login else "as a guest (no login in the inventory)"
+            on_client(target, call.argv, f"{protocol.title} {target.url} {who}", 60, call.input, protocol.words)
+            self._reached.add(key)
+        return target
 
     # measured on the NAS when it is another host
 

@@ -4,11 +4,13 @@ names: tuned by this process, its caches dropped here, its facts read from its r
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from nastune.bench import targets as bench_targets
 from nastune.bench.targets import Target
 from nastune.facts import collect
+from nastune.login import Login
+from nastune.protocols import PROTOCOLS
 from nastune.root import Root
 from nastune.sites.base import Site
 from nastune.sites.tuner import Here
@@ -22,6 +24,7 @@ DEFAULTS = ["seq-write", "seq-read", "network"]
 class LiveSite(Site):
     target: str | None = None  # where to measure: a path or URL
     root: str = "/"
+    login: Login | None = field(default=None, kw_only=True)  # the share's, for a protocol that has logins
 
     def __post_init__(self) -> None:
         self.name = "this host" if self.root == "/" else f"the tree {self.root}"
@@ -52,7 +55,9 @@ class LiveSite(Site):
         spec = self.target if target is None or target in bench_targets.KINDS else target
         if not spec:
             raise ValueError("say where to measure: --target URL|PATH (or --lab, or --inventory FILE)")
-        return [bench_targets.parse(spec)]
+        found = bench_targets.parse(spec)
+        has_logins = found.kind in PROTOCOLS and PROTOCOLS[found.kind].login_var
+        return [replace(found, login=self.login) if has_logins else found]
 
     def default_workloads(self) -> list[str]:
         return list(DEFAULTS)

@@ -22,6 +22,7 @@ from nastune.lab.state import State
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
 from nastune.remote.inventory import SHARE_VARS
+from nastune.sites.lab import credentials
 from nastune.sites.lab.servers import smbfs_path
 from nastune.ssh import Ssh
 
@@ -151,8 +152,10 @@ def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tupl
     sshd.append(str(keydir / f"sshd-{network.NAS_NS}.conf"))
     nas_args = f"{ssh_args} -o {shlex.quote('ProxyCommand=' + shlex.join(sshd))}"
     read = ",".join(f"{path}:{size}" for path, size in read_set)
+    logins = " ".join(f"{var}={shlex.quote(path)}" for var, path in credentials.inventory_vars(directory).items())
     nas = [
         f"nas ansible_host={NAS_HOST} nastune_address={network.NAS_IP} {shares}",
+        logins,  # the shares need a login, as a real NAS's do: kept in files only root reads
         f"nastune_link_rate={rate}",  # shaped as real Ethernet: the default framing
         # the lab's NAS is a namespace sharing this kernel: its tuning commands take --lab
         f"nastune_lab=true nastune_command={shlex.quote(nastune)}",

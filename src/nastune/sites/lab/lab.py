@@ -14,7 +14,7 @@ from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import DEFAULT_DIR, State
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
-from nastune.sites.lab import access, servers
+from nastune.sites.lab import access, credentials, servers
 from nastune.ssh import Ssh
 
 BASE_TOOLS = (
@@ -82,8 +82,8 @@ class Lab:
             checkpoint("lab:storage")
             groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
             checkpoint("lab:cgroups")
-            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3; client: smbnetfs")
-            servers.start(self.state, self.dir, disk["share"], scenario, groups)
+            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3 (shares need a login); client: smbnetfs")
+            servers.start(self.state, self.dir, disk["share"], scenario, groups, credentials.create(self.dir))
             log("clients: sshd and a fio server on each, reached over a management link")
             read_set = storage.aged_files(Path(disk["share"]))
             access.start(self.state, self.dir, scenario.clients, scenario.network.rate, read_set)
@@ -137,7 +137,7 @@ class Lab:
         self.state.resources.remove(old)
         groups = [r["path"] for r in self.state.of("cgroup")]
         new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups, old.get("env"))
-        servers.wait_ready(name, new)
+        servers.wait_ready(name, new, credentials.load(self.dir))
 
     def reset(self, log=print) -> None:
         """Back to the scenario's state: rebuild from the recorded scenario."""
@@ -179,9 +179,10 @@ class Lab:
         if st.of("mount") and st.data.get("status") == "up":
             smbfs = servers.smbfs_path(self.dir)
             parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
-        if network.client_ns(1) in existing:
-            for name, argv in servers.checks().items():
-                parts.append({"part": f"{name} answers a client", "ok": procs.client_ok(argv), "check": " ".join(argv)})
+        if network.client_ns(1) in existing and (self.dir / "credentials").exists():
+            for name, call in servers.checks(credentials.load(self.dir)).items():
+                ok = procs.client_ok(call)
+                parts.append({"part": f"{name} answers a client", "ok": ok, "check": " ".join(call.argv)})
         if self.inventory_path.exists() and st.data.get("status") == "up":
             hosts = inventory.load(self.inventory_path)
             for host in [hosts.nas, *hosts.clients]:

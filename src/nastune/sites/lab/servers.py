@@ -12,7 +12,9 @@ from nastune.lab import network
 from nastune.lab.procs import client_ok, listening, spawn, wait_for
 from nastune.lab.scenario import Scenario
 from nastune.lab.state import State
+from nastune.login import Login
 from nastune.protocols import PROTOCOLS
+from nastune.protocols.client import Call
 
 IPERF3_PORT = 5201
 
@@ -22,24 +24,24 @@ def targets() -> dict[str, str]:
     return {**urls, "iperf3": network.NAS_IP}
 
 
-def checks() -> dict[str, list[str]]:
-    """Each protocol's server and the client command that proves it serves its share."""
-    return {p.server: p.check(network.NAS_IP, p.lab_share) for p in PROTOCOLS.values()}
+def checks(login: Login) -> dict[str, Call]:
+    """Each protocol's server and the client command that proves it serves its share to `login`."""
+    return {p.server: p.check(network.NAS_IP, p.lab_share, login) for p in PROTOCOLS.values()}
 
 
-def wait_ready(name: str, entry: dict) -> None:
+def wait_ready(name: str, entry: dict, login: Login) -> None:
     """Wait for a (re)started server to answer its client check."""
-    found = checks().get(name)
+    found = checks(login).get(name)
     if found is not None:
         wait_for(name, entry, lambda: client_ok(found), 60)
     elif name == "iperf3":
         wait_for(name, entry, lambda: listening(IPERF3_PORT))
 
 
-def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str]) -> None:
+def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login) -> None:
     (directory / "logs").mkdir(exist_ok=True)
     for protocol in PROTOCOLS.values():
-        protocol.start_lab(state, directory, share, scenario, cgroups)
+        protocol.start_lab(state, directory, share, scenario, cgroups, login)
         checkpoint(f"lab:{protocol.server}")
     entry = spawn(
         state,
@@ -49,12 +51,12 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
     )
     wait_for("iperf3", entry, lambda: listening(IPERF3_PORT))
     for client in range(1, scenario.clients + 1):
-        mount_smbnetfs(state, directory, client)
+        mount_smbnetfs(state, directory, client, login)
 
 
 SMBNETFS_CONF = """show_$_shares "false"
 smb_query_browsers "false"
-auth "guest" ""
+auth "{ip}" "{user}" "{password}"
 host {ip} visible=true
 """
 
@@ -68,15 +70,17 @@ def _smbfs_mount(directory: Path, client: int) -> Path:
     return directory / ("smb-client" if client == 1 else f"smb-client{client}")
 
 
-def mount_smbnetfs(state: State, directory: Path, client: int) -> None:
+def mount_smbnetfs(state: State, directory: Path, client: int, login: Login) -> None:
     """The SMB share mounted with the FUSE client smbnetfs, in the host's mount namespace but
     client `client`'s network namespace (so its traffic is that client's), with large FUSE
     requests (big_writes, 1 MiB reads/writes)."""
     home = directory / "smbnetfs-home"
     (home / ".smb").mkdir(parents=True, exist_ok=True)
     conf = home / ".smb" / "smbnetfs.conf"
-    conf.write_text(SMBNETFS_CONF.format(ip=network.NAS_IP))
-    conf.chmod(0o600)  # smbnetfs ignores auth lines in a config others can read
+    conf.touch(mode=0o600)  # smbnetfs ignores auth lines in a config others can read
+    conf.write_text(
+        SMBNETFS_CONF.format(ip=network.NAS_IP, user=login.user, password=login.password.get_secret_value())
+    )
     (home / ".smb" / "smb.conf").touch()
     mnt = _smbfs_mount(directory, client)
     mnt.mkdir(exist_ok=True)

@@ -21,6 +21,7 @@ from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
 from nastune.sites.base import Site
 from nastune.sites.inventory import InventorySite
+from nastune.sites.lab import credentials
 from nastune.sites.lab.lab import Lab, require_root
 from nastune.sites.lab.servers import smbfs_path
 from nastune.sites.lab.system import LabSystem, if_running, running
@@ -57,10 +58,12 @@ def lab_targets() -> dict[str, Target]:
         "server_pid": pids.get(profiled()),
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
     }
-    ip, smbfs = network.NAS_IP, str(smbfs_path(lab.dir))
+    ip, smbfs, login = network.NAS_IP, str(smbfs_path(lab.dir)), credentials.load(lab.dir)
     return {
         **{
-            name: Target(name, p.url(ip, p.lab_share), host=ip, share=p.lab_share, **common)
+            name: Target(
+                name, p.url(ip, p.lab_share), host=ip, share=p.lab_share, login=login if p.login_var else None, **common
+            )
             for name, p in PROTOCOLS.items()
         },
         "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),

@@ -36,11 +36,11 @@ SCHEMAS = {
 }
 
 
-def run(module, subcommand, *args, ok=(0,), system=True, parse=True):
+def run(module, subcommand, *args, ok=(0,), system=True, parse=True, data=None):
     """(rc, parsed stdout) of nastune; fails the task with nastune's own message otherwise, and
-    when the summary is not of the schema this collection reads."""
+    when the summary is not of the schema this collection reads. `data` is its standard input."""
     words = argv(module, subcommand, *args, system=system)
-    rc, out, err = module.run_command(words)
+    rc, out, err = module.run_command(words, data=data, binary_data=data is not None)
     if rc not in ok:
         module.fail_json(msg=f"nastune {subcommand} failed (exit {rc}): {err.strip() or out.strip()}", rc=rc, cmd=words)
     if not parse:

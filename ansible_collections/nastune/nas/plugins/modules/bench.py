@@ -32,6 +32,16 @@ options:
     description: The result file on the host.
     type: path
     required: true
+  login_user:
+    description: The user an SMB or FTP O(target) is logged in to as (none, a guest).
+    type: str
+  login_password:
+    description:
+      - Its password. It reaches nastune on its standard input, never its command line, and is not logged.
+    type: str
+  login_domain:
+    description: Its SMB domain or workgroup, where the server needs one.
+    type: str
 extends_documentation_fragment: nastune.nas.nastune
 author: nastune developers (@nastune)
 """
@@ -41,6 +51,13 @@ EXAMPLES = r"""
   nastune.nas.bench:
     target: nfs://nas.example/data
     dest: /var/tmp/nas-bench.json
+
+- name: Measure an SMB share that needs a login (the password from Ansible Vault)
+  nastune.nas.bench:
+    target: smb://nas.example/data
+    login_user: alice
+    login_password: "{{ vault_nas_password }}"
+    dest: /var/tmp/nas-bench-smb.json
 """
 
 RETURN = r"""
@@ -70,16 +87,25 @@ def main():
             repeats=dict(type="int", default=5),
             size=dict(type="str", default="256M"),
             dest=dict(type="path", required=True),
+            login_user=dict(type="str"),
+            login_password=dict(type="str", no_log=True),
+            login_domain=dict(type="str"),
             **COMMON,
         ),
         required_one_of=[("target", "lab")],
+        required_together=[("login_user", "login_password")],
         supports_check_mode=False,
     )
     p = module.params
     args = [word for w in p["workloads"] for word in ("-w", w)]
     args += ["--repeats", str(p["repeats"]), "--size", p["size"], "--out", p["dest"]]
     args += ["--target", p["target"]] if p["target"] else []
-    run(module, "bench", *args, parse=False)
+    login = None
+    if p["login_user"]:  # smbclient's authentication-file format, which nastune reads for FTP too
+        fields = [("username", p["login_user"]), ("password", p["login_password"]), ("domain", p["login_domain"])]
+        login = "".join(f"{k} = {v}\n" for k, v in fields if v)
+        args += ["--login-file", "-"]
+    run(module, "bench", *args, parse=False, data=login)
     with open(p["dest"]) as f:
         results = json.load(f)
     medians = {
