@@ -80,19 +80,32 @@ def command_key(argv: Sequence[str]) -> str:
     return f"{slug}-{digest}.json"
 
 
-def start(argv: Sequence[str], stdout=subprocess.DEVNULL, env: dict[str, str] | None = None) -> subprocess.Popen:
+def start(
+    argv: Sequence[str],
+    stdout=subprocess.DEVNULL,
+    env: dict[str, str] | None = None,
+    errors: bool = False,
+    text: bool = True,
+) -> subprocess.Popen:
     """Start a program that runs on (a lab's server, a NAS's sample stream) in its own session,
-    with no input; its output to `stdout` (a file, or PIPE for text lines), its errors with it
-    when that is a file. OSError when it cannot start."""
+    with no input; its output to `stdout` (a file, or PIPE for text lines, or bytes without
+    `text`), its errors with it when that is a file or `errors` asks for them. OSError when it
+    cannot start."""
+    merged = errors or stdout not in (subprocess.PIPE, subprocess.DEVNULL)
     return subprocess.Popen(
         list(argv),
         stdin=subprocess.DEVNULL,
         stdout=stdout,
-        stderr=subprocess.STDOUT if stdout not in (subprocess.PIPE, subprocess.DEVNULL) else subprocess.DEVNULL,
-        text=stdout == subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.DEVNULL,
+        text=text and stdout == subprocess.PIPE,
         start_new_session=True,
         env={**os.environ, **(env or {})},
     )
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Kill a started program and everything in its session (a `timeout` and the tool under it)."""
+    _kill_group(proc)
 
 
 def run(

@@ -95,3 +95,18 @@ def sha256(path: Path) -> str:
 
 def status(directory: Path) -> list[dict]:
     return json.loads(nastune(directory, "lab", "status", "--json", check=False).stdout)["parts"]
+
+
+def iperf3_from(lab_dir: Path, host: str) -> dict:
+    """iperf3's JSON for 2 s from a lab client to the NAS, through a one-off server there (the lab
+    keeps none running, as a NAS does not)."""
+    from functools import partial
+
+    from nastune.bench.drivers.iperf3 import PORT, one_off
+    from nastune.lab import network
+    from nastune.lab.sh import in_ns
+
+    with one_off(partial(in_ns, network.NAS_NS), network.NAS_IP, PORT, 60, "the lab's NAS"):
+        return json.loads(
+            nastune(lab_dir, "lab", "exec", host, "--", "iperf3", "-c", network.NAS_IP, "-t", "2", "-J").stdout
+        )

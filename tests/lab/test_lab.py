@@ -11,7 +11,7 @@ import pytest
 
 from nastune.bench.targets import goodput_bytes
 from nastune.lab import network
-from tests.lab.conftest import leftovers, nastune, sha256, status
+from tests.lab.conftest import iperf3_from, leftovers, nastune, sha256, status
 
 SIZE = 16 << 20
 
@@ -36,10 +36,7 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
     assert sha256(share / "via-nfs.bin") == want
     assert sha256(share / "pub" / "via-ftp.bin") == want
 
-    result = json.loads(
-        nastune(lab_dir, "lab", "exec", "client", "--", "iperf3", "-c", "10.77.0.1", "-t", "2", "-J").stdout
-    )
-    rate = result["end"]["sum_received"]["bits_per_second"]
+    rate = iperf3_from(lab_dir, "client")["end"]["sum_received"]["bits_per_second"]
     # a real GbE link carries at most 941.5 Mbit/s of TCP payload at MTU 1500 (goodput_bytes);
     # htb without Ethernet's framing let 956.8 through
     assert 0.8e9 < rate <= goodput_bytes(10**9, 1500) * 8 * 1.005, f"{rate / 1e9:.4f} Gbit/s of TCP through 1 GbE"
@@ -153,10 +150,7 @@ def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, 
     xfs = facts["mounts"]["xfs"][str(lab_dir / "mnt")]["value"]
     assert xfs["log"] == "external" and xfs["log_bytes"] == 64 << 20
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
-    result = json.loads(
-        nastune(lab_dir, "lab", "exec", "client2", "--", "iperf3", "-c", "10.77.0.1", "-t", "2", "-J").stdout
-    )
-    assert 0.4e9 < result["end"]["sum_received"]["bits_per_second"] <= 0.5e9
+    assert 0.4e9 < iperf3_from(lab_dir, "client2")["end"]["sum_received"]["bits_per_second"] <= 0.5e9
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []
 

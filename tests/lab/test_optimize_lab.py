@@ -71,13 +71,12 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
 
 def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(lab_dir, tmp_path):
     """The first version ended in a traceback with no comparison and no report when iperf3 failed
-    once after the MTU change. Here the iperf3 server is killed as the after-run of the
-    before-after flow starts."""
-    import os
-    import signal
+    once after the MTU change. Here the iperf3 port on the NAS is taken as the after-run of the
+    before-after flow starts, so its one-off iperf3 server cannot listen."""
     import subprocess
     import sys
 
+    from nastune.lab import network
     from tests.lab.conftest import lab_env
 
     out = tmp_path / "optimize"
@@ -110,15 +109,22 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
         env=lab_env(lab_dir),
         stdin=subprocess.DEVNULL,
     )
-    seen = []
+    seen, squatter = [], None
+    # SO_REUSEADDR: the before-run's connections may leave the port in TIME_WAIT (iperf3 sets it too)
+    taker = (
+        "import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+        "s.bind(('10.77.0.1', 5201)); s.listen(); time.sleep(900)"
+    )
     for line in proc.stderr or ():
         seen.append(line)
         if "measure: after" in line:
-            state = json.loads((lab_dir / "state.json").read_text())
-            iperf3 = next(r["pid"] for r in state["resources"] if r["kind"] == "process" and r["name"] == "iperf3")
-            os.kill(iperf3, signal.SIGKILL)
+            squatter = subprocess.Popen(["ip", "netns", "exec", network.NAS_NS, sys.executable, "-c", taker])
             break
-    stdout, stderr = proc.communicate(timeout=600)
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if squatter:
+            squatter.kill()
     stderr = "".join(seen) + stderr
     assert proc.returncode == 1 and "Traceback" not in stderr, stderr
     assert "FAILED" in stdout and "network @ iperf3://10.77.0.1" in stdout and "nastune rollback --inventory" in stdout
@@ -127,5 +133,6 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
     assert any("network" in f and "failed" in f for f in compared["failed"])
     after = {r["workload"]: r for r in json.loads((out / "after.json").read_text())["results"]}
     assert after["network"]["error"] and len(after["network"]["retries"]) == 3
+    assert "the iperf3 server on NAS nas" in after["network"]["error"] and "in use" in after["network"]["error"]
     assert "network" in (out / "report.html").read_text() and "FAILED" in (out / "report.html").read_text()
     nastune(lab_dir, "rollback")

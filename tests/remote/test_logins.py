@@ -50,7 +50,10 @@ def test_user_and_password_variables_and_a_client_s_own_login():
         ("nastune_smb_user=alice", "nastune_smb_user and nastune_smb_password go together"),
         ("nastune_ftp_password=x", "nastune_ftp_user and nastune_ftp_password go together"),
         ("nastune_smb_user='a:b' nastune_smb_password=x", "nastune_smb: user: a name of 1-256 characters"),
-        ("nastune_smb_shares=data", "nastune_smb_shares: not a variable nastune knows; did you mean nastune_smb_share?"),
+        (
+            "nastune_smb_shares=data",
+            "nastune_smb_shares: not a variable nastune knows; did you mean nastune_smb_share?",
+        ),
         ("nastune_smb_pasword=x", "did you mean nastune_smb_password?"),
         ("nastune_smb_credentials=/nonexistent nastune_smb_user=a", "give one of them"),
         ("nastune_smb_credentials=/nonexistent", "SMB credentials file /nonexistent: No such file"),
@@ -100,7 +103,7 @@ def test_a_netrc_gives_the_login_of_the_nas_s_address_or_its_default(tmp_path):
     found = inv.login(inv.clients[0], "ftp")
     assert isinstance(found, Login) and found.password.get_secret_value() == "one"
     private(path, "machine other login x password y\n")
-    with pytest.raises(inventory.InventoryError, match="no machine entry for 198.51.100.10 or 192.0.2.10"):
+    with pytest.raises(inventory.InventoryError, match=r"no machine entry for 198\.51\.100\.10 or 192\.0\.2\.10"):
         ini(f"nastune_address=198.51.100.10 nastune_ftp_netrc={path}")
 
 

@@ -3,6 +3,8 @@ kernel client), ftp://, or an iperf3 peer; a Site says which targets it has (sit
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
@@ -42,6 +44,9 @@ class Target:
     via_network: bool = False  # a path on a network file system mount (its I/O crosses the link)
     extra: dict = field(default_factory=dict)
     login: Login | None = field(default=None, repr=False)  # the share's; never written to a result
+    # iperf3: starts a one-off server where the NAS is, for that many seconds at most (None: the
+    # operator runs one, as for iperf3://HOST)
+    serve: Callable[[float], AbstractContextManager[None]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def crosses_network(self) -> bool:

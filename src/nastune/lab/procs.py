@@ -188,8 +188,3 @@ def private_mounts(state: State, name: str, logs: Path) -> list[str]:
             break
         time.sleep(0.02)
     return enter
-
-
-def listening(port: int) -> bool:
-    out = run(in_ns(network.NAS_NS, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout
-    return bool(out.strip())

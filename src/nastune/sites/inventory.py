@@ -4,15 +4,18 @@ alone when one is chosen, on all together otherwise, or on 1, 2, 4, ... of them 
 
 from __future__ import annotations
 
+import shutil
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Self
 
+from nastune.bench.drivers import iperf3
 from nastune.bench.profile import Profiler, RemoteProfiler
 from nastune.bench.selection import known, scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import Together
-from nastune.packages import PACKAGES
+from nastune.packages import PACKAGES, install_hint
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
 from nastune.remote import inventory as inventories
@@ -151,7 +154,10 @@ class InventorySite(Site):
                 base = replace(base, kind="path", url=f"{host.name}:{host.mount}", share=host.mount, extra=extra)
                 out.append(replace(base, host=None, via_network=True, server_pid=self.server_pid))
             elif kind == "iperf3":
-                out.append(replace(base, server_pid=self.server_pid))
+                self._nas_has_iperf3()
+                out.append(
+                    replace(base, server_pid=self.server_pid, extra={"port": nas.iperf3_port}, serve=self._iperf3)
+                )
             elif kind not in inv.protocols_of(host):
                 raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
             else:
@@ -161,6 +167,18 @@ class InventorySite(Site):
                 target = replace(base, url=url, share=share, extra={"aged": aged}, server_pid=self.server_pid)
                 out.append(self._logged_in(replace(target, login=login)))
         return out
+
+    def _nas_has_iperf3(self) -> None:
+        """The network workload's server runs on the NAS: refused before a run when it is missing."""
+        ssh = self.agent.ssh
+        lacking = missing_tools(ssh, ["iperf3"]) if ssh else [t for t in ["iperf3"] if shutil.which(t) is None]
+        if lacking:
+            raise ValueError(f"{self.agent.name} lacks iperf3, the network workload's server: {install_hint('iperf3')}")
+
+    def _iperf3(self, seconds: float) -> AbstractContextManager[None]:
+        """A one-off iperf3 server on the NAS (over its SSH) for one test of the network workload."""
+        nas = self.inventory.nas
+        return iperf3.one_off(self.agent.argv, nas.data_address, nas.iperf3_port, seconds, self.agent.name)
 
     def _logged_in(self, target: Target) -> Target:
         """`target`, once its client has reached its share with its login (asked once per client

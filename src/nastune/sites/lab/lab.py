@@ -82,7 +82,7 @@ class Lab:
             checkpoint("lab:storage")
             groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
             checkpoint("lab:cgroups")
-            log("servers: smbd, rpcbind + ganesha, vsftpd, iperf3 (shares need a login); client: smbnetfs")
+            log("servers: smbd, rpcbind + ganesha, vsftpd (shares need a login); client: smbnetfs")
             servers.start(self.state, self.dir, disk["share"], scenario, groups, credentials.create(self.dir))
             log("clients: sshd and a fio server on each, reached over a management link")
             read_set = storage.aged_files(Path(disk["share"]))

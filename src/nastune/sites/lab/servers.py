@@ -1,6 +1,7 @@
 """The lab's servers, each configured from the scenario with all its state under the lab's
-directory: one per protocol (nastune.protocols: Samba, NFS-Ganesha, vsftpd), an iperf3 server,
-and the SMB share mounted on the client through smbnetfs. Each is checked by a real client
+directory: one per protocol (nastune.protocols: Samba, NFS-Ganesha, vsftpd), and the SMB share
+mounted on the client through smbnetfs. (The network workload starts a one-off iperf3 server for
+each test, as on a real NAS: nothing listens for it in between.) Each is checked by a real client
 before `up` returns."""
 
 from __future__ import annotations
@@ -9,14 +10,12 @@ from pathlib import Path
 
 from nastune.faults import checkpoint
 from nastune.lab import network
-from nastune.lab.procs import client_ok, listening, spawn, wait_for
+from nastune.lab.procs import client_ok, spawn, wait_for
 from nastune.lab.scenario import Scenario
 from nastune.lab.state import State
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import Call
-
-IPERF3_PORT = 5201
 
 
 def targets() -> dict[str, str]:
@@ -34,8 +33,6 @@ def wait_ready(name: str, entry: dict, login: Login) -> None:
     found = checks(login).get(name)
     if found is not None:
         wait_for(name, entry, lambda: client_ok(found), 60)
-    elif name == "iperf3":
-        wait_for(name, entry, lambda: listening(IPERF3_PORT))
 
 
 def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login) -> None:
@@ -43,13 +40,6 @@ def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups
     for protocol in PROTOCOLS.values():
         protocol.start_lab(state, directory, share, scenario, cgroups, login)
         checkpoint(f"lab:{protocol.server}")
-    entry = spawn(
-        state,
-        "iperf3",
-        ["ip", "netns", "exec", network.NAS_NS, "iperf3", "-s", "-B", network.NAS_IP],
-        directory / "logs" / "iperf3.out",
-    )
-    wait_for("iperf3", entry, lambda: listening(IPERF3_PORT))
     for client in range(1, scenario.clients + 1):
         mount_smbnetfs(state, directory, client, login)
 

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from nastune.bench.drivers import iperf3
 from nastune.bench.targets import Target
 from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
 from nastune.lab.scenario import rate_bits
-from nastune.lab.sh import LabError
+from nastune.lab.sh import LabError, in_ns
 from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
 from nastune.sites.base import Site
@@ -66,7 +69,7 @@ def lab_targets() -> dict[str, Target]:
             )
             for name, p in PROTOCOLS.items()
         },
-        "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, **common),
+        "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, serve=one_off_iperf3, **common),
         "smbfs": Target(
             "path", smbfs, share=smbfs, via_network=True, **{k: v for k, v in common.items() if k != "client_ns"}
         ),
@@ -78,6 +81,12 @@ def lab_targets() -> dict[str, Target]:
             extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])},
         ),
     }
+
+
+def one_off_iperf3(seconds: float) -> AbstractContextManager[None]:
+    """A one-off iperf3 server in the NAS's namespace, for one test of the network workload."""
+    there = partial(in_ns, network.NAS_NS)
+    return iperf3.one_off(there, network.NAS_IP, iperf3.PORT, seconds, "the lab's NAS")
 
 
 def profiled() -> str:
