@@ -75,10 +75,10 @@ def record(args) -> None:
     from nastune.autotune.objective import parse
     from nastune.autotune.search import Search, Settings
     from nastune.jobs.autotune import prepare
-    from nastune.lab.scenario import size_bytes
     from nastune.report import layout
     from nastune.sites.lab.lab import Lab
     from nastune.sites.lab.site import started
+    from nastune.units import size_bytes
 
     grid, workloads = GRIDS[args.grid]
 

@@ -34,6 +34,8 @@ def main() -> None:
                 "--flow",
                 "before-after",  # gain ratios need the whole plan measured before and after
                 "--yes",
+                "--allow",
+                "xfs_fsr",
                 "--size",
                 args.size,
                 "--repeats",

@@ -180,7 +180,7 @@ def with_plan(plan: Path, out: Path, label: str, repeats: int, size: str) -> dic
 def rule_plan(out: Path) -> Path:
     """nastune's rule-based plan as optimize applies it on the lab: without durability trades
     and machine-wide sysctls."""
-    from nastune.jobs.optimize import choose
+    from nastune.jobs.offer import choose
     from nastune.tune.plan import Plan
 
     whole = out / "rule-plan-all.json"

@@ -20,7 +20,7 @@ import itertools
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from nastune import commands
@@ -329,6 +329,16 @@ class Root:
         if not self.live:
             return self._replay(argv)
         result = commands.run(argv, timeout)
+        if self.recorder:
+            self.recorder.command(result)
+        return result
+
+    def probe(self, key: Sequence[str], read: Callable[[], CommandResult]) -> CommandResult:
+        """A reading done in this process rather than by a tool (its result shaped as a command's
+        under the name `key`): live, `read()`, recorded like a command; replayed from a tree."""
+        if not self.live:
+            return self._replay(tuple(key))
+        result = read()
         if self.recorder:
             self.recorder.command(result)
         return result

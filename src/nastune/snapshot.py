@@ -13,17 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nastune import __version__
-from nastune.facts import AREAS, Facts, collect
+from nastune.facts import AREAS, Facts, Reading, collect
 from nastune.recorder import Recorder
 from nastune.root import META, Root, Unavailable
 
 
-def capture(out: Path, xfs_fragmentation: bool = False) -> Facts:
+def capture(out: Path, reading: Reading | None = None) -> Facts:
     """Collect every area from the live system, recording each read, into `out` (tar.gz)."""
     with tempfile.TemporaryDirectory(prefix="nastune-capture-") as tmp:
         tree = Path(tmp) / "root"
         recorder = Recorder(tree)
-        facts = collect(Root("/", recorder=recorder), AREAS, xfs_fragmentation=xfs_fragmentation)
+        facts = collect(Root("/", recorder=recorder), AREAS, reading)
         recorder.close()
         (tree / META / "capture.json").write_text(
             json.dumps(

@@ -17,6 +17,8 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         lab_dir,
         "optimize",
         "--yes",
+        "--allow",
+        "xfs_fsr",
         "-w",
         "aged-read",
         "-w",

@@ -27,7 +27,7 @@ from nastune.report import layout
 from nastune.severity import Severity
 
 if TYPE_CHECKING:
-    from nastune.facts import Facts
+    from nastune.facts import Facts, Reading
     from nastune.sites.base import Site
 
 lab_app = typer.Typer(
@@ -198,14 +198,25 @@ def _login(path: Path, target: str | None):
     return from_either(path, text, hosts)
 
 
-def collect_facts(root: str, area: list[str] | None, xfs_fragmentation: bool) -> Facts:
+def reading(sample: bool, exact: bool, address: str | None = None, link_rate: str | None = None) -> Reading:
+    """The facts' reading from the command's options (an unknown rate is refused, exit 2)."""
+    from nastune.facts import Reading
+    from nastune.units import rate_bits
+
+    with failing():
+        return Reading(
+            "exact" if exact else "sample" if sample else None, address, rate_bits(link_rate) if link_rate else None
+        )
+
+
+def collect_facts(root: str, area: list[str] | None, how: Reading) -> Facts:
     from nastune.facts import collect, expand
     from nastune.snapshot import open_root
 
     with failing():
         areas = expand(area or AREAS)  # a bad --area fails before a snapshot is unpacked
         with open_root(root) as r:
-            return collect(r, areas, xfs_fragmentation=xfs_fragmentation)
+            return collect(r, areas, how)
 
 
 def lab_action(action):
@@ -219,7 +230,7 @@ def lab_action(action):
 
 def size_option(text: str) -> int | None:
     """A size, or None for auto (chosen by the job from the link it measures)."""
-    from nastune.lab.scenario import size_bytes
+    from nastune.units import size_bytes
 
     with failing():
         return None if text == "auto" else size_bytes(text)

@@ -8,7 +8,17 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import SEVERITIES, app, collect_facts, console, fail, failing, rerun_in_lab, verbose
+from nastune.cli.common import (
+    SEVERITIES,
+    app,
+    collect_facts,
+    console,
+    fail,
+    failing,
+    reading,
+    rerun_in_lab,
+    verbose,
+)
 from nastune.report import layout
 from nastune.severity import Severity
 
@@ -21,6 +31,9 @@ def inspect(
     json: opt.Json = False,
     area: opt.Area = None,
     xfs_fragmentation: opt.Frag = False,
+    xfs_fragmentation_exact: opt.FragExact = False,
+    address: opt.Address = None,
+    link_rate: opt.LinkRate = None,
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
     network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
@@ -28,7 +41,8 @@ def inspect(
 
     if lab:
         rerun_in_lab()
-    facts = collect_facts(root, area, xfs_fragmentation)
+    how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
+    facts = collect_facts(root, area, how)
     if json:
         print(facts.to_json())
     else:
@@ -39,6 +53,7 @@ def inspect(
 def capture(
     out: Annotated[Path, typer.Argument(help="The snapshot archive to write (.tar.gz).")],
     xfs_fragmentation: opt.Frag = False,
+    xfs_fragmentation_exact: opt.FragExact = False,
 ) -> None:
     """Snapshot everything the collectors read on this live system (files and command output)
     into an archive that `--root` reads anywhere, like a support bundle. Passwords and
@@ -48,7 +63,7 @@ def capture(
     if not out.parent.is_dir():
         fail(f"{out.parent}: no such directory")
     with failing():
-        facts = capture_snapshot(out, xfs_fragmentation=xfs_fragmentation)
+        facts = capture_snapshot(out, reading(xfs_fragmentation, xfs_fragmentation_exact))
     console.print(
         f"wrote {out} ({out.stat().st_size // 1024} KiB, {len(facts.warnings)} warnings); "
         f"read it with: nastune inspect --root {out}",
@@ -74,6 +89,9 @@ def diagnose(
         Path | None, typer.Option(help="A measured NUMA memory bandwidth matrix (JSON, GB/s) for the NUMA rule.")
     ] = None,
     xfs_fragmentation: opt.Frag = False,
+    xfs_fragmentation_exact: opt.FragExact = False,
+    address: opt.Address = None,
+    link_rate: opt.LinkRate = None,
     profile: Annotated[
         list[Path] | None,
         typer.Option(
@@ -96,7 +114,8 @@ def diagnose(
     spec = DiagnoseSpec(Severity[min_severity], only or [], numa_matrix, profile or [])
     with failing():
         runs = check(spec)  # before the facts are read: a bad argument fails at once
-        done = run(spec, collect_facts(root, area, xfs_fragmentation), runs)
+        how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
+        done = run(spec, collect_facts(root, area, how), runs)
     print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)

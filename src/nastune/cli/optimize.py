@@ -2,14 +2,45 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, failing, say, site, size_option
+from nastune.cli.common import app, console, err, failing, say, site, size_option
 from nastune.report import outcomes
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from nastune.tune.review import Review, Step
+
+
+class Asked:
+    """optimize's questions: --yes agrees to the plan (a one-off action needs --allow); at a
+    terminal the operator answers; without either, the plan is shown and nothing changes."""
+
+    def __init__(self, yes: bool, shown: Console):
+        self.yes, self.shown = yes, shown
+
+    def plan(self, review: Review) -> bool:
+        from nastune.report import tune_view  # lazy: pydantic, through the wire formats
+
+        tune_view.review(self.shown, review)
+        if self.yes or review.empty:
+            return True
+        if not sys.stdin.isatty():
+            self.shown.print("add --yes to apply it (no terminal to ask on)", highlight=False)
+            return False
+        return typer.confirm("Apply these changes, prove them and leave them applied (`nastune rollback` undoes them)?")
+
+    def action(self, step: Step) -> bool:
+        if self.yes or not sys.stdin.isatty():
+            return False
+        question = f"Run {step.label} ({step.disruption}; it cannot be undone)?"
+        return typer.confirm(question, default=False)
 
 
 @app.command(short_help="The main job: diagnose, tune, prove the gain")
@@ -50,21 +81,64 @@ def optimize(
     min_pairs: opt.MinPairs = 3,  # jobs.optimize.PAIRS
     max_pairs: opt.MaxPairs = 8,
     json: opt.Json = False,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan", metavar="PLAN", help="Use this plan (one optimize wrote, edited by you) instead of the findings'."
+        ),
+    ] = None,
+    only: opt.Only = None,
+    skip: Annotated[list[str] | None, typer.Option(help="Leave this rule's changes out (repeatable).")] = None,
+    allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Run this one-off action, which cannot be undone: xfs_fsr (defragmentation: heavy disk load). "
+            "Without it, optimize asks at a terminal and otherwise leaves it out."
+        ),
+    ] = None,
+    action_time: Annotated[
+        str, typer.Option(metavar="DURATION", help="How long a one-off action may run at most (600, 30m, 2h).")
+    ] = "1h",
+    xfs_fragmentation_exact: opt.FragExact = False,
+    persist: Annotated[
+        bool,
+        typer.Option(
+            "--persist", help="Also make the settings survive a reboot (without it, the end says which will not)."
+        ),
+    ] = False,
 ) -> None:
-    """The main job: inspect, diagnose, measure, plan, apply, measure again, compare, report.
-    With --inventory it tunes that NAS and measures from its clients; on the lab it starts from
-    a fresh `soho` (a small NAS in its factory state) and does the same through the lab's
+    """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
+    reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
+
+    Proving the settings switches them off and on again, pair after pair: Samba reloads, NFS
+    servers restart (clients stall and reconnect), an MTU change flips the link. A one-off
+    action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a terminal,
+    optimize shows the plan and changes nothing.
+
+    With --inventory it tunes that NAS and measures from its clients; with --lab (the default) it
+    starts from a fresh `soho` lab (a small NAS as it ships) and does the same through the lab's
     inventory."""
     from nastune.bench.workloads import DEFAULTS
+    from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
+    from nastune.units import seconds
 
     pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
         params = {**DEFAULTS, "size": size_option(size)}
-        spec = OptimizeSpec(workload or [], params, repeats, out, target, bool(accept_risk), pairs, flow)
-    consent(
-        yes, "optimize will apply the changes it finds (you can roll them back). Go on?", "optimize changes the system"
-    )
+        spec = OptimizeSpec(
+            workload or [],
+            params,
+            repeats,
+            out,
+            target,
+            bool(accept_risk),
+            pairs,
+            flow,
+            Choices(plan, only or [], skip or [], allow or [], seconds(action_time)),
+            "exact" if xfs_fragmentation_exact else "sample",
+            persist,
+        )
     log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment
@@ -78,7 +152,7 @@ def optimize(
             confirm_timeout=confirm_timeout,
             login_file=login_file,
         )
-        outcome = run(spec, where, err, log)
+        outcome = run(spec, where, err, Asked(yes, err if json else console), log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:
         print(outcome.summary.dumps())

@@ -42,8 +42,32 @@ Frag = Annotated[
     bool,
     typer.Option(
         "--xfs-fragmentation",
-        help="Also measure XFS fragmentation with xfs_db. On a live system this FREEZES each mounted XFS file "
-        "system for the few seconds of the reading.",
+        help="Also measure XFS fragmentation: the extents of a sample of up to 2000 files (FIEMAP, as filefrag "
+        "reads them); nothing is frozen or written.",
+    ),
+]
+FragExact = Annotated[
+    bool,
+    typer.Option(
+        "--xfs-fragmentation-exact",
+        help="Measure XFS fragmentation exactly with xfs_db instead. On a live system this FREEZES each mounted "
+        "XFS file system (its writers wait) for the seconds of the reading.",
+    ),
+]
+Address = Annotated[
+    str | None,
+    typer.Option(
+        metavar="IP",
+        help="The address clients reach this NAS at: the interface that holds it is the NAS's link, judged "
+        "whatever its kind (a VM's virtio NIC, a bridge); other virtual interfaces (a container's veth, "
+        "docker0) are not.",
+    ),
+]
+LinkRate = Annotated[
+    str | None,
+    typer.Option(
+        metavar="RATE",
+        help="The NAS link's rate (1gbit, 10gbit), used before the interface's shaping and its nominal speed.",
     ),
 ]
 AcceptRisk = Annotated[

@@ -8,7 +8,18 @@ from typing import Annotated, NoReturn
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, consent, console, err, failing, lines_to, rerun_in_lab, site
+from nastune.cli.common import (
+    app,
+    collect_facts,
+    consent,
+    console,
+    err,
+    failing,
+    lines_to,
+    reading,
+    rerun_in_lab,
+    site,
+)
 
 NasInventory = Annotated[
     Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
@@ -22,6 +33,9 @@ def plan(
     only: opt.Only = None,
     out: Annotated[Path, typer.Option(help="Where to write the plan.")] = Path("plan.json"),
     xfs_fragmentation: opt.Frag = False,
+    xfs_fragmentation_exact: opt.FragExact = False,
+    address: opt.Address = None,
+    link_rate: opt.LinkRate = None,
 ) -> None:
     """Write the changes the findings recommend to a plan file that you can read and edit,
     then `nastune apply` it."""
@@ -32,7 +46,7 @@ def plan(
 
     if lab:
         rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
-    facts = collect_facts(root, None, xfs_fragmentation)
+    facts = collect_facts(root, None, reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate))
     with failing():  # the lab's plans say so, for a later apply
         made = planning.run(facts, only, out, site(os.environ.get("NASTUNE_IN_LAB") == "1", root=root))
     console.print(plan_table(made))
@@ -134,6 +148,32 @@ def rollback(
         print(done.dumps(None))
     if failed:
         raise typer.Exit(1)
+
+
+@app.command(short_help="Make the last applied settings survive a reboot")
+def persist(
+    root: opt.Root = "/",
+    journal: opt.Journal = None,
+    inventory: NasInventory = None,
+) -> None:
+    """Make the settings of the last applied plan (or --journal's) survive a reboot: sysctls in
+    /etc/sysctl.d/90-nastune.conf, mount options in /etc/fstab, the rest applied at boot by a
+    systemd unit. Each file is journaled, so `nastune rollback` removes them again. Refused when a
+    setting no longer reads as applied, or another file would override a sysctl at boot."""
+    from nastune.jobs import persist as persisting
+
+    if inventory:
+        on_nas(inventory, "persist", *(["--journal", journal] if journal else []))
+    with failing():
+        found = site(False, root=root).journal(journal)
+    with failing(code=1):
+        made = persisting.run(found, lines_to(console))
+    if made is None:
+        console.print(f"the settings of {found.path} already survive a reboot", highlight=False)
+    else:
+        console.print(
+            f"persisted the settings of {found.path}; `nastune rollback --journal {made}` undoes it", highlight=False
+        )
 
 
 @app.command(short_help="Keep the network changes of the last apply")

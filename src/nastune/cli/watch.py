@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, console, err, fail, failing, rerun_in_lab, say
+from nastune.cli.common import app, collect_facts, console, err, fail, failing, reading, rerun_in_lab, say
 from nastune.report import outcomes
 
 
@@ -50,7 +50,7 @@ def check(
     bench_site = LiveSite(root=root) if bench and result is None else None
     spec = checks.CheckSpec(root, journal, baseline, result, bench_site, metrics)
     with failing():
-        done = checks.run(spec, collect_facts(root, None, False))
+        done = checks.run(spec, collect_facts(root, None, reading(False, False)))
     print(done.summary().dumps()) if json else outcomes.check(console, done)
     if not done.ok:
         raise typer.Exit(1)

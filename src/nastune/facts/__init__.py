@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from nastune.areas import AREAS, expand
 from nastune.facts import block, kernel_log, mdraid, mounts, network, nfs_client, nfs_server, smb, sysctl, system, zfs
 from nastune.facts.block import BlockFacts
-from nastune.facts.context import Context
+from nastune.facts.context import Context, Reading
 from nastune.facts.kernel_log import KernelLogFacts
 from nastune.facts.mdraid import MdFacts
 from nastune.facts.model import Fact, Warning_
@@ -23,7 +23,7 @@ from nastune.facts.system import SystemFacts
 from nastune.facts.zfs import ZfsFacts
 from nastune.root import Root
 
-__all__ = ["AREAS", "Facts", "collect", "expand"]
+__all__ = ["AREAS", "Facts", "Reading", "collect", "expand"]
 
 SCHEMA = "nastune.facts/1"
 
@@ -52,8 +52,8 @@ class Facts(BaseModel):
         return self.model_dump_json(by_alias=True, exclude_none=True, indent=1)
 
 
-def collect(root: Root, areas: Iterable[str] = AREAS, xfs_fragmentation: bool = False) -> Facts:
-    ctx = Context(root, xfs_fragmentation=xfs_fragmentation)
+def collect(root: Root, areas: Iterable[str] = AREAS, reading: Reading | None = None) -> Facts:
+    ctx = Context(root, reading or Reading())
     wanted = expand(areas)
     running = system.daemons(ctx)
     collectors = {

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from nastune.facts.model import Fact, Warning_
 from nastune.root import CommandResult, Root, Unavailable
+from nastune.units import rate_text
 
 T = TypeVar("T")
 
@@ -17,12 +19,41 @@ class NoValue(Exception):
     """Raised by a parser when well-formed content means 'no value' (a speed of -1)."""
 
 
-class Context:
-    """A root plus the warnings collected so far, and options such as freezing XFS."""
+FRAGMENTATION = ("sample", "exact")
 
-    def __init__(self, root: Root, xfs_fragmentation: bool = False):
+
+@dataclass(frozen=True)
+class Reading:
+    """What a collection may do beyond reading files, and what its caller knows that the system
+    cannot tell: XFS fragmentation measured on a sample of files ("sample", which never freezes
+    or writes) or exactly with xfs_db ("exact", which freezes each file system for the reading);
+    the address clients reach the NAS at (the interface holding it is the NAS's link); the
+    link's rate in bit/s (an inventory's nastune_link_rate, before shaping and nominal speed)."""
+
+    fragmentation: str | None = None
+    address: str | None = None
+    link_bps: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.fragmentation not in (None, *FRAGMENTATION):
+            raise ValueError(f"fragmentation {self.fragmentation!r}: one of {', '.join(FRAGMENTATION)}")
+
+    def args(self) -> list[str]:
+        """The same reading as nastune's options (for a collection run elsewhere: the NAS, the lab)."""
+        frag = {"sample": ["--xfs-fragmentation"], "exact": ["--xfs-fragmentation-exact"]}
+        return (
+            frag.get(self.fragmentation or "", [])
+            + (["--address", self.address] if self.address else [])
+            + (["--link-rate", rate_text(self.link_bps)] if self.link_bps else [])
+        )
+
+
+class Context:
+    """A root plus the warnings collected so far, and what the reading may do and knows."""
+
+    def __init__(self, root: Root, reading: Reading | None = None):
         self.root = root
-        self.xfs_fragmentation = xfs_fragmentation
+        self.reading = reading or Reading()
         self.warnings: list[Warning_] = []
         self._cache: dict[str, str | Unavailable] = {}
         self._commands: dict[tuple[str, ...], CommandResult] = {}

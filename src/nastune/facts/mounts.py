@@ -1,5 +1,6 @@
 """Mounted file systems and /etc/fstab with parsed options; for XFS, the log layout
-(xfs_info) and, only when asked, fragmentation read from a frozen file system."""
+(xfs_info) and, only when asked, fragmentation: the extents of a sample of files (never
+freezing anything), or exactly, read from a frozen file system."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import re
 
 from pydantic import BaseModel
 
+from nastune.facts import extents
 from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
+from nastune.jsonfile import loads
 
 AREA = "mounts"
 PSEUDO = {
@@ -206,13 +209,41 @@ def _fragmentation(ctx: Context, mount: Mount) -> Fact[XfsFragmentation]:
     )
 
 
+def _sampled(ctx: Context, mount: Mount) -> Fact[XfsFragmentation]:
+    """The fragmentation of a sample of the file system's files (facts/extents.py): the same
+    factor xfs_db reports, (actual - ideal) / actual, over the files sampled."""
+    result = ctx.root.probe(extents.key(mount.mountpoint), lambda: extents.sample(mount.mountpoint))
+    if not result.ok:
+        return Fact.missing(result.source, result.reason)
+    try:
+        found = loads(result.stdout, result.source)
+        if not isinstance(found, dict):
+            raise ValueError("not a JSON object")
+        files, actual, ideal = (int(found[k]) for k in ("files", "extents", "ideal"))
+    except (ValueError, KeyError, TypeError) as e:
+        return Fact.missing(result.source, f"unparsable output: {e}")
+    if files == 0 or actual <= 0:
+        return Fact.missing(result.source, "no file with data blocks to sample")
+    return Fact(
+        value=XfsFragmentation(
+            actual=actual,
+            ideal=ideal,
+            percent=round(100 * max(actual - ideal, 0) / actual, 2),
+            extents_per_file=round(actual / files, 2),
+            method=f"sampled: the extents of {files} files (FIEMAP; nothing frozen)",
+        ),
+        source=f"FIEMAP of {files} files under {mount.mountpoint}",
+    )
+
+
 def collect(ctx: Context) -> MountFacts:
     mounts = ctx.fact("/proc/mounts", parse_mounts)
     xfs, frag = {}, {}
+    measure = {"sample": _sampled, "exact": _fragmentation}.get(ctx.reading.fragmentation or "")
     for mount in mounts.value or []:
         if mount.fstype != "xfs" or mount.mountpoint in xfs:
             continue
         xfs[mount.mountpoint] = ctx.command_fact(["xfs_info", mount.mountpoint], parse_xfs_info)
-        if ctx.xfs_fragmentation:
-            frag[mount.mountpoint] = _fragmentation(ctx, mount)
+        if measure:
+            frag[mount.mountpoint] = measure(ctx, mount)
     return MountFacts(mounts=mounts, fstab=_fstab(ctx), xfs=xfs, fragmentation=frag)

@@ -1,5 +1,7 @@
-"""Network facts per interface: MTU, speed, driver, NUMA locality, IRQs and their
-affinity, and the NIC's offloads, interrupt coalescing and ring sizes (ethtool)."""
+"""Network facts per interface: what kind of interface it is (a NIC, or a bridge, bond, veth,
+tun/tap, VLAN or macvlan that containers and VMs make), whether it carries the clients' traffic,
+its MTU, rate (the operator's figure, the shaping's, or the nominal speed), driver, NUMA
+locality, IRQs and their affinity, and the NIC's offloads, interrupt coalescing and ring sizes."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nastune.facts import links
 from nastune.facts.context import Context, NoValue, cpu_list, digits, integer
 from nastune.facts.interrupts import IrqLine, parse_interrupts
 from nastune.facts.model import Fact, Section
@@ -54,9 +57,16 @@ class Rings(BaseModel):
 
 class Interface(BaseModel):
     name: str
-    kind: str  # physical, virtual or loopback
+    # physical (a device: PCI, virtio), loopback, bridge, bond, veth, tun, tap, vlan, macvlan, virtual
+    kind: str
+    master: str | None = None  # the bridge or bond it is a port of
+    addresses: list[str] = []
+    carries_clients: bool | None = None  # holds the address clients reach the NAS at (None: not known)
+    link: bool = False  # judged as a link of the NAS by the rules about links
+    role: str = ""  # how the rules treat it, in words
     mtu: Fact[int]
     speed_mbps: Fact[int]
+    rate_mbps: Fact[int] | None = None  # for every rule: the operator's, the shaping's, else the nominal speed
     operstate: Fact[str]
     driver: Fact[str]
     pci_address: str | None = None
@@ -73,6 +83,7 @@ class Interface(BaseModel):
 
 class NetworkFacts(Section):
     interfaces: list[Interface]
+    client_address: str | None = None  # the address clients reach the NAS at, as the caller said
 
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)
@@ -183,7 +194,7 @@ def _irqs(ctx: Context, name: str, device: str | None, lines: dict[int, IrqLine]
 def _interface(ctx: Context, name: str, lines: dict[int, IrqLine]) -> Interface:
     base = f"/sys/class/net/{name}"
     device = ctx.root.canonical(f"{base}/device") if ctx.root.exists(f"{base}/device") else None
-    kind = "loopback" if name == "lo" else ("physical" if device else "virtual")
+    kind, master = links.kind(ctx, name, device)
     pci = next((p for p in reversed((device or "").split("/")) if _PCI.match(p)), None)
     numa_path = _ancestor_with(ctx, device, "numa_node") if device else None
     cpus_path = _ancestor_with(ctx, device, "local_cpulist") if device else None
@@ -201,6 +212,7 @@ def _interface(ctx: Context, name: str, lines: dict[int, IrqLine]) -> Interface:
     return Interface(
         name=name,
         kind=kind,
+        master=master,
         mtu=ctx.fact(f"{base}/mtu", integer),
         speed_mbps=ctx.fact(f"{base}/speed", speed)
         if kind != "loopback"
@@ -234,8 +246,65 @@ def collect(ctx: Context) -> NetworkFacts:
             lines = {irq.number: irq for irq in parse_interrupts(text)[1]}
         except ValueError as e:
             ctx.warn("/proc/interrupts", f"cannot parse: {e}")
-    return NetworkFacts(
-        interfaces=[
-            _interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net") if ctx.root.isdir(f"/sys/class/net/{n}")
+    found = [_interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net") if ctx.root.isdir(f"/sys/class/net/{n}")]
+    return NetworkFacts(interfaces=_judged(ctx, found), client_address=ctx.reading.address)
+
+
+def _judged(ctx: Context, interfaces: list[Interface]) -> list[Interface]:
+    """Each interface with its addresses, whether it carries the clients' traffic, whether the
+    rules about links judge it, in words why, and its rate (facts/links.py)."""
+    held = links.addresses(ctx)
+    address = ctx.reading.address
+    carrying = {n for n, found in held.items() if address in found} if address and held else set()
+    nics = {i.master for i in interfaces if i.kind == "physical" and i.master}  # bridges and bonds over a NIC
+    out = []
+    for i in interfaces:
+        carries = (i.name in carrying) if carrying else None
+        judged = bool(carries) or (
+            not carrying
+            and i.kind not in ("loopback", *links.VIRTUAL)
+            and not i.master
+            and (i.kind not in ("bridge", "bond") or i.name in nics)
+        )
+        out.append(
+            i.model_copy(
+                update={
+                    "addresses": held.get(i.name, []),
+                    "carries_clients": carries,
+                    "link": judged,
+                    "role": _role(i, carries, judged, address),
+                    "rate_mbps": _rate(ctx, i, carries),
+                }
+            )
+        )
+    if not any(i.link for i in out):  # a NAS in a container sees only its own virtual interfaces
+        alone = "a link of the NAS ({}: no NIC is visible here, as in a container)"
+        out = [
+            i if i.kind == "loopback" else i.model_copy(update={"link": True, "role": alone.format(i.kind)})
+            for i in out
         ]
-    )
+    return out
+
+
+def _role(i: Interface, carries: bool | None, judged: bool, address: str | None) -> str:
+    port = f", a port of {i.master}" if i.master else ""
+    if carries:
+        return f"the NAS's link: it holds {address}, the address clients use"
+    if judged:
+        return f"a link of the NAS ({i.kind}{port})"
+    if i.kind == "loopback":
+        return "loopback"
+    why = f"the clients reach the NAS at {address}, on another interface" if carries is False else "a virtual interface"
+    if carries is None and i.kind in ("bridge", "bond"):
+        why = "no NIC is a port of it"
+    return f"not judged as a link ({i.kind}{port}: {why})"
+
+
+def _rate(ctx: Context, i: Interface, carries: bool | None) -> Fact[int]:
+    """The link's rate for every rule: the caller's figure for the clients' link (an inventory's
+    nastune_link_rate), else the interface's shaping, else its nominal speed."""
+    if carries and ctx.reading.link_bps:
+        return Fact(value=round(ctx.reading.link_bps / 1e6), source="the NAS's link rate as given (nastune_link_rate)")
+    if i.kind == "loopback":
+        return i.speed_mbps
+    return links.shaped(ctx, i.name) or i.speed_mbps

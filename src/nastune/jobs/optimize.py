@@ -1,11 +1,14 @@
-"""The main job: inspect, diagnose, plan, then prove the plan and leave it applied.
+"""The main job: inspect, diagnose, plan, show the plan and ask, then prove it and leave it applied.
 
-The default flow proves the plan's settings by interleaving (A without them, B with them, in
-random order, stopping as soon as every metric is settled: `jobs/ab.py`), which drift cannot fool
-and which needs no separate before/after pass; only the one-off actions (xfs_fsr), which cannot
-be switched off again, are measured before and after, on the workloads they change. The seeds'
-flow (`before-after`: measure, apply everything, measure again, then optionally interleave the
-settings a second time) is kept for comparison (bench/main_speed.py runs both)."""
+Nothing changes before the operator has seen the plan (each change, whether it survives a reboot,
+what it disturbs) and said yes; a one-off action that cannot be undone (xfs_fsr) runs only when
+allowed by name, for as long as the operator allows. The default flow proves the plan's settings
+by interleaving (A without them, B with them, in random order, stopping as soon as every metric
+is settled: `jobs/ab.py`), which drift cannot fool and which needs no separate before/after pass;
+only the one-off actions, which cannot be switched off again, are measured before and after, on
+the workloads they change. The classic flow (`before-after`: measure, apply everything, measure
+again, then optionally interleave the settings a second time) is kept for comparison
+(bench/main_speed.py runs both)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from nastune.bench.sizing import sized
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
+from nastune.jobs.offer import Choices, Consent, Declined, offered
 from nastune.remote.nas import NasError
 from nastune.report import html
 from nastune.rules.model import Finding
@@ -29,11 +33,11 @@ from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune.knobs import KNOBS
-from nastune.tune.plan import Plan, from_findings
+from nastune.tune.plan import Plan
+from nastune.tune.review import Review
 from nastune.tune.system import TuneError
 
 FLOWS = ("interleaved", "before-after")
-MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
 # the interleaved budget: first look at pair 3, last at 8. A plan's changes are mostly large, and
 # bench/paired.py --schedule optimize (paired-optimize.json) finds a clear 10% change in 4.02 pairs
 # where ab's 5..12 takes 5.17, at A/A false verdicts of 3.2% at most
@@ -45,7 +49,9 @@ class OptimizeSpec:
     """What optimize measures (`workloads` at `target`, as the site names targets; none named:
     the site's defaults), how often and how big, where it writes, whether it may trade
     durability, the interleaved budget (the least and most A/B pairs; None: no interleaved
-    phase, before-after only) and the flow."""
+    phase, before-after only) and the flow; and what the operator chose of the plan: their own
+    plan file, the rules to keep or leave out, the one-off actions allowed and for how long, and
+    how fragmentation is read (sampled, or exactly by freezing each file system)."""
 
     workloads: list[str]
     params: dict
@@ -55,6 +61,9 @@ class OptimizeSpec:
     accept_risk: bool = False
     pairs: tuple[int, int] | None = PAIRS
     flow: str = "interleaved"  # or "before-after"
+    choices: Choices = field(default_factory=lambda: Choices())
+    fragmentation: str = "sample"
+    persist: bool = False  # the settings, once proved, also survive a reboot
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
@@ -76,6 +85,9 @@ class Outcome:
     interleaved: Interleaved | None = None
     flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
     summary: wire.Optimize | None = None  # what compare.json holds and `optimize --json` prints
+    site: str = ""  # the NAS, as messages name it
+    persisted: bool = False
+    persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
 
 
 @dataclass
@@ -104,20 +116,6 @@ class Interleaved:
         }
 
 
-def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
-    """The changes optimize applies, and why it leaves the others out (`shared_kernel`: the NAS
-    shares this machine's kernel with its clients, as the lab's does)."""
-    kept, skipped = [], []
-    for c in plan.changes:
-        if c.durability_risk and not accept_risk:
-            skipped.append(f"{c.knob} {c.target} {c.key or ''}: trades durability (needs --accept-risk durability)")
-        elif shared_kernel and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
-            skipped.append(f"sysctl {c.target}: machine-wide; the lab's nas shares this kernel with its clients")
-        else:
-            kept.append(c)
-    return plan.model_copy(update={"changes": kept}), skipped
-
-
 class OptimizeError(Failure):
     """optimize stopped after applying its plan; the message says how to undo it."""
 
@@ -127,32 +125,32 @@ class OptimizeError(Failure):
         self.code = 130 if interrupted else None
 
 
-def run(spec: OptimizeSpec, site: Site, console, log=print) -> Outcome:
+def run(spec: OptimizeSpec, site: Site, console, consent: Consent, log=print) -> Outcome:
     """The targets are resolved for each measurement, because tuning changes what they are (an
     MTU change moves the link's goodput ceiling); bad workloads and unreachable clients are
-    refused before anything is read or applied. A workload that fails is reported as failed and
-    the rest compared; anything that stops the run once a change is applied ends in an
+    refused before anything is read or applied. The plan is shown and agreed to before anything
+    is measured or changed (Declined: the operator said no). A workload that fails is reported as
+    failed and the rest compared; anything that stops the run once a change is applied ends in an
     OptimizeError that names the rollback command."""
     if not spec.workloads:
         spec = replace(spec, workloads=site.default_workloads())
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]
     spec = replace(spec, params=sized(spec.params, targets, log))
     log(f"inspect: {site.name}")
-    facts = site.facts(xfs_fragmentation=True)
+    facts = site.facts(spec.fragmentation)
     tuner = site.tuner()
     with tuner.hold():
         spec.out.mkdir(parents=True, exist_ok=True)
         (spec.out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
         log(f"diagnose: {len(findings)} findings")
+        plan, skipped = offered(spec.choices, site, findings, consent, spec.accept_risk)
+        (spec.out / "plan.json").write_text(plan.to_json() + "\n")
+        switches = 2 * spec.pairs[1] if spec.pairs and (spec.flow == "interleaved" or spec.pairs) else 0
+        if not consent.plan(Review.of(plan, skipped, switches)):
+            raise Declined(f"nothing was changed; the plan is in {spec.out / 'plan.json'} (edit it, then --plan FILE)")
         flow = _before_after if spec.flow == "before-after" else _interleaved
-        return flow(spec, site, tuner, facts, findings, console, log)
-
-
-def _plan(spec: OptimizeSpec, site: Site, findings: list[Finding], log) -> tuple[Plan, list[str]]:
-    plan, skipped = choose(site.stamp(from_findings(findings)), site.shared_kernel, spec.accept_risk)
-    (spec.out / "plan.json").write_text(plan.to_json() + "\n")
-    return plan, skipped
+        return flow(spec, site, tuner, facts, findings, (plan, skipped), console, log)
 
 
 def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet], log) -> list[Finding]:
@@ -165,17 +163,19 @@ def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet]
     return findings
 
 
-def _before_after(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, console, log) -> Outcome:
-    """The seeds' flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
+def _before_after(
+    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, planned, console, log
+) -> Outcome:
+    """The classic flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
     settings interleaved a second time and applied again."""
     out, params, repeats = spec.out, spec.params, spec.repeats
     log("measure: before")
     pairs = site.pairs(spec.target, spec.workloads)
     before = runner.run(pairs, params, repeats, out / "before.json", site, label="before", console=console)
     findings = _limiting(spec, findings, [before], log)  # what limited the baseline leads
-    plan, skipped = _plan(spec, site, findings, log)
+    plan, skipped = planned
     log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
-    journal = tuner.apply(plan, spec.accept_risk, log)
+    journal = tuner.apply(plan, spec.accept_risk, log, persist=spec.persist and not spec.pairs)
     if journal is None:
         raise OptimizeError("the plan changes nothing here: every setting already is as planned")
     with _undoing(out, tuner, journal) as undo:
@@ -190,14 +190,16 @@ def _before_after(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, fin
             mixed, again = _interleave(plan, tuner, site, spec, log)
             journal = again or journal
             undo.journal = journal
-        return _finish(spec, tuner, journal, plan, skipped, [before, after], rows, notes, mixed, facts, findings)
+        return _finish(
+            spec, tuner, journal, plan, skipped, [before, after], rows, notes, mixed, facts, findings, site.name
+        )
 
 
-def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, console, log) -> Outcome:
+def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, planned, console, log) -> Outcome:
     """The plan's one-off actions measured before and after on the workloads they change (after:
     the interleaved run's A), its settings proved by interleaving and left applied."""
     out, params, repeats = spec.out, spec.params, spec.repeats
-    plan, skipped = _plan(spec, site, findings, log)
+    plan, skipped = planned
     settings, _ = ab.reversible(plan)
     actions = plan.model_copy(update={"changes": [c for c in plan.changes if c not in settings.changes]})
     runs: list[ResultSet] = []
@@ -234,7 +236,7 @@ def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, find
         runs += mixed.runs if mixed else []
         as_it_was = [r for r in runs if r.label in ("before", "A")]
         findings = _limiting(spec, findings, as_it_was, log)  # what limited the system as it was leads
-        return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings)
+        return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings, site.name)
 
 
 def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
@@ -268,7 +270,7 @@ class _undoing:
             ) from error
 
 
-def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings) -> Outcome:
+def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings, site_name) -> Outcome:
     """compare.json and the report."""
     failed = failures(runs)
     summary = wire.Optimize(
@@ -293,8 +295,9 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         refused=mixed.refused if mixed else [],
         interleaved_runs=mixed.runs if mixed else None,
     )
-    undo = tuner.undo(journal)
-    return Outcome(rows, notes, report, plan, skipped, journal, failed, undo, mixed, spec.flow, summary)
+    undo, lasting = tuner.undo(journal), None if spec.persist else tuner.persisting(journal)
+    done = Outcome(rows, notes, report, plan, skipped, journal, failed, undo, mixed, spec.flow, summary)
+    return replace(done, site=site_name, persisted=spec.persist, persisting=lasting)
 
 
 def _interleave(plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log) -> tuple[Interleaved | None, str | None]:
@@ -335,7 +338,7 @@ def _interleave(plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log) -
         ) from None
     log("apply: the settings")
     try:
-        again = tuner.apply(settings, spec.accept_risk, log)
+        again = tuner.apply(settings, spec.accept_risk, log, persist=spec.persist)
         if again is None:
             raise TuneError("nothing was applied: the settings already read as planned after their rollback")
         return result, again

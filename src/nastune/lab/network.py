@@ -16,9 +16,9 @@ import math
 from pathlib import Path
 
 from nastune.facts.network import htb_class_rate
-from nastune.lab.scenario import rate_bits
 from nastune.lab.sh import LabError, run
 from nastune.lab.state import State
+from nastune.units import rate_bits
 
 NAS_NS = "nt-nas"
 SWITCH_NS = "nt-sw"

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from nastune import commands
 from nastune.lab import network
-from nastune.lab.scenario import size_bytes
 from nastune.lab.sh import HOST, LabError, in_ns, run
 from nastune.lab.state import State
 from nastune.root import Unavailable
+from nastune.units import size_bytes
 
 if TYPE_CHECKING:
     from nastune.protocols.client import Call

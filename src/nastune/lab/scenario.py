@@ -10,34 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nastune.conf import safe
 from nastune.jsonfile import invalid, read_text
+from nastune.units import rate_bits, size_bytes
 
 HERE = Path(__file__).parent / "scenarios"
-_SIZE = re.compile(r"^([0-9]{1,15})([KMGT]?)i?B?$", re.IGNORECASE)
-_RATE = re.compile(r"^([0-9]{1,6}(?:\.[0-9]{1,6})?)(k|m|g)?bit$", re.IGNORECASE)
-MAX_SIZE = 1 << 50  # 1 PiB
-MAX_RATE = 400e9  # bits/s: beyond any NIC
-
-
-def size_bytes(text: str | int) -> int:
-    if isinstance(text, int):
-        return text
-    m = _SIZE.match(text.strip())
-    if not m:
-        raise ValueError(f"not a size: {text[:40]!r} (use e.g. 512M, 4G)")
-    value = int(m.group(1)) << (10 * " KMGT".index(m.group(2).upper() or " "))
-    if value > MAX_SIZE:
-        raise ValueError(f"{text[:40]!r} is larger than 1 PiB")
-    return value
-
-
-def rate_bits(text: str) -> int:
-    m = _RATE.match(text.strip())
-    if not m:
-        raise ValueError(f"not a rate: {text[:40]!r} (use e.g. 100mbit, 1gbit)")
-    value = float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[(m.group(2) or "").lower() or None]
-    if not 1000 <= value <= MAX_RATE:
-        raise ValueError(f"{text[:40]!r} is outside 1kbit..400gbit")
-    return int(value)
 
 
 class Strict(BaseModel):

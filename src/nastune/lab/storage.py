@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 from nastune.facts.mounts import parse_mounts
-from nastune.lab.scenario import Storage, size_bytes
+from nastune.lab.scenario import Storage
 from nastune.lab.sh import HOST, LabError, run
 from nastune.lab.state import State
+from nastune.units import size_bytes
 
 
 def _image(state: State, path: Path, size: int) -> str:

@@ -18,11 +18,11 @@ from nastune import login as logins
 from nastune.conf import safe
 from nastune.errors import Failure
 from nastune.jsonfile import field_name, read_text
-from nastune.lab.scenario import rate_bits
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory_ansible, inventory_ini, variables
 from nastune.remote.inventory_ini import Members, Vars
+from nastune.units import rate_bits
 
 SHARE_VARS = {name: p.share_var for name, p in PROTOCOLS.items()}
 MAX_BYTES = 1 << 20

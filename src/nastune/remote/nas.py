@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from nastune import commands, wire
 from nastune.errors import Failure
+from nastune.facts.context import Reading
 from nastune.remote.inventory import Nas, load
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
@@ -111,13 +112,16 @@ class NasAgent:
     ) -> str:
         return self.run([*self.nastune_argv, *args], what, timeout, input, ok)
 
-    def facts(self, xfs_fragmentation: bool = True) -> dict:
-        frag = ["--xfs-fragmentation"] if xfs_fragmentation else []
-        return self._json(self.nastune("inspect", "--json", *self.lab_args, *frag, what="inspect"), "inspect")
+    def facts(self, reading: Reading) -> dict:
+        """The NAS's facts, read there as `reading` says (facts.Reading: its options travel as
+        inspect's own)."""
+        return self._json(self.nastune("inspect", "--json", *self.lab_args, *reading.args(), what="inspect"), "inspect")
 
-    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int) -> wire.Apply:
-        """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed)."""
+    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int, persist: bool = False) -> wire.Apply:
+        """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed);
+        with `persist`, its settings also survive the NAS's reboots."""
         risk = ["--accept-risk", "durability"] if accept_risk else []
+        risk += ["--persist"] if persist else []
         try:
             out = self.nastune(
                 "apply",

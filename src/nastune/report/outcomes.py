@@ -115,11 +115,43 @@ def optimize(console: Console, outcome: Outcome) -> bool:
     for line in outcome.failed:
         console.print(layout.styled(f"  FAILED: {line}", "red"))
     console.print("; ".join(said) + f". Report: {outcome.report}", highlight=False)
-    worse = any(r.result.verdict == "worse" for r in outcome.rows + (mixed.rows if mixed else []))
-    if worse or outcome.failed:
-        what = "some results got worse" if worse else "some workloads failed"
-        console.print(Text.assemble((what, "red"), f": undo everything with `{outcome.undo}`"))
+    closing(console, outcome)
     return bool(outcome.failed)
+
+
+def closing(console: Console, outcome: Outcome) -> None:
+    """What optimize did, in words: each change, each gain with its interval, what survives a
+    reboot, and the commands that undo it all or keep it."""
+    from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
+
+    steps = [Step.of(c) for c in outcome.plan.changes]
+    console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
+    for s in steps:
+        now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
+        console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
+    rows = outcome.rows + (outcome.interleaved.rows if outcome.interleaved else [])
+    moved = [r for r in rows if r.result.verdict in ("better", "worse")]
+    if moved:
+        console.print("Measured:", highlight=False)
+    for r in moved:
+        c, what = r.result, f"{r.workload} @ {r.target}" + ("" if r.metric == r.unit else f" {r.metric}")
+        console.print(
+            f"  {what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} "
+            f"({c.change:+.0%}, {c.interval_text()}): {c.verdict}",
+            highlight=False,
+        )
+    if len(moved) < len(rows):
+        console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
+    lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost")]
+    if outcome.persisted:
+        console.print("The settings survive a reboot (persisted).", highlight=False)
+    elif lost and outcome.persisting:
+        console.print(f"Lost at reboot: {', '.join(lost)}. To keep them: {outcome.persisting}", highlight=False)
+    elif lost:
+        console.print(f"Lost at reboot: {', '.join(lost)} (the lab itself is).", highlight=False)
+    worse = any(r.result.verdict == "worse" for r in rows)
+    style = "red" if worse or outcome.failed else ""
+    console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
 
 
 def check(console: Console, done: Check) -> None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.text import Text
 
 from nastune import wire
 from nastune.report.layout import Records, styled
+
+if TYPE_CHECKING:  # the command line imports views at start: annotations only
+    from nastune.tune.review import Review
 
 
 def _short(value) -> str:
@@ -94,3 +99,34 @@ def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str,
         )
         return True
     return False
+
+
+def review(shown: Console, done: Review) -> None:
+    """A plan as a person decides on it: each setting with its value now and after, whether it
+    survives a reboot and what it disturbs; the one-off actions; what was left out and why."""
+    if done.settings:
+        table = Records("The plan: settings", "id", "rule", "setting", "now", "new", "after a reboot")
+        for s in done.settings:
+            table.add_row(
+                str(s.change.id), s.change.rule, s.label, _short(s.change.current), _short(s.change.new), s.lasts
+            )
+        shown.print(table)
+    for s in done.actions:
+        shown.print(
+            Text.assemble(
+                ("one-off action: ", "yellow"),
+                f"{s.label} for up to {s.change.new} s: {s.disruption}; {s.lasts}",
+            )
+        )
+    for line in done.disruptions:
+        shown.print(f"  while applied and undone: {line}", highlight=False)
+    if done.switches and done.settings:
+        shown.print(
+            f"  proving them switches the settings off and on again, up to {done.switches} times "
+            "(each switch as above), then leaves them applied",
+            highlight=False,
+        )
+    for line in done.left_out:
+        shown.print(f"  left out: {line}", highlight=False)
+    if done.empty:
+        shown.print("the plan changes nothing here", highlight=False)

@@ -1,7 +1,7 @@
 """The knowledge base: one module per rule in catalog/, each with its doc beside it.
 
 A rule module defines RULE (a Rule). This package finds them all, evaluates them on
-facts and sorts the findings by expected impact."""
+facts and sorts the findings by severity, then expected impact."""
 
 from __future__ import annotations
 
@@ -31,14 +31,14 @@ def get(rule_id: str) -> Rule:
 
 
 def evaluate(facts: Facts, only: list[str] | None = None, min_severity: Severity = Severity.info) -> list[Finding]:
-    """Every finding of every applicable rule, most impact first."""
+    """Every finding of every applicable rule, the most severe first, then the most impact."""
     findings: list[Finding] = []
     for rule in all_rules():
         if only and rule.id not in only:
             continue
         if rule.applies(facts):
             findings.extend(_boot_source(f, facts) for f in rule.check(rule, facts) if f.severity >= min_severity)
-    return sorted(findings, key=lambda f: (-f.impact, -f.severity, f.area, f.rule, f.target))
+    return sorted(findings, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target))
 
 
 def _boot_source(finding: Finding, facts: Facts) -> Finding:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nastune.facts import Facts
+from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
 
@@ -18,11 +19,27 @@ def cpu_count(facts: Facts) -> int | None:
     return facts.system.cpus.value if facts.system and facts.system.cpus.known else None
 
 
-def links(facts: Facts) -> list[Interface]:
-    """Interfaces that can carry storage traffic: up, not loopback."""
+def _up(facts: Facts) -> list[Interface]:
     if facts.network is None:
         return []
     return [i for i in facts.network.interfaces if i.kind != "loopback" and i.operstate.value in ("up", "unknown")]
+
+
+def links(facts: Facts) -> list[Interface]:
+    """The NAS's links, up: the interface that holds the address clients use, or without that
+    address its NICs and the bridges and bonds over them; never a container's veth or bridge
+    (facts/links.py says which and why, and `inspect` shows it)."""
+    return [i for i in _up(facts) if i.link]
+
+
+def nics(facts: Facts) -> list[Interface]:
+    """The NICs whose hardware settings matter, up: device-backed ones, and the NAS's link."""
+    return [i for i in _up(facts) if i.kind == "physical" or i.carries_clients]
+
+
+def rate(i: Interface) -> Fact[int]:
+    """A link's rate as the rules use it: the operator's, the shaping's, else its nominal speed."""
+    return i.rate_mbps or i.speed_mbps
 
 
 def data_mounts(facts: Facts) -> list[Mount]:

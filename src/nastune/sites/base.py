@@ -39,8 +39,9 @@ class Site(ABC):
     scenario: str | None = None  # the lab scenario it was built from, for provenance
 
     @abstractmethod
-    def facts(self, xfs_fragmentation: bool = False) -> dict:
-        """The NAS's facts (inspect --json), read where the NAS is."""
+    def facts(self, fragmentation: str | None = None) -> dict:
+        """The NAS's facts (inspect --json), read where the NAS is, with what the site knows of
+        its link; `fragmentation` as facts.Reading takes it (sample, exact)."""
 
     @abstractmethod
     def tuner(self) -> Tuner:

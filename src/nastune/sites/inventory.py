@@ -15,6 +15,7 @@ from nastune.bench.profile import Profiler, RemoteProfiler
 from nastune.bench.selection import known, scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import Together
+from nastune.facts import Reading
 from nastune.packages import PACKAGES, install_hint
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
@@ -69,8 +70,9 @@ class InventorySite(Site):
     def remote(self) -> bool:
         return self.agent.ssh is not None
 
-    def facts(self, xfs_fragmentation: bool = False) -> dict:
-        return self.agent.facts(xfs_fragmentation=xfs_fragmentation)
+    def facts(self, fragmentation: str | None = None) -> dict:
+        nas = self.inventory.nas
+        return self.agent.facts(Reading(fragmentation, nas.data_address, nas.link_bps))
 
     def tuner(self) -> OnNas:
         return OnNas(self.agent, self.inventory.path, [Ssh(h) for h in self.hosts], self.confirm_timeout)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from nastune.bench import targets as bench_targets
 from nastune.bench.targets import Target
-from nastune.facts import collect
+from nastune.facts import Reading, collect
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.root import Root
@@ -30,8 +30,8 @@ class LiveSite(Site):
         self.name = "this host" if self.root == "/" else f"the tree {self.root}"
         self._system: System | None = None
 
-    def facts(self, xfs_fragmentation: bool = False) -> dict:
-        return json.loads(collect(Root(self.root), xfs_fragmentation=xfs_fragmentation).to_json())
+    def facts(self, fragmentation: str | None = None) -> dict:
+        return json.loads(collect(Root(self.root), reading=Reading(fragmentation)).to_json())
 
     def system(self) -> System:
         if self._system is None:

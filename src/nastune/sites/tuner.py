@@ -24,13 +24,17 @@ class Tuner(Protocol):
 
     def hold(self, what: str = "optimize") -> AbstractContextManager[None]: ...
 
-    def apply(self, plan: Plan, accept_risk: bool, log: Callable[[str], None]) -> str | None: ...
+    def apply(self, plan: Plan, accept_risk: bool, log: Callable[[str], None], persist: bool = False) -> str | None: ...
 
     def verify(self, journal: str) -> list[str]: ...
 
     def rollback(self, journal: str) -> None: ...
 
     def undo(self, journal: str) -> str: ...
+
+    def persisting(self, journal: str) -> str | None:
+        """The command that makes `journal`'s settings survive a reboot (None: the NAS does not reboot)."""
+        ...
 
     def newest(self) -> str | None: ...
 
@@ -44,9 +48,10 @@ class Here:
     def hold(self, what: str = "optimize"):
         return lock.hold(self.system, what)
 
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str | None:
-        """The journal's path; None when every setting already was as planned."""
-        journal = executor.apply(plan, self.system, accept_risk=accept_risk, log=log)
+    def apply(self, plan: Plan, accept_risk: bool, log, persist: bool = False) -> str | None:
+        """The journal's path; None when every setting already was as planned (and, with
+        `persist`, already survives a reboot)."""
+        journal = executor.apply(plan, self.system, accept_risk=accept_risk, persist=persist, log=log)
         return journal.path if journal else None
 
     def verify(self, journal: str) -> list[str]:
@@ -60,6 +65,9 @@ class Here:
 
     def undo(self, journal: str) -> str:
         return f"nastune rollback --journal {journal}"
+
+    def persisting(self, journal: str) -> str | None:
+        return f"nastune persist --journal {journal}" if self.system.boots else None
 
     def newest(self) -> str | None:
         """The newest journal on the tuned system (to find what a killed apply left)."""
@@ -85,10 +93,10 @@ class OnNas:
     def hold(self, what: str = "optimize"):
         return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
 
-    def apply(self, plan: Plan, accept_risk: bool, log) -> str | None:
+    def apply(self, plan: Plan, accept_risk: bool, log, persist: bool = False) -> str | None:
         timeout = self.confirm_timeout
         try:
-            done = self.agent.apply(plan, accept_risk, timeout)
+            done = self.agent.apply(plan, accept_risk, timeout, persist)
         except Stranded:
             raise
         except NasError as e:
@@ -132,6 +140,11 @@ class OnNas:
 
     def undo(self, journal: str) -> str:
         return f"nastune rollback --inventory {self.inventory} --journal {journal}"
+
+    def persisting(self, journal: str) -> str | None:
+        if self.agent.host.lab:  # the lab's NAS, a namespace of this machine: gone at a reboot
+            return None
+        return f"nastune persist --inventory {self.inventory} --journal {journal}"
 
     def newest(self) -> str | None:
         try:

@@ -90,9 +90,18 @@ def _before(system: System, journal: Journal, seq: int, knob: Knob, change: Plan
     return {"value": current}
 
 
+def _persisting(plan: Plan, rows: list[Pending], system: System) -> list[tuple[PlannedChange, Knob, str | None]]:
+    """The writes that make every setting of the plan survive a reboot, those just made and those
+    already as planned (`apply --persist` after optimize persists what optimize left applied),
+    less the files that already say so."""
+    made = persistence.changes(plan, [r.change for r in rows], system)
+    return [(change, knob, now) for change, knob, now in made if knob is not persistence.FILE or now != change.new]
+
+
 def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal | None:
-    """The journal of the changes made; None when every setting already was as planned (no
-    journal is written then, so an empty one can never hide the journal that holds changes)."""
+    """The journal of the changes made; None when every setting already was as planned and
+    nothing is to be persisted (no journal is written then, so an empty one can never hide the
+    journal that holds changes)."""
     with lock.hold(system, "apply"):
         rows = diff(plan, system)
         broken = [r for r in rows if r.error]
@@ -101,8 +110,10 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
                 "nothing was changed; this plan cannot be applied here: "
                 + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken)
             )
+        if persist and not system.boots:
+            raise TuneError(f"nothing was changed; {system.name} does not survive a reboot: nothing to persist")
         if persist:
-            keys = [r.change.target for r in rows if not r.noop and r.knob.persists == "sysctl.d"]
+            keys = [r.change.target for r in rows if r.knob.persists == "sysctl.d"]
             why = sysctl_files.overridden(system, persistence.SYSCTL, keys)
             if why:
                 raise TuneError(
@@ -118,9 +129,9 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
             if row.noop:
                 log(f"  = {row.knob.label(row.change)} already {row.current}")
         pending = [r for r in rows if not r.noop]
-        if not pending:
+        made = _persisting(plan, rows, system) if persist else []
+        if not pending and not made:
             return None
-        made = persistence.changes(plan, [r.change for r in pending], system) if persist else []
         room.check(system, [(r.knob, r.change) for r in pending] + [(knob, change) for change, knob, _ in made])
         journal = Journal.create(
             system,

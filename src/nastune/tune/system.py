@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from nastune import commands
 from nastune.errors import Failure
@@ -36,6 +37,7 @@ class System:
     lab_dir: Path | None = None
     server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
     config_paths: dict[str, str] = field(default_factory=dict)  # daemon -> config file it runs with
+    boots: ClassVar[bool] = True  # it reboots, so its settings can be made to last (apply --persist)
 
     @property
     def live(self) -> bool:
@@ -54,12 +56,12 @@ class System:
         except Unavailable:
             return None
 
-    def run(self, argv: Sequence[str], in_netns: bool = False, what: str = "") -> str:
+    def run(self, argv: Sequence[str], in_netns: bool = False, what: str = "", timeout: float = 600) -> str:
         """Run a command on the live system (in the lab's namespace when asked); stdout."""
         if not self.live:
             raise TuneError(f"{what or argv[0]}: needs a live system (this root is {self.root.path})")
         full = (["ip", "netns", "exec", self.netns] if in_netns and self.netns else []) + list(argv)
-        result = commands.run(full, timeout=600)
+        result = commands.run(full, timeout=timeout)
         if result.error:
             raise TuneError(f"{what or argv[0]}: {result.error}")
         if result.returncode != 0:

@@ -9,7 +9,8 @@ def check(rule, facts):
     everywhere = set(range(cpus))
     for i in facts.network.interfaces:
         untouched = [irq for irq in i.irqs if irq.affinity.known and set(irq.affinity.value) == everywhere]
-        if len(i.irqs) >= 2 and len(untouched) == len(i.irqs):
+        multi_queue = i.kind == "physical" and max(i.rx_queues, i.tx_queues) >= 2
+        if multi_queue and len(i.irqs) >= 2 and len(untouched) == len(i.irqs):
             yield rule.finding(
                 target=i.name,
                 impact=10,

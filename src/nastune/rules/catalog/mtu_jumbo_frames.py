@@ -1,10 +1,10 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import links
+from nastune.rules.query import links, rate
 
 
 def check(rule, facts):
     for i in links(facts):
-        speed = i.speed_mbps.value if i.speed_mbps.known else None
+        speed = rate(i).value if rate(i).known else None
         mtu = i.mtu.value if i.mtu.known else None
         if mtu is None or mtu > 1500 or speed is None or speed < 1000:
             continue
@@ -13,7 +13,7 @@ def check(rule, facts):
             impact=5,
             message=f"{i.name} carries up to {speed} Mb/s with MTU {i.mtu.value}: every 1448 bytes of data "
             "cost a packet, its interrupt share and its headers.",
-            evidence=[Evidence.of(f"{i.name} MTU", i.mtu), Evidence.of(f"{i.name} speed (Mb/s)", i.speed_mbps)],
+            evidence=[Evidence.of(f"{i.name} MTU", i.mtu), Evidence.of(f"{i.name} rate (Mb/s)", rate(i))],
             changes=[Change(knob="mtu", target=i.name, current=i.mtu.value, new=9000)],
         )
 

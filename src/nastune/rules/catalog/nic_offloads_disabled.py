@@ -1,10 +1,10 @@
 from nastune.facts.network import OFFLOADS
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import links
+from nastune.rules.query import nics
 
 
 def check(rule, facts):
-    for i in links(facts):
+    for i in nics(facts):
         features = (i.features.value if i.features.known else None) or {}
         off = [
             name

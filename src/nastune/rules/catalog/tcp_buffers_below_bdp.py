@@ -1,17 +1,18 @@
 import math
 
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import MiB, human, links, ram
+from nastune.rules.query import MiB, human, links, ram, rate
 
 RTT = 0.001  # seconds: a LAN round trip with some queueing
 HEADROOM = 2  # TCP counts overhead in its buffer (tcp_adv_win_scale): about half is payload
 
 
 def check(rule, facts):
-    speeds = [v for i in links(facts) if i.speed_mbps.known and (v := i.speed_mbps.value) is not None]
-    if not speeds or (ram(facts) or 0) < 1 << 30:
+    rated = [(i, r) for i in links(facts) if (r := rate(i)).known and r.value]
+    if not rated or (ram(facts) or 0) < 1 << 30:
         return  # a box under 1 GiB gets tcp-buffers-small-ram instead
-    need = int(max(speeds) * 1e6 / 8 * RTT * HEADROOM)
+    fastest, speed = max(rated, key=lambda pair: pair[1].value or 0)
+    need = int(float(speed.value or 0) * 1e6 / 8 * RTT * HEADROOM)
     target = max(6 * MiB, 1 << math.ceil(math.log2(need)))
     changes, evidence = [], []
     for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
@@ -36,9 +37,9 @@ def check(rule, facts):
     yield rule.finding(
         target="tcp",
         impact=7,
-        message=f"A {max(speeds)} Mb/s link with a {RTT * 1000:g} ms round trip needs TCP buffers of about "
-        f"{human(need)}; these limits are smaller, so one connection cannot fill the link.",
-        evidence=[Evidence(fact="fastest link (Mb/s)", value=max(speeds), source="/sys/class/net/*/speed"), *evidence],
+        message=f"A {speed.value} Mb/s link ({fastest.name}) with a {RTT * 1000:g} ms round trip needs TCP buffers "
+        f"of about {human(need)}; these limits are smaller, so one connection cannot fill the link.",
+        evidence=[Evidence.of(f"{fastest.name} rate (Mb/s)", speed), *evidence],
         changes=changes,
     )
 

@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from nastune.facts.context import Reading
 from nastune.faults import checkpoint
 from nastune.lab import network, procs, storage
 from nastune.lab.scenario import Scenario
@@ -16,6 +17,7 @@ from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
 from nastune.sites.lab import access, credentials, servers
 from nastune.ssh import Ssh
+from nastune.units import rate_bits
 
 BASE_TOOLS = (
     *("ip", "tc", "mkfs.xfs", "losetup", "mount", "umount", "unshare", "nsenter", "iperf3", "smbnetfs"),
@@ -204,10 +206,17 @@ class Lab:
             raise LabError(f"no lab host {host!r}: hosts are nas, client, client2... (is the lab up?)")
         return ["ip", "netns", "exec", ns, *argv]
 
+    def reading(self, fragmentation: str | None = None) -> Reading:
+        """What the lab knows of its NAS's link, for a collection of its facts."""
+        rate = self.state.data.get("scenario", {}).get("network", {}).get("rate")
+        return Reading(fragmentation, network.NAS_IP, rate_bits(rate) if rate else None)
+
     def rerun_argv(self, args: list[str], absolute: dict[str, str]) -> list[str]:
         """The argv that runs nastune with `args` (less --lab) on the nas host; `absolute`
         replaces options' values (relative paths) with ones that mean the same there."""
         argv = [a for a in args if a != "--lab"]
+        if argv[:1] and argv[0] in ("inspect", "diagnose", "plan") and "--address" not in argv:
+            argv += self.reading().args()  # the NAS's link as the lab built it
         for option, value in absolute.items():
             kept, skip = [], False
             for a in argv:
@@ -220,9 +229,10 @@ class Lab:
             argv = [*kept, option, value]
         return self.exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
 
-    def facts_json(self, xfs_fragmentation: bool = False) -> str:
-        """The nas host's facts as JSON, collected inside its namespace."""
-        argv = [sys.executable, "-m", "nastune.facts"] + (["--xfs-fragmentation"] if xfs_fragmentation else [])
+    def facts_json(self, fragmentation: str | None = None) -> str:
+        """The nas host's facts as JSON, collected inside its namespace, with its link as the lab
+        knows it (the NAS's address, the scenario's rate)."""
+        argv = [sys.executable, "-m", "nastune.facts", *self.reading(fragmentation).args()]
         result = run(self.exec_argv("nas", argv), timeout=300)
         return result.stdout
 

@@ -18,7 +18,6 @@ from nastune.bench.targets import Target
 from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
-from nastune.lab.scenario import rate_bits
 from nastune.lab.sh import LabError, in_ns
 from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
@@ -32,6 +31,7 @@ from nastune.sites.tuner import Here
 from nastune.tune.journal import Journal, find
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError, for_root
+from nastune.units import rate_bits
 
 SHARED_KERNEL = True  # the lab's NAS is a namespace of this machine's kernel, shared with its clients
 
@@ -110,9 +110,9 @@ class LabSite(Site):
     def __init__(self) -> None:
         self.scenario = scenario()
 
-    def facts(self, xfs_fragmentation: bool = False) -> dict:
+    def facts(self, fragmentation: str | None = None) -> dict:
         try:
-            return json.loads(Lab().facts_json(xfs_fragmentation) or "{}")
+            return json.loads(Lab().facts_json(fragmentation) or "{}")
         except (LabError, ValueError) as e:
             raise ValueError(f"the lab's facts: {e}") from e
 

@@ -6,6 +6,7 @@ restart of a daemon."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from nastune.lab import network, procs
 from nastune.lab.sh import HOST, LabError
@@ -17,6 +18,7 @@ from nastune.tune.system import System, TuneError
 @dataclass
 class LabSystem(System):
     peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
+    boots: ClassVar[bool] = False  # the lab is gone at a reboot: nothing of it to persist
 
     def set_mtu(self, dev: str, mtu: int, what: str) -> None:
         """Every host and the switch of the segment get the MTU (they must agree), each link

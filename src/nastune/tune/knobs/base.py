@@ -26,6 +26,15 @@ class Knob:
     # how it survives a reboot: "sysctl.d", "fstab" (as an fstab option), "unit" (re-applied at
     # boot by a systemd unit), "persistent" (written where it lasts), "action" (a one-off run)
     persists = "unit"
+    disruption = ""  # what applying or undoing it does to the NAS's users, if anything
+
+    def lasts(self) -> str:
+        """Whether the change survives a reboot, in words (without `apply --persist`)."""
+        if self.persists == "persistent":
+            return "kept (written to its configuration)"
+        if self.persists == "action":
+            return "done once; cannot be undone"
+        return "lost at reboot unless persisted"
 
     def applicable(self, system: System, change: Change) -> str | None:
         """Why this change cannot be made on this system at all (checked before any write)."""

@@ -38,6 +38,7 @@ class Samba(Knob):
     doc = "a Samba parameter (target: global or share name, key: parameter)"
     persists = "persistent"
     kind, phase, service = "samba", 50, "samba"
+    disruption = "Samba reloads its configuration (open sessions keep theirs)"
 
     def validate(self, change):
         if not change.key or change.new is None:
@@ -110,6 +111,7 @@ class GaneshaExport(Knob):
     doc = "an NFS-Ganesha export parameter (target: export id, key: parameter)"
     persists = "persistent"
     kind, phase, service = "ganesha_export", 50, "ganesha"
+    disruption = "NFS-Ganesha restarts: NFS clients stall for seconds and reconnect"
     SIZES = ("maxread", "maxwrite", "prefread", "prefwrite")
 
     def validate(self, change):
@@ -145,6 +147,7 @@ class NfsExport(Knob):
     doc = "a kernel NFS export option (target: export path, key: HOST:sync or HOST:async)"
     persists = "persistent"
     kind, phase, service = "nfs_export", 50, "exportfs"
+    disruption = "the kernel NFS server re-exports (exportfs -ra)"
 
     def _split(self, change):
         host, _, option = (change.key or "").rpartition(":")

@@ -17,6 +17,7 @@ class Mtu(FileValue):
     doc = "an interface's MTU (target: the interface)"
     persists = "unit"
     kind, phase, network = "mtu", 90, True
+    disruption = "the link's MTU changes: traffic pauses a moment; every host and switch port on it must match"
 
     def validate(self, change):
         if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,15}", str(change.target or "")) or change.target in (".", ".."):
@@ -43,6 +44,7 @@ class Mtu(FileValue):
 
 class Ethtool(Knob):
     phase, network, needs_live = 90, True, True
+    disruption = "the NIC reconfigures: traffic may pause a moment"
     flag = ""
 
     def manual(self, change, value):
@@ -106,6 +108,7 @@ class HtbRate(Knob):
     )
     persists = "unit"
     kind, phase, network, needs_live = "htb_rate", 90, True, True
+    disruption = "the link's shaping changes at once"
 
     def validate(self, change):
         _int_range(change, 8000, 400 * 10**9, "htb_rate")

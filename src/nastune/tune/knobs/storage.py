@@ -9,7 +9,7 @@ from typing import ClassVar
 from nastune.conf import safe
 from nastune.facts.mounts import parse_mounts
 from nastune.tune import edits
-from nastune.tune.knobs.base import Knob, _safe, norm
+from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
 from nastune.tune.system import TuneError
 
 
@@ -48,6 +48,7 @@ class MountOption(Knob):
     persists = "fstab"
 
     kind, phase, needs_live = "mount_option", 40, True
+    disruption = "the file system is remounted in place (no unmount)"
 
     def _remount(self, change, value) -> list[str]:
         return ["mount", "-o", f"remount,{REMOUNT.get(str(value), str(value))}", "--", change.target]
@@ -154,16 +155,27 @@ class ZfsProperty(Knob):
 
 
 class XfsFsr(Knob):
-    """Defragmentation: a run, not a setting; it moves extents, never content."""
+    """Defragmentation: a run, not a setting; it moves extents, never content. Its value is how
+    long it may run, in seconds (xfs_fsr -t), or "defragmented": an hour."""
 
-    doc = "an XFS defragmentation run (target: mountpoint)"
+    doc = "an XFS defragmentation run (target: mountpoint; new: the seconds it may run, 60-86400)"
     persists = "action"
+    disruption = "xfs_fsr reads and rewrites fragmented files: heavy disk load while it runs"
 
     kind, phase, action, needs_live = "xfs_fsr", 95, True, True
     measured_by = ("aged-read",)  # it rewrites fragmented files: reads of the aged set change
+    HOUR = 3600
+
+    def seconds(self, change) -> int:
+        return self.HOUR if change.new == "defragmented" else int(str(change.new))
+
+    def validate(self, change):
+        if change.new != "defragmented":
+            _int_range(change, 60, 86400, "xfs_fsr (seconds it may run)")
 
     def read(self, system, change):
         return None
 
     def write(self, system, change, value):
-        system.run(["xfs_fsr", "-v", "-t", "3600", change.target], what=self.label(change))
+        seconds = self.seconds(change)  # xfs_fsr stops itself then; the runner's bound is beyond it
+        system.run(["xfs_fsr", "-v", "-t", str(seconds), change.target], what=self.label(change), timeout=seconds + 600)

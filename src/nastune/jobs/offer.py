@@ -1,0 +1,98 @@
+"""The plan optimize offers an operator: the findings' (or the operator's own file), the rules
+they chose, what the site and the accepted risks allow, and the one-off actions allowed by name
+(--allow) or by answer, each bounded in time; what was left out, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from nastune import rules as knowledge
+from nastune.errors import Failure
+from nastune.rules.model import Finding
+from nastune.sites.base import Site
+from nastune.tune.knobs import KNOBS
+from nastune.tune.plan import Plan, from_findings, load
+from nastune.tune.review import Review, Step
+
+MACHINE_WIDE = ("vm.", "fs.", "kernel.")  # sysctls the lab's nas shares with its clients and this host
+
+
+@dataclass
+class Choices:
+    """What the operator chose of the plan: their own plan file, the rules to keep or leave out,
+    the one-off actions allowed (by knob kind, xfs_fsr) and how long each may run."""
+
+    plan_file: Path | None = None
+    only: list[str] = field(default_factory=list)
+    skip: list[str] = field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
+    action_seconds: int = 3600
+
+    def __post_init__(self) -> None:
+        actions = [k for k, knob in KNOBS.items() if knob.action]
+        for kind in self.allow:
+            if kind not in actions:
+                raise ValueError(f"--allow {kind}: the one-off actions are {', '.join(actions)}")
+
+
+class Consent(Protocol):
+    """The operator, asked: whether to go on with a reviewed plan, and whether to run a one-off
+    action that no --allow named (an operator who cannot be asked says no)."""
+
+    def plan(self, review: Review) -> bool: ...
+
+    def action(self, step: Step) -> bool: ...
+
+
+class Declined(Failure):
+    """The operator said no to the plan: nothing was changed."""
+
+    code = 1
+
+
+def offered(
+    spec: Choices, site: Site, findings: list[Finding], consent: Consent, accept_risk: bool
+) -> tuple[Plan, list[str]]:
+    """The plan optimize offers: the operator's own file or the findings', the rules they chose,
+    what the site and the risks allow, and the one-off actions allowed by name or by answer (each
+    then bounded to `action_seconds`); and why each change left out was."""
+    if spec.plan_file:
+        plan = site.stamp(load(spec.plan_file))
+    else:
+        plan = site.stamp(from_findings(findings))
+    known = {c.rule for c in plan.changes} | {f.rule for f in findings}
+    for rule in spec.only + spec.skip:
+        if rule not in known and not any(r.id == rule for r in knowledge.all_rules()):
+            raise ValueError(f"--only/--skip {rule}: no such rule (`nastune explain` lists them)")
+    picked, left = [], []
+    for c in plan.changes:
+        if (spec.only and c.rule not in spec.only) or c.rule in spec.skip:
+            left.append(f"{c.knob} {c.target} {c.key or ''}: rule {c.rule} not chosen (--only/--skip)")
+        else:
+            picked.append(c)
+    plan, skipped = choose(plan.model_copy(update={"changes": picked}), site.shared_kernel, accept_risk)
+    kept = []
+    for c in plan.changes:
+        if not KNOBS[c.knob].action:
+            kept.append(c)
+        elif c.knob in spec.allow or consent.action(Step.of(c)):
+            kept.append(c.model_copy(update={"new": spec.action_seconds}))
+        else:
+            skipped.append(f"{c.knob} {c.target}: a one-off run that cannot be undone (--allow {c.knob} runs it)")
+    return plan.model_copy(update={"changes": kept}), left + skipped
+
+
+def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
+    """The changes optimize applies, and why it leaves the others out (`shared_kernel`: the NAS
+    shares this machine's kernel with its clients, as the lab's does)."""
+    kept, skipped = [], []
+    for c in plan.changes:
+        if c.durability_risk and not accept_risk:
+            skipped.append(f"{c.knob} {c.target} {c.key or ''}: trades durability (needs --accept-risk durability)")
+        elif shared_kernel and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
+            skipped.append(f"sysctl {c.target}: machine-wide; the lab's nas shares this kernel with its clients")
+        else:
+            kept.append(c)
+    return plan.model_copy(update={"changes": kept}), skipped
