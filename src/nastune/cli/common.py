@@ -209,6 +209,18 @@ def reading(sample: bool, exact: bool, address: str | None = None, link_rate: st
         )
 
 
+def nas_facts(inventory: Path, area: list[str] | None, how: Reading) -> Facts:
+    """The facts of an inventory's NAS, read there by nastune on the NAS (with what the inventory
+    says of its link), limited to `area`."""
+    from nastune.facts import Facts, expand
+    from nastune.sites.inventory import InventorySite
+
+    with failing():
+        areas = expand(area or AREAS)
+        found = Facts.model_validate(InventorySite.load(inventory).facts(how.fragmentation))
+    return found.model_copy(update={a: None for a in AREAS if a not in areas})
+
+
 def collect_facts(root: str, area: list[str] | None, how: Reading) -> Facts:
     from nastune.facts import collect, expand
     from nastune.snapshot import open_root
@@ -241,3 +253,17 @@ def load_results(paths: list[Path]):
 
     with failing():
         return [load(p) for p in paths]
+
+
+def on_nas(inventory: Path, *args: str) -> NoReturn:
+    """Run this tuning command on the inventory's NAS, where its journal is; its output and
+    exit status are this command's."""
+    from nastune.remote.nas import NasAgent
+
+    with failing():
+        agent = NasAgent.of(inventory)
+    with failing(code=1):
+        result = agent.forward(list(args))
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    raise typer.Exit(result.returncode or 0)

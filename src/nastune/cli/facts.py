@@ -15,12 +15,20 @@ from nastune.cli.common import (
     console,
     fail,
     failing,
+    nas_facts,
     reading,
     rerun_in_lab,
     verbose,
 )
 from nastune.report import layout
 from nastune.severity import Severity
+
+NasOf = Annotated[
+    Path | None,
+    typer.Option(
+        "--inventory", help="Read the facts of this inventory's NAS, with nastune there (over SSH), as its link is."
+    ),
+]
 
 
 @app.command(short_help="Show every performance-relevant fact")
@@ -34,15 +42,18 @@ def inspect(
     xfs_fragmentation_exact: opt.FragExact = False,
     address: opt.Address = None,
     link_rate: opt.LinkRate = None,
+    inventory: NasOf = None,
 ) -> None:
     """Show every performance-relevant fact of the system: CPU and NUMA, kernel tunables,
-    network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS."""
+    network interfaces and their IRQs, block devices, md RAID, file systems, NFS, Samba, ZFS.
+
+    Example: nastune inspect --inventory hosts.ini --area network"""
     from nastune.report.facts_view import render
 
     if lab:
         rerun_in_lab()
     how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
-    facts = collect_facts(root, area, how)
+    facts = nas_facts(inventory, area, how) if inventory else collect_facts(root, area, how)
     if json:
         print(facts.to_json())
     else:
@@ -92,6 +103,7 @@ def diagnose(
     xfs_fragmentation_exact: opt.FragExact = False,
     address: opt.Address = None,
     link_rate: opt.LinkRate = None,
+    inventory: NasOf = None,
     profile: Annotated[
         list[Path] | None,
         typer.Option(
@@ -115,7 +127,8 @@ def diagnose(
     with failing():
         runs = check(spec)  # before the facts are read: a bad argument fails at once
         how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
-        done = run(spec, collect_facts(root, area, how), runs)
+        facts = nas_facts(inventory, area, how) if inventory else collect_facts(root, area, how)
+        done = run(spec, facts, runs)
     print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)

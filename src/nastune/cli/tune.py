@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -16,6 +16,7 @@ from nastune.cli.common import (
     err,
     failing,
     lines_to,
+    on_nas,
     reading,
     rerun_in_lab,
     site,
@@ -176,6 +177,30 @@ def persist(
         )
 
 
+@app.command(short_help="Install nastune on an inventory's NAS (no servers)")
+def install(
+    inventory: Annotated[Path, typer.Option("--inventory", help="The inventory whose NAS gets nastune.")],
+    venv: Annotated[str, typer.Option(metavar="DIR", help="Where on the NAS: a virtual environment.")] = "/opt/nastune",
+    wheel: Annotated[
+        Path | None, typer.Option(metavar="WHEEL", help="The wheel to install (default: built from this checkout).")
+    ] = None,
+) -> None:
+    """Install nastune's core on the inventory's NAS, over its SSH: a wheel built from this
+    checkout, into a virtual environment of its own (its dependencies from the NAS's package
+    index). It installs no server and enables nothing. Then set nastune_command=DIR/bin/nastune
+    in the inventory.
+
+    Example: nastune install --inventory hosts.ini --venv /opt/nastune"""
+    from nastune.jobs.install import InstallSpec, run
+    from nastune.remote.nas import NasAgent
+
+    with failing():
+        agent = NasAgent.of(inventory)
+    with failing(code=1):
+        version = run(InstallSpec(venv, wheel), agent, lambda m: err.print(f"install: {m}", highlight=False))
+    console.print(f"{version} on {agent.name}; in {inventory}, set nastune_command={venv}/bin/nastune", highlight=False)
+
+
 @app.command(short_help="Keep the network changes of the last apply")
 def confirm(
     root: opt.Root = "/",
@@ -198,19 +223,3 @@ def confirm(
         return
     said = f"confirmed {found.path}" if confirmed else f"{found.path}: nothing waits for a confirmation"
     console.print(said, highlight=False)
-
-
-def on_nas(inventory: Path, *args: str) -> NoReturn:
-    """Run this tuning command on the inventory's NAS, where its journal is; its output and
-    exit status are this command's."""
-    import sys
-
-    from nastune.remote.nas import NasAgent
-
-    with failing():
-        agent = NasAgent.of(inventory)
-    with failing(code=1):
-        result = agent.forward(list(args))
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
-    raise typer.Exit(result.returncode or 0)

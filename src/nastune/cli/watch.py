@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, console, err, fail, failing, reading, rerun_in_lab, say
+from nastune.cli.common import app, collect_facts, console, err, fail, failing, on_nas, reading, rerun_in_lab, say
 from nastune.report import outcomes
 
 
@@ -66,14 +66,22 @@ def watch(
     metrics: Annotated[Path, typer.Option(help="Where the check writes its metrics.")] = Path(
         "/var/lib/prometheus/node-exporter/nastune.prom"
     ),
+    inventory: Annotated[
+        Path | None, typer.Option("--inventory", help="On this inventory's NAS, with nastune there (over SSH).")
+    ] = None,
 ) -> None:
     """Keep checking: a systemd timer that runs `nastune check` and leaves its metrics for
-    node_exporter. Writes two unit files under /etc/systemd/system and nothing else."""
+    node_exporter. Writes two unit files under /etc/systemd/system and nothing else.
+
+    Example: nastune watch --install --every daily --inventory hosts.ini"""
     from nastune.jobs import watch as watching
     from nastune.tune.system import for_root
 
     if install == uninstall:
         fail("say --install or --uninstall")
+    if inventory:
+        mode = ["--install", "--every", every] if install else ["--uninstall"]
+        on_nas(inventory, "watch", *mode, *(["--baseline", baseline] if baseline else []), "--metrics", str(metrics))
     log = say("watch")
     args = ["--metrics", str(metrics.absolute())] + (["--baseline", baseline, "--bench"] if baseline else [])
     with failing():

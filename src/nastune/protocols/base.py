@@ -35,6 +35,7 @@ class Protocol:
     login_var = ""
     login_file_var = ""
     login_file_doc = ""
+    login_domain = False  # its logins may name a domain (SMB's workgroup or AD domain)
     order = 0  # its place in listings (smb, nfs, ftp)
     # its client's name and the command whose first line is its version, for a run's provenance
     client_version: tuple[str, tuple[str, ...]] = ("", ())

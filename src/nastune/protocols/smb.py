@@ -54,7 +54,7 @@ class Smb(Protocol):
     port, processes, order = 445, ("smbd",), 1
     client_version = ("smbclient", ("smbclient", "--version"))
     packages: ClassVar[dict[str, str]] = {"smbclient": "smbclient", "smbd": "samba", "testparm": "samba-common-bin"}
-    login_var, login_file_var = "nastune_smb", "nastune_smb_credentials"
+    login_var, login_file_var, login_domain = "nastune_smb", "nastune_smb_credentials", True
     login_file_doc = "smbclient's authentication-file format (username, password, domain lines)"
     words = Words(
         not_found=("NT_STATUS_OBJECT_NAME_NOT_FOUND", "NT_STATUS_OBJECT_PATH_NOT_FOUND", "NT_STATUS_NO_SUCH_FILE"),

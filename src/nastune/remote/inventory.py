@@ -273,7 +273,7 @@ def _logins(v: Vars, where: str, hosts: list[str]) -> dict[str, Login]:
             continue
         user = _text(v.get(f"{prefix}_user"), f"{prefix}_user", where)
         password = _secret(v.get(f"{prefix}_password"), f"{prefix}_password", where)
-        domain = _text(v.get(f"{prefix}_domain"), f"{prefix}_domain", where)
+        domain = _text(v.get(f"{prefix}_domain"), f"{prefix}_domain", where) if protocol.login_domain else None
         path = _text(v.get(file_var), file_var, where)
         try:
             if path and (user or password):

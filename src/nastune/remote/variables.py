@@ -25,7 +25,8 @@ def _shares() -> list[Variable]:
         Variable(
             p.share_var,
             "nas",
-            f"what clients use of {p.title} (a share, export or directory); without it, {p.title} is not measured",
+            f"what clients use of the NAS's {p.name.upper()} (a share, an export or a directory); without it, "
+            f"{p.name.upper()} is not measured",
             p.lab_share,
             "shares",
         )
@@ -54,13 +55,15 @@ def _logins() -> list[Variable]:
                 "(vaulted)",
                 "logins",
             ),
-            Variable(
-                f"{p.login_var}_domain",
-                "any",
-                "its domain or workgroup, where the server needs one",
-                "WORKGROUP",
-                "logins",
-            ),
+            *[
+                Variable(
+                    f"{p.login_var}_domain",
+                    "any",
+                    "its domain or workgroup, where the server needs one",
+                    "WORKGROUP",
+                    "logins",
+                )
+            ][: int(p.login_domain)],
             Variable(
                 p.login_file_var,
                 "any",
