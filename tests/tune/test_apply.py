@@ -136,6 +136,26 @@ def test_persist_writes_boot_files_and_rollback_removes_them(root, tmp_path):
     assert not (root / "etc/systemd/system/nastune-reapply.service").exists()
 
 
+def test_persist_after_the_fact_keeps_what_an_apply_left_and_rollback_removes_it(root, tmp_path):
+    """optimize leaves its settings applied but not persisted: `nastune persist` persists the
+    settings the journal holds, in a journal of its own; apply --persist of a plan already as
+    planned does the same."""
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[0], CHANGES[2]])), "--root", str(root), "--yes")
+    applied = "/var/lib/nastune/journal/" + next((root / "var/lib/nastune/journal").glob("*.jsonl")).name
+    done = run_cli("persist", "--root", str(root)).stdout
+    assert "persisted the settings of" in done
+    assert (root / "etc/sysctl.d/90-nastune.conf").read_text().endswith("vm.dirty_ratio = 10\n")
+    again = run_cli("persist", "--root", str(root), check=False)  # the newest journal is the persistence
+    assert again.returncode == 1 and "holds what `persist` wrote" in again.stderr
+    assert "already survive a reboot" in run_cli("persist", "--root", str(root), "--journal", applied).stdout
+    run_cli("rollback", "--root", str(root))  # the newest journal: the persistence alone
+    assert not (root / "etc/sysctl.d/90-nastune.conf").exists()
+    assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"
+    (root / "proc/sys/vm/dirty_ratio").write_text("33\n")
+    refused = run_cli("persist", "--root", str(root), "--journal", applied, check=False)
+    assert refused.returncode == 1 and "no longer read as applied" in refused.stderr
+
+
 def test_verify_reports_drift_with_exit_1(root, tmp_path):
     run_cli("apply", str(write_plan(tmp_path, [CHANGES[0]])), "--root", str(root), "--yes")
     (root / "proc/sys/vm/dirty_ratio").write_text("33\n")

@@ -18,13 +18,17 @@ def settings(journal: Journal) -> Plan:
     """The settings `journal` holds as applied (not its one-off actions, nor files it persisted);
     TuneError when one no longer reads as applied (rolled back, or changed since)."""
     changes: list[PlannedChange] = []
+    files = 0
     for entry in journal.read().changes:
         parsed = journal_change(entry) if entry.get("state") == "applied" else None
         if parsed is None or isinstance(parsed, str):
             continue
         change, knob = parsed
+        files += knob.kind == "file"
         if not knob.action and knob.kind != "file":
             changes.append(PlannedChange(**{**change.model_dump(), "id": len(changes) + 1}))
+    if files and not changes:
+        raise TuneError(f"{journal.path} holds what `persist` wrote, no setting: --journal names the apply to persist")
     plan = Plan(changes=changes)
     drifted = [label for label, _, _, ok in executor.verify(journal, journal.system) if not ok]
     if drifted:
