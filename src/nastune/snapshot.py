@@ -44,13 +44,12 @@ def capture(out: Path, reading: Reading | None = None) -> Facts:
 
 MAX_MEMBERS = 20_000  # a capture of a large server holds a few thousand
 MAX_BYTES = 512 * 1024 * 1024
+MAX_DEPTH = 64  # directories below the snapshot's top: /sys's deepest device paths are about 20
 
 
-def _extract(archive: Path, dest: Path) -> None:
-    """Unpack with tarfile's 'data' filter; symbolic links are made last, so no member
-    can be written through one (links may point anywhere: Root never follows them out).
-    Bounded in members and bytes, so a hostile archive cannot fill the disk or take hours."""
-    links = []
+def _bounded(archive: Path) -> None:
+    """Refuse an archive too large, or too deep, to be a snapshot before anything of it is
+    written: one pass over its index, no member extracted."""
     count = size = 0
     with tarfile.open(archive) as tar:
         for member in tar:
@@ -60,6 +59,20 @@ def _extract(archive: Path, dest: Path) -> None:
                     str(archive),
                     f"more than {MAX_MEMBERS} members or {MAX_BYTES >> 20} MiB: not a snapshot nastune wrote",
                 )
+            if member.name.count("/") > MAX_DEPTH:
+                shown = member.name[:60] + "..."
+                raise Unavailable(str(archive), f"member {shown!r} is more than {MAX_DEPTH} directories deep")
+
+
+def _extract(archive: Path, dest: Path) -> None:
+    """Unpack with tarfile's 'data' filter; symbolic links are made last, so no member
+    can be written through one (links may point anywhere: Root never follows them out).
+    Bounded in members, bytes and depth first, so a hostile archive cannot fill the disk,
+    take hours or exhaust the stack."""
+    _bounded(archive)
+    links = []
+    with tarfile.open(archive) as tar:
+        for member in tar:
             if member.issym():
                 links.append(member)
             elif member.isreg() or member.isdir():

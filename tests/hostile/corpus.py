@@ -20,6 +20,19 @@ from tests.conftest import ROOTS
 
 TOKEN = "OUTSIDE-SECRET-7f3a9c"
 
+PYTHON = (  # Python's own words, which an operator should never have to read
+    "invalid literal for",
+    "could not convert string",
+    "Exceeds the limit",
+    "values to unpack",
+    "object has no attribute",
+    "NoneType",
+    "unsupported operand",
+    "not subscriptable",
+    "index out of range",
+    "object is not iterable",
+)
+
 
 @dataclass
 class Case:

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from nastune.cli import app
 from nastune.lab import scenario as scenarios
-from tests.hostile.corpus import TOKEN, all_cases, scenario_cases
+from tests.hostile.corpus import PYTHON, TOKEN, all_cases, scenario_cases
 
 # A hang is found by how much work a case does, not by how long the machine took: the largest
 # inputs use a few seconds of CPU, and a busy machine stretches the wall clock, not the CPU time
@@ -96,6 +96,7 @@ def test_hostile_input(case, tmp_path_factory):
         f"traceback: {type(got.exception).__name__}: {got.exception}"
     )
     assert "Traceback" not in output and "Aborted" not in output, output[-2000:]
+    assert not [words for words in PYTHON if words in output], output[-2000:]  # messages in an operator's words
     assert TOKEN not in output, "read outside the root"
     assert _state(outside) == before, "wrote outside the root"
     assert not (top / "escape").exists()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{};=,]|%include\b|%dir\b|%url\b|[^\s{};=,#"]+')
 DIRECTIVES = ("%include", "%dir", "%url")
+MAX_DEPTH = 32  # Ganesha's own blocks nest three deep (EXPORT, FSAL, ...): deeper is not a configuration
 
 
 class GaneshaSyntaxError(ValueError):
@@ -78,8 +79,10 @@ class _Reader:
     def line(self) -> int:
         return self.tokens[min(self.i, len(self.tokens) - 1)][0] if self.tokens else 1
 
-    def block(self, name: str, line: int) -> Block:
+    def block(self, name: str, line: int, depth: int = 1) -> Block:
         """The body of a block whose `{` was read, to its `}` (GaneshaSyntaxError otherwise)."""
+        if depth > MAX_DEPTH:
+            raise GaneshaSyntaxError(line, f"blocks nested more than {MAX_DEPTH} deep")
         block = Block(name, line=line)
         while True:
             tok = self.peek()
@@ -90,15 +93,15 @@ class _Reader:
                 if self.peek() == ";":
                     self.i += 1
                 return block
-            self.item(block)
+            self.item(block, depth)
 
-    def item(self, into: Block) -> None:
+    def item(self, into: Block, depth: int = 0) -> None:
         line, tok = self.tokens[self.i]
         if tok in DIRECTIVES or tok in ("{", ";", "=", ","):
             raise GaneshaSyntaxError(line, f"unexpected {tok!r}")
         if self.peek(1) == "{":
             self.i += 2
-            into.blocks.append(self.block(tok, line))
+            into.blocks.append(self.block(tok, line, depth + 1))
         elif self.peek(1) == "=":
             self.i += 2
             values: list[str] = []

@@ -69,6 +69,8 @@ class Context:
                 got = self.root.read(path)
             except Unavailable as e:
                 got = e
+                if "refused" in e.reason:  # a tree's file nastune will not read: the operator must know
+                    self.warn(path, f"not read: {e.reason}")
             self._cache[path] = got
         return None if isinstance(got, Unavailable) else got
 

@@ -16,6 +16,7 @@ from nastune.jsonfile import loads
 VIRTUAL = ("veth", "tun", "tap", "macvlan", "virtual")  # never a link unless it holds the address
 DEVTYPES = {"vlan": "vlan", "macvlan": "macvlan", "macvtap": "macvlan", "wireguard": "tun", "bridge": "bridge"}
 ARPHRD_LOOPBACK, ARPHRD_NONE = 772, 65534
+MAX_MBPS = 10_000_000  # 10 Tb/s: a shaping above any NIC's is not one
 
 
 def kind(ctx: Context, name: str, device: str | None) -> tuple[str, str | None]:
@@ -72,5 +73,5 @@ def shaped(ctx: Context, name: str) -> Fact[int] | None:
         rates = re.findall(r"class htb \S+ root .*?\brate (\d+(?:\.\d+)?)([KMG]?)bit", classes.stdout)
         source = classes.source
     scale = {"": 1e-6, "K": 1e-3, "M": 1, "G": 1e3}
-    found = [round(float(v) * scale[unit]) for v, unit in rates]
-    return Fact(value=max(found), source=source) if found and max(found) > 0 else None
+    found = [round(float(v) * scale[unit]) for v, unit in rates if len(v) <= 12]  # tc prints bit/s, at most 12 digits
+    return Fact(value=max(found), source=source) if found and 0 < max(found) <= MAX_MBPS else None

@@ -89,15 +89,18 @@ class NetworkFacts(Section):
         return next((i for i in self.interfaces if i.name == name), None)
 
 
+MAX_SPEED = 10_000_000  # Mb/s: 10 Tb/s, beyond any NIC; a driver's -1 says "unknown"
+
+
 def speed(text: str) -> int:
-    value = int(text.strip())
+    value = integer(text, -1, MAX_SPEED)
     if value <= 0:
         raise NoValue("speed not reported by the driver")
     return value
 
 
 def numa_node(text: str) -> int:
-    value = int(text.strip())
+    value = integer(text, -1, 1023)
     if value < 0:
         raise NoValue("the device reports no NUMA node")
     return value

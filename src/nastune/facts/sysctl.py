@@ -87,10 +87,10 @@ class SysctlFacts(Section):
         fact = self.get(key)
         if not fact.known:
             return None
-        try:
-            return [int(x) for x in (fact.value or "").split()]
-        except ValueError:
-            return None
+        words = (fact.value or "").split()
+        if not all(w.lstrip("-").isascii() and w.lstrip("-").isdigit() and len(w) <= 21 for w in words):
+            return None  # not numbers, or beyond the kernel's 64 bits
+        return [int(w) for w in words]
 
     def int(self, key: str) -> int | None:
         got = self.ints(key)

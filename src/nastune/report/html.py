@@ -6,6 +6,7 @@ every number. Text from the system is escaped (Jinja2 autoescape; figure JSON ha
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -19,6 +20,13 @@ from nastune.stats.compare import median_ci
 from nastune.stats.runs import Row, failures
 
 PROFILE_FIELDS = ("user", "system", "softirq", "irq", "iowait")
+
+
+# the metric names of the IOzone-style matrix and the NUMA bandwidth matrix (bench/workloads.py)
+IOZONE_CELL = re.compile(
+    r"(?P<op>[a-z-]{1,20}) (?P<size>[0-9]{1,6})(?P<unit>[KM]) rec (?P<record>[0-9]{1,6}[KM]) latency"
+)
+NUMA_CELL = re.compile(r"node([0-9]{1,4})->node([0-9]{1,4}) GB/s")
 
 
 def _figure_json(fig: go.Figure) -> str:
@@ -100,12 +108,11 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
                 fig = go.Figure()
                 curves: dict[str, list[tuple[int, float]]] = {}
                 for name, m in r.metrics.items():
-                    parts = name.split()
-                    if parts[0] != op or parts[-1] != "latency":
+                    cell = IOZONE_CELL.fullmatch(name)  # a name of another form is not a cell: left out
+                    if not cell or cell["op"] != op:
                         continue
-                    size = parts[1]
-                    scale = 1 << 20 if size.endswith("M") else 1 << 10
-                    curves.setdefault(parts[3], []).append((int(size[:-1]) * scale, m.median))
+                    scale = 1 << 20 if cell["unit"] == "M" else 1 << 10
+                    curves.setdefault(cell["record"], []).append((int(cell["size"]) * scale, m.median))
                 for record, points in curves.items():
                     points.sort()
                     fig.add_scatter(
@@ -200,7 +207,8 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
         for r in rs.results:
             if view(r.workload) != "heatmap":
                 continue
-            cells = {tuple(int(x[4:]) for x in name.split()[0].split("->")): m.median for name, m in r.metrics.items()}
+            pairs = {name: NUMA_CELL.fullmatch(name) for name in r.metrics}  # another name is not a cell
+            cells = {(int(c[1]), int(c[2])): r.metrics[name].median for name, c in pairs.items() if c}
             nodes = sorted({a for a, _ in cells})
             z = [[cells.get((a, b), 0) for b in nodes] for a in nodes]
             fig = go.Figure(

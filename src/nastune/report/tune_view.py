@@ -81,14 +81,13 @@ def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str,
             highlight=False,
             markup=False,
         )
-    if done.failures:
-        n = len(done.failures)
+    for f in done.failures:  # one line each: the journal, the entry, why, and the command that restores it
         err.print(
-            f"error: {n} entr{'y' if n == 1 else 'ies'} could not be restored; each is listed above with the command "
-            "that restores it by hand",
+            f"error: {done.journal}: {f.what} could not be restored ({f.reason}); by hand: {f.manual}",
             highlight=False,
             markup=False,
         )
+    if done.failures:
         return True
     if not done.restored and done.outstanding:
         err.print(

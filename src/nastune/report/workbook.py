@@ -16,6 +16,7 @@ import statistics
 from pathlib import Path
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -27,9 +28,14 @@ _UNSAFE = re.compile(r"[\[\]:*?/\\]")
 BOLD = Font(bold=True)
 
 
+def _text(value: str) -> str:
+    """Text as a cell can hold it: XLSX has no control characters (openpyxl refuses them)."""
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+
+
 def _put(sheet: Worksheet, row: int, values: list) -> None:
     for col, value in enumerate(values, 1):
-        cell = sheet.cell(row=row, column=col, value=value)
+        cell = sheet.cell(row=row, column=col, value=_text(value) if isinstance(value, str) else value)
         if isinstance(value, str):
             cell.data_type = "s"  # never a formula
 
@@ -42,7 +48,7 @@ def _header(sheet: Worksheet, row: int, values: list[str]) -> None:
 
 def _title(label: str, taken: set[str]) -> str:
     """A sheet name Excel accepts: at most 31 characters, none of []:*?/\\, unique."""
-    base = _UNSAFE.sub("_", label)[:28] or "run"
+    base = _UNSAFE.sub("_", _text(label))[:28] or "run"
     name, n = base, 1
     while name.lower() in taken:
         n += 1
@@ -103,7 +109,7 @@ def _repeats(sheet: Worksheet, rs: ResultSet) -> None:
 
 def _put_flags(sheet: Worksheet, row: int, col: int, flags: list[str]) -> None:
     if flags:
-        cell = sheet.cell(row=row, column=col, value="; ".join(flags))
+        cell = sheet.cell(row=row, column=col, value=_text("; ".join(flags)))
         cell.data_type = "s"
 
 

@@ -87,10 +87,22 @@ def served_mounts(facts: Facts) -> list[Mount]:
 
 
 def human(n: float) -> str:
+    if not 0 <= n < 1 << 70:  # beyond a zebibyte, or not a size at all: no float arithmetic on it
+        return f"{n} B" if isinstance(n, int) and n.bit_length() < 200 else "an impossible size"
     for unit, size in (("TiB", TiB), ("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
         if n >= size:
             return f"{n / size:.1f} {unit}".replace(".0 ", " ")
     return f"{n:.0f} B"
+
+
+def byte_count(text: str | None) -> int | None:
+    """A size in bytes as a tool printed it (zfs get -p), None when it is not one a machine has
+    (no digits, or beyond 2^70 bytes)."""
+    stripped = (text or "").strip()
+    if not stripped.isascii() or not stripped.isdigit() or len(stripped) > 22:
+        return None
+    value = int(stripped)
+    return value if value < 1 << 70 else None
 
 
 def nfs_fstab(facts: Facts) -> dict[str, FstabEntry]:

@@ -1,5 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, TiB, human, ram
+from nastune.rules.query import GiB, TiB, byte_count, human, ram
 
 RAM_PER_TB = 5 * GiB  # 003: plan about 5 GB of RAM per TB of deduplicated data
 
@@ -9,7 +9,9 @@ def check(rule, facts):
     for d in facts.zfs.datasets.value or []:
         if d.properties.get("dedup", "off") in ("off", "-"):
             continue
-        used = int(d.properties.get("used", "0") or 0)
+        used = byte_count(d.properties.get("used"))
+        if used is None:
+            continue
         need = used / TiB * RAM_PER_TB
         if memory is not None and need > memory:
             yield rule.finding(
