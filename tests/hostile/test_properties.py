@@ -177,7 +177,7 @@ def test_any_result_file(top, path, value):
 
 
 KNOBS = st.sampled_from(["sysctl", "mtu", "samba", "xfs_fsr", "ganesha_export", "nfs_export", "htb_rate"])
-CHANGE = st.builds(dict, knob=KNOBS, target=TEXT, key=st.one_of(st.none(), TEXT), new=JSON)
+CHANGE: st.SearchStrategy[dict] = st.builds(dict, knob=KNOBS, target=TEXT, key=st.one_of(st.none(), TEXT), new=JSON)
 
 
 @EXAMPLES
