@@ -13,7 +13,7 @@ from rich.console import Console
 
 from nastune import rules
 from nastune.facts import Facts
-from nastune.jobs.offer import Choices, offered
+from nastune.jobs.offer import Choices, Declined, agreed, offered
 from nastune.jobs.optimize import OptimizeSpec, run
 from nastune.sites.live import LiveSite
 from nastune.snapshot import open_root
@@ -22,18 +22,17 @@ from tests.conftest import ROOTS
 
 
 class Answers:
-    """An operator who says `plan` to the plan and `action` to each one-off action."""
+    """An operator who says `plan` to the plan and `action` to each one-off action --allow did
+    not name, after seeing the plan."""
 
     def __init__(self, plan: bool = True, action: bool = False):
         self.answers, self.asked = (plan, action), list[str]()
 
-    def plan(self, review):
-        self.asked.append(f"plan of {len(review.settings)} settings, {len(review.actions)} actions")
-        return self.answers[0]
-
-    def action(self, step):
-        self.asked.append(step.label)
-        return self.answers[1]
+    def decide(self, review):
+        self.asked += [s.label for s in review.actions if not s.allowed]
+        if not self.answers[0]:
+            return None
+        return [s for s in review.actions if s.allowed or self.answers[1]]
 
 
 @pytest.fixture(scope="module")
@@ -49,25 +48,33 @@ def kinds(plan: Plan) -> set[str]:
     return {c.knob for c in plan.changes}
 
 
+def decided(choices: Choices, site, findings, answers: Answers) -> tuple[Plan, list[str]]:
+    plan, left = offered(choices, site, findings, False)
+    return agreed(plan, left, 0, choices, answers)
+
+
 def test_a_one_off_action_runs_only_when_allowed_and_for_the_time_allowed(soho):
     site, findings = soho
-    plan, left = offered(Choices(), site, findings, Answers(action=False), False)
+    plan, left = decided(Choices(), site, findings, Answers(action=False))
     assert "xfs_fsr" not in kinds(plan) and any("--allow xfs_fsr" in why for why in left)
-    plan, _ = offered(Choices(allow=["xfs_fsr"], action_seconds=600), site, findings, Answers(), False)
-    assert [c.new for c in plan.changes if c.knob == "xfs_fsr"] == [600]
+    allowed = Answers()
+    plan, _ = decided(Choices(allow=["xfs_fsr"], action_seconds=600), site, findings, allowed)
+    assert [c.new for c in plan.changes if c.knob == "xfs_fsr"] == [600] and allowed.asked == []
     answered = Answers(action=True)
-    plan, _ = offered(Choices(), site, findings, answered, False)
+    plan, _ = decided(Choices(), site, findings, answered)
     assert "xfs_fsr" in kinds(plan) and any(q.startswith("xfs_fsr ") for q in answered.asked)
+    with pytest.raises(Declined):
+        decided(Choices(), site, findings, Answers(plan=False))
 
 
 def test_only_and_skip_choose_rules_and_say_what_was_left_out(soho):
     site, findings = soho
-    plan, left = offered(Choices(only=["mtu-jumbo-frames"]), site, findings, Answers(), False)
+    plan, left = offered(Choices(only=["mtu-jumbo-frames"]), site, findings, False)
     assert {c.rule for c in plan.changes} == {"mtu-jumbo-frames"} and any("not chosen" in why for why in left)
-    plan, _ = offered(Choices(skip=["mtu-jumbo-frames"]), site, findings, Answers(), False)
+    plan, _ = offered(Choices(skip=["mtu-jumbo-frames"]), site, findings, False)
     assert plan.changes and "mtu-jumbo-frames" not in {c.rule for c in plan.changes}
     with pytest.raises(ValueError, match="--only/--skip no-such-rule: no such rule"):
-        offered(Choices(only=["no-such-rule"]), site, findings, Answers(), False)
+        offered(Choices(only=["no-such-rule"]), site, findings, False)
 
 
 def test_an_edited_plan_is_offered_as_it_is(soho, tmp_path):
@@ -75,7 +82,7 @@ def test_an_edited_plan_is_offered_as_it_is(soho, tmp_path):
     edited = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="net.ipv4.tcp_rmem", new="4096 87380 1048576")])
     path = tmp_path / "plan.json"
     path.write_text(edited.to_json())
-    plan, _ = offered(Choices(plan_file=path), site, findings, Answers(), False)
+    plan, _ = offered(Choices(plan_file=path), site, findings, False)
     assert [(c.target, c.new) for c in plan.changes] == [("net.ipv4.tcp_rmem", "4096 87380 1048576")]
 
 

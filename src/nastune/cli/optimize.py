@@ -19,28 +19,29 @@ if TYPE_CHECKING:
 
 
 class Asked:
-    """optimize's questions: --yes agrees to the plan (a one-off action needs --allow); at a
-    terminal the operator answers; without either, the plan is shown and nothing changes."""
+    """optimize's questions, asked once the plan is shown: --yes agrees to the plan (a one-off
+    action also needs --allow); at a terminal the operator answers each one-off action --allow did
+    not name, then the plan; without either, the plan is shown and nothing changes."""
 
     def __init__(self, yes: bool, shown: Console):
         self.yes, self.shown = yes, shown
 
-    def plan(self, review: Review) -> bool:
+    def decide(self, review: Review) -> list[Step] | None:
         from nastune.report import tune_view  # lazy: pydantic, through the wire formats
 
         tune_view.review(self.shown, review)
+        allowed = [s for s in review.actions if s.allowed]
         if self.yes or review.empty:
-            return True
+            return allowed
         if not sys.stdin.isatty():
             self.shown.print("add --yes to apply it (no terminal to ask on)", highlight=False)
-            return False
-        return typer.confirm("Apply these changes, prove them and leave them applied (`nastune rollback` undoes them)?")
-
-    def action(self, step: Step) -> bool:
-        if self.yes or not sys.stdin.isatty():
-            return False
-        question = f"Run {step.label} ({step.disruption}; it cannot be undone)?"
-        return typer.confirm(question, default=False)
+            return None
+        asked = [s for s in review.actions if not s.allowed and typer.confirm(f"Run {s.label} ({s.disruption})?")]
+        if not typer.confirm(
+            "Apply these changes, prove them and leave them applied (`nastune rollback` undoes them)?"
+        ):
+            return None
+        return allowed + asked
 
 
 @app.command(short_help="The main job: diagnose, tune, prove the gain")

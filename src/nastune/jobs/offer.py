@@ -38,12 +38,11 @@ class Choices:
 
 
 class Consent(Protocol):
-    """The operator, asked: whether to go on with a reviewed plan, and whether to run a one-off
-    action that no --allow named (an operator who cannot be asked says no)."""
+    """The operator, shown the reviewed plan: the one-off actions to run (those --allow named,
+    and those they say yes to), or None when they say no to the plan (an operator who cannot
+    be asked runs only what --allow named, and only with --yes)."""
 
-    def plan(self, review: Review) -> bool: ...
-
-    def action(self, step: Step) -> bool: ...
+    def decide(self, review: Review) -> list[Step] | None: ...
 
 
 class Declined(Failure):
@@ -52,12 +51,10 @@ class Declined(Failure):
     code = 1
 
 
-def offered(
-    spec: Choices, site: Site, findings: list[Finding], consent: Consent, accept_risk: bool
-) -> tuple[Plan, list[str]]:
+def offered(spec: Choices, site: Site, findings: list[Finding], accept_risk: bool) -> tuple[Plan, list[str]]:
     """The plan optimize offers: the operator's own file or the findings', the rules they chose,
-    what the site and the risks allow, and the one-off actions allowed by name or by answer (each
-    then bounded to `action_seconds`); and why each change left out was."""
+    what the site and the risks allow, its one-off actions each bounded to `action_seconds`; and
+    why each change left out was."""
     if spec.plan_file:
         plan = site.stamp(load(spec.plan_file))
     else:
@@ -73,15 +70,25 @@ def offered(
         else:
             picked.append(c)
     plan, skipped = choose(plan.model_copy(update={"changes": picked}), site.shared_kernel, accept_risk)
-    kept = []
-    for c in plan.changes:
-        if not KNOBS[c.knob].action:
-            kept.append(c)
-        elif c.knob in spec.allow or consent.action(Step.of(c)):
-            kept.append(c.model_copy(update={"new": spec.action_seconds}))
-        else:
-            skipped.append(f"{c.knob} {c.target}: a one-off run that cannot be undone (--allow {c.knob} runs it)")
-    return plan.model_copy(update={"changes": kept}), left + skipped
+    timed = lambda c: c.model_copy(update={"new": spec.action_seconds}) if KNOBS[c.knob].action else c
+    return plan.model_copy(update={"changes": [timed(c) for c in plan.changes]}), left + skipped
+
+
+def agreed(plan: Plan, left: list[str], switches: int, spec: Choices, consent: Consent) -> tuple[Plan, list[str]]:
+    """The plan as the operator agreed to it after seeing it: its settings, and the one-off actions
+    --allow named or they said yes to; Declined when they said no."""
+    review = Review.of(plan, left, switches, spec.allow)
+    chosen = consent.decide(review)
+    if chosen is None:
+        raise Declined("nothing was changed")
+    run = {s.change.id for s in chosen}
+    kept = [c for c in plan.changes if not KNOBS[c.knob].action or c.id in run]
+    left = left + [
+        f"{s.label}: a one-off run that cannot be undone (--allow {s.change.knob} runs it)"
+        for s in review.actions
+        if s.change.id not in run
+    ]
+    return plan.model_copy(update={"changes": kept}), left
 
 
 def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, list[str]]:

@@ -24,7 +24,7 @@ from nastune.bench.sizing import sized
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.jobs import ab
-from nastune.jobs.offer import Choices, Consent, Declined, offered
+from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.remote.nas import NasError
 from nastune.report import html
 from nastune.rules.model import Finding
@@ -34,7 +34,6 @@ from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
-from nastune.tune.review import Review
 from nastune.tune.system import TuneError
 
 FLOWS = ("interleaved", "before-after")
@@ -144,11 +143,13 @@ def run(spec: OptimizeSpec, site: Site, console, consent: Consent, log=print) ->
         (spec.out / "facts.json").write_text(json.dumps(facts, indent=1))
         findings = knowledge.evaluate(Facts.model_validate(facts))
         log(f"diagnose: {len(findings)} findings")
-        plan, skipped = offered(spec.choices, site, findings, consent, spec.accept_risk)
+        plan, skipped = offered(spec.choices, site, findings, spec.accept_risk)
         (spec.out / "plan.json").write_text(plan.to_json() + "\n")
-        switches = 2 * spec.pairs[1] if spec.pairs and (spec.flow == "interleaved" or spec.pairs) else 0
-        if not consent.plan(Review.of(plan, skipped, switches)):
-            raise Declined(f"nothing was changed; the plan is in {spec.out / 'plan.json'} (edit it, then --plan FILE)")
+        switches = 2 * spec.pairs[1] if spec.pairs else 0
+        try:
+            plan, skipped = agreed(plan, skipped, switches, spec.choices, consent)
+        except Declined as e:
+            raise Declined(f"{e}; the plan is in {spec.out / 'plan.json'} (edit it, then --plan FILE)") from None
         flow = _before_after if spec.flow == "before-after" else _interleaved
         return flow(spec, site, tuner, facts, findings, (plan, skipped), console, log)
 

@@ -111,10 +111,11 @@ def review(shown: Console, done: Review) -> None:
             )
         shown.print(table)
     for s in done.actions:
+        when = "allowed by --allow" if s.allowed else f"runs only if you say yes here, or with --allow {s.change.knob}"
         shown.print(
             Text.assemble(
                 ("one-off action: ", "yellow"),
-                f"{s.label} for up to {s.change.new} s: {s.disruption}; {s.lasts}",
+                f"{s.label} for up to {s.change.new} s: {s.disruption}; {s.lasts} ({when})",
             )
         )
     for line in done.disruptions:

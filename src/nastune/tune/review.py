@@ -17,11 +17,12 @@ class Step:
     lasts: str  # survives a reboot or not, in words
     disruption: str  # what making it (or undoing it) disturbs; "" for nothing
     action: bool  # a one-off run that cannot be undone
+    allowed: bool = False  # an action the operator allowed already (--allow): not asked about
 
     @classmethod
-    def of(cls, change: PlannedChange) -> Step:
+    def of(cls, change: PlannedChange, allow: list[str] | tuple[str, ...] = ()) -> Step:
         knob = KNOBS[change.knob]
-        return cls(change, knob.label(change), knob.lasts(), knob.disruption, knob.action)
+        return cls(change, knob.label(change), knob.lasts(), knob.disruption, knob.action, change.knob in allow)
 
 
 @dataclass
@@ -35,8 +36,8 @@ class Review:
     switches: int = 0
 
     @classmethod
-    def of(cls, plan: Plan, left_out: list[str], switches: int = 0) -> Review:
-        steps = [Step.of(c) for c in plan.changes]
+    def of(cls, plan: Plan, left_out: list[str], switches: int = 0, allow: list[str] | tuple[str, ...] = ()) -> Review:
+        steps = [Step.of(c, allow) for c in plan.changes]
         return cls([s for s in steps if not s.action], [s for s in steps if s.action], left_out, switches)
 
     @property
