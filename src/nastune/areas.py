@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nastune.errors import UsageError
+
 AREAS = ("system", "sysctl", "network", "block", "md", "mounts", "zfs", "nfs_server", "nfs_client", "smb", "kernel_log")
 GROUPS = {"storage": ("block", "md", "mounts", "zfs"), "nfs": ("nfs_server", "nfs_client"), "kernel": ("kernel_log",)}
 
@@ -18,5 +20,5 @@ def expand(areas: Iterable[str]) -> list[str]:
         elif name in AREAS:
             wanted.add(name)
         else:
-            raise ValueError(f"unknown area {name!r}; choose from {', '.join(AREAS + tuple(GROUPS))}")
+            raise UsageError(f"unknown area {name!r}; choose from {', '.join(AREAS + tuple(GROUPS))}")
     return [a for a in AREAS if a in wanted]

@@ -9,3 +9,11 @@ class Failure(Exception):
     for when it has one of its own (None: the command's usual failure status)."""
 
     code: int | None = None
+
+
+class UsageError(Failure, ValueError):
+    """What was asked cannot be done as asked: a bad option, file, field or value, named in the
+    message (exit 2). Any other exception that reaches the command line is a bug: a traceback
+    with -v."""
+
+    code = 2

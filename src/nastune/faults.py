@@ -2,7 +2,8 @@
 SIGKILL, as a power cut or an operator's kill -9 would; NASTUNE_PAUSE_AT=POINT:SECONDS holds it
 there (to let a second process meet it, as two operators would); NASTUNE_FILL_AT=POINT:DIR fills
 the file system of DIR there, as another program filling the disk would (the filler file stays,
-for the test to remove). Points are named where they are placed (lab:network, apply:2:written, ...)."""
+for the test to remove); NASTUNE_RAISE_AT=POINT raises a ValueError there, as a bug in nastune
+would. Points are named where they are placed (lab:network, apply:2:written, ...)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import time
 
 
 def checkpoint(point: str) -> None:
+    if os.environ.get("NASTUNE_RAISE_AT") == point:
+        raise ValueError(f"not enough values to unpack (injected at {point})")
     if os.environ.get("NASTUNE_KILL_AT") == point:
         os.kill(os.getpid(), signal.SIGKILL)
     where, _, seconds = os.environ.get("NASTUNE_PAUSE_AT", "").rpartition(":")

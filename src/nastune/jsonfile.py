@@ -12,18 +12,20 @@ import stat
 import sys
 from pathlib import Path
 
+from nastune.errors import UsageError
+
 MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64  # nastune's own files nest at most ~8 deep
 
 
 def _constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise UsageError(f"{name} is not a number JSON allows")
 
 
 def _float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise ValueError(f"{text[:20]} is out of range")
+        raise UsageError(f"{text[:20]} is out of range")
     return value
 
 
@@ -45,13 +47,13 @@ def _too_deep(text: str) -> bool:
 def loads(text: str, where: str) -> object:
     """Parse JSON text; ValueError naming `where` for anything malformed or hostile."""
     if _too_deep(text):
-        raise ValueError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
+        raise UsageError(f"{where}: JSON nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text, parse_constant=_constant, parse_float=_float)
     except RecursionError:
-        raise ValueError(f"{where}: JSON nested too deeply") from None
+        raise UsageError(f"{where}: JSON nested too deeply") from None
     except ValueError as e:
-        raise ValueError(f"{where}: not JSON ({e})") from None
+        raise UsageError(f"{where}: not JSON ({e})") from None
 
 
 def read_text(path: Path, limit: int = MAX_BYTES) -> str:
@@ -62,15 +64,15 @@ def read_text(path: Path, limit: int = MAX_BYTES) -> str:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
-        raise ValueError(f"{path}: {e.strerror}") from None
+        raise UsageError(f"{path}: {e.strerror}") from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"{path}: is a directory, not a file")
+            raise UsageError(f"{path}: is a directory, not a file")
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file")
+            raise UsageError(f"{path}: not a regular file")
         if info.st_size > limit:
-            raise ValueError(f"{path}: larger than {limit // (1024 * 1024)} MiB")
+            raise UsageError(f"{path}: larger than {limit // (1024 * 1024)} MiB")
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(limit + 1)
     finally:
@@ -80,11 +82,11 @@ def read_text(path: Path, limit: int = MAX_BYTES) -> str:
 
 def _decode(data: bytes, where: object, limit: int) -> str:
     if len(data) > limit:
-        raise ValueError(f"{where}: larger than {limit // (1024 * 1024)} MiB")
+        raise UsageError(f"{where}: larger than {limit // (1024 * 1024)} MiB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{where}: not UTF-8 text (byte {e.start})") from None
+        raise UsageError(f"{where}: not UTF-8 text (byte {e.start})") from None
 
 
 def load(path: Path) -> object:
@@ -94,7 +96,7 @@ def load(path: Path) -> object:
 def load_versioned(path: Path, schema: str, what: str) -> dict:
     data = load(path)
     if not isinstance(data, dict) or data.get("schema") != schema:
-        raise ValueError(f'{path}: not a nastune {what} (expected "schema": "{schema}")')
+        raise UsageError(f'{path}: not a nastune {what} (expected "schema": "{schema}")')
     return data
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, SecretStr, ValidationError, field_validator
 
+from nastune.errors import UsageError
+
 # what both file formats can carry on one line: no line break or NUL; a user name also no `:`
 # (curl splits user:password at the first) and no `\` or `%` (a domain separator to smbclient)
 NAME = re.compile(r"[^\x00-\x1f\x7f:\\%]{1,256}")
@@ -27,7 +29,7 @@ class Login(BaseModel):
     @classmethod
     def _one_line(cls, value: str | None) -> str | None:
         if value is not None and not NAME.fullmatch(value):
-            raise ValueError("a name of 1-256 characters without line breaks, ':', '\\' or '%'")
+            raise UsageError("a name of 1-256 characters without line breaks, ':', '\\' or '%'")
         return value
 
     @field_validator("password")
@@ -36,7 +38,7 @@ class Login(BaseModel):
         text = value.get_secret_value()
         if re.search(r"[\x00\n\r]", text) or text[:1] in (" ", "\t") or len(text) > 1024:
             # smbclient's file format drops a leading blank and ends a value at a line break
-            raise ValueError("a password of at most 1024 characters, on one line, not starting with a blank")
+            raise UsageError("a password of at most 1024 characters, on one line, not starting with a blank")
         return value
 
     def smbclient_file(self) -> str:

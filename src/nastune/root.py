@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from nastune import commands
 from nastune.commands import CommandResult, command_key
-from nastune.errors import Failure
+from nastune.errors import Failure, UsageError
 from nastune.jsonfile import loads
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Root:
         self.path = os.path.abspath(os.fspath(path))
         self.live = self.path == "/"
         if recorder is not None and not self.live:
-            raise ValueError("only a live root can be recorded")
+            raise UsageError("only a live root can be recorded")
         self.recorder = recorder
         self._dirs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._errors: dict[str, str] = {}
@@ -355,7 +355,7 @@ class Root:
         try:
             data = loads(text, where)
             if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
+                raise UsageError("not a JSON object")
             fields = (data.get("returncode"), data.get("stdout", ""), data.get("stderr", ""), data.get("error"))
             if not (
                 isinstance(fields[0], int | None)
@@ -364,7 +364,7 @@ class Root:
                 and isinstance(fields[2], str)
                 and isinstance(fields[3], str | None)
             ):
-                raise ValueError("returncode, stdout, stderr or error has the wrong type")
+                raise UsageError("returncode, stdout, stderr or error has the wrong type")
         except ValueError as e:
             return CommandResult(argv, None, error=f"corrupt recorded output {where}: {e}")
         return CommandResult(argv, *fields)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from nastune.errors import UsageError
+
 _SIZE = re.compile(r"^([0-9]{1,15})([KMGT]?)i?B?$", re.IGNORECASE)
 _RATE = re.compile(r"^([0-9]{1,6}(?:\.[0-9]{1,6})?)(k|m|g)?bit$", re.IGNORECASE)
 MAX_SIZE = 1 << 50  # 1 PiB
@@ -16,20 +18,20 @@ def size_bytes(text: str | int) -> int:
         return text
     m = _SIZE.match(text.strip())
     if not m:
-        raise ValueError(f"not a size: {text[:40]!r} (use e.g. 512M, 4G)")
+        raise UsageError(f"not a size: {text[:40]!r} (use e.g. 512M, 4G)")
     value = int(m.group(1)) << (10 * " KMGT".index(m.group(2).upper() or " "))
     if value > MAX_SIZE:
-        raise ValueError(f"{text[:40]!r} is larger than 1 PiB")
+        raise UsageError(f"{text[:40]!r} is larger than 1 PiB")
     return value
 
 
 def rate_bits(text: str) -> int:
     m = _RATE.match(text.strip())
     if not m:
-        raise ValueError(f"not a rate: {text[:40]!r} (use e.g. 100mbit, 1gbit)")
+        raise UsageError(f"not a rate: {text[:40]!r} (use e.g. 100mbit, 1gbit)")
     value = float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6, "g": 1e9}[(m.group(2) or "").lower() or None]
     if not 1000 <= value <= MAX_RATE:
-        raise ValueError(f"{text[:40]!r} is outside 1kbit..400gbit")
+        raise UsageError(f"{text[:40]!r} is outside 1kbit..400gbit")
     return int(value)
 
 
@@ -40,10 +42,10 @@ def seconds(text: str) -> int:
     """A duration: 90, 90s, 30m, 2h (at most a day)."""
     m = _DURATION.match(text.strip())
     if not m:
-        raise ValueError(f"not a duration: {text[:40]!r} (use e.g. 600, 30m, 2h)")
+        raise UsageError(f"not a duration: {text[:40]!r} (use e.g. 600, 30m, 2h)")
     value = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600}[(m.group(2) or "s").lower()]
     if not 60 <= value <= 86400:
-        raise ValueError(f"{text[:40]!r} is outside 1 minute .. 24 hours")
+        raise UsageError(f"{text[:40]!r} is outside 1 minute .. 24 hours")
     return value
 
 

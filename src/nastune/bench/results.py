@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune import commands
+from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
 from nastune.protocols import PROTOCOLS
 
@@ -33,17 +34,17 @@ class MetricResult(BaseModel):
         """Rates, times and counts: a comparison divides by them, so each must be a finite,
         positive number, and there must be at least one."""
         if not v:
-            raise ValueError("no values (an empty list of repeats)")
+            raise UsageError("no values (an empty list of repeats)")
         for i, x in enumerate(v):
             if not math.isfinite(x) or x <= 0:
-                raise ValueError(f"repeat {i + 1} is {x}: a measured value must be finite and positive")
+                raise UsageError(f"repeat {i + 1} is {x}: a measured value must be finite and positive")
         return v
 
     @field_validator("limit")
     @classmethod
     def _limit(cls, v: float | None) -> float | None:
         if v is not None and (not math.isfinite(v) or v <= 0):
-            raise ValueError(f"{v} is not a physical limit")
+            raise UsageError(f"{v} is not a physical limit")
         return v
 
     @property
@@ -93,7 +94,7 @@ class WorkloadResult(BaseModel):
     @classmethod
     def _target(cls, v: dict) -> dict:
         if not isinstance(v.get("url"), str) or not v["url"]:
-            raise ValueError("has no url")
+            raise UsageError("has no url")
         return v
 
     @property
@@ -144,7 +145,7 @@ def load(path: Path) -> ResultSet:
                 message += f" (workload {data['results'][loc[1]]['workload']}, metric {loc[3]})"
             except (KeyError, IndexError, TypeError):
                 pass
-        raise ValueError(message) from e
+        raise UsageError(message) from e
 
 
 def tool_versions() -> dict[str, str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
+from nastune.errors import UsageError
 
 
 def known(names: list[str]) -> list[Workload]:
     """The named workloads; ValueError names the first unknown one."""
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:
-        raise ValueError(f"unknown workload {unknown[0]!r}; `nastune bench list` shows them")
+        raise UsageError(f"unknown workload {unknown[0]!r}; `nastune bench list` shows them")
     return [WORKLOADS[n] for n in names]
 
 
@@ -22,7 +23,7 @@ def choose(available: list[Target], names: list[str]) -> list[tuple[Workload, Ta
     for w in known(names):
         chosen = [system] if w.kinds == ("system",) else [t for t in available if t.kind in w.kinds]
         if not chosen:
-            raise ValueError(
+            raise UsageError(
                 f"workload {w.name} runs on {', '.join(w.kinds)} targets, not on {', '.join(t.url for t in available)}"
             )
         chosen_pairs += [(w, t) for t in chosen]

@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from nastune.errors import UsageError
 from nastune.facts.mounts import parse_mounts
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
@@ -114,6 +115,6 @@ def parse(spec: str) -> Target:
         return Target(url.scheme, spec, host=url.hostname, share=url.path.strip("/"))
     if url.scheme == "iperf3" and url.hostname:
         return Target("iperf3", spec, host=url.hostname)
-    raise ValueError(
+    raise UsageError(
         f"target {spec!r}: use an absolute path, smb://HOST/SHARE, nfs://HOST/EXPORT, ftp://HOST/DIR or iperf3://HOST"
     )

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Metric, Workload
+from nastune.errors import UsageError
 from nastune.protocols.client import BenchError, start_at
 
 FAIRNESS = "fairness"
@@ -33,7 +34,7 @@ def per_client(metric: str, client: str) -> str:
 class Together(Workload):
     def __init__(self, inner: Workload, targets: list[Target]):
         if len(targets) < 2:
-            raise ValueError("together: two clients or more")
+            raise UsageError("together: two clients or more")
         self.inner, self.targets = inner, targets
         self.name, self.title, self.doc = inner.name, inner.title, inner.doc
         self.kinds, self.source, self.view = inner.kinds, inner.source, inner.view

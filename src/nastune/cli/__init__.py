@@ -18,11 +18,14 @@ from nastune.cli.help import tidy
 CONTROLLER = ("numpy", "scipy", "plotly", "jinja2", "openpyxl", "optuna")  # pyproject's [controller] extra
 
 
+INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in nastune, not in what it was given
+
+
 def main() -> None:
     command = typer.main.get_command(app)
     tidy(command)
     try:
-        command(prog_name="nastune")
+        command(prog_name="nastune")  # click turns its own exceptions into exit statuses
     except ModuleNotFoundError as e:
         missing = (e.name or "").split(".")[0]
         if missing not in CONTROLLER:
@@ -35,6 +38,13 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(2)
+    except Exception as e:  # a bug: its traceback with -v, one line without
+        if {"-v", "--verbose"} & set(sys.argv[1:]):
+            raise
+        err.print(
+            Text.assemble(("internal error:", "red"), f" {type(e).__name__}: {e}; rerun with -v for the traceback")
+        )
+        sys.exit(INTERNAL)
 
 
 __all__ = ["app", "autotune", "bench", "facts", "lab", "main", "optimize", "tune", "watch"]

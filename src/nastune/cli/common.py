@@ -73,14 +73,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 @contextmanager
 def failing(code: int = 2, interrupted: str = "interrupted") -> Iterator[None]:
-    """A stage's failure (its message names the file, field or host), a bad value or an OSError
-    becomes that message and exit `code`, or the failure's own code (3: changes remain applied);
-    Ctrl-C becomes `interrupted` (what state it left) and exit 130."""
+    """A stage's failure (its message names the file, field or host) or an OSError becomes that
+    message and exit `code`, or the failure's own code (2: bad input; 3: changes remain applied);
+    Ctrl-C becomes `interrupted` (what state it left) and exit 130. Any other exception is a bug:
+    it goes on to `main`, which shows its traceback with -v."""
     try:
         yield
     except KeyboardInterrupt:
         fail(interrupted, 130)
-    except (Failure, ValueError) as e:
+    except Failure as e:
         fail(str(e), getattr(e, "code", None) or code)
     except OSError as e:
         fail(f"{e.filename}: {e.strerror}" if e.filename else str(e.strerror or e), code)

@@ -13,7 +13,8 @@ EXIT_CODES = (
     "--fail-on, drift, a regression, a worse verdict), with nothing left changed; 2 bad input (a "
     "file, field, option or host named in the message), nothing done; 3 a failure left changes "
     "applied that could not be undone, each listed with the command that undoes it by hand; "
-    "130 interrupted (the system is left as the message says)."
+    "70 a bug in nastune (rerun with -v for its traceback); 130 interrupted (the system is left as "
+    "the message says)."
 )
 
 

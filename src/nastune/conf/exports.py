@@ -7,6 +7,8 @@ import shlex
 
 from pydantic import BaseModel
 
+from nastune.errors import UsageError
+
 _CLIENT = re.compile(r"^([^()\s]*)(?:\(([^()]*)\))?$")
 
 
@@ -54,7 +56,7 @@ def parse(text: str, source: str, problems: list[str] | None = None) -> list[Exp
             start, size = number, 0
         size += len(line)
         if size > MAX_LINE:
-            raise ValueError(f"line {start}: longer than {MAX_LINE} characters")
+            raise UsageError(f"line {start}: longer than {MAX_LINE} characters")
         if line.endswith("\\"):
             parts.append(line[:-1] + " ")
             continue
@@ -72,7 +74,7 @@ def _entry(line: str, source: str, number: int) -> Export:
     try:
         words = shlex.split(line)
     except ValueError as e:
-        raise ValueError(f"line {number}: {e}") from e
+        raise UsageError(f"line {number}: {e}") from e
     path, rest = words[0], words[1:]
     defaults: list[str] = []  # `-opts` (exports(5)): for the clients after it on this line
     clients = []
@@ -82,7 +84,7 @@ def _entry(line: str, source: str, number: int) -> Export:
             continue
         m = _CLIENT.match(word)
         if not m:
-            raise ValueError(f"line {number}: cannot parse client {word!r}")
+            raise UsageError(f"line {number}: cannot parse client {word!r}")
         options = m.group(2).split(",") if m.group(2) else []
         clients.append(ExportClient(host=m.group(1) or "*", options=defaults + options))
     if not clients:  # a path alone is exported to every host with the defaults

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from nastune.errors import UsageError
+
 SAMBA_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _:.-]{0,79}")
 SAMBA_SECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.$-]{0,79}")
 SAMBA_VALUE = re.compile(r"[A-Za-z0-9 _.,:/=%@+*-]{0,512}")
@@ -32,7 +34,7 @@ def check(pattern: re.Pattern, value: object, what: str) -> str:
     text = str(value)
     if not pattern.fullmatch(text):
         shown = text if len(text) <= 60 else text[:57] + "..."
-        raise ValueError(
+        raise UsageError(
             f"{what}: {shown!r} is not allowed here (no newlines, braces, semicolons, "
             "quotes or other characters that could change the file's structure)"
         )
@@ -43,7 +45,7 @@ def remote_name(value: str, what: str) -> str:
     """`value` if it can be passed to a client tool as one file or share name; ValueError naming
     `what` otherwise (checked again where each tool is called, whatever the value's origin)."""
     if not REMOTE_NAME.fullmatch(value) or value.strip() != value:
-        raise ValueError(
+        raise UsageError(
             f"{what}: {value[:60]!r} cannot be passed safely to the client tools (letters, digits, spaces "
             "inside, and _ . , + @ = / - are allowed; no ; quotes $ ` \\ ? # % or control characters, and no "
             "part that starts with -)"
@@ -59,5 +61,5 @@ def host_address(value: str, what: str) -> str:
     except ValueError:
         pass
     if not HOSTNAME.fullmatch(value) or value.replace(".", "").isdigit():
-        raise ValueError(f"{what}: {value[:60]!r} is not a host name or an IP address")
+        raise UsageError(f"{what}: {value[:60]!r} is not a host name or an IP address")
     return value

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from nastune.errors import UsageError
+
 MAX_LINE = 1 << 20
 INCLUDE_DEPTH = 8
 DEFAULTS_FROM = "Samba 4.17 (testparm -s -v of an empty smb.conf, samba-4.17-defaults.conf)"
@@ -117,7 +119,7 @@ def parse(text: str) -> Sections:
     reader = _Reader(None, str)
     reader.feed("", text)
     if reader.done.problems:
-        raise ValueError(reader.done.problems[0].lstrip())
+        raise UsageError(reader.done.problems[0].lstrip())
     return reader.done.sections
 
 

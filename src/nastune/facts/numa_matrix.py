@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nastune import jsonfile
+from nastune.errors import UsageError
 from nastune.facts.model import Fact
 
 MAX_NODES = 1024
@@ -13,7 +14,7 @@ MAX_NODES = 1024
 
 def _bandwidth(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e6:
-        raise ValueError(f"{str(value)[:20]!r} is not a bandwidth in GB/s")
+        raise UsageError(f"{str(value)[:20]!r} is not a bandwidth in GB/s")
     return float(value)
 
 
@@ -23,10 +24,10 @@ def load(path: Path) -> Fact[list[list[float]]]:
         data = jsonfile.load(path)
         rows = data["matrix"] if isinstance(data, dict) else data
         if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows) or len(rows) > MAX_NODES:
-            raise ValueError(f"a list of at most {MAX_NODES} rows is needed")
+            raise UsageError(f"a list of at most {MAX_NODES} rows is needed")
         matrix = [[_bandwidth(v) for v in row] for row in rows]
     except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f'{path}: not a bandwidth matrix ({e}); expected {{"matrix": [[GB/s, ...], ...]}}') from e
+        raise UsageError(f'{path}: not a bandwidth matrix ({e}); expected {{"matrix": [[GB/s, ...], ...]}}') from e
     if not matrix or any(len(row) != len(matrix) for row in matrix):
-        raise ValueError(f"{path}: the matrix must be square (one row and one column per NUMA node)")
+        raise UsageError(f"{path}: the matrix must be square (one row and one column per NUMA node)")
     return Fact(value=matrix, source=str(path))

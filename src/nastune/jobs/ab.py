@@ -35,7 +35,7 @@ from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.results import ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
-from nastune.errors import Failure
+from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
 from nastune.sites.base import Pairs, Site
@@ -73,7 +73,7 @@ class AbSpec:
 
     def __post_init__(self) -> None:
         if self.min_pairs > self.max_pairs:
-            raise ValueError("--min-pairs must not exceed --max-pairs")
+            raise UsageError("--min-pairs must not exceed --max-pairs")
 
 
 @dataclass

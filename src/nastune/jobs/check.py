@@ -18,6 +18,7 @@ from nastune.bench import runner
 from nastune.bench.results import ResultSet, load
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
+from nastune.errors import UsageError
 from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
@@ -84,7 +85,7 @@ def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target
     out = []
     for r in stored.results:
         if r.workload not in WORKLOADS:
-            raise ValueError(f"baseline workload {r.workload!r}: not a workload of this nastune")
+            raise UsageError(f"baseline workload {r.workload!r}: not a workload of this nastune")
         out.append((WORKLOADS[r.workload], site.find(str(r.target.get("url", "")))))
     return out
 
@@ -95,7 +96,7 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
 
     stored = baselines.load_named(name)
     if not stored.results:
-        raise ValueError(f"baseline {name!r} holds no results")
+        raise UsageError(f"baseline {name!r} holds no results")
     repeats = max([2] + [len(m.values) for r in stored.results for m in r.metrics.values()])
     params = dict(stored.results[0].params)
     return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)

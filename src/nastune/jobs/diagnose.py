@@ -9,8 +9,10 @@ from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune.bench import results
+from nastune.errors import UsageError
 from nastune.facts import Facts
 from nastune.facts import numa_matrix as numa_matrix_file
+from nastune.faults import checkpoint
 from nastune.rules.model import Findings
 from nastune.rules.runtime import with_runtime
 from nastune.severity import Severity
@@ -25,15 +27,16 @@ class DiagnoseSpec:
 
 
 def check(spec: DiagnoseSpec) -> list:
-    """The measured runs, after refusing unknown rules and unreadable files (ValueError)."""
+    """The measured runs, after refusing unknown rules and unreadable files (UsageError)."""
     known = {r.id for r in knowledge.all_rules()}
     unknown = [r for r in spec.only if r not in known]
     if unknown:
-        raise ValueError(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
+        raise UsageError(f"unknown rule {', '.join(unknown)}; `nastune explain` lists them")
     return [results.load(path) for path in spec.profiles]
 
 
 def run(spec: DiagnoseSpec, facts: Facts, runs: list) -> Findings:
+    checkpoint("diagnose")
     if spec.numa_matrix is not None:
         facts.numa_bandwidth = numa_matrix_file.load(spec.numa_matrix)
     found = knowledge.evaluate(facts, only=spec.only or None, min_severity=spec.min_severity)

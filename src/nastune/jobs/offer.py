@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from nastune import rules as knowledge
-from nastune.errors import Failure
+from nastune.errors import Failure, UsageError
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
 from nastune.tune.knobs import KNOBS
@@ -34,7 +34,7 @@ class Choices:
         actions = [k for k, knob in KNOBS.items() if knob.action]
         for kind in self.allow:
             if kind not in actions:
-                raise ValueError(f"--allow {kind}: the one-off actions are {', '.join(actions)}")
+                raise UsageError(f"--allow {kind}: the one-off actions are {', '.join(actions)}")
 
 
 class Consent(Protocol):
@@ -62,7 +62,7 @@ def offered(spec: Choices, site: Site, findings: list[Finding], accept_risk: boo
     known = {c.rule for c in plan.changes} | {f.rule for f in findings}
     for rule in spec.only + spec.skip:
         if rule not in known and not any(r.id == rule for r in knowledge.all_rules()):
-            raise ValueError(f"--only/--skip {rule}: no such rule (`nastune explain` lists them)")
+            raise UsageError(f"--only/--skip {rule}: no such rule (`nastune explain` lists them)")
     picked, left = [], []
     for c in plan.changes:
         if (spec.only and c.rule not in spec.only) or c.rule in spec.skip:

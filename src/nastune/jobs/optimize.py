@@ -21,7 +21,7 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
-from nastune.errors import Failure
+from nastune.errors import Failure, UsageError
 from nastune.facts import Facts
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
@@ -66,9 +66,9 @@ class OptimizeSpec:
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
-            raise ValueError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
+            raise UsageError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
         if self.pairs and self.pairs[0] > self.pairs[1]:
-            raise ValueError("--min-pairs must not exceed --max-pairs")
+            raise UsageError("--min-pairs must not exceed --max-pairs")
 
 
 @dataclass

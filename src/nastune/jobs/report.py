@@ -10,6 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from nastune import jsonfile
 from nastune.bench.results import ResultSet
+from nastune.errors import UsageError
 from nastune.facts import Facts
 from nastune.report import html
 from nastune.rules.model import Finding
@@ -19,7 +20,7 @@ from nastune.stats.runs import Incomparable, compare_runs
 def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings: Path | None = None) -> Path:
     """The report's path; ValueError names a bad file (or field), OSError one that cannot be written."""
     if out.is_dir() or not out.parent.is_dir():
-        raise ValueError(
+        raise UsageError(
             f"{out}: {'is a directory' if out.is_dir() else 'its directory does not exist'}; give a file path"
         )
     rows, notes = [], []
@@ -40,7 +41,7 @@ def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings:
             if data is not None:
                 TypeAdapter(model).validate_python(data)
         except ValidationError as e:
-            raise ValueError(jsonfile.invalid(path, e)) from None
+            raise UsageError(jsonfile.invalid(path, e)) from None
     try:
         return html.render(
             runs, out, rows, notes, facts=cast(dict | None, facts_data), findings=cast(list | None, findings_data)

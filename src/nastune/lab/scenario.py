@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nastune.conf import safe
+from nastune.errors import UsageError
 from nastune.jsonfile import invalid, read_text
 from nastune.units import rate_bits, size_bytes
 
@@ -29,7 +30,7 @@ class Network(Strict):
     @classmethod
     def _triple(cls, v: str | None) -> str | None:
         if v is not None and not re.fullmatch(r"[0-9]{1,12}[ \t]+[0-9]{1,12}[ \t]+[0-9]{1,12}", v):
-            raise ValueError("three whole numbers (min default max), e.g. '4096 131072 6291456'")
+            raise UsageError("three whole numbers (min default max), e.g. '4096 131072 6291456'")
         return v
 
     @field_validator("rate")
@@ -69,7 +70,7 @@ class Storage(Strict):
     @classmethod
     def _log(cls, v: str) -> str:
         if size_bytes(v) < 64 << 20:
-            raise ValueError("an XFS log must be at least 64M (mkfs.xfs refuses smaller)")
+            raise UsageError("an XFS log must be at least 64M (mkfs.xfs refuses smaller)")
         return v
 
 
@@ -126,13 +127,13 @@ def load(name_or_file: str, network: dict | None = None, **fields) -> Scenario:
         path = HERE / f"{name_or_file}.toml"
         if not path.exists():
             choices = ", ".join(sorted(p.stem for p in HERE.glob("*.toml")))
-            raise ValueError(f"no scenario {name_or_file!r}; built in: {choices}; or give a .toml file")
+            raise UsageError(f"no scenario {name_or_file!r}; built in: {choices}; or give a .toml file")
     try:
         data = tomllib.loads(read_text(path, limit=1 << 20))
     except RecursionError:
-        raise ValueError(f"{path}: nested too deeply") from None
+        raise UsageError(f"{path}: nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"{path}: {e}") from e
+        raise UsageError(f"{path}: {e}") from e
     data.setdefault("name", path.stem)
     data.update(fields)
     if network:
@@ -140,4 +141,4 @@ def load(name_or_file: str, network: dict | None = None, **fields) -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:
-        raise ValueError(invalid(path, e)) from e
+        raise UsageError(invalid(path, e)) from e

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from nastune.errors import UsageError
+
 DEFAULT_DIR = Path(os.environ.get("NASTUNE_LAB_DIR", "/var/lib/nastune/lab"))
 
 
@@ -20,7 +22,7 @@ class State:
             try:
                 self.data = json.loads(self.path.read_text())
             except ValueError as e:
-                raise ValueError(f"{self.path}: corrupt lab state ({e}); remove the lab by hand") from e
+                raise UsageError(f"{self.path}: corrupt lab state ({e}); remove the lab by hand") from e
 
     @property
     def exists(self) -> bool:

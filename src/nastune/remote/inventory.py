@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune import login as logins
 from nastune.conf import safe
-from nastune.errors import Failure
+from nastune.errors import Failure, UsageError
 from nastune.jsonfile import field_name, read_text
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
@@ -66,14 +66,14 @@ class Host(BaseModel):
     def _known(cls, value: list[str]) -> list[str]:
         unknown = [p for p in value if p not in PROTOCOLS]
         if unknown:
-            raise ValueError(f"unknown protocol {unknown[0]!r}; known: {', '.join(PROTOCOLS)}")
+            raise UsageError(f"unknown protocol {unknown[0]!r}; known: {', '.join(PROTOCOLS)}")
         return value
 
     @field_validator("mount")
     @classmethod
     def _absolute(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith("/"):
-            raise ValueError("an absolute path")
+            raise UsageError("an absolute path")
         return value
 
 
@@ -105,9 +105,9 @@ class Nas(Host):
         for path, size in value:
             safe.remote_name(path, "a path")
             if path.startswith("/") or ".." in path.split("/") or not path.strip("/"):
-                raise ValueError(f"{path!r}: a path below the share's root")
+                raise UsageError(f"{path!r}: a path below the share's root")
             if size <= 0:
-                raise ValueError(f"{path}: a size in bytes above 0")
+                raise UsageError(f"{path}: a size in bytes above 0")
         return value
 
 

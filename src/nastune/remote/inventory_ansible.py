@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from nastune import commands
+from nastune.errors import UsageError
 from nastune.remote.inventory_ini import Members, Vars
 
 TIMEOUT = 120.0  # a dynamic inventory may ask a cloud API
@@ -31,12 +32,12 @@ def read(path: Path, ansible: str) -> Members:
     """Every group's hosts (through its children) with the variables Ansible gives each."""
     done = commands.run([ansible, "-i", str(path), "--list"], timeout=TIMEOUT, env=ENV)
     if not done.ok:
-        raise ValueError(f"{path}: ansible-inventory could not read it: {_why(done)}")
+        raise UsageError(f"{path}: ansible-inventory could not read it: {_why(done)}")
     try:
         listed = json.loads(done.stdout)
         hostvars: dict[str, Vars] = listed["_meta"]["hostvars"]
     except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{path}: ansible-inventory printed no inventory ({e})") from None
+        raise UsageError(f"{path}: ansible-inventory printed no inventory ({e})") from None
 
     def members(group: str, seen: frozenset[str]) -> list[str]:
         entry = listed.get(group) or {}
@@ -66,11 +67,11 @@ def decrypt(blob: str, what: str) -> str:
     vault = str(Path(found).with_name("ansible-vault")) if found else None
     password_file = os.environ.get("ANSIBLE_VAULT_PASSWORD_FILE")
     if not vault or not Path(vault).exists():
-        raise ValueError(f"{what}: encrypted with Ansible Vault, and ansible-vault is not installed here")
+        raise UsageError(f"{what}: encrypted with Ansible Vault, and ansible-vault is not installed here")
     if not password_file:
-        raise ValueError(f"{what}: encrypted with Ansible Vault: set ANSIBLE_VAULT_PASSWORD_FILE to its password file")
+        raise UsageError(f"{what}: encrypted with Ansible Vault: set ANSIBLE_VAULT_PASSWORD_FILE to its password file")
     argv = [vault, "decrypt", "--vault-password-file", password_file, "--output", "-"]
     done = commands.run(argv, timeout=TIMEOUT, input=blob, env=ENV)
     if not done.ok:
-        raise ValueError(f"{what}: ansible-vault could not decrypt it: {_why(done)}")
+        raise UsageError(f"{what}: ansible-vault could not decrypt it: {_why(done)}")
     return done.stdout

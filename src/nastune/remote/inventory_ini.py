@@ -16,6 +16,8 @@ import shlex
 import warnings
 from pathlib import Path
 
+from nastune.errors import UsageError
+
 Vars = dict[str, object]
 Members = dict[str, list[tuple[str, Vars]]]  # group -> its hosts (through children), merged vars
 
@@ -28,15 +30,15 @@ ASK_ANSIBLE = "install ansible-core, and nastune reads it through ansible-invent
 def refuse_unsupported(path: Path) -> None:
     """ValueError naming what this reader cannot read the way Ansible would."""
     if path.is_dir():
-        raise ValueError(f"{path}: an inventory directory; {ASK_ANSIBLE}")
+        raise UsageError(f"{path}: an inventory directory; {ASK_ANSIBLE}")
     if os.access(path, os.X_OK):
-        raise ValueError(f"{path}: an executable (dynamic) inventory; {ASK_ANSIBLE}")
+        raise UsageError(f"{path}: an executable (dynamic) inventory; {ASK_ANSIBLE}")
     kind = {".yml": "YAML", ".yaml": "YAML", ".json": "JSON", ".toml": "TOML"}.get(path.suffix)
     if kind:
-        raise ValueError(f"{path}: a {kind} inventory; {ASK_ANSIBLE}")
+        raise UsageError(f"{path}: a {kind} inventory; {ASK_ANSIBLE}")
     for beside in ("group_vars", "host_vars"):
         if (path.parent / beside).is_dir():
-            raise ValueError(f"{path.parent / beside}: {beside} beside the inventory; {ASK_ANSIBLE}")
+            raise UsageError(f"{path.parent / beside}: {beside} beside the inventory; {ASK_ANSIBLE}")
 
 
 def value(text: str) -> object:
@@ -95,20 +97,20 @@ def read(text: str, where: str) -> Members:
         if section:
             group, kind = section[1], section[2] or "hosts"
             if kind not in ("hosts", "children", "vars"):
-                raise ValueError(f"{at}: section [{group}:{kind}] has unknown type {kind!r}")
+                raise UsageError(f"{at}: section [{group}:{kind}] has unknown type {kind!r}")
             groups.hosts.setdefault(group, [])
             groups.children.setdefault(group, [])
             if group not in groups.children["all"] and group not in ("all", "ungrouped"):
                 groups.children["all"].append(group)
             continue
         if line.startswith("["):
-            raise ValueError(f"{at}: {line!r} is not a section header")
+            raise UsageError(f"{at}: {line!r} is not a section header")
         if _YAML.match(line):
-            raise ValueError(f"{at}: {line!r} reads as a YAML inventory; {ASK_ANSIBLE}")
+            raise UsageError(f"{at}: {line!r} reads as a YAML inventory; {ASK_ANSIBLE}")
         if kind == "vars":
             key, eq, rest = line.partition("=")
             if not eq or not key.strip():
-                raise ValueError(f"{at}: expected key=value, got {line!r}")
+                raise UsageError(f"{at}: expected key=value, got {line!r}")
             groups.vars.setdefault(group, {})[key.strip()] = value(rest.strip())
         elif kind == "children":
             groups.children[group].append(line.split()[0])
@@ -118,7 +120,7 @@ def read(text: str, where: str) -> Members:
     for parent, kids in groups.children.items():
         for kid in kids:
             if kid not in groups.hosts:
-                raise ValueError(f"{where}: [{parent}:children] names group {kid!r}, which is not defined")
+                raise UsageError(f"{where}: [{parent}:children] names group {kid!r}, which is not defined")
     return {g: [(h, groups.merged(h)) for h in groups.members(g)] for g in groups.hosts}
 
 
@@ -126,17 +128,17 @@ def _host_line(line: str, at: str) -> tuple[str, Vars]:
     try:
         words = shlex.split(line, comments=True)
     except ValueError as e:
-        raise ValueError(f"{at}: {e}") from None
+        raise UsageError(f"{at}: {e}") from None
     name = words[0]
     own: Vars = {}
     if "[" in name:
-        raise ValueError(f"{at}: {name!r} is a host range; {ASK_ANSIBLE}")
+        raise UsageError(f"{at}: {name!r} is a host range; {ASK_ANSIBLE}")
     with_port = _HOST_PORT.match(name)
     if with_port:
         name, own["ansible_port"] = with_port[1], int(with_port[2])
     for word in words[1:]:
         key, eq, rest = word.partition("=")
         if not eq or not key:
-            raise ValueError(f"{at}: host {name}: {word!r} is not key=value")
+            raise UsageError(f"{at}: host {name}: {word!r} is not key=value")
         own[key] = value(rest)
     return name, own

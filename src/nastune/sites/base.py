@@ -20,6 +20,7 @@ from nastune.bench.profile import Profiler
 from nastune.bench.results import Provenance, fingerprint, settings, tool_versions
 from nastune.bench.selection import choose, known
 from nastune.bench.targets import Target
+from nastune.errors import UsageError
 from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class Site(ABC):
 
     def system(self) -> System:
         """The System this process changes to tune the NAS (apply, verify, rollback, confirm)."""
-        raise ValueError(f"{self.name} is tuned by nastune on the NAS: --inventory FILE")
+        raise UsageError(f"{self.name} is tuned by nastune on the NAS: --inventory FILE")
 
     def journal(self, path: str | None) -> Journal:
         """The journal a tuning command acts on: `path`, or the newest applied to the site;
@@ -72,7 +73,7 @@ class Site(ABC):
 
     def stress(self, target: str | None, names: list[str]) -> tuple[Pairs, list[Target]]:
         """The measuring client's pairs and the targets of the clients that load the NAS."""
-        raise ValueError("--stress needs clients that load the NAS: --inventory FILE, or --lab with --clients")
+        raise UsageError("--stress needs clients that load the NAS: --inventory FILE, or --lab with --clients")
 
     def find(self, url: str) -> Target:
         """A target a stored run names by URL (check against a baseline), as it is now."""

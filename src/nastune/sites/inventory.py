@@ -15,6 +15,7 @@ from nastune.bench.profile import Profiler, RemoteProfiler
 from nastune.bench.selection import known, scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import Together
+from nastune.errors import UsageError
 from nastune.facts import Reading
 from nastune.packages import PACKAGES, install_hint
 from nastune.protocols import PROTOCOLS
@@ -55,7 +56,7 @@ class InventorySite(Site):
         self.shared_kernel = self.inventory.nas.lab
         self.hosts = self.inventory.select(self.clients)
         if not self.hosts:
-            raise ValueError(f"--clients {self.clients!r} names no client of {self.inventory.path}")
+            raise UsageError(f"--clients {self.clients!r} names no client of {self.inventory.path}")
 
     @classmethod
     def load(cls, path: Path, clients: str = "all", **options) -> Self:
@@ -100,7 +101,7 @@ class InventorySite(Site):
         for w in known(names):
             usable = [k for k in kinds if ("path" if k == "mount" else k) in w.kinds]
             if not usable:
-                raise ValueError(f"workload {w.name} runs on {', '.join(w.kinds)} targets, not on {', '.join(kinds)}")
+                raise UsageError(f"workload {w.name} runs on {', '.join(w.kinds)} targets, not on {', '.join(kinds)}")
             for kind in usable:
                 if kind not in found:
                     found[kind] = self.of_kind(kind, self.hosts)
@@ -109,7 +110,7 @@ class InventorySite(Site):
                     if n == 1:
                         out.append((w, group[0]))
                     elif kind == "iperf3":
-                        raise ValueError("network runs from one client at a time (an iperf3 server serves one client)")
+                        raise UsageError("network runs from one client at a time (an iperf3 server serves one client)")
                     else:
                         names_ = ",".join(t.client_name or "" for t in group)
                         out.append((Together(w, group), replace(group[0], client_name=names_, ssh=None)))
@@ -118,7 +119,7 @@ class InventorySite(Site):
     def stress(self, target: str | None, names: list[str]) -> tuple[Pairs, list[Target]]:
         """The first chosen client's pairs, and the targets of the clients that load the NAS."""
         if not target or len(self.hosts) < 2:
-            raise ValueError("--stress needs a --target and two clients or more (one measures, the others load)")
+            raise UsageError("--stress needs a --target and two clients or more (one measures, the others load)")
         alone = replace(self, clients=self.hosts[0].name, scaling=False)
         return alone.pairs(target, names), self.of_kind(target, self.hosts[1:])
 
@@ -127,15 +128,15 @@ class InventorySite(Site):
         measure it."""
         inv, nas, out = self.inventory, self.inventory.nas, []
         if kind not in KINDS:
-            raise ValueError(f"--target {kind!r} with an inventory: use one of {', '.join(KINDS)}")
+            raise UsageError(f"--target {kind!r} with an inventory: use one of {', '.join(KINDS)}")
         for host in hosts:
             ssh = Ssh(host)
             why = ssh.check()
             if why:
-                raise ValueError(why)
+                raise UsageError(why)
             lacking = missing_tools(ssh, client_tools(kind))
             if lacking:
-                raise ValueError(
+                raise UsageError(
                     f"client {host.name} ({host.address}) lacks {', '.join(lacking)}: "
                     f"apt-get install {' '.join(sorted({PACKAGES.get(t, t) for t in lacking}))}"
                 )
@@ -151,7 +152,7 @@ class InventorySite(Site):
             )
             if kind == "mount":
                 if not host.mount:
-                    raise ValueError(f"{inv.path}: client {host.name} has no nastune_mount (where it mounts the share)")
+                    raise UsageError(f"{inv.path}: client {host.name} has no nastune_mount (where it mounts the share)")
                 extra = {"fio_server": host.fio_server} if host.fio_server else {}
                 base = replace(base, kind="path", url=f"{host.name}:{host.mount}", share=host.mount, extra=extra)
                 out.append(replace(base, host=None, via_network=True, server_pid=self.server_pid))
@@ -161,7 +162,7 @@ class InventorySite(Site):
                     replace(base, server_pid=self.server_pid, extra={"port": nas.iperf3_port}, serve=self._iperf3)
                 )
             elif kind not in inv.protocols_of(host):
-                raise ValueError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
+                raise UsageError(f"{inv.path}: client {host.name} does not use {kind} ({SHARE_HINT})")
             else:
                 share, login = nas.shares[kind], inv.login(host, kind)
                 url = PROTOCOLS[kind].url(nas.data_address, share)
@@ -175,7 +176,7 @@ class InventorySite(Site):
         ssh = self.agent.ssh
         lacking = missing_tools(ssh, ["iperf3"]) if ssh else [t for t in ["iperf3"] if shutil.which(t) is None]
         if lacking:
-            raise ValueError(f"{self.agent.name} lacks iperf3, the network workload's server: {install_hint('iperf3')}")
+            raise UsageError(f"{self.agent.name} lacks iperf3, the network workload's server: {install_hint('iperf3')}")
 
     def _iperf3(self, seconds: float) -> AbstractContextManager[None]:
         """A one-off iperf3 server on the NAS (over its SSH) for one test of the network workload."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from nastune.bench import targets as bench_targets
 from nastune.bench.targets import Target
+from nastune.errors import UsageError
 from nastune.facts import Reading, collect
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
@@ -54,7 +55,7 @@ class LiveSite(Site):
         # a target kind (an objective's term names one) means the target this site measures
         spec = self.target if target is None or target in bench_targets.KINDS else target
         if not spec:
-            raise ValueError("say where to measure: --target URL|PATH (or --lab, or --inventory FILE)")
+            raise UsageError("say where to measure: --target URL|PATH (or --lab, or --inventory FILE)")
         found = bench_targets.parse(spec)
         has_logins = found.kind in PROTOCOLS and PROTOCOLS[found.kind].login_var
         return [replace(found, login=self.login) if has_logins else found]

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from nastune.bench.results import ResultSet, load
+from nastune.errors import UsageError
 from nastune.stats.runs import Row, compare_runs
 
 
@@ -16,7 +17,7 @@ def directory() -> Path:
 
 def save(name: str, result: ResultSet) -> Path:
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", name):
-        raise ValueError(f"baseline name {name!r}: use letters, digits, dot, dash, underscore")
+        raise UsageError(f"baseline name {name!r}: use letters, digits, dot, dash, underscore")
     directory().mkdir(parents=True, exist_ok=True)
     path = directory() / f"{name}.json"
     result.save(path)
@@ -26,7 +27,7 @@ def save(name: str, result: ResultSet) -> Path:
 def load_named(name: str) -> ResultSet:
     stored = directory() / f"{name}.json"
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,100}", name) or not stored.exists():
-        raise ValueError(f"no baseline {name!r} in {directory()}")
+        raise UsageError(f"no baseline {name!r} in {directory()}")
     return load(stored)
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import mannwhitneyu, rankdata
 
+from nastune.errors import UsageError
+
 NOISE_FLOOR = 0.03
 ALPHA = 0.05
 RESAMPLES = 10000
@@ -142,9 +144,9 @@ def checked(before: list[float], after: list[float]) -> tuple[np.ndarray, np.nda
     a, b = np.asarray(before, float), np.asarray(after, float)
     for side, values in (("before", a), ("after", b)):
         if values.size == 0:
-            raise ValueError(f"no {side} values to compare")
+            raise UsageError(f"no {side} values to compare")
         if not np.all(np.isfinite(values)) or np.any(values <= 0):
-            raise ValueError(f"the {side} values must be finite and positive")
+            raise UsageError(f"the {side} values must be finite and positive")
     return a, b
 
 

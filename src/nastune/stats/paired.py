@@ -20,6 +20,7 @@ import math
 import numpy as np
 from scipy.stats import t as t_dist
 
+from nastune.errors import UsageError
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, checked, median_ci, seeded, verdict_of
 
 TRIM = 0.2  # the share of pairs trimmed from each end (Wilcox's usual choice)
@@ -50,7 +51,7 @@ def compare_pairs(
     95% interval of the change beyond the noise floor, as `compare`'s does."""
     a, b = checked(before, after)
     if len(a) != len(b):
-        raise ValueError(f"pairs need as many A values as B values ({len(a)} and {len(b)})")
+        raise UsageError(f"pairs need as many A values as B values ({len(a)} and {len(b)})")
     d = np.log(b) - np.log(a)
     centre, p, change_ci = float(np.median(d)), 1.0, (-math.inf, math.inf)
     if len(d) > 1:

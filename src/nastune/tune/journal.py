@@ -17,6 +17,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 
+from nastune.errors import UsageError
 from nastune.jsonfile import dumps, loads
 from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
@@ -166,7 +167,7 @@ class Journal:
             try:
                 entry = loads(line, f"line {n}")
                 if not isinstance(entry, dict):
-                    raise ValueError(f"line {n}: not a JSON object")
+                    raise UsageError(f"line {n}: not a JSON object")
             except ValueError as e:
                 if n < len(raw) or text.endswith("\n"):
                     contents.problems.append(f"{e}")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
 from nastune.rules.model import Change, Finding
 from nastune.tune.knobs import KNOBS
@@ -29,11 +30,11 @@ class PlannedChange(Change):
         """A value is one scalar: text, a whole number or a finite number (or none)."""
         if v is None or (isinstance(v, str | int) and not isinstance(v, bool)):
             if isinstance(v, str) and len(v) > 65536:
-                raise ValueError("longer than 65536 characters")
+                raise UsageError("longer than 65536 characters")
             return v
         if isinstance(v, float) and math.isfinite(v):
             return v
-        raise ValueError(f"must be text or a number, not {type(v).__name__}")
+        raise UsageError(f"must be text or a number, not {type(v).__name__}")
 
 
 class Plan(BaseModel):

@@ -5,13 +5,14 @@ returns the transfer's (start, end) in epoch seconds."""
 from __future__ import annotations
 
 from nastune.bench.targets import Target
+from nastune.errors import UsageError
 from nastune.protocols import PROTOCOLS
 
 
 def _protocol(target: Target):
     found = PROTOCOLS.get(target.kind)
     if found is None:
-        raise ValueError(f"no transfer client for {target.kind}")
+        raise UsageError(f"no transfer client for {target.kind}")
     return found
 
 

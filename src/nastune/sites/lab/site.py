@@ -15,6 +15,7 @@ from typing import Any
 
 from nastune.bench.drivers import iperf3
 from nastune.bench.targets import Target
+from nastune.errors import UsageError
 from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
@@ -39,7 +40,7 @@ SHARED_KERNEL = True  # the lab's NAS is a namespace of this machine's kernel, s
 def up() -> Lab:
     lab = Lab()
     if lab.state.data.get("status") != "up":
-        raise ValueError("the lab is not up: run `nastune lab up` first")
+        raise UsageError("the lab is not up: run `nastune lab up` first")
     return lab
 
 
@@ -114,7 +115,7 @@ class LabSite(Site):
         try:
             return json.loads(Lab().facts_json(fragmentation) or "{}")
         except (LabError, ValueError) as e:
-            raise ValueError(f"the lab's facts: {e}") from e
+            raise UsageError(f"the lab's facts: {e}") from e
 
     def system(self) -> LabSystem:
         return running()
@@ -137,7 +138,7 @@ class LabSite(Site):
     def targets(self, target: str | None) -> list[Target]:
         known = lab_targets()
         if target and target not in known:
-            raise ValueError(f"--lab --target {target!r}: the lab's targets are {', '.join(known)}")
+            raise UsageError(f"--lab --target {target!r}: the lab's targets are {', '.join(known)}")
         # the smbnetfs mount is measured when asked for: SMB has its own client by default
         return [known[target]] if target else [t for name, t in known.items() if name != "smbfs"]
 
@@ -149,7 +150,7 @@ class LabSite(Site):
     def find(self, url: str) -> Target:
         known = {t.url: t for t in lab_targets().values()}
         if url not in known:
-            raise ValueError(f"baseline target {url}: not a target of the lab that is up")
+            raise UsageError(f"baseline target {url}: not a target of the lab that is up")
         return known[url]
 
     def stamp(self, plan: Plan) -> Plan:

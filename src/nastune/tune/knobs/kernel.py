@@ -6,6 +6,7 @@ import re
 import shlex
 from typing import ClassVar
 
+from nastune.errors import UsageError
 from nastune.facts.context import cpu_list
 from nastune.root import Unavailable
 from nastune.rules.model import Change
@@ -119,7 +120,7 @@ class IrqAffinity(FileValue):
             raise TuneError(f"irq_affinity: {change.target!r} is not irq/N")
         try:
             if not cpu_list(str(change.new)):
-                raise ValueError("empty")
+                raise UsageError("empty")
         except ValueError as e:
             raise TuneError(f"irq_affinity {change.target}: {change.new!r} is not a CPU list") from e
 

@@ -1,0 +1,26 @@
+"""A failure nastune knows (bad input, a refused change) is one line naming what is wrong; anything
+else is a bug in nastune: a one-line "internal error" that says to rerun with -v, and with -v its
+traceback, so a genuine bug never hides behind a tidy message."""
+
+from __future__ import annotations
+
+from tests.conftest import ROOTS, run_cli
+
+TREE = str(ROOTS / "small-nas-raid5.tar.gz")
+
+
+def test_bad_input_is_one_line_naming_it_with_exit_2():
+    done = run_cli("diagnose", "--root", TREE, "--only", "no-such-rule", check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: unknown rule no-such-rule") and "Traceback" not in done.stderr
+
+
+def test_a_bug_is_an_internal_error_and_shows_its_traceback_with_v():
+    bug = {"NASTUNE_RAISE_AT": "diagnose"}
+    quiet = run_cli("diagnose", "--root", TREE, env=bug, check=False)
+    assert quiet.returncode == 70
+    assert "internal error: ValueError: not enough values to unpack (injected at diagnose)" in quiet.stderr
+    assert "rerun with -v" in quiet.stderr and "Traceback" not in quiet.stderr
+    loud = run_cli("-v", "diagnose", "--root", TREE, env=bug, check=False)
+    assert loud.returncode == 1 and "Traceback (most recent call last)" in loud.stderr
+    assert "nastune/faults.py" in loud.stderr  # where it was raised
