@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from nastune import rules
-from nastune.facts import Facts
+from nastune.facts import Reading
 from nastune.jobs.offer import Choices, Declined, agreed, offered
 from nastune.jobs.optimize import OptimizeSpec, run
 from nastune.sites.live import LiveSite
@@ -40,8 +40,7 @@ def soho(tmp_path_factory):
     """The captured soho lab, unpacked once, and its findings (fragmentation as recorded)."""
     with open_root(ROOTS / "lab-soho.tar.gz") as root:
         site = LiveSite(root=root.path)
-        facts = site.facts("exact")
-        yield site, rules.evaluate(Facts.model_validate(facts))
+        yield site, rules.evaluate(site.facts(Reading("exact")))
 
 
 def kinds(plan: Plan) -> set[str]:

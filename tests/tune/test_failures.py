@@ -249,7 +249,7 @@ def test_a_remounted_atime_option_is_restored_on_the_real_kernel(xfs_mount, tmp_
         )
         return next((o for o in options.split(",") if o in ("noatime", "relatime")), "strictatime")
 
-    system = System(root=Root("/"), lab_dir=tmp_path / "state")  # its journal in tmp_path, not /var/lib
+    system = System(root=Root("/"), state_dir=str(tmp_path / "state"))  # its journal in tmp_path, not /var/lib
     change = {"id": 1, "knob": "mount_option", "target": str(xfs_mount), "key": "noatime", "new": "noatime"}
     plan = Plan.model_validate({"schema": "nastune.plan/1", "lab": False, "changes": [change]})
     journal = executor.apply(plan, system, log=lambda m: None)

@@ -66,7 +66,7 @@ def device(tmp_path, monkeypatch) -> Path:
 
 def _system(tmp_path: Path) -> System:
     """This live host (the tools run), its journal kept under the test's directory."""
-    return System(root=Root("/"), lab_dir=tmp_path)
+    return System(root=Root("/"), state_dir=str(tmp_path))
 
 
 def test_apply_verify_and_rollback_each_tool_knob(device, tmp_path):

@@ -34,7 +34,7 @@ class Target:
     url: str
     host: str | None = None
     share: str | None = None  # smb share, nfs export, ftp directory, or the local path
-    client_ns: str | None = None  # run client tools in this namespace (the lab's client)
+    client_via: tuple[str, ...] = ()  # the argv prefix that runs a client tool where its client is
     ssh: Ssh | None = None  # or on this client over SSH
     client_name: str | None = None  # the client host, as the inventory names it
     server_pid: int | None = None  # a server process, for its network namespace's counters
@@ -87,7 +87,7 @@ class Target:
         """The local command that runs a client tool where this target's client is."""
         if self.ssh:
             return self.ssh.argv(argv)
-        return (["ip", "netns", "exec", self.client_ns] if self.client_ns else []) + argv
+        return [*self.client_via, *argv]
 
     @property
     def on(self) -> str:

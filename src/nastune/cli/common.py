@@ -9,7 +9,6 @@ statistics, plotly through the report, optuna through autotune) in its own body.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -135,18 +134,6 @@ def verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
-def rerun_in_lab(extra_env: dict[str, str] | None = None, absolute: dict[str, str] | None = None) -> None:
-    """Run this same command inside the lab's nas namespace, where /proc/sys/net, /sys/class/net
-    and the servers' processes are the lab's, and exit with its status. `absolute` replaces
-    options' values (relative paths) with ones that mean the same there."""
-    from nastune.sites.lab.lab import Lab
-
-    with failing():
-        inner = Lab().rerun_argv(sys.argv[1:], absolute or {})
-    os.environ.update(extra_env or {})
-    os.execvp(inner[0], inner)
-
-
 def site(
     lab: bool,
     inventory: Path | None = None,
@@ -210,26 +197,13 @@ def reading(sample: bool, exact: bool, address: str | None = None, link_rate: st
         )
 
 
-def nas_facts(inventory: Path, area: list[str] | None, how: Reading) -> Facts:
-    """The facts of an inventory's NAS, read there by nastune on the NAS (with what the inventory
-    says of its link), limited to `area`."""
-    from nastune.facts import Facts, expand
-    from nastune.sites.inventory import InventorySite
+def facts_of(where: Site, area: list[str] | None, how: Reading) -> Facts:
+    """The facts of `area` (default: every area) where `where` says the NAS is, as `how` reads
+    them; a bad area or an unreadable system is refused (exit 2)."""
+    from nastune.facts import expand
 
     with failing():
-        areas = expand(area or AREAS)
-        found = Facts.model_validate(InventorySite.load(inventory).facts(how.fragmentation))
-    return found.model_copy(update={a: None for a in AREAS if a not in areas})
-
-
-def collect_facts(root: str, area: list[str] | None, how: Reading) -> Facts:
-    from nastune.facts import collect, expand
-    from nastune.snapshot import open_root
-
-    with failing():
-        areas = expand(area or AREAS)  # a bad --area fails before a snapshot is unpacked
-        with open_root(root) as r:
-            return collect(r, areas, how)
+        return where.facts(how, expand(area or AREAS))  # a bad --area fails before anything is read
 
 
 def lab_action(action):

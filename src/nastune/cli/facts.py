@@ -8,18 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import (
-    SEVERITIES,
-    app,
-    collect_facts,
-    console,
-    fail,
-    failing,
-    nas_facts,
-    reading,
-    rerun_in_lab,
-    verbose,
-)
+from nastune.cli.common import SEVERITIES, app, console, facts_of, fail, failing, reading, site, verbose
 from nastune.report import layout
 from nastune.severity import Severity
 
@@ -50,10 +39,8 @@ def inspect(
     Example: nastune inspect --inventory hosts.ini --area network"""
     from nastune.report.facts_view import render
 
-    if lab:
-        rerun_in_lab()
     how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
-    facts = nas_facts(inventory, area, how) if inventory else collect_facts(root, area, how)
+    facts = facts_of(site(lab, inventory, root=root), area, how)
     if json:
         print(facts.to_json())
     else:
@@ -118,8 +105,6 @@ def diagnose(
     from nastune.jobs.diagnose import DiagnoseSpec, check, run
     from nastune.report import findings_view
 
-    if lab:
-        rerun_in_lab()
     for name, value in (("--min-severity", min_severity), ("--fail-on", fail_on)):
         if value is not None and value not in SEVERITIES:
             fail(f"{name} {value!r}: choose from {', '.join(SEVERITIES)}")
@@ -127,8 +112,7 @@ def diagnose(
     with failing():
         runs = check(spec)  # before the facts are read: a bad argument fails at once
         how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
-        facts = nas_facts(inventory, area, how) if inventory else collect_facts(root, area, how)
-        done = run(spec, facts, runs)
+        done = run(spec, facts_of(site(lab, inventory, root=root), area, how), runs)
     print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)

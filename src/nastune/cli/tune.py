@@ -10,15 +10,14 @@ import typer
 from nastune.cli import options as opt
 from nastune.cli.common import (
     app,
-    collect_facts,
     consent,
     console,
     err,
+    facts_of,
     failing,
     lines_to,
     on_nas,
     reading,
-    rerun_in_lab,
     site,
 )
 
@@ -40,16 +39,13 @@ def plan(
 ) -> None:
     """Write the changes the findings recommend to a plan file that you can read and edit,
     then `nastune apply` it."""
-    import os
-
     from nastune.jobs import plan as planning
     from nastune.report.tune_view import plan_table
 
-    if lab:
-        rerun_in_lab(extra_env={"NASTUNE_IN_LAB": "1"}, absolute={"--out": str(out.resolve())})
-    facts = collect_facts(root, None, reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate))
+    where = site(lab, root=root)
+    facts = facts_of(where, None, reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate))
     with failing():  # the lab's plans say so, for a later apply
-        made = planning.run(facts, only, out, site(os.environ.get("NASTUNE_IN_LAB") == "1", root=root))
+        made = planning.run(facts, only, out, where)
     console.print(plan_table(made))
     risky = sum(c.durability_risk for c in made.changes)
     console.print(
@@ -92,7 +88,7 @@ def apply(
     show = partial(show_diff, shown, err, risk=DURABILITY)
     ask = partial(consent, yes, "Apply these changes?", "not applying")
     with failing(code=1):
-        done = run(spec, site(lab, root=root).system(), show, ask, lines_to(shown))
+        done = run(spec, site(lab, root=root), show, ask, lines_to(shown))
     if json:
         print(done.dumps(None))
 

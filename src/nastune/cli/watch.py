@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, collect_facts, console, err, fail, failing, on_nas, reading, rerun_in_lab, say
+from nastune.cli.common import app, console, fail, failing, on_nas, say, site
 from nastune.report import outcomes
 
 
@@ -37,20 +37,12 @@ def check(
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
     from nastune.jobs import check as checks
-    from nastune.sites.live import LiveSite
 
     if (bench or result) and not baseline:
         fail("--bench and --result compare with a baseline: add --baseline NAME")
-    if lab and bench and result is None:  # measured from here, where the lab's clients are
-        with failing():
-            result = checks.measured_on_lab(str(baseline), err)
-    if lab:  # compared in the NAS's namespace
-        paths = {"--result": result, "--metrics": metrics}
-        rerun_in_lab(absolute={option: str(p.resolve()) for option, p in paths.items() if p is not None})
-    bench_site = LiveSite(root=root) if bench and result is None else None
-    spec = checks.CheckSpec(root, journal, baseline, result, bench_site, metrics)
+    spec = checks.CheckSpec(site(lab, root=root), journal, baseline, result, bench and result is None, metrics)
     with failing():
-        done = checks.run(spec, collect_facts(root, None, reading(False, False)))
+        done = checks.run(spec)
     print(done.summary().dumps()) if json else outcomes.check(console, done)
     if not done.ok:
         raise typer.Exit(1)

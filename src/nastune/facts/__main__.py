@@ -4,7 +4,7 @@ options as `nastune inspect` does (--xfs-fragmentation[-exact], --address, --lin
 
 import argparse
 
-from nastune.facts import Reading, collect
+from nastune.facts import AREAS, Reading, collect
 from nastune.root import Root
 from nastune.units import rate_bits
 
@@ -13,5 +13,7 @@ parser.add_argument("--xfs-fragmentation", dest="fragmentation", action="store_c
 parser.add_argument("--xfs-fragmentation-exact", dest="fragmentation", action="store_const", const="exact")
 parser.add_argument("--address")
 parser.add_argument("--link-rate", type=rate_bits)
+parser.add_argument("--area", action="append", choices=AREAS)
 options = parser.parse_args()
-print(collect(Root("/"), reading=Reading(options.fragmentation, options.address, options.link_rate)).to_json())
+reading = Reading(options.fragmentation, options.address, options.link_rate)
+print(collect(Root("/"), options.area or AREAS, reading).to_json())

@@ -38,6 +38,10 @@ class Reading:
         if self.fragmentation not in (None, *FRAGMENTATION):
             raise ValueError(f"fragmentation {self.fragmentation!r}: one of {', '.join(FRAGMENTATION)}")
 
+    def knowing(self, address: str | None, link_bps: int | None) -> Reading:
+        """This reading with what a site knows of its NAS's link, where the caller gave none."""
+        return Reading(self.fragmentation, self.address or address, self.link_bps or link_bps)
+
     def args(self) -> list[str]:
         """The same reading as nastune's options (for a collection run elsewhere: the NAS, the lab)."""
         frag = {"sample": ["--xfs-fragmentation"], "exact": ["--xfs-fragmentation-exact"]}

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nastune import wire
+from nastune.sites.base import Site
 from nastune.tune import executor, lock, watchdog
 from nastune.tune.executor import Pending
 from nastune.tune.plan import load
-from nastune.tune.system import System, TuneError
+from nastune.tune.system import TuneError
 
 CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a network change
 
@@ -36,20 +37,18 @@ class ApplySpec:
 
 def run(
     spec: ApplySpec,
-    system: System,
+    site: Site,
     show: Callable[[list[Pending]], None],
     ask: Callable[[], None],
     log: Callable[[str], None],
 ) -> wire.Apply:
     """`show` gets the diff; `ask` raises to stop before anything changes; TuneError (Stranded
     when the automatic rollback could not restore everything) says why it failed."""
+    system = site.system()
     with lock.hold(system, "apply"):
         try:
             plan = load(spec.plan_file)
-            if plan.lab and system.netns is None and system.live:
-                from nastune.sites.lab.system import running  # lazy: only a lab's plan needs the lab
-
-                system = running()
+            system = site.system_for(plan)  # a plan written for the lab is the lab's, whoever applies it
             rows = executor.diff(plan, system)
         except TuneError as e:
             raise Unusable(str(e)) from e
@@ -78,7 +77,7 @@ def run(
             log("nothing to change: every setting is already as planned")
             return wire.Apply(journal=None, watchdog=0, changed=0, **counts)
         network = [r for r in rows if r.knob.network and not r.noop]
-        timeout = spec.confirm_timeout if spec.confirm_timeout is not None else (0 if system.netns else CONFIRM_TIMEOUT)
+        timeout = spec.confirm_timeout if spec.confirm_timeout is not None else CONFIRM_TIMEOUT * system.reverts
         armed = timeout if network and system.live and timeout > 0 else 0
         if armed:  # before anything is printed: the reader may be gone with the network
             journal.record({"type": "watchdog", "after": armed})

@@ -11,7 +11,7 @@ from nastune.autotune.search import Search, Settings
 from nastune.autotune.space import build
 from nastune.bench.sizing import sized
 from nastune.bench.workloads import DEFAULTS
-from nastune.facts import Facts
+from nastune.facts import Reading
 from nastune.jobs.offer import choose
 from nastune.sites.base import Site
 from nastune.tune.plan import Plan, from_findings
@@ -34,7 +34,7 @@ def prepare(
     for target, name in goal.workloads:  # refuse unknown workloads and targets before any trial
         site.pairs(target, [name])
     log(f"inspect: {site.name}")
-    model = Facts.model_validate(site.facts("sample"))
+    model = site.facts(Reading("sample"))
     space, left = build(model, knobs, site.shared_kernel, settings.accept_risk)
     for line in left:
         log(f"left out: {line}")

@@ -6,7 +6,6 @@ baseline's workloads compared with it (regression)."""
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,6 @@ from nastune.errors import UsageError
 from nastune.facts import Facts
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
-from nastune.sites.live import LiveSite
 from nastune.tune import executor
 from nastune.tune.system import TuneError
 
@@ -68,10 +66,10 @@ class Check:
         )
 
 
-def settings_drift(root: str, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
-    """The settings of the newest journal (or `journal`), each read back; none applied: none."""
+def settings_drift(site: Site, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:
+    """The settings of the site's newest journal (or `journal`), each read back; none applied: none."""
     try:
-        found = LiveSite(root=root).journal(journal)
+        found = site.journal(journal)
     except TuneError:
         if journal:
             raise
@@ -102,40 +100,30 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)
 
 
-def measured_on_lab(name: str, console=None) -> Path:
-    """Baseline `name`'s workloads measured on the lab from this host, where its clients are;
-    the result file, for the comparison that runs in the NAS's namespace."""
-    from nastune.sites.lab.site import LabSite  # lazy: a check on a NAS (its timer) never needs the lab's parts
-
-    result = Path(tempfile.mkdtemp(prefix="nastune-check-")) / "check.json"
-    measure(name, LabSite(), result, console=console)
-    return result
-
-
-def check(facts: Facts, root: str, journal: str | None = None) -> Check:
+def check(facts: Facts, site: Site, journal: str | None = None) -> Check:
     findings = knowledge.evaluate(facts)
-    path, settings, drift = settings_drift(root, journal)
+    path, settings, drift = settings_drift(site, journal)
     return Check(findings, path, settings, drift)
 
 
 @dataclass
 class CheckSpec:
-    root: str = "/"
+    site: Site  # where the NAS is: its facts, its journals, where its baseline is measured
     journal: str | None = None  # the journal whose settings to read back (default: the newest)
     baseline: str | None = None
     measured: Path | None = None  # a result file to compare with the baseline
-    bench: Site | None = None  # or: measure the baseline's workloads again on this site
+    bench: bool = False  # or: measure the baseline's workloads again on the site
     metrics: Path | None = None  # where to write the Prometheus textfile
 
 
-def run(spec: CheckSpec, facts: Facts) -> Check:
+def run(spec: CheckSpec) -> Check:
     """A check, compared with its baseline when one is named, its metrics written; TuneError,
-    ValueError and OSError say what failed."""
-    done = check(facts, spec.root, spec.journal)
+    UsageError and OSError say what failed."""
+    done = check(spec.site.facts(), spec.site, spec.journal)
     if spec.baseline:
         measured = load(spec.measured) if spec.measured else None
-        if measured is None and spec.bench is not None:
-            measured = measure(spec.baseline, spec.bench, Path("nastune-check.json"))
+        if measured is None and spec.bench:
+            measured = measure(spec.baseline, spec.site, Path("nastune-check.json"))
         if measured is not None:
             from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
 

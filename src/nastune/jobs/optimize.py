@@ -22,7 +22,7 @@ from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
 from nastune.errors import Failure, UsageError
-from nastune.facts import Facts
+from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.remote.nas import NasError
@@ -136,12 +136,12 @@ def run(spec: OptimizeSpec, site: Site, console, consent: Consent, log=print) ->
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]
     spec = replace(spec, params=sized(spec.params, targets, log))
     log(f"inspect: {site.name}")
-    facts = site.facts(spec.fragmentation)
+    facts = site.facts(Reading(spec.fragmentation))
     tuner = site.tuner()
     with tuner.hold():
         spec.out.mkdir(parents=True, exist_ok=True)
-        (spec.out / "facts.json").write_text(json.dumps(facts, indent=1))
-        findings = knowledge.evaluate(Facts.model_validate(facts))
+        (spec.out / "facts.json").write_text(facts.to_json())
+        findings = knowledge.evaluate(facts)
         log(f"diagnose: {len(findings)} findings")
         plan, skipped = offered(spec.choices, site, findings, spec.accept_risk)
         (spec.out / "plan.json").write_text(plan.to_json() + "\n")
@@ -165,7 +165,7 @@ def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet]
 
 
 def _before_after(
-    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, planned, console, log
+    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: Facts, findings, planned, console, log
 ) -> Outcome:
     """The classic flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
     settings interleaved a second time and applied again."""
@@ -196,7 +196,9 @@ def _before_after(
         )
 
 
-def _interleaved(spec: OptimizeSpec, site: Site, tuner: Tuner, facts: dict, findings, planned, console, log) -> Outcome:
+def _interleaved(
+    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: Facts, findings, planned, console, log
+) -> Outcome:
     """The plan's one-off actions measured before and after on the workloads they change (after:
     the interleaved run's A), its settings proved by interleaving and left applied."""
     out, params, repeats = spec.out, spec.params, spec.repeats
@@ -287,7 +289,7 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         spec.out / "report.html",
         rows,
         notes,
-        facts=facts,
+        facts=json.loads(facts.to_json()),
         findings=[f.model_dump(mode="json") for f in findings],
         applied=[c.model_dump(mode="json") for c in plan.changes],
         title="nastune optimize",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -112,10 +113,12 @@ class NasAgent:
     ) -> str:
         return self.run([*self.nastune_argv, *args], what, timeout, input, ok)
 
-    def facts(self, reading: Reading) -> dict:
-        """The NAS's facts, read there as `reading` says (facts.Reading: its options travel as
-        inspect's own)."""
-        return self._json(self.nastune("inspect", "--json", *self.lab_args, *reading.args(), what="inspect"), "inspect")
+    def facts(self, reading: Reading, areas: Sequence[str]) -> dict:
+        """The NAS's facts of `areas`, read there as `reading` says (facts.Reading: its options
+        travel as inspect's own)."""
+        chosen = [a for area in areas for a in ("--area", area)]
+        out = self.nastune("inspect", "--json", *self.lab_args, *reading.args(), *chosen, what="inspect")
+        return self._json(out, "inspect")
 
     def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int, persist: bool = False) -> wire.Apply:
         """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed);

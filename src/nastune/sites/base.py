@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from nastune.bench.results import Provenance, fingerprint, settings, tool_versio
 from nastune.bench.selection import choose, known
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
+from nastune.facts import AREAS, Facts, Reading
 from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
@@ -40,9 +42,9 @@ class Site(ABC):
     scenario: str | None = None  # the lab scenario it was built from, for provenance
 
     @abstractmethod
-    def facts(self, fragmentation: str | None = None) -> dict:
-        """The NAS's facts (inspect --json), read where the NAS is, with what the site knows of
-        its link; `fragmentation` as facts.Reading takes it (sample, exact)."""
+    def facts(self, reading: Reading | None = None, areas: Sequence[str] = AREAS) -> Facts:
+        """The NAS's facts of `areas`, read where the NAS is, as `reading` says (fragmentation;
+        the NAS's address and link rate, which the site fills in where it knows them)."""
 
     @abstractmethod
     def tuner(self) -> Tuner:
@@ -51,6 +53,11 @@ class Site(ABC):
     def system(self) -> System:
         """The System this process changes to tune the NAS (apply, verify, rollback, confirm)."""
         raise UsageError(f"{self.name} is tuned by nastune on the NAS: --inventory FILE")
+
+    def system_for(self, plan: Plan) -> System:
+        """The System a plan is applied to: the site's own (this host may hold a plan the lab
+        wrote: LiveSite answers with the lab's)."""
+        return self.system()
 
     def journal(self, path: str | None) -> Journal:
         """The journal a tuning command acts on: `path`, or the newest applied to the site;
@@ -95,7 +102,7 @@ class Site(ABC):
     def profiler(self, target: Target, interval: float) -> Profiler:
         return Profiler(net_pid=target.server_pid, interval=interval)
 
-    def host(self, facts: dict) -> tuple[str, str]:
+    def host(self, facts: Facts) -> tuple[str, str]:
         """The measured system's kernel and host name (`facts`: its facts, read once)."""
         return os.uname().release, os.uname().nodename
 
@@ -103,7 +110,7 @@ class Site(ABC):
         """What makes two runs comparable: the NAS's facts (written beside `out`), kernel, host,
         settings and tool versions."""
         facts = self.facts()
-        text = json.dumps(facts)
+        text = facts.to_json()
         facts_path = out.with_name(out.stem + ".facts.json")
         facts_path.write_text(text)
         kernel, host = self.host(facts)

@@ -5,6 +5,7 @@ alone when one is chosen, on all together otherwise, or on 1, 2, 4, ... of them 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,7 +17,7 @@ from nastune.bench.selection import known, scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import Together
 from nastune.errors import UsageError
-from nastune.facts import Reading
+from nastune.facts import AREAS, Facts, Reading
 from nastune.packages import PACKAGES, install_hint
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
@@ -71,9 +72,14 @@ class InventorySite(Site):
     def remote(self) -> bool:
         return self.agent.ssh is not None
 
-    def facts(self, fragmentation: str | None = None) -> dict:
+    def facts(self, reading: Reading | None = None, areas: Sequence[str] = AREAS) -> Facts:
+        """Read on the NAS by nastune there, with what the inventory says of its link."""
         nas = self.inventory.nas
-        return self.agent.facts(Reading(fragmentation, nas.data_address, nas.link_bps))
+        found = self.agent.facts((reading or Reading()).knowing(nas.data_address, nas.link_bps), areas)
+        try:
+            return Facts.model_validate(found)
+        except ValueError as e:
+            raise NasError(f"inspect on {self.agent.name}: not facts nastune reads ({str(e)[:200]})") from None
 
     def tuner(self) -> OnNas:
         return OnNas(self.agent, self.inventory.path, [Ssh(h) for h in self.hosts], self.confirm_timeout)
@@ -210,8 +216,8 @@ class InventorySite(Site):
             return super().profiler(target, interval)
         return RemoteProfiler(argv=self.agent.sampler(interval))
 
-    def host(self, facts: dict) -> tuple[str, str]:
+    def host(self, facts: Facts) -> tuple[str, str]:
         if not self.remote:
             return super().host(facts)
-        kernel = facts.get("system", {}).get("kernel", {}).get("value", "unknown")
+        kernel = facts.system.kernel.value if facts.system and facts.system.kernel.known else "unknown"
         return str(kernel), f"{self.agent.host.name} ({self.agent.host.address})"

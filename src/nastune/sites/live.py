@@ -3,19 +3,20 @@ names: tuned by this process, its caches dropped here, its facts read from its r
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from nastune.bench import targets as bench_targets
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
-from nastune.facts import Reading, collect
+from nastune.facts import AREAS, Facts, Reading, collect, expand
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
-from nastune.root import Root
 from nastune.sites.base import Site
 from nastune.sites.tuner import Here
+from nastune.snapshot import open_root
 from nastune.tune.journal import Journal, find
+from nastune.tune.plan import Plan
 from nastune.tune.system import System, for_root
 
 DEFAULTS = ["seq-write", "seq-read", "network"]
@@ -31,8 +32,11 @@ class LiveSite(Site):
         self.name = "this host" if self.root == "/" else f"the tree {self.root}"
         self._system: System | None = None
 
-    def facts(self, fragmentation: str | None = None) -> dict:
-        return json.loads(collect(Root(self.root), reading=Reading(fragmentation)).to_json())
+    def facts(self, reading: Reading | None = None, areas: Sequence[str] = AREAS) -> Facts:
+        """This host's facts, or a tree's or a snapshot's (unpacked for the reading)."""
+        wanted = expand(areas)  # a bad area is refused before a snapshot is unpacked
+        with open_root(self.root) as root:
+            return collect(root, wanted, reading)
 
     def system(self) -> System:
         if self._system is None:
@@ -41,6 +45,14 @@ class LiveSite(Site):
 
     def tuner(self) -> Here:
         return Here(self.system())
+
+    def system_for(self, plan: Plan) -> System:
+        """A plan the lab wrote, applied on this host, is applied to the running lab."""
+        if plan.lab and self.root == "/":
+            from nastune.sites.lab.system import running  # lazy: only a lab's plan needs the lab
+
+            return running()
+        return self.system()
 
     def journal(self, path: str | None) -> Journal:
         """On this host, the running lab's journals (they live here) are searched too."""

@@ -137,7 +137,6 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
             system,
             {
                 "plan": plan.model_dump(mode="json", by_alias=True),
-                "lab": system.netns is not None,
                 "root": system.root.path,
                 "pid": os.getpid(),
             },

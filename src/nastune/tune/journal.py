@@ -211,10 +211,8 @@ def find(host: System, path: str | None = None, lab: System | None = None) -> Jo
     try:
         if path:
             found = Journal.at(host, path)
-            if found.header().get("lab") is True and host.live:
-                if lab is None:
-                    raise TuneError(f"{found.path}: a journal of the lab, and the lab is not up")
-                return Journal(lab, found.path)
+            if lab is not None and found.path.startswith(lab.journal_dir + "/"):
+                return Journal(lab, found.path)  # the lab's journals live in its directory
             return found
         candidates = []
         for system in [s for s in (host, lab) if s is not None]:

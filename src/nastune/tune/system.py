@@ -1,5 +1,6 @@
-"""What a knob acts on: a root for files, and for the lab its network namespace and the
-mount namespaces of its servers. Commands run only on a live system, never on a tree."""
+"""What a knob acts on: a root for files and commands, the mount namespaces of the servers, and
+where its network stack is. A System whose network is not the root's (another namespace) says so
+and runs its network tools there; commands run only on a live system, never on a tree."""
 
 from __future__ import annotations
 
@@ -33,11 +34,14 @@ class Stranded(TuneError):
 @dataclass
 class System:
     root: Root
-    netns: str | None = None  # the lab's nas namespace
-    lab_dir: Path | None = None
     server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
     config_paths: dict[str, str] = field(default_factory=dict)  # daemon -> config file it runs with
+    state_dir: str = "/var/lib/nastune"  # where nastune keeps its journals, under the root
     boots: ClassVar[bool] = True  # it reboots, so its settings can be made to last (apply --persist)
+    # its network stack is not the root's /proc/sys/net and /sys/class/net (a namespace): its
+    # network values are read and written with tools run where it is (run_net)
+    own_network: ClassVar[bool] = False
+    reverts: ClassVar[bool] = True  # network changes revert unless confirmed (a person may be cut off)
 
     @property
     def live(self) -> bool:
@@ -46,8 +50,6 @@ class System:
     @property
     def name(self) -> str:
         """The system as a person names it in an error."""
-        if self.netns:
-            return "the lab's NAS"
         return "this host" if self.live else f"the tree {self.root.path}"
 
     def read(self, path: str) -> str | None:
@@ -56,17 +58,20 @@ class System:
         except Unavailable:
             return None
 
-    def run(self, argv: Sequence[str], in_netns: bool = False, what: str = "", timeout: float = 600) -> str:
-        """Run a command on the live system (in the lab's namespace when asked); stdout."""
+    def run(self, argv: Sequence[str], what: str = "", timeout: float = 600) -> str:
+        """Run a command on the live system; stdout."""
         if not self.live:
             raise TuneError(f"{what or argv[0]}: needs a live system (this root is {self.root.path})")
-        full = (["ip", "netns", "exec", self.netns] if in_netns and self.netns else []) + list(argv)
-        result = commands.run(full, timeout=timeout)
+        result = commands.run(argv, timeout=timeout)
         if result.error:
             raise TuneError(f"{what or argv[0]}: {result.error}")
         if result.returncode != 0:
             raise TuneError(f"{what or ' '.join(argv)}: {result.tail(1) or f'exit {result.returncode}'}")
         return result.stdout
+
+    def run_net(self, argv: Sequence[str], what: str = "") -> str:
+        """Run a network tool (ip, ethtool, sysctl, tc) where the system's network stack is."""
+        return self.run(argv, what=what)
 
     def restart(self, service: str) -> None:
         """Restart a daemon whose configuration changed (tune/services.py): its systemd unit
@@ -83,8 +88,8 @@ class System:
             time.sleep(0.1)
 
     def set_mtu(self, dev: str, mtu: int, what: str) -> None:
-        """An interface's MTU; the lab's System sets the whole segment's and keeps its shaping."""
-        self.run(["ip", "link", "set", "dev", dev, "mtu", str(mtu)], in_netns=True, what=what)
+        """An interface's MTU (a System of several hosts sets the whole segment's)."""
+        self.run_net(["ip", "link", "set", "dev", dev, "mtu", str(mtu)], what=what)
 
     def listening(self, port: int) -> bool:
         """Whether a socket listens on TCP `port` here (/proc/net/tcp and tcp6: state 0A)."""
@@ -97,8 +102,7 @@ class System:
 
     @property
     def journal_dir(self) -> str:
-        """The lab's journals live with the lab (gone with `lab down`); others under /var/lib."""
-        return f"{self.lab_dir}/journal" if self.lab_dir else "/var/lib/nastune/journal"
+        return f"{self.state_dir}/journal"
 
 
 def for_root(root: str) -> System:

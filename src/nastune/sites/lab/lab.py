@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from nastune.areas import AREAS
 from nastune.facts.context import Reading
 from nastune.faults import checkpoint
 from nastune.lab import network, procs, storage
@@ -211,28 +213,12 @@ class Lab:
         rate = self.state.data.get("scenario", {}).get("network", {}).get("rate")
         return Reading(fragmentation, network.NAS_IP, rate_bits(rate) if rate else None)
 
-    def rerun_argv(self, args: list[str], absolute: dict[str, str]) -> list[str]:
-        """The argv that runs nastune with `args` (less --lab) on the nas host; `absolute`
-        replaces options' values (relative paths) with ones that mean the same there."""
-        argv = [a for a in args if a != "--lab"]
-        if argv[:1] and argv[0] in ("inspect", "diagnose", "plan") and "--address" not in argv:
-            argv += self.reading().args()  # the NAS's link as the lab built it
-        for option, value in absolute.items():
-            kept, skip = [], False
-            for a in argv:
-                if skip:
-                    skip = False
-                elif a == option:
-                    skip = True
-                elif not a.startswith(option + "="):
-                    kept.append(a)
-            argv = [*kept, option, value]
-        return self.exec_argv("nas", [sys.executable, "-m", "nastune", *argv])
-
-    def facts_json(self, fragmentation: str | None = None) -> str:
-        """The nas host's facts as JSON, collected inside its namespace, with its link as the lab
-        knows it (the NAS's address, the scenario's rate)."""
-        argv = [sys.executable, "-m", "nastune.facts", *self.reading(fragmentation).args()]
+    def facts_json(self, reading: Reading, areas: Sequence[str] = AREAS) -> str:
+        """The nas host's facts of `areas` as JSON, collected inside its namespace, with its link
+        as the lab knows it where `reading` does not say (the NAS's address, the scenario's rate)."""
+        mine = self.reading(reading.fragmentation)
+        how = reading.knowing(mine.address, mine.link_bps)
+        argv = [sys.executable, "-m", "nastune.facts", *how.args(), *(a for area in areas for a in ("--area", area))]
         result = run(self.exec_argv("nas", argv), timeout=300)
         return result.stdout
 

@@ -5,8 +5,8 @@ NAS and its clients are reached (optimize and autotune use it)."""
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
@@ -16,6 +16,7 @@ from typing import Any
 from nastune.bench.drivers import iperf3
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
+from nastune.facts import AREAS, Facts, Reading
 from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
@@ -55,7 +56,7 @@ def lab_targets() -> dict[str, Target]:
     pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
     share = lab.state.data["storage"]["share"]
     common: dict[str, Any] = {
-        "client_ns": network.client_ns(1),
+        "client_via": ("ip", "netns", "exec", network.client_ns(1)),
         "link_bps": rate,
         "uplink_bps": uplink if uplink and uplink != rate else None,
         "mtu": mtu,
@@ -72,7 +73,7 @@ def lab_targets() -> dict[str, Target]:
         },
         "iperf3": Target("iperf3", f"iperf3://{ip}", host=ip, serve=one_off_iperf3, **common),
         "smbfs": Target(
-            "path", smbfs, share=smbfs, via_network=True, **{k: v for k, v in common.items() if k != "client_ns"}
+            "path", smbfs, share=smbfs, via_network=True, **{k: v for k, v in common.items() if k != "client_via"}
         ),
         "local": Target(
             "path",
@@ -111,9 +112,10 @@ class LabSite(Site):
     def __init__(self) -> None:
         self.scenario = scenario()
 
-    def facts(self, fragmentation: str | None = None) -> dict:
+    def facts(self, reading: Reading | None = None, areas: Sequence[str] = AREAS) -> Facts:
+        """Read inside the nas namespace, with the lab's own address and link rate."""
         try:
-            return json.loads(Lab().facts_json(fragmentation) or "{}")
+            return Facts.model_validate_json(Lab().facts_json(reading or Reading(), areas))
         except (LabError, ValueError) as e:
             raise UsageError(f"the lab's facts: {e}") from e
 

@@ -5,7 +5,9 @@ restart of a daemon."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from nastune.lab import network, procs
@@ -17,8 +19,23 @@ from nastune.tune.system import System, TuneError
 
 @dataclass
 class LabSystem(System):
+    netns: str = network.NAS_NS  # the nas host: its network stack
+    lab_dir: Path = DEFAULT_DIR  # its journals live with it (gone with `lab down`)
     peer_netns: list[str] = field(default_factory=list)  # the lab's clients and switch: the rest of the segment
     boots: ClassVar[bool] = False  # the lab is gone at a reboot: nothing of it to persist
+    own_network: ClassVar[bool] = True  # the nas namespace's, not this host's /proc/sys/net
+    reverts: ClassVar[bool] = False  # no person works over the lab's data link: no watchdog unless asked
+
+    @property
+    def name(self) -> str:
+        return "the lab's NAS"
+
+    @property
+    def journal_dir(self) -> str:
+        return f"{self.lab_dir}/journal"
+
+    def run_net(self, argv: Sequence[str], what: str = "") -> str:
+        return self.run(["ip", "netns", "exec", self.netns, *argv], what=what or argv[0])
 
     def set_mtu(self, dev: str, mtu: int, what: str) -> None:
         """Every host and the switch of the segment get the MTU (they must agree), each link
@@ -26,13 +43,13 @@ class LabSystem(System):
         try:
             for ns in self.peer_netns:
                 network.segment_mtu(ns, mtu)
-            network.set_mtu(self.netns or network.NAS_NS, dev, mtu)
+            network.set_mtu(self.netns, dev, mtu)
         except LabError as e:
             raise TuneError(f"{what}: {e}") from e
 
     def restart(self, service: str) -> None:
         try:
-            Lab(self.lab_dir or DEFAULT_DIR).restart(service)
+            Lab(self.lab_dir).restart(service)
         except LabError as e:
             raise TuneError(f"restart the lab's {service}: {e}") from e
 

@@ -59,16 +59,16 @@ class Sysctl(FileValue):
         return f"sysctl -w {shlex.quote(f'{change.target}={value}')}"
 
     def _per_namespace(self, system, change) -> bool:
-        return bool(system.netns) and change.target.startswith("net.")
+        return system.own_network and change.target.startswith("net.")
 
     def read(self, system, change):
         if self._per_namespace(system, change):
-            return norm(system.run(["sysctl", "-n", change.target], in_netns=True))
+            return norm(system.run_net(["sysctl", "-n", change.target]))
         return super().read(system, change)
 
     def write(self, system, change, value):
         if self._per_namespace(system, change):
-            system.run(["sysctl", "-q", "-w", f"{change.target}={value}"], in_netns=True, what=self.label(change))
+            system.run_net(["sysctl", "-q", "-w", f"{change.target}={value}"], what=self.label(change))
         else:
             super().write(system, change, value)
 

@@ -31,13 +31,13 @@ class Mtu(FileValue):
         return f"ip link set dev {shlex.quote(change.target)} mtu {value}"
 
     def read(self, system, change):
-        if system.netns:
-            data = json.loads(system.run(["ip", "-j", "link", "show", "dev", change.target], in_netns=True))
+        if system.own_network:
+            data = json.loads(system.run_net(["ip", "-j", "link", "show", "dev", change.target]))
             return norm(data[0]["mtu"])
         return super().read(system, change)
 
     def write(self, system, change, value):
-        if not (system.netns or system.live):
+        if not (system.own_network or system.live):
             return super().write(system, change, value)
         system.set_mtu(change.target, int(value), self.label(change))
 
@@ -54,9 +54,7 @@ class Ethtool(Knob):
         raise NotImplementedError
 
     def write(self, system, change, value):
-        system.run(
-            ["ethtool", self.flag, change.target, change.key, str(value)], in_netns=True, what=self.label(change)
-        )
+        system.run_net(["ethtool", self.flag, change.target, change.key, str(value)], what=self.label(change))
 
 
 class EthtoolFeature(Ethtool):
@@ -69,7 +67,7 @@ class EthtoolFeature(Ethtool):
             raise TuneError(f"ethtool_feature {change.target} {change.key}: {change.new!r} must be on or off")
 
     def read(self, system, change):
-        features = ethtool_features(system.run(["ethtool", "--json", "-k", change.target], in_netns=True))
+        features = ethtool_features(system.run_net(["ethtool", "--json", "-k", change.target]))
         feature = features.get(change.key)
         if feature is None:
             raise TuneError(f"{self.label(change)}: the NIC has no feature {change.key!r}")
@@ -82,7 +80,7 @@ class EthtoolCoalesce(Ethtool):
     kind, flag = "ethtool_coalesce", "-C"
 
     def read(self, system, change):
-        c = ethtool_coalesce(system.run(["ethtool", "-c", change.target], in_netns=True))
+        c = ethtool_coalesce(system.run_net(["ethtool", "-c", change.target]))
         if change.key in ("adaptive-rx", "adaptive-tx"):
             value = c.adaptive_rx if change.key == "adaptive-rx" else c.adaptive_tx
             return None if value is None else ("on" if value else "off")
@@ -98,7 +96,7 @@ class EthtoolRing(Ethtool):
         _int_range(change, 1, 1 << 20, "ethtool_ring")
 
     def read(self, system, change):
-        return norm(ethtool_rings(system.run(["ethtool", "-g", change.target], in_netns=True)).current.get(change.key))
+        return norm(ethtool_rings(system.run_net(["ethtool", "-g", change.target])).current.get(change.key))
 
 
 class HtbRate(Knob):
@@ -122,10 +120,10 @@ class HtbRate(Knob):
         )
 
     def read(self, system, change):
-        shown = system.run(["tc", "class", "show", "dev", change.target, "classid", change.key], in_netns=True)
+        shown = system.run_net(["tc", "class", "show", "dev", change.target, "classid", change.key])
         return norm(htb_class_rate(shown, change.key))
 
     def write(self, system, change, value):
         rate = f"{value}bit"
         argv = ["tc", "class", "change", "dev", change.target, "classid", change.key, "htb", "rate", rate, "ceil", rate]
-        system.run(argv, in_netns=True, what=self.label(change))
+        system.run_net(argv, what=self.label(change))
