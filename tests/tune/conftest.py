@@ -74,3 +74,20 @@ def write_plan(tmp_path: Path, changes: list[dict], name: str = "plan.json") -> 
     path = tmp_path / name
     path.write_text(json.dumps(make_plan(changes)))
     return path
+
+
+def applied(plan, system, **options):
+    """executor.apply as a workflow calls it: holding the system's lock."""
+    from nastune.tune import executor, lock
+
+    with lock.hold(system, "test"):
+        return executor.apply(plan, system, **options)
+
+
+def rolled_back(journal, system, **options):
+    """rollback as a workflow calls it: holding the system's lock."""
+    from nastune.tune import lock
+    from nastune.tune.rollback import rollback
+
+    with lock.hold(system, "test"):
+        return rollback(journal, system, **options)

@@ -14,7 +14,7 @@ from nastune.tune.knobs import KNOBS, norm
 from nastune.tune.plan import Plan, load
 from nastune.tune.system import System, TuneError
 from tests.conftest import need, run_cli
-from tests.tune.conftest import CHANGES, make_plan, snapshot, write_plan
+from tests.tune.conftest import CHANGES, applied, make_plan, rolled_back, snapshot, write_plan
 
 CONFIG_FILES = ("etc/samba/smb.conf", "etc/ganesha/ganesha.conf", "etc/exports", "etc/fstab")
 
@@ -29,16 +29,16 @@ def test_each_applier_applies_reads_back_and_rolls_back(root, tmp_path, change):
     plan = load(write_plan(tmp_path, [change]))
     before_files, before = snapshot(root), values(root, plan)
     system = System(root=Root(root))
-    journal = need(executor.apply(plan, system, accept_risk=True, log=lambda m: None))
+    journal = need(applied(plan, system, accept_risk=True, log=lambda m: None))
     (c,) = plan.changes
     assert norm(KNOBS[c.knob].read(system, c)) == norm(c.new)
     assert all(ok for *_, ok in executor.verify(journal, system))
-    assert executor.rollback(journal, system, log=lambda m: None).restored == 1
+    assert rolled_back(journal, system, log=lambda m: None).restored == 1
     assert values(root, plan) == before
     after_files = snapshot(root)
     for name in CONFIG_FILES:  # config files come back byte for byte
         assert after_files[name] == before_files[name]
-    report = executor.rollback(journal, system, log=lambda m: None)
+    report = rolled_back(journal, system, log=lambda m: None)
     assert (report.restored, report.ok) == (0, True)  # idempotent
 
 
@@ -49,7 +49,7 @@ def test_failure_midway_rolls_back_everything_already_changed(root, tmp_path):
     with pytest.raises(
         TuneError, match=r"'kyber' is not one of mq-deadline, none.*rolled back 2 change.*1 already at their original"
     ):
-        executor.apply(plan, System(root=Root(root)), log=lambda m: None)
+        applied(plan, System(root=Root(root)), log=lambda m: None)
     after = snapshot(root)
     assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]
     assert after["proc/sys/vm/dirty_ratio"].strip() == b"40"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOTS, run_cli
-from tests.tune.conftest import CHANGES, snapshot, write_plan
+from tests.tune.conftest import CHANGES, applied, rolled_back, snapshot, write_plan
 
 # these tests change this host and take its tuning lock (/var/lib/nastune/lock): run one at a time
 pytestmark = pytest.mark.host
@@ -237,10 +237,8 @@ def test_a_remounted_atime_option_is_restored_on_the_real_kernel(xfs_mount, tmp_
     """mount(8) merges a remount's options with the mount's own and the kernel lets noatime win,
     so `remount,relatime` alone left a noatime mount as it was (autotune's stranded trial)."""
     from nastune.root import Root
-    from nastune.tune import executor
     from nastune.tune.journal import Journal
     from nastune.tune.plan import Plan
-    from nastune.tune.rollback import rollback
     from nastune.tune.system import System
 
     def atime() -> str:
@@ -252,7 +250,7 @@ def test_a_remounted_atime_option_is_restored_on_the_real_kernel(xfs_mount, tmp_
     system = System(root=Root("/"), state_dir=str(tmp_path / "state"))  # its journal in tmp_path, not /var/lib
     change = {"id": 1, "knob": "mount_option", "target": str(xfs_mount), "key": "noatime", "new": "noatime"}
     plan = Plan.model_validate({"schema": "nastune.plan/1", "lab": False, "changes": [change]})
-    journal = executor.apply(plan, system, log=lambda m: None)
+    journal = applied(plan, system, log=lambda m: None)
     assert journal is not None and atime() == "noatime"
-    report = rollback(Journal.at(system, journal.path), system, log=lambda m: None)
+    report = rolled_back(Journal.at(system, journal.path), system, log=lambda m: None)
     assert report.ok and report.restored == 1 and atime() == "relatime"

@@ -61,10 +61,11 @@ def _run(root, probe, tmp_path):
     site = ProbeSite(str(tmp_path), str(root), probe)
     tuner = site.tuner()
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
-    journal = need(tuner.apply(plan, False, lambda m: None))
-    tuner.rollback(journal)  # A, as optimize starts its interleaving
-    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
-    return tuner, journal, _interleave(plan, tuner, site, spec, lambda m: None)
+    with tuner.hold():  # as optimize holds the system's lock
+        journal = need(tuner.apply(plan, False, lambda m: None))
+        tuner.rollback(journal)  # A, as optimize starts its interleaving
+        spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
+        return tuner, journal, _interleave(plan, tuner, site, spec, lambda m: None)
 
 
 def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, tmp_path):
@@ -119,7 +120,9 @@ def test_a_settled_workload_is_measured_no_more_while_the_others_go_on(root, tmp
     site = TwoProbes(str(tmp_path), str(root), probe, flat)
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     spec = ab.AbSpec(plan, ["probe", "flat"], {}, tmp_path / "ab", min_pairs=5, max_pairs=8)
-    done = ab.run(spec, site, log=lambda m: None)
+    tuner = site.tuner()
+    with tuner.hold("ab"):  # as ab's measure holds it
+        done = ab.run(spec, site, tuner, log=lambda m: None)
     assert done.pairs == 8 and not done.decided  # the flat one never settled
     assert probe.seen.count(10) == 5  # B: settled at the first look, measured no more
     assert flat.calls == 1 + 8 * 2  # warm-up, both sides of every pair: no separate control pass
@@ -135,7 +138,9 @@ def test_settings_that_change_nothing_are_not_interleaved(root, tmp_path):
     site = ProbeSite(str(tmp_path), str(root), probe)
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
-    assert _interleave(plan, site.tuner(), site, spec, lambda m: None) == (None, None)
+    tuner = site.tuner()
+    with tuner.hold():
+        assert _interleave(plan, tuner, site, spec, lambda m: None) == (None, None)
     assert len(probe.seen) <= 2  # the warm-up and at most one repeat of A before the first switch
 
 
@@ -156,6 +161,8 @@ def test_each_side_finds_its_targets_once_in_its_own_state(root, tmp_path):
     site = CountingSite(str(tmp_path), str(root), Probe(root), Flat(root), [])
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     spec = ab.AbSpec(plan, ["probe", "flat"], {}, tmp_path / "ab", min_pairs=5, max_pairs=8)
-    done = ab.run(spec, site, log=lambda m: None)
+    tuner = site.tuner()
+    with tuner.hold("ab"):  # as ab's measure holds it
+        done = ab.run(spec, site, tuner, log=lambda m: None)
     assert done.pairs == 8  # 16 switches
     assert site.found == ["40", "10"]  # A's targets found in A, B's in B, once each

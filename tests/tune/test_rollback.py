@@ -15,7 +15,7 @@ import time
 import pytest
 
 from nastune.root import Root
-from nastune.tune import executor, lock
+from nastune.tune import lock
 from nastune.tune.journal import Journal
 from nastune.tune.knobs import KNOBS
 from nastune.tune.knobs.base import Knob
@@ -23,7 +23,7 @@ from nastune.tune.plan import PlannedChange, load
 from nastune.tune.rollback import _restore_value
 from nastune.tune.system import System, TuneError
 from tests.conftest import ROOTS, run_cli
-from tests.tune.conftest import CHANGES, snapshot, write_plan
+from tests.tune.conftest import CHANGES, rolled_back, snapshot, write_plan
 
 
 def test_a_plan_with_a_change_this_system_cannot_make_is_refused_before_any_write(tmp_path):
@@ -104,7 +104,7 @@ def test_an_entry_without_a_real_original_is_reported_never_written(root):
     }
     (root / "proc/sys/vm/dirty_ratio").write_text("10\n")
     journal = _journal(root, [sysctl, mixed, nothing])
-    report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
+    report = rolled_back(journal, System(root=Root(root)), log=lambda m: None)
     assert report.restored == 1 and (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "40"
     failed = {f.what: f.reason for f in report.failures}
     assert set(failed) == {"sysfs /sys/block/sda/queue/read_ahead_kb", "sysfs /sys/block/sda/queue/scheduler"}
@@ -141,7 +141,7 @@ def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(ro
         "change": {"id": 1, "knob": "samba", "target": "global", "key": "aio read size", "new": "1"},
     }
     journal = _journal(root, [entry])
-    report = executor.rollback(journal, System(root=Root(root)), log=lambda m: None)
+    report = rolled_back(journal, System(root=Root(root)), log=lambda m: None)
     assert not report.ok and "which this change does not edit: refused" in report.failures[0].reason
     assert (root / "etc/passwd").read_text() == "root:x:0:0\n"
     assert outside.read_text() == "outside\n"
@@ -174,10 +174,15 @@ def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
     assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "40"
 
 
-def test_the_lock_is_reentrant_within_one_process_and_freed_by_a_kill(root, tmp_path):
+def test_the_lock_is_taken_once_required_by_the_engine_and_freed_by_a_kill(root, tmp_path):
     system = System(root=Root(root))
-    with lock.hold(system, "optimize"), lock.hold(system, "apply"):  # optimize applies under its own lock
-        pass
+    with lock.hold(system, "optimize"):
+        lock.require(system)  # what the engine asks before it changes anything
+        with pytest.raises(RuntimeError, match="already held by this process"):
+            with lock.hold(system, "apply"):  # a second hold is a bug: the workflow takes it once
+                pass
+    with pytest.raises(RuntimeError, match="changed without holding"):
+        lock.require(system)
     plan_file = write_plan(tmp_path, [CHANGES[0]])
     killed = run_cli(
         "apply", str(plan_file), "--root", str(root), "--yes", check=False, env={"NASTUNE_KILL_AT": "apply:1:written"}

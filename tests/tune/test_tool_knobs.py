@@ -15,8 +15,8 @@ from nastune.root import Root
 from nastune.tune import executor
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan, PlannedChange
-from nastune.tune.rollback import rollback
 from nastune.tune.system import System, TuneError
+from tests.tune.conftest import applied, rolled_back
 
 # these tests change this host and take its tuning lock (/var/lib/nastune/lock): run one at a time
 pytestmark = pytest.mark.host
@@ -71,7 +71,7 @@ def _system(tmp_path: Path) -> System:
 
 def test_apply_verify_and_rollback_each_tool_knob(device, tmp_path):
     system = _system(tmp_path)
-    journal = executor.apply(Plan(changes=_numbered(CHANGES)), system, log=lambda m: None)
+    journal = applied(Plan(changes=_numbered(CHANGES)), system, log=lambda m: None)
     assert journal is not None
     now = json.loads(device.read_text())
     assert now["nics"]["eth0"]["coalesce"]["rx-usecs"] == 50
@@ -79,7 +79,7 @@ def test_apply_verify_and_rollback_each_tool_knob(device, tmp_path):
     assert now["nics"]["eth0"]["ring"]["rx"] == 4096
     assert now["datasets"]["tank/data"] == {"compression": "lz4", "atime": "off"}
     assert all(ok for *_, ok in executor.verify(Journal.at(system, journal.path), system))
-    report = rollback(Journal.at(system, journal.path), system, log=lambda m: None)
+    report = rolled_back(Journal.at(system, journal.path), system, log=lambda m: None)
     assert report.ok
     assert json.loads(device.read_text()) == DEVICE
 
@@ -87,13 +87,13 @@ def test_apply_verify_and_rollback_each_tool_knob(device, tmp_path):
 def test_a_refused_write_rolls_back_the_changes_before_it(device, tmp_path):
     too_big = PlannedChange(id=0, knob="ethtool_ring", target="eth0", key="tx", new=8192)  # above the ring's maximum
     with pytest.raises(TuneError, match="Invalid argument"):
-        executor.apply(Plan(changes=_numbered([*CHANGES, too_big])), _system(tmp_path), log=lambda m: None)
+        applied(Plan(changes=_numbered([*CHANGES, too_big])), _system(tmp_path), log=lambda m: None)
     assert json.loads(device.read_text()) == DEVICE
 
 
 def test_drift_is_seen_when_the_device_changes_behind_nastune(device, tmp_path):
     system = _system(tmp_path)
-    journal = executor.apply(Plan(changes=CHANGES[:1]), system, log=lambda m: None)
+    journal = applied(Plan(changes=CHANGES[:1]), system, log=lambda m: None)
     assert journal is not None
     state = json.loads(device.read_text())
     state["nics"]["eth0"]["coalesce"]["rx-usecs"] = 8  # a driver reload resets it

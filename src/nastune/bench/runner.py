@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -107,6 +108,81 @@ def attempt(action, what: str, retries: list[str]):
             time.sleep(RETRY_PAUSE)
 
 
+@dataclass
+class _Measured:
+    """One workload's run on one target: its repeats, what failed, the load beside it, the
+    server's profile."""
+
+    started: str
+    clock: float
+    rows: list[dict[str, float]] = field(default_factory=list)
+    retries: list[str] = field(default_factory=list)
+    others: list[dict] = field(default_factory=list)  # other load during each repeat
+    profile: dict = field(default_factory=dict)
+    interrupted: bool = False
+    error: str | None = None
+
+
+def _measure(workload: Workload, target: Target, params: dict, repeats: int, site: Measured, how: dict) -> _Measured:
+    """Set up, warm up (unless the caller just ran it, `how["warm"]`), measure `repeats` times
+    with caches dropped and the server profiled, tear down; a workload that keeps failing is
+    recorded as failed, Ctrl-C as interrupted."""
+    progress, task = how["progress"], how["task"]
+    done = _Measured(datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic())
+    profiler = site.profiler(target, PROFILE_INTERVAL) if how["profile"] else Unprofiled()
+    meter, state = Meter(partial(site.servers, target)), None
+    try:
+        state = attempt(partial(workload.setup, target, params), "setup", done.retries)
+        if workload.warm_up and not how["warm"]:  # warm-up: connections, metadata, allocation
+            attempt(partial(workload.once, target, params, state), "warm-up", done.retries)
+            progress.advance(task)
+        with profiler:
+            for n in range(repeats):
+                if workload.files:
+                    attempt(site.drop_caches, "drop caches", done.retries)
+                meter.start()
+                done.rows.append(
+                    attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", done.retries)
+                )
+                done.others.append(meter.stop())
+                progress.advance(task)
+    except KeyboardInterrupt:
+        done.interrupted = True
+    except BenchError as e:
+        done.error = str(e)
+    finally:
+        try:
+            workload.teardown(target, params, state or {})
+        except BenchError as e:
+            done.retries.append(f"teardown: {e}")
+    done.profile = profiler.summary() if len(profiler.samples) > 1 else {}
+    return done
+
+
+def _result(workload: Workload, target: Target, params: dict, done: _Measured, device: float | None) -> WorkloadResult:
+    """The measured run as a result: its metrics (flagged where other load disturbed a repeat),
+    its profile, and what limited it."""
+    summary = done.profile
+    limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
+    limits = with_other_load(limits, [why for why in map(disturbed, done.others) if why], len(done.others))
+    metrics = metrics_of(workload, params, target, done.rows, device) if done.rows else {}
+    return WorkloadResult(
+        workload=workload.name,
+        target=target.to_json(),
+        params=params,
+        metrics=flag_disturbed(metrics, done.others) if done.rows else {},
+        profile=summary,
+        attribution=first_line(limits, summary) if summary or limits else "",
+        limits=[limit.to_json() for limit in limits],
+        started=done.started,
+        seconds=round(time.monotonic() - done.clock, 2),
+        interrupted=done.interrupted,
+        error=done.error,
+        retries=done.retries,
+        interference=done.others,
+    )
+
+
 def run(
     pairs: list[tuple[Workload, Target]],
     params: dict,
@@ -135,68 +211,19 @@ def run(
     with nullcontext(within) if within else display(console or Console(stderr=True)) as progress:
         warm_ups = 0 if warm else sum(w.warm_up for w, _ in pairs)
         task = progress.add_task("benchmark", total=len(pairs) * repeats + warm_ups)
+        how = {"progress": progress, "task": task, "profile": profile, "warm": warm}
         for workload, target in pairs:
             progress.update(task, description=f"{workload.name} @ {target.url}")
-            started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
-            rows: list[dict[str, float]] = []
-            retries: list[str] = []
-            profiler = site.profiler(target, PROFILE_INTERVAL) if profile else Unprofiled()
-            meter, others = Meter(partial(site.servers, target)), []
-            interrupted, error, state = False, None, None
-            try:
-                state = attempt(partial(workload.setup, target, params), "setup", retries)
-                if workload.warm_up and not warm:  # warm-up: connections, metadata, allocation
-                    attempt(partial(workload.once, target, params, state), "warm-up", retries)
-                    progress.advance(task)
-                with profiler:
-                    for n in range(repeats):
-                        if workload.files:
-                            attempt(site.drop_caches, "drop caches", retries)
-                        meter.start()
-                        rows.append(attempt(partial(workload.once, target, params, state), f"repeat {n + 1}", retries))
-                        others.append(meter.stop())
-                        progress.advance(task)
-            except KeyboardInterrupt:
-                interrupted = True
-            except BenchError as e:
-                error = str(e)
-            finally:
-                try:
-                    workload.teardown(target, params, state or {})
-                except BenchError as e:
-                    retries.append(f"teardown: {e}")
-            summary = profiler.summary() if len(profiler.samples) > 1 else {}
-            limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
-            limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
-            if rows or error:
-                results.results.append(
-                    WorkloadResult(
-                        workload=workload.name,
-                        target=target.to_json(),
-                        params=params,
-                        metrics=flag_disturbed(
-                            metrics_of(workload, params, target, rows, device_limit(workload, target, device_rates)),
-                            others,
-                        )
-                        if rows
-                        else {},
-                        profile=summary,
-                        attribution=first_line(limits, summary) if summary or limits else "",
-                        limits=[limit.to_json() for limit in limits],
-                        started=started,
-                        seconds=round(time.monotonic() - clock, 2),
-                        interrupted=interrupted,
-                        error=error,
-                        retries=retries,
-                        interference=others,
-                    )
-                )
+            done = _measure(workload, target, params, repeats, site, how)
+            if done.rows or done.error:
+                device = device_limit(workload, target, device_rates) if done.rows else None
+                results.results.append(_result(workload, target, params, done, device))
             results.save(out)
-            if interrupted:
+            if done.interrupted:
                 raise KeyboardInterrupt
-            if error:
+            if done.error:
                 progress.console.print(
-                    f"{workload.name} @ {target.url} failed after {RETRIES + 1} attempts: {error}",
+                    f"{workload.name} @ {target.url} failed after {RETRIES + 1} attempts: {done.error}",
                     markup=False,
                     highlight=False,
                 )

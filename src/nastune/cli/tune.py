@@ -129,6 +129,7 @@ def rollback(
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
     from nastune.report.tune_view import rolled_back
+    from nastune.tune import lock
     from nastune.tune.rollback import rollback as rollback_journal
 
     if inventory:
@@ -137,7 +138,7 @@ def rollback(
     with failing():
         found = site(lab, root=root).journal(to)
     shown = err if json else console  # --json: standard output is the summary alone
-    with failing(code=1):
+    with failing(code=1), lock.hold(found.system, "rollback"):
         report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False), dry_run=dry_run)
     done = report.wire(found)
     failed = rolled_back(shown, err, done, report.summary(), report.notes)

@@ -158,101 +158,126 @@ def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Out
         spec = replace(spec, workloads=[n for n in site.default_workloads() if n != "aged-read"])
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]  # bad workloads: refused before any switch
     params = sized(spec.params, targets, log)
-    outcome = run(replace(spec, plan=site.stamp(plan), params=params), site, log=log)
+    tuner = site.tuner()
+    with tuner.hold("ab"):  # ab is the workflow: it holds the system's lock, run switches under it
+        outcome = run(replace(spec, plan=site.stamp(plan), params=params), site, tuner, log=log)
     outcome.notes = left_out + outcome.notes
     (spec.out / "ab.json").write_text(outcome.summary().dumps() + "\n")
     return outcome
 
 
 def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> Outcome:
-    """A and B alternate on `site`, switched by `tuner` (the site's own by default; optimize
-    passes the one that holds its lock)."""
-    tuner = tuner or site.tuner()
-    min_pairs, max_pairs, params, out = spec.min_pairs, spec.max_pairs, spec.params, spec.out
-    noise_floor = spec.noise_floor
-    looks = max_pairs - min_pairs + 1
-    alpha = ALPHA / looks
-    rng = random.Random(spec.seed)
-    out.mkdir(parents=True, exist_ok=True)
+    """A and B alternate on `site`, switched by `tuner` (the site's own by default), whose
+    system's lock the caller holds (ab's measure, optimize)."""
+    spec.out.mkdir(parents=True, exist_ok=True)
+    run = _Interleaving(spec, site, _Switch(spec.plan, tuner or site.tuner(), spec.accept_risk))
+    started = time.monotonic()
+    try:
+        run.set_up()
+        pairs = run.alternate(random.Random(spec.seed), log)
+    except (BenchError, TuneError, NasError) as e:
+        raise AbError(f"stopped after {run.done} pairs: {e}") from e
+    finally:
+        run.end()
+    return run.outcome(pairs, time.monotonic() - started)
 
-    resolved: dict[str, Pairs] = {}
 
-    def make_pairs(side: str) -> Pairs:
-        """Each side's targets, found once in it: B's are B's (an MTU change moves a target's
-        ceiling), and a side is the same state every time it comes back (each finding asks the
-        clients over SSH, a second and more per look)."""
-        if side not in resolved:
-            resolved[side] = site.pairs(spec.target, spec.workloads)
-        return resolved[side]
+class _Interleaving:
+    """One interleaved run's state: each side's targets (found once in it: B's are B's, as an
+    MTU change moves a target's ceiling), each workload's set-up state, and each side's samples,
+    the targets they were measured on and the other load beside them."""
 
-    with tuner.hold("ab"):
-        switch = _Switch(spec.plan, tuner, spec.accept_risk)
-        pairs = make_pairs("A")
-        states: dict[str, dict] = {}
-        samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
-        measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
-        others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
-        started = time.monotonic()
-        done = 0
+    def __init__(self, spec: AbSpec, site: Site, switch: _Switch):
+        self.spec, self.site, self.switch = spec, site, switch
+        self.alpha = ALPHA / (spec.max_pairs - spec.min_pairs + 1)  # the looks share the 5%
+        self.resolved: dict[str, Pairs] = {}
+        self.states: dict[str, dict] = {}
+        self.samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
+        self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
+        self.others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
+        self.done = 0
+
+    def pairs(self, side: str) -> Pairs:
+        """Each side's targets, found once in it (each finding asks the clients over SSH)."""
+        if side not in self.resolved:
+            self.resolved[side] = self.site.pairs(self.spec.target, self.spec.workloads)
+        return self.resolved[side]
+
+    def set_up(self) -> None:
+        params = self.spec.params
+        for workload, target in self.pairs("A"):
+            state = runner.attempt(partial(workload.setup, target, params), "setup", [])
+            self.states[_key(workload, target)] = state
+            if workload.warm_up:
+                runner.attempt(partial(workload.once, target, params, state), "warm-up", [])
+
+    def side(self, side: str, keys: set[str]) -> None:
+        """One repeat of each workload of `keys` in `side`, caches dropped, other load metered."""
+        self.switch.to(side)
+        for workload, target in self.pairs(side):
+            key = _key(workload, target)
+            if key not in keys:
+                continue
+            if workload.files:
+                runner.attempt(self.site.drop_caches, "drop caches", [])
+            meter = Meter(partial(self.site.servers, target))
+            meter.start()
+            row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
+            self.samples[side].setdefault(key, []).append(row)
+            self.measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
+            self.others[side].setdefault(key, []).append(meter.stop())
+
+    def alternate(self, rng: random.Random, log: Callable[[str], None]) -> Pairs:
+        """Pairs in random order until every workload is settled (looking from min_pairs) or the
+        budget is spent; the pairs it measured."""
+        spec, pairs = self.spec, self.pairs("A")
+        everything = {_key(w, t) for w, t in pairs}
+        open_keys = set(everything)  # the workloads with a metric not yet settled
+        for self.done in range(1, spec.max_pairs + 1):
+            order = ["A", "B"]
+            rng.shuffle(order)
+            for side in order:
+                self.side(side, open_keys)
+            if self.done >= spec.min_pairs:
+                settles = partial(_settled, params=spec.params, samples=self.samples, noise_floor=spec.noise_floor)
+                open_keys = {_key(w, t) for w, t in pairs if not settles(w, t, alpha=self.alpha)}
+            log(
+                f"pair {self.done}: {' then '.join(order)}; {len(open_keys)} of {len(everything)} workloads not settled"
+            )
+            if not open_keys:
+                break
+        return pairs
+
+    def end(self) -> None:
+        """Back to A, and every workload's files removed, whatever stopped the run."""
         try:
-            for workload, target in pairs:
-                state = runner.attempt(partial(workload.setup, target, params), "setup", [])
-                states[_key(workload, target)] = state
-                if workload.warm_up:
-                    runner.attempt(partial(workload.once, target, params, state), "warm-up", [])
-
-            def measure(side: str, keys: set[str]) -> None:
-                switch.to(side)
-                for workload, target in make_pairs(side):
-                    key = _key(workload, target)
-                    if key not in keys:
-                        continue
-                    if workload.files:
-                        runner.attempt(site.drop_caches, "drop caches", [])
-                    meter = Meter(partial(site.servers, target))
-                    meter.start()
-                    row = runner.attempt(partial(workload.once, target, params, states[key]), side, [])
-                    samples[side].setdefault(key, []).append(row)
-                    measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
-                    others[side].setdefault(key, []).append(meter.stop())
-
-            everything = {_key(w, t) for w, t in pairs}
-            open_keys = set(everything)  # the workloads with a metric not yet settled
-            for done in range(1, max_pairs + 1):
-                order = ["A", "B"]
-                rng.shuffle(order)
-                for side in order:
-                    measure(side, open_keys)
-                if done >= min_pairs:
-                    open_keys = {
-                        _key(w, t) for w, t in pairs if not _settled(w, t, params, samples, noise_floor, alpha)
-                    }
-                log(f"pair {done}: {' then '.join(order)}; {len(open_keys)} of {len(everything)} workloads not settled")
-                if not open_keys:
-                    break
-        except (BenchError, TuneError, NasError) as e:
-            raise AbError(f"stopped after {done} pairs: {e}") from e
+            self.switch.back()
         finally:
-            try:
-                switch.back()
-            finally:
-                for workload, target in pairs:
-                    try:
-                        workload.teardown(target, params, states.get(_key(workload, target), {}))
-                    except BenchError:
-                        pass
-        elapsed = time.monotonic() - started
-        a = _results("A", list(measured["A"].values()), params, samples["A"], others, out, site)
-        b = _results("B", list(measured["B"].values()), params, samples["B"], others, out, site)
-        rows, notes = compare_runs(a, b, noise_floor=noise_floor, alpha=alpha, paired=True)
-        refused = _controls(pairs, params, samples["A"], noise_floor)
-        rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
-        notes.append(
-            f"interleaved: {done} pairs in random order, each B compared with its own pair's A; each look tests "
-            f"at alpha {alpha:.4f} (0.05 over {looks} looks)"
+            for workload, target in self.resolved.get("A", []):
+                try:
+                    workload.teardown(target, self.spec.params, self.states.get(_key(workload, target), {}))
+                except BenchError:
+                    pass
+
+    def outcome(self, pairs: Pairs, elapsed: float) -> Outcome:
+        """Each B against its own pair's A, the A/A control, the notes."""
+        spec, params, floor = self.spec, self.spec.params, self.spec.noise_floor
+        a = _results(
+            "A", list(self.measured["A"].values()), params, self.samples["A"], self.others, spec.out, self.site
         )
-        decided = bool(rows) and all(settled(r.result, noise_floor) for r in rows)
-        return Outcome(rows, notes, done, elapsed, switch.seconds, decided and not refused, refused, [a, b])
+        b = _results(
+            "B", list(self.measured["B"].values()), params, self.samples["B"], self.others, spec.out, self.site
+        )
+        rows, notes = compare_runs(a, b, noise_floor=floor, alpha=self.alpha, paired=True)
+        refused = _controls(pairs, params, self.samples["A"], floor)
+        rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
+        looks = spec.max_pairs - spec.min_pairs + 1
+        notes.append(
+            f"interleaved: {self.done} pairs in random order, each B compared with its own pair's A; each look "
+            f"tests at alpha {self.alpha:.4f} (0.05 over {looks} looks)"
+        )
+        decided = bool(rows) and all(settled(r.result, floor) for r in rows)
+        return Outcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
 
 
 def _values(workload, params, rows: list[dict]) -> dict[str, list[float]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nastune.tune import executor
+from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.rollback import journal_change
@@ -40,5 +40,6 @@ def settings(journal: Journal) -> Plan:
 
 def run(journal: Journal, log: Callable[[str], None]) -> str | None:
     """The journal of the persistence files written; None when they already say so."""
-    made = executor.apply(settings(journal), journal.system, persist=True, log=log)
+    with lock.hold(journal.system, "persist"):
+        made = executor.apply(settings(journal), journal.system, persist=True, log=log)
     return made.path if made else None

@@ -102,73 +102,73 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
     """The journal of the changes made; None when every setting already was as planned and
     nothing is to be persisted (no journal is written then, so an empty one can never hide the
     journal that holds changes)."""
-    with lock.hold(system, "apply"):
-        rows = diff(plan, system)
-        broken = [r for r in rows if r.error]
-        if broken:
-            raise TuneError(
-                "nothing was changed; this plan cannot be applied here: "
-                + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken)
-            )
-        if persist and not system.boots:
-            raise TuneError(f"nothing was changed; {system.name} does not survive a reboot: nothing to persist")
-        if persist:
-            keys = [r.change.target for r in rows if r.knob.persists == "sysctl.d"]
-            why = sysctl_files.overridden(system, persistence.SYSCTL, keys)
-            if why:
-                raise TuneError(
-                    "nothing was changed; --persist would not last, another file sets these at boot after "
-                    f"nastune's: {'; '.join(why)}. Change or remove the setting there (it may belong to another "
-                    "tool: nastune does not fight it), or apply without --persist"
-                )
-        risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
-        if risky and not accept_risk:
-            listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
-            raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
-        for row in rows:
-            if row.noop:
-                log(f"  = {row.knob.label(row.change)} already {row.current}")
-        pending = [r for r in rows if not r.noop]
-        made = _persisting(plan, rows, system) if persist else []
-        if not pending and not made:
-            return None
-        room.check(system, [(r.knob, r.change) for r in pending] + [(knob, change) for change, knob, _ in made])
-        journal = Journal.create(
-            system,
-            {
-                "plan": plan.model_dump(mode="json", by_alias=True),
-                "root": system.root.path,
-                "pid": os.getpid(),
-            },
+    lock.require(system)  # the workflow holds it from reading the plan to closing the journal
+    rows = diff(plan, system)
+    broken = [r for r in rows if r.error]
+    if broken:
+        raise TuneError(
+            "nothing was changed; this plan cannot be applied here: "
+            + "; ".join(f"changes[{r.index}]: {r.error}" for r in broken)
         )
-        seq = 0
-        try:
-            _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
-            for row in pending:
-                seq += 1
-                _step(system, journal, seq, row, log)
-            for service in sorted({r.knob.service for r in pending if r.knob.service}):
-                log("  " + services.reload(system, service))
-            for change, knob, current in made:
-                seq += 1
-                _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
-            journal.record({"type": "end", "state": "applied", "changes": seq})
-        except BaseException as e:
-            log(f"apply failed: {e}; rolling back")
-            report = rollback(journal, system, log)
-            with contextlib.suppress(TuneError):  # a full disk may refuse even this line
-                journal.record({"type": "end", "state": "rolled_back" if report.ok else "stranded"})
-            if not report.ok:
-                raise Stranded(
-                    f"{_reason(e)}; the automatic rollback could NOT restore everything, so {system.name} is "
-                    f"no longer as it was: {report.summary()}. Do those steps by hand, then check with "
-                    f"`nastune verify --journal {journal.path}`"
-                ) from e
-            if isinstance(e, TuneError | OSError | Unavailable):
-                undone = f"every change was undone ({report.summary()}; journal {journal.path})"
-                raise TuneError(f"{_reason(e)}; {undone}") from e
-            raise
-        return journal
+    if persist and not system.boots:
+        raise TuneError(f"nothing was changed; {system.name} does not survive a reboot: nothing to persist")
+    if persist:
+        keys = [r.change.target for r in rows if r.knob.persists == "sysctl.d"]
+        why = sysctl_files.overridden(system, persistence.SYSCTL, keys)
+        if why:
+            raise TuneError(
+                "nothing was changed; --persist would not last, another file sets these at boot after "
+                f"nastune's: {'; '.join(why)}. Change or remove the setting there (it may belong to another "
+                "tool: nastune does not fight it), or apply without --persist"
+            )
+    risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
+    if risky and not accept_risk:
+        listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
+        raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
+    for row in rows:
+        if row.noop:
+            log(f"  = {row.knob.label(row.change)} already {row.current}")
+    pending = [r for r in rows if not r.noop]
+    made = _persisting(plan, rows, system) if persist else []
+    if not pending and not made:
+        return None
+    room.check(system, [(r.knob, r.change) for r in pending] + [(knob, change) for change, knob, _ in made])
+    journal = Journal.create(
+        system,
+        {
+            "plan": plan.model_dump(mode="json", by_alias=True),
+            "root": system.root.path,
+            "pid": os.getpid(),
+        },
+    )
+    seq = 0
+    try:
+        _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
+        for row in pending:
+            seq += 1
+            _step(system, journal, seq, row, log)
+        for service in sorted({r.knob.service for r in pending if r.knob.service}):
+            log("  " + services.reload(system, service))
+        for change, knob, current in made:
+            seq += 1
+            _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
+        journal.record({"type": "end", "state": "applied", "changes": seq})
+    except BaseException as e:
+        log(f"apply failed: {e}; rolling back")
+        report = rollback(journal, system, log)
+        with contextlib.suppress(TuneError):  # a full disk may refuse even this line
+            journal.record({"type": "end", "state": "rolled_back" if report.ok else "stranded"})
+        if not report.ok:
+            raise Stranded(
+                f"{_reason(e)}; the automatic rollback could NOT restore everything, so {system.name} is "
+                f"no longer as it was: {report.summary()}. Do those steps by hand, then check with "
+                f"`nastune verify --journal {journal.path}`"
+            ) from e
+        if isinstance(e, TuneError | OSError | Unavailable):
+            undone = f"every change was undone ({report.summary()}; journal {journal.path})"
+            raise TuneError(f"{_reason(e)}; {undone}") from e
+        raise
+    return journal
 
 
 def _reason(e: BaseException) -> str:

@@ -18,7 +18,7 @@ from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
 
 PATH = "/var/lib/nastune/lock"
-_held: dict[str, int] = {}  # lock files this process holds, with their nesting depth
+_held: set[str] = set()  # the lock files this process holds: the engine asks (require), never takes
 
 
 def _holder(fd: int) -> str:
@@ -32,20 +32,31 @@ def _holder(fd: int) -> str:
         return "another process"
 
 
-@contextlib.contextmanager
-def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
-    """Hold the system's lock for `what`; re-entrant within one process (optimize applies)."""
+def _path(system: System) -> str:
     try:
-        path = system.root.host_path(PATH)
+        return system.root.host_path(PATH)
     except Unavailable as e:
         raise TuneError(f"{PATH}: cannot open the lock: {e.reason}") from e
+
+
+def forget() -> None:
+    """In a forked child that closed its parent's descriptors: it holds none of their locks."""
+    _held.clear()
+
+
+def require(system: System) -> None:
+    """The tuning engine's check that its caller holds the system's lock (a bug otherwise)."""
+    if _path(system) not in _held:
+        raise RuntimeError(f"{system.name}: changed without holding {PATH}")
+
+
+@contextlib.contextmanager
+def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
+    """Hold the system's lock for `what`: taken once, by the workflow that changes the system
+    (apply, rollback, optimize, ab, autotune, persist, the watchdog's revert)."""
+    path = _path(system)
     if path in _held:
-        _held[path] += 1
-        try:
-            yield
-        finally:
-            _held[path] -= 1
-        return
+        raise RuntimeError(f"{PATH} is already held by this process: a workflow takes it once")
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
@@ -80,11 +91,11 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
                 ).encode(),
                 0,
             )
-        _held[path] = 1
+        _held.add(path)
         try:
             yield
         finally:
-            del _held[path]
+            _held.discard(path)
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
     finally:

@@ -189,64 +189,64 @@ def _unrecorded(journal: Journal, system: System, contents) -> list[Failure]:
     return failures
 
 
-def rollback(journal: Journal, system: System, log=print, wait: float = 0.0, dry_run: bool = False) -> Report:
+def rollback(journal: Journal, system: System, log=print, dry_run: bool = False) -> Report:
     """Restore originals newest first; entries already rolled back are skipped, so a second
     run (or one after a kill) is harmless. `dry_run`: count what it would restore, change nothing."""
     report = Report(dry_run=dry_run)
-    with lock.hold(system, "rollback", wait=wait):
-        contents = journal.read()
-        for problem in contents.problems:  # each named with its line and what the journal reader found
-            report.failures.append(
-                Failure(
-                    f"{journal.path} {problem}",
-                    "the line is unreadable",
-                    "if it recorded a change, restore that setting by hand",
-                )
+    lock.require(system)  # whoever rolls back holds it: the CLI, a workflow, the watchdog
+    contents = journal.read()
+    for problem in contents.problems:  # each named with its line and what the journal reader found
+        report.failures.append(
+            Failure(
+                f"{journal.path} {problem}",
+                "the line is unreadable",
+                "if it recorded a change, restore that setting by hand",
             )
-        if not contents.ended:
-            report.failures += _unrecorded(journal, system, contents)
-        touched: set[str] = set()
-        for entry in reversed(contents.changes):
-            if entry.get("state") == "rolled_back":
-                continue
-            parsed = journal_change(entry)
-            if isinstance(parsed, str):
-                report.failures.append(
-                    Failure(f"{journal.path} line {entry['lines'][0]}", parsed, "check that line's setting by hand")
-                )
-                continue
-            change, knob = parsed
-            before, seq = entry.get("before"), entry["seq"]
-            try:
-                if not isinstance(before, dict):
-                    raise TuneError("no original was recorded for it")
-                if "files" in before:
-                    changed = _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
-                else:
-                    changed = _restore_value(system, knob, change, before.get("value"), not dry_run)
-            except (TuneError, Unavailable, OSError, ValueError) as e:
-                reason = str(e)
-                if isinstance(e, OSError) and e.strerror:  # no "[Errno 21]" for a person to decode
-                    reason = f"{e.strerror}: {e.filename}" if e.filename else e.strerror
-                failure = Failure(knob.label(change), reason, _manual(journal, seq, knob, change, before))
-                report.failures.append(failure)
-                log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
-                continue
-            try:
-                if not dry_run:
-                    journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
-            except TuneError as e:  # restored all the same; a second rollback finds it at its original
-                report.notes.append(str(e))
-            if changed:
-                report.restored += 1
-                touched |= {knob.service} if knob.service else set()
-                log(f"  - {knob.label(change)}: {'would be restored' if dry_run else 'restored'}")
+        )
+    if not contents.ended:
+        report.failures += _unrecorded(journal, system, contents)
+    touched: set[str] = set()
+    for entry in reversed(contents.changes):
+        if entry.get("state") == "rolled_back":
+            continue
+        parsed = journal_change(entry)
+        if isinstance(parsed, str):
+            report.failures.append(
+                Failure(f"{journal.path} line {entry['lines'][0]}", parsed, "check that line's setting by hand")
+            )
+            continue
+        change, knob = parsed
+        before, seq = entry.get("before"), entry["seq"]
+        try:
+            if not isinstance(before, dict):
+                raise TuneError("no original was recorded for it")
+            if "files" in before:
+                changed = _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
             else:
-                report.unchanged += 1
-                log(f"  = {knob.label(change)}: already at its original")
-        for service in sorted(touched) if not dry_run else []:
-            try:
-                log("  " + services.reload(system, service))
-            except TuneError as e:
-                report.failures.append(Failure(f"reload {service}", str(e), f"reload or restart {service} by hand"))
+                changed = _restore_value(system, knob, change, before.get("value"), not dry_run)
+        except (TuneError, Unavailable, OSError, ValueError) as e:
+            reason = str(e)
+            if isinstance(e, OSError) and e.strerror:  # no "[Errno 21]" for a person to decode
+                reason = f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+            failure = Failure(knob.label(change), reason, _manual(journal, seq, knob, change, before))
+            report.failures.append(failure)
+            log(f"  ! {failure.what}: NOT restored: {failure.reason}; by hand: {failure.manual}")
+            continue
+        try:
+            if not dry_run:
+                journal.record({"type": "change", "seq": seq, "state": "rolled_back"})
+        except TuneError as e:  # restored all the same; a second rollback finds it at its original
+            report.notes.append(str(e))
+        if changed:
+            report.restored += 1
+            touched |= {knob.service} if knob.service else set()
+            log(f"  - {knob.label(change)}: {'would be restored' if dry_run else 'restored'}")
+        else:
+            report.unchanged += 1
+            log(f"  = {knob.label(change)}: already at its original")
+    for service in sorted(touched) if not dry_run else []:
+        try:
+            log("  " + services.reload(system, service))
+        except TuneError as e:
+            report.failures.append(Failure(f"reload {service}", str(e), f"reload or restart {service} by hand"))
     return report

@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Callable
 
+from nastune.tune import lock
 from nastune.tune.journal import Journal
 from nastune.tune.rollback import WATCHDOG_WAIT, Report, rollback
 from nastune.tune.system import TuneError
@@ -22,7 +23,8 @@ def revert_unless_confirmed(
     time.sleep(after)
     if journal.has("confirm"):
         return None
-    return rollback(journal, journal.system, log=log, wait=WATCHDOG_WAIT)
+    with lock.hold(journal.system, "revert", wait=WATCHDOG_WAIT):
+        return rollback(journal, journal.system, log=log)
 
 
 def confirm(journal: Journal) -> bool:
@@ -56,6 +58,7 @@ def start(journal: Journal, after: float) -> None:
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        lock.forget()  # its caller's lock went with the descriptors: it takes the lock itself
         revert_unless_confirmed(journal, after)
     finally:
         os._exit(0)
