@@ -98,12 +98,9 @@ def _persisting(plan: Plan, rows: list[Pending], system: System) -> list[tuple[P
     return [(change, knob, now) for change, knob, now in made if knob is not persistence.FILE or now != change.new]
 
 
-def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal | None:
-    """The journal of the changes made; None when every setting already was as planned and
-    nothing is to be persisted (no journal is written then, so an empty one can never hide the
-    journal that holds changes)."""
-    lock.require(system)  # the workflow holds it from reading the plan to closing the journal
-    rows = diff(plan, system)
+def _refusals(rows: list[Pending], system: System, accept_risk: bool, persist: bool) -> None:
+    """TuneError for a plan refused whole before anything changes: a change that cannot be made
+    here, persistence where it cannot last, a durability trade not accepted."""
     broken = [r for r in rows if r.error]
     if broken:
         raise TuneError(
@@ -125,6 +122,15 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
     if risky and not accept_risk:
         listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
         raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
+
+
+def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal | None:
+    """The journal of the changes made; None when every setting already was as planned and
+    nothing is to be persisted (no journal is written then, so an empty one can never hide the
+    journal that holds changes)."""
+    lock.require(system)  # the workflow holds it from reading the plan to closing the journal
+    rows = diff(plan, system)
+    _refusals(rows, system, accept_risk, persist)
     for row in rows:
         if row.noop:
             log(f"  = {row.knob.label(row.change)} already {row.current}")
@@ -133,42 +139,48 @@ def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool =
     if not pending and not made:
         return None
     room.check(system, [(r.knob, r.change) for r in pending] + [(knob, change) for change, knob, _ in made])
-    journal = Journal.create(
-        system,
-        {
-            "plan": plan.model_dump(mode="json", by_alias=True),
-            "root": system.root.path,
-            "pid": os.getpid(),
-        },
-    )
-    seq = 0
+    header = {"plan": plan.model_dump(mode="json", by_alias=True), "root": system.root.path, "pid": os.getpid()}
+    journal = Journal.create(system, header)
     try:
-        _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
-        for row in pending:
-            seq += 1
-            _step(system, journal, seq, row, log)
-        for service in sorted({r.knob.service for r in pending if r.knob.service}):
-            log("  " + services.reload(system, service))
-        for change, knob, current in made:
-            seq += 1
-            _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
-        journal.record({"type": "end", "state": "applied", "changes": seq})
+        _made(journal, system, pending, made, log)
     except BaseException as e:
-        log(f"apply failed: {e}; rolling back")
-        report = rollback(journal, system, log)
-        with contextlib.suppress(TuneError):  # a full disk may refuse even this line
-            journal.record({"type": "end", "state": "rolled_back" if report.ok else "stranded"})
-        if not report.ok:
-            raise Stranded(
-                f"{_reason(e)}; the automatic rollback could NOT restore everything, so {system.name} is "
-                f"no longer as it was: {report.summary()}. Do those steps by hand, then check with "
-                f"`nastune verify --journal {journal.path}`"
-            ) from e
-        if isinstance(e, TuneError | OSError | Unavailable):
-            undone = f"every change was undone ({report.summary()}; journal {journal.path})"
-            raise TuneError(f"{_reason(e)}; {undone}") from e
+        _undone(journal, system, e, log)
         raise
     return journal
+
+
+def _made(journal: Journal, system: System, pending: list[Pending], made: list, log) -> None:
+    """Every change in turn, journaled before it is made; the services reloaded; the persistence
+    files written; the journal closed."""
+    _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
+    seq = 0
+    for row in pending:
+        seq += 1
+        _step(system, journal, seq, row, log)
+    for service in sorted({r.knob.service for r in pending if r.knob.service}):
+        log("  " + services.reload(system, service))
+    for change, knob, current in made:
+        seq += 1
+        _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
+    journal.record({"type": "end", "state": "applied", "changes": seq})
+
+
+def _undone(journal: Journal, system: System, e: BaseException, log) -> None:
+    """After a failed apply: everything rolled back; Stranded when that could not restore all,
+    TuneError naming the cause when it could (any other exception goes on as it was)."""
+    log(f"apply failed: {e}; rolling back")
+    report = rollback(journal, system, log)
+    with contextlib.suppress(TuneError):  # a full disk may refuse even this line
+        journal.record({"type": "end", "state": "rolled_back" if report.ok else "stranded"})
+    if not report.ok:
+        raise Stranded(
+            f"{_reason(e)}; the automatic rollback could NOT restore everything, so {system.name} is "
+            f"no longer as it was: {report.summary()}. Do those steps by hand, then check with "
+            f"`nastune verify --journal {journal.path}`"
+        ) from e
+    if isinstance(e, TuneError | OSError | Unavailable):
+        undone = f"every change was undone ({report.summary()}; journal {journal.path})"
+        raise TuneError(f"{_reason(e)}; {undone}") from e
 
 
 def _reason(e: BaseException) -> str:
