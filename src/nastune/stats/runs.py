@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nastune.bench.results import ResultSet
+from nastune.bench.results import ResultSet, WorkloadResult
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
 from nastune.stats.paired import compare_pairs
 
@@ -106,6 +106,43 @@ def failures(runs: list[ResultSet]) -> list[str]:
     ]
 
 
+def _comparable(key: str, ra: WorkloadResult, rb: WorkloadResult, force: bool) -> list[str]:
+    """The remarks on one workload measured in both runs; Incomparable when its protocol or its
+    parameters differ (unless forced)."""
+    remarks = []
+    kinds = ra.target.get("kind"), rb.target.get("kind")
+    if kinds[0] != kinds[1] and None not in kinds:
+        message = f"{key}: measured over {kinds[0]} then over {kinds[1]}"
+        if not force:
+            raise Incomparable(message + ": not the same protocol (--force compares anyway)")
+        remarks.append(message + " (compared anyway: --force)")
+    remarks += _link_changed(key, ra, rb)
+    if ra.params != rb.params:
+        differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
+        message = f"{key}: workload parameters differ ({', '.join(differing)})"
+        if not force:
+            raise Incomparable(message + "; the numbers do not measure the same thing (--force compares anyway)")
+        remarks.append(message + " (compared anyway: --force)")
+    return remarks
+
+
+def _rows(key: str, ra: WorkloadResult, rb: WorkloadResult, comparing, noise_floor: float, alpha: float) -> list[Row]:
+    """Each metric both runs hold, compared; Incomparable when its unit or direction changed."""
+    rows = []
+    for name, ma in ra.metrics.items():
+        mb = rb.metrics.get(name)
+        if mb is None:
+            continue
+        if (ma.unit, ma.higher_is_better) != (mb.unit, mb.higher_is_better):
+            raise Incomparable(
+                f"{key} {name}: measured in {ma.unit} ({'higher' if ma.higher_is_better else 'lower'} is better) "
+                f"then in {mb.unit} ({'higher' if mb.higher_is_better else 'lower'} is better): not comparable"
+            )
+        result = comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha)
+        rows.append(Row(ra.workload, ra.target["url"], name, ma.unit, ma.higher_is_better, ma.limit, result))
+    return rows
+
+
 def compare_runs(
     a: ResultSet,
     b: ResultSet,
@@ -128,45 +165,11 @@ def compare_runs(
         ra, rb = before[key], after[key]
         failed = [(label, r.error) for label, r in (("first", ra), ("second", rb)) if r.failed]
         if failed:
-            remarks.append(
-                f"{key}: FAILED in the "
-                + " and the ".join(f"{label} run ({error})" for label, error in failed)
-                + "; not compared"
-            )
+            runs = " and the ".join(f"{label} run ({error})" for label, error in failed)
+            remarks.append(f"{key}: FAILED in the {runs}; not compared")
             continue
-        kinds = ra.target.get("kind"), rb.target.get("kind")
-        if kinds[0] != kinds[1] and None not in kinds:
-            message = f"{key}: measured over {kinds[0]} then over {kinds[1]}"
-            if not force:
-                raise Incomparable(message + ": not the same protocol (--force compares anyway)")
-            remarks.append(message + " (compared anyway: --force)")
-        remarks += _link_changed(key, ra, rb)
-        if ra.params != rb.params:
-            differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
-            message = f"{key}: workload parameters differ ({', '.join(differing)})"
-            if not force:
-                raise Incomparable(message + "; the numbers do not measure the same thing (--force compares anyway)")
-            remarks.append(message + " (compared anyway: --force)")
-        for name, ma in ra.metrics.items():
-            mb = rb.metrics.get(name)
-            if mb is None:
-                continue
-            if (ma.unit, ma.higher_is_better) != (mb.unit, mb.higher_is_better):
-                raise Incomparable(
-                    f"{key} {name}: measured in {ma.unit} ({'higher' if ma.higher_is_better else 'lower'} is better) "
-                    f"then in {mb.unit} ({'higher' if mb.higher_is_better else 'lower'} is better): not comparable"
-                )
-            rows.append(
-                Row(
-                    ra.workload,
-                    ra.target["url"],
-                    name,
-                    ma.unit,
-                    ma.higher_is_better,
-                    ma.limit,
-                    comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha),
-                )
-            )
+        remarks += _comparable(key, ra, rb, force)
+        rows += _rows(key, ra, rb, comparing, noise_floor, alpha)
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
     blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= alpha})
     for n_a, n_b in blocked:
