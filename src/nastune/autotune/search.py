@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import Progress
 
@@ -45,6 +46,9 @@ from nastune.sites.base import Site
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
+
+if TYPE_CHECKING:
+    from optuna.trial import FrozenTrial
 
 STUDY = "autotune"
 FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
@@ -321,80 +325,83 @@ class Search:
         done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.number != 0]
         if not done or study.user_attrs.get("base") is None:
             raise AutotuneError("no trial was measured beside the base: nothing to choose from")
-        current = self.space.current()
-        finalists = choose_finalists(done, self.s.finalists, current)
-        self.log(
-            f"finalists: trials {', '.join(str(t.number) for t in finalists)}, each measured again beside the base"
-        )
+        finalists = choose_finalists(done, self.s.finalists, self.space.current())
+        base, again = self.finals(study, finalists)
+        _, best_trial, best_run = max(again, key=lambda x: x[0])
+        rows, notes = compare_runs(base, best_run)
+        verdict, winner = judge(rows, best_trial, {t.workload for t in self.objective.terms})
+        best_trial, winner, verdict = self.standing(done, best_trial, winner, verdict)
+        trades = self.space.trades(best_trial.user_attrs["config"]) if winner else []
+        if trades:
+            verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
+        plan_path = self.best_plan(best_trial, base) if winner else None
+        importance = param_importance(study)
+        trials = [self.trial_record(t) for t in study.trials]
+        report = render(study, base, best_run, rows, notes, importance, verdict, trades, self.s.out / "report.html")
+        best = best_trial.user_attrs["config"] if winner else None
+        outcome = Outcome(trials, best, plan_path, rows, notes, importance, report, verdict)
+        summary = {
+            "trials": trials,
+            "best": outcome.best,
+            "plan": str(plan_path) if plan_path else None,
+            "verdict": verdict,
+            "durability_trades": trades,
+            "rows": [r.to_json() for r in rows],
+            "notes": notes,
+            "importance": importance,
+            "finalists": [{"trial": t.number, "score": s} for s, t, _ in again],
+        }
+        (self.s.out / "autotune.json").write_text(dumps(summary))
+        return outcome
+
+    def finals(
+        self, study, finalists: list[FrozenTrial]
+    ) -> tuple[ResultSet, list[tuple[float, FrozenTrial, ResultSet]]]:
+        """The base measured again, then each finalist applied, measured beside it and rolled back."""
+        numbers = ", ".join(str(t.number) for t in finalists)
+        self.log(f"finalists: trials {numbers}, each measured again beside the base")
         repeats = max(self.s.repeats, FINAL_REPEATS)
         base = self.measure("final-base", repeats)
         base_medians = self.objective.medians(base)
         again = []
         for t in finalists:
-            config = t.user_attrs["config"]
-            journal = self.apply(self.site.stamp(self.space.plan(config)), study)
+            journal = self.apply(self.site.stamp(self.space.plan(t.user_attrs["config"])), study)
             try:
                 run = self.measure(f"final-{t.number}", repeats)
             finally:
                 self.rollback(journal, study)
             score, _ = self.objective.score(run, base_medians)
             again.append((score or 0.0, t, run))
-        score, best_trial, best_run = max(again, key=lambda x: x[0])
-        rows, notes = compare_runs(base, best_run)
-        verdict, winner = judge(rows, best_trial, {t.workload for t in self.objective.terms})
+        return base, again
+
+    def standing(
+        self, done: list[FrozenTrial], best_trial: FrozenTrial, winner: bool, verdict: str
+    ) -> tuple[FrozenTrial, bool, str]:
+        """autotune never ends below `plan`: when no finalist is proven better, the rule-based
+        plan stands if its own trial did not measure worse than the base."""
         rule = rule_trial(done)
-        if not winner and rule is not None and rule.value >= 1.0 and rule.user_attrs["config"] != current:
-            # autotune never ends below `plan`: unproven gains leave the rule-based plan standing
-            best_trial, winner = rule, True
-            verdict += (
-                f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "
-                "`nastune plan` gives it"
-            )
-        trades = self.space.trades(best_trial.user_attrs["config"]) if winner else []
-        if trades:
-            verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
-        plan_path = None
-        if winner:
-            plan = self.site.stamp(self.space.plan(best_trial.user_attrs["config"]))
-            plan_path = self.s.out / "best-plan.json"
-            plan_path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
-        importance = param_importance(study)
-        trials = [
-            {
-                "number": t.number,
-                "state": t.state.name,
-                "value": t.value,
-                "config": t.user_attrs.get("config"),
-                "origin": t.user_attrs.get("origin", "search"),
-                "why": t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
-                **self.seconds.get(t.number, {}),
-            }
-            for t in study.trials
-        ]
-        report = render(study, base, best_run, rows, notes, importance, verdict, trades, self.s.out / "report.html")
-        outcome = Outcome(
-            trials,
-            best_trial.user_attrs["config"] if winner else None,
-            plan_path,
-            rows,
-            notes,
-            importance,
-            report,
-            verdict,
+        if winner or rule is None or rule.value < 1.0 or rule.user_attrs["config"] == self.space.current():
+            return best_trial, winner, verdict
+        verdict += (
+            f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "
+            "`nastune plan` gives it"
         )
-        (self.s.out / "autotune.json").write_text(
-            dumps(
-                {
-                    "trials": trials,
-                    "best": outcome.best,
-                    "plan": str(plan_path) if plan_path else None,
-                    "verdict": verdict,
-                    "durability_trades": trades,
-                    "rows": [r.to_json() for r in rows],
-                    "notes": notes,
-                    "importance": importance,
-                    "finalists": [{"trial": t.number, "score": s} for s, t, _ in again],
-                }
-            )
-        )
-        return outcome
+        return rule, True, verdict
+
+    def best_plan(self, best_trial: FrozenTrial, base: ResultSet) -> Path:
+        """The winner as a plan for `apply`, dated as the base it was measured beside."""
+        plan = self.site.stamp(self.space.plan(best_trial.user_attrs["config"]))
+        path = self.s.out / "best-plan.json"
+        path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
+        return path
+
+    def trial_record(self, t: FrozenTrial) -> dict:
+        return {
+            "number": t.number,
+            "state": t.state.name,
+            "value": t.value,
+            "config": t.user_attrs.get("config"),
+            "origin": t.user_attrs.get("origin", "search"),
+            "why": t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
+            **self.seconds.get(t.number, {}),
+        }

@@ -53,60 +53,24 @@ def optimize(
     workload: opt.Workload = None,
     repeats: Annotated[int, typer.Option(min=2, max=100, help="Timed repeats after a warm-up.")] = 5,
     size: opt.Size = "auto",
-    out: Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for results, plan, report.")] = Path(
-        "nastune-optimize"
-    ),
+    out: opt.OutDir = Path("nastune-optimize"),
     yes: opt.Yes = False,
     accept_risk: opt.AcceptRisk = None,
     inventory: opt.Inventory = None,
     clients: opt.Clients = "all",
-    confirm_timeout: Annotated[
-        int,
-        typer.Option(
-            min=10,
-            help="With --inventory: the NAS reverts network changes by itself after this many seconds "
-            "unless optimize proves it still reaches the NAS and the clients reach it.",
-        ),
-    ] = 120,
-    flow: Annotated[
-        str,
-        typer.Option(
-            help="interleaved: prove the plan's settings by alternating without and with them in random order until "
-            "every metric is settled (one-off actions: before/after); before-after: the seeds' flow, measure, apply "
-            "everything, measure again, then (unless --no-interleave) interleave the settings a second time."
-        ),
-    ] = "interleaved",
-    interleave: Annotated[
-        bool, typer.Option("--interleave/--no-interleave", help="before-after: also interleave the settings.")
-    ] = True,
+    confirm_timeout: opt.ConfirmTimeout = 120,
+    flow: opt.Flow = "interleaved",
+    interleave: opt.Interleave = True,
     min_pairs: opt.MinPairs = 3,  # jobs.optimize.PAIRS
     max_pairs: opt.MaxPairs = 8,
     json: opt.Json = False,
-    plan: Annotated[
-        Path | None,
-        typer.Option(
-            "--plan", metavar="PLAN", help="Use this plan (one optimize wrote, edited by you) instead of the findings'."
-        ),
-    ] = None,
+    plan: opt.PlanFile = None,
     only: opt.Only = None,
-    skip: Annotated[list[str] | None, typer.Option(help="Leave this rule's changes out (repeatable).")] = None,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Run this one-off action, which cannot be undone: xfs_fsr (defragmentation: heavy disk load). "
-            "Without it, optimize asks at a terminal and otherwise leaves it out."
-        ),
-    ] = None,
-    action_time: Annotated[
-        str, typer.Option(metavar="DURATION", help="How long a one-off action may run at most (600, 30m, 2h).")
-    ] = "1h",
+    skip: opt.Skip = None,
+    allow: opt.Allow = None,
+    action_time: opt.ActionTime = "1h",
     xfs_fragmentation_exact: opt.FragExact = False,
-    persist: Annotated[
-        bool,
-        typer.Option(
-            "--persist", help="Also make the settings survive a reboot (without it, the end says which will not)."
-        ),
-    ] = False,
+    persist: opt.Persist = False,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
@@ -119,43 +83,30 @@ def optimize(
     With --inventory it tunes that NAS and measures from its clients; with --lab (the default) it
     starts from a fresh `soho` lab (a small NAS as it ships) and does the same through the lab's
     inventory."""
-    from nastune.bench.workloads import DEFAULTS
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.units import seconds
 
-    pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
-        params = {**DEFAULTS, "size": size_option(size)}
-        spec = OptimizeSpec(
-            workload or [],
-            params,
-            repeats,
-            out,
-            target,
-            bool(accept_risk),
-            pairs,
-            flow,
-            Choices(plan, only or [], skip or [], allow or [], seconds(action_time)),
-            "exact" if xfs_fragmentation_exact else "sample",
-            persist,
-        )
+        choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
+        pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
+        measured = (workload or [], _params(size), repeats, out, target)
+        frag = "exact" if xfs_fragmentation_exact else "sample"
+        spec = OptimizeSpec(*measured, bool(accept_risk), pairs, flow, choices, frag, persist)
     log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment
-        where = site(
-            lab,
-            inventory,
-            target,
-            clients,
-            scenario=scenario,
-            log=log,
-            confirm_timeout=confirm_timeout,
-            login_file=login_file,
-        )
+        options = {"scenario": scenario, "log": log, "confirm_timeout": confirm_timeout, "login_file": login_file}
+        where = site(lab, inventory, target, clients, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:
         print(outcome.summary.dumps())
     if failed:
         raise typer.Exit(1)
+
+
+def _params(size: str) -> dict:
+    from nastune.bench.workloads import DEFAULTS
+
+    return {**DEFAULTS, "size": size_option(size)}

@@ -127,3 +127,48 @@ LoginFile = Annotated[
         "file others can read is refused.",
     ),
 ]
+
+# optimize's own
+OutDir = Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for results, plan, report.")]
+ConfirmTimeout = Annotated[
+    int,
+    typer.Option(
+        min=10,
+        help="With --inventory: the NAS reverts network changes by itself after this many seconds "
+        "unless optimize proves it still reaches the NAS and the clients reach it.",
+    ),
+]
+Flow = Annotated[
+    str,
+    typer.Option(
+        help="interleaved: prove the plan's settings by alternating without and with them in random order until "
+        "every metric is settled (one-off actions: before/after); before-after: measure, apply everything, "
+        "measure again, then (unless --no-interleave) interleave the settings a second time."
+    ),
+]
+Interleave = Annotated[
+    bool, typer.Option("--interleave/--no-interleave", help="before-after: also interleave the settings.")
+]
+PlanFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--plan", metavar="PLAN", help="Use this plan (one optimize wrote, edited by you) instead of the findings'."
+    ),
+]
+Skip = Annotated[list[str] | None, typer.Option(help="Leave this rule's changes out (repeatable).")]
+Allow = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Run this one-off action, which cannot be undone: xfs_fsr (defragmentation: heavy disk load). "
+        "Without it, optimize asks at a terminal and otherwise leaves it out."
+    ),
+]
+ActionTime = Annotated[
+    str, typer.Option(metavar="DURATION", help="How long a one-off action may run at most (600, 30m, 2h).")
+]
+Persist = Annotated[
+    bool,
+    typer.Option(
+        "--persist", help="Also make the settings survive a reboot (without it, the end says which will not)."
+    ),
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
@@ -111,22 +112,23 @@ def _dir(ctx: Context, file: str, target: str) -> list[str]:
     return [posixpath.join(directory, n) for n in names if not ctx.root.isdir(posixpath.join(directory, n))]
 
 
-def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
-    """The configuration at `path` with the files it includes (followed where they are files
-    under the root; a %url or a missing include is recorded as an external source, never a
-    failure); a block with an error is left out, named with its file and line, the rest read."""
-    files: list[str] = []
-    external: list[str] = []
-    errors: list[str] = []
-    includes: list[str] = []
-    blocks: list[tuple[str, ganesha_conf.Block]] = []
+@dataclass
+class _Read:
+    """What reading a Ganesha configuration and its includes found."""
 
-    def read(file: str, content: str, depth: int) -> None:
-        files.append(file)
+    files: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)
+    blocks: list[tuple[str, ganesha_conf.Block]] = field(default_factory=list)
+
+    def read(self, ctx: Context, file: str, content: str, depth: int) -> None:
+        """`file`'s blocks and, where each directive stands, the files it includes."""
+        self.files.append(file)
         parsed = ganesha_conf.parse(content)
-        errors.extend(f"{file} {e}" for e in parsed.errors)
+        self.errors.extend(f"{file} {e}" for e in parsed.errors)
         for line, url in parsed.urls:
-            external.append(f"{url} (%url, {file} line {line}: not read)")
+            self.external.append(f"{url} (%url, {file} line {line}: not read)")
         # an included file stands where its directive is: blocks and sources in line order
         sources = [(line, t, [t]) for line, t in parsed.includes]
         sources += [(line, t, _dir(ctx, file, t)) for line, t in parsed.dirs]
@@ -135,58 +137,77 @@ def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
         ]
         for line, target, paths, block in sorted(items + [(*s, None) for s in sources], key=lambda i: i[0]):
             if block is not None:
-                blocks.append((file, block))
+                self.blocks.append((file, block))
                 continue
-            includes.append(target)
+            self.includes.append(target)
             if not paths:
-                external.append(f"{target} (%dir, {file} line {line}: no file there)")
+                self.external.append(f"{target} (%dir, {file} line {line}: no file there)")
             for path in paths:
-                included = posixpath.normpath(posixpath.join(posixpath.dirname(file), path))
-                if included in files or depth >= INCLUDE_DEPTH:
-                    external.append(f"{path} ({file} line {line}: included again or nested too deep; not read)")
-                    continue
-                found = ctx.text(included)
-                if found is None:
-                    external.append(f"{path} ({file} line {line}: {ctx.why(included)})")
-                    continue
-                read(included, found, depth + 1)
+                self.include(ctx, file, line, path, depth)
 
-    read(path, text, 0)
+    def include(self, ctx: Context, file: str, line: int, path: str, depth: int) -> None:
+        included = posixpath.normpath(posixpath.join(posixpath.dirname(file), path))
+        if included in self.files or depth >= INCLUDE_DEPTH:
+            self.external.append(f"{path} ({file} line {line}: included again or nested too deep; not read)")
+            return
+        found = ctx.text(included)
+        if found is None:
+            self.external.append(f"{path} ({file} line {line}: {ctx.why(included)})")
+            return
+        self.read(ctx, included, found, depth + 1)
+
+
+def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
+    """The configuration at `path` with the files it includes (followed where they are files
+    under the root; a %url or a missing include is recorded as an external source, never a
+    failure); a block with an error is left out, named with its file and line, the rest read."""
+    found = _Read()
+    found.read(ctx, path, text, 0)
     core: dict[str, list[str]] = {}
     defaults: dict[str, list[str]] = {}  # EXPORT_DEFAULTS: what an export does not set itself
-    exports = []
-    for _, block in blocks:
+    for _, block in found.blocks:
         if block.name.lower() == "nfs_core_param":
             core.update(block.params)
         elif block.name.lower() == "export_defaults":
             defaults.update(block.params)
-    for file, block in blocks:
-        if block.name.lower() != "export":
-            continue
-        fsal = block.children("FSAL")
-        exports.append(
-            GaneshaExport(
-                export_id=_number(block, "export_id", file, errors),
-                path=block.first("path"),
-                pseudo=block.first("pseudo"),
-                protocols=block.get("protocols") or core.get("protocols") or [],
-                transports=block.get("transports") or [],
-                access_type=block.first("access_type") or next(iter(defaults.get("access_type", [])), None),
-                sec_type=block.get("sectype") or defaults.get("sectype") or [],
-                squash=block.first("squash"),
-                fsal=fsal[0].first("name") if fsal else None,
-                max_read=_number(block, "maxread", file, errors),
-                max_write=_number(block, "maxwrite", file, errors),
-                pref_read=_number(block, "prefread", file, errors),
-                pref_write=_number(block, "prefwrite", file, errors),
-                line=block.line,
-                file=file,
-            )
-        )
-    for error in errors:
+    exports = [
+        _export(block, file, core, defaults, found.errors)
+        for file, block in found.blocks
+        if block.name.lower() == "export"
+    ]
+    for error in found.errors:
         ctx.warn(path, error)
     return GaneshaConfig(
-        path=path, core=core, exports=exports, includes=includes, files=files, external=external, errors=errors
+        path=path,
+        core=core,
+        exports=exports,
+        includes=found.includes,
+        files=found.files,
+        external=found.external,
+        errors=found.errors,
+    )
+
+
+def _export(block, file: str, core: dict, defaults: dict, errors: list[str]) -> GaneshaExport:
+    """An EXPORT block as Ganesha reads it: what it leaves unset from NFS_CORE_PARAM and
+    EXPORT_DEFAULTS."""
+    fsal = block.children("FSAL")
+    return GaneshaExport(
+        export_id=_number(block, "export_id", file, errors),
+        path=block.first("path"),
+        pseudo=block.first("pseudo"),
+        protocols=block.get("protocols") or core.get("protocols") or [],
+        transports=block.get("transports") or [],
+        access_type=block.first("access_type") or next(iter(defaults.get("access_type", [])), None),
+        sec_type=block.get("sectype") or defaults.get("sectype") or [],
+        squash=block.first("squash"),
+        fsal=fsal[0].first("name") if fsal else None,
+        max_read=_number(block, "maxread", file, errors),
+        max_write=_number(block, "maxwrite", file, errors),
+        pref_read=_number(block, "prefread", file, errors),
+        pref_write=_number(block, "prefwrite", file, errors),
+        line=block.line,
+        file=file,
     )
 
 

@@ -189,6 +189,16 @@ def _unrecorded(journal: Journal, system: System, contents) -> list[Failure]:
     return failures
 
 
+def _restore(journal: Journal, system: System, seq: int, parsed: tuple, before: object, dry_run: bool) -> bool:
+    """One entry's original put back (its files, or its value); whether anything changed."""
+    change, knob = parsed
+    if not isinstance(before, dict):
+        raise TuneError("no original was recorded for it")
+    if "files" in before:
+        return _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
+    return _restore_value(system, knob, change, before.get("value"), not dry_run)
+
+
 def rollback(journal: Journal, system: System, log=print, dry_run: bool = False) -> Report:
     """Restore originals newest first; entries already rolled back are skipped, so a second
     run (or one after a kill) is harmless. `dry_run`: count what it would restore, change nothing."""
@@ -218,12 +228,7 @@ def rollback(journal: Journal, system: System, log=print, dry_run: bool = False)
         change, knob = parsed
         before, seq = entry.get("before"), entry["seq"]
         try:
-            if not isinstance(before, dict):
-                raise TuneError("no original was recorded for it")
-            if "files" in before:
-                changed = _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
-            else:
-                changed = _restore_value(system, knob, change, before.get("value"), not dry_run)
+            changed = _restore(journal, system, seq, (change, knob), before, dry_run)
         except (TuneError, Unavailable, OSError, ValueError) as e:
             reason = str(e)
             if isinstance(e, OSError) and e.strerror:  # no "[Errno 21]" for a person to decode
