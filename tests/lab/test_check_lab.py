@@ -36,6 +36,7 @@ def test_check_catches_a_drifted_setting_and_a_regression(lab_dir, tmp_path):
     calm = nastune(lab_dir, *args, check=False, env=env)
     assert calm.returncode == 0, calm.stdout + calm.stderr
     assert _metrics(metrics)["nastune_check_ok"][0].value == 1
+    assert (tmp_path / "baselines" / "checks" / "tuned.json").exists()  # kept beside the baselines
     # the upgrade: the setting back at the kernel's default, the link at half its rate
     subprocess.run(["ip", "netns", "exec", NAS, "sysctl", "-qw", "net.ipv4.tcp_keepalive_time=7200"], check=True)
     tc = ["tc", "class", "change", "dev", "lab0", "classid", "1:10", "htb", "rate", "500mbit", "ceil", "500mbit"]

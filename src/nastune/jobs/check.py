@@ -100,6 +100,16 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)
 
 
+def _measured_path(baseline: str) -> Path:
+    """Where a check's own measurement is kept: beside the baselines, never the working directory
+    (a timer's check runs from /)."""
+    from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
+
+    checks = baselines.directory() / "checks"
+    checks.mkdir(parents=True, exist_ok=True)
+    return checks / f"{baseline}.json"
+
+
 def check(facts: Facts, site: Site, journal: str | None = None) -> Check:
     findings = knowledge.evaluate(facts)
     path, settings, drift = settings_drift(site, journal)
@@ -123,7 +133,7 @@ def run(spec: CheckSpec) -> Check:
     if spec.baseline:
         measured = load(spec.measured) if spec.measured else None
         if measured is None and spec.bench:
-            measured = measure(spec.baseline, spec.site, Path("nastune-check.json"))
+            measured = measure(spec.baseline, spec.site, _measured_path(spec.baseline))
         if measured is not None:
             from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
 
