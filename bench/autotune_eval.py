@@ -114,7 +114,7 @@ def record(args) -> None:
     points = 1
     for levels in grid.values():
         points *= len(levels)
-    settings = Settings(points + 2, args.repeats, out, accept_risk=False)
+    settings = Settings(points + 2, args.repeats, out, accept_risk=frozenset())
     size = size_bytes(args.size)
     site = started("soho", args.resume)
     search, rule_plan = prepare(goal, site, settings, list(grid), size, layout.console(stderr=True), print, GridRecord)

@@ -185,7 +185,7 @@ def rule_plan(out: Path) -> Path:
 
     whole = out / "rule-plan-all.json"
     nastune("plan", "--lab", "--out", str(whole))
-    kept, _ = choose(Plan.model_validate_json(whole.read_text()), shared_kernel=True, accept_risk=False)
+    kept, _ = choose(Plan.model_validate_json(whole.read_text()), shared_kernel=True, accept_risk=frozenset())
     path = out / "rule-plan.json"
     path.write_text(kept.to_json() + "\n")
     return path

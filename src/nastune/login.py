@@ -52,7 +52,7 @@ class Login(BaseModel):
         return f'user = "{quoted}"\n'
 
 
-class LoginError(ValueError):
+class LoginError(UsageError):
     """A credentials file that cannot be used; the message names the file, never its secret."""
 
 

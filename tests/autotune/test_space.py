@@ -20,7 +20,7 @@ def soho(tmp_path_factory) -> Facts:
 
 
 def test_the_soho_space_holds_what_its_facts_show(soho):
-    space, left = build(soho, None, shared_kernel=False, accept_risk=True)
+    space, left = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     assert space.current() == {
         "nfs-transfer-size": 8192,
         "tcp-buffer-max": 65536,
@@ -39,7 +39,7 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
 def test_a_current_value_between_the_domain_s_steps_is_kept_and_searched_around(soho):
     """loop0 reads ahead 2560 KiB, as md arrays set theirs from the stripe: the search keeps it as
     the base, and the sampler's model places it at the nearest power of two."""
-    space, _ = build(soho, ["read-ahead"], shared_kernel=True, accept_risk=False)
+    space, _ = build(soho, ["read-ahead"], shared_kernel=True, accept_risk=frozenset())
     assert space.params(space.current()) == {"read-ahead": 11}  # 2048 = 2**11 stands for it
     assert space.check({"read-ahead": 2560}) == [] and space.plan(space.current()).changes == []
     assert space.check({"read-ahead": 3000}) == ["read-ahead: 3000 is not a power of two from 128 to 16384 KiB"]
@@ -54,7 +54,7 @@ def test_the_data_tunables_act_on_the_served_file_system_alone(soho):
     # data file systems, and the first search remounted them, and set the root disk's read-ahead
     assert [m.mountpoint for m in query.data_mounts(soho)] == ["/", "/run/netns", "/var/lib/nastune/lab/mnt"]
     assert [m.mountpoint for m in query.served_mounts(soho)] == ["/var/lib/nastune/lab/mnt"]
-    space, _ = build(soho, ["atime"], shared_kernel=True, accept_risk=False)
+    space, _ = build(soho, ["atime"], shared_kernel=True, accept_risk=frozenset())
     assert space.bound["atime"].targets == ("/var/lib/nastune/lab/mnt",)
     plan = space.plan({"atime": "noatime"})
     assert [(c.knob, c.target) for c in plan.changes] == [("mount_option", "/var/lib/nastune/lab/mnt")]
@@ -69,13 +69,13 @@ def test_with_no_shared_directory_known_every_data_mount_counts(soho):
 
 
 def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
-    space, left = build(soho, None, shared_kernel=True, accept_risk=False)
+    space, left = build(soho, None, shared_kernel=True, accept_risk=frozenset())
     assert "dirty-ratio" not in space.bound and "dirty-background-ratio" not in space.bound
     assert any(line.startswith("dirty-ratio: trades durability") for line in left)
     with pytest.raises(SpaceError, match="machine-wide"):
-        build(soho, ["dirty-ratio"], shared_kernel=True, accept_risk=True)
+        build(soho, ["dirty-ratio"], shared_kernel=True, accept_risk=frozenset({"durability"}))
     with pytest.raises(SpaceError, match="unknown tunable 'nfs-wsize'"):
-        build(soho, ["nfs-wsize"], shared_kernel=False, accept_risk=False)
+        build(soho, ["nfs-wsize"], shared_kernel=False, accept_risk=frozenset())
 
 
 @pytest.mark.parametrize(
@@ -92,24 +92,24 @@ def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
     ],
 )
 def test_out_of_range_and_contradictory_configurations_are_refused(soho, config, refusal):
-    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     assert any(refusal in why for why in space.check(config)), space.check(config)
     with pytest.raises(SpaceError):
         space.plan(config)
 
 
 def test_tcp_buffers_are_bounded_by_ram(soho):
-    space, _ = build(soho, ["tcp-buffer-max"], shared_kernel=False, accept_risk=False)
+    space, _ = build(soho, ["tcp-buffer-max"], shared_kernel=False, accept_risk=frozenset())
     data = soho.model_dump(mode="json")
     data["system"]["memory_bytes"]["value"] = 512 << 20  # 32 connections at 64 MiB would not fit in a quarter
     small = Facts.model_validate(data)
-    tight, _ = build(small, ["tcp-buffer-max"], shared_kernel=False, accept_risk=False)
+    tight, _ = build(small, ["tcp-buffer-max"], shared_kernel=False, accept_risk=frozenset())
     assert space.check({"tcp-buffer-max": 1 << 26}) == []
     assert "a quarter of 512 MiB of RAM (at most 4194304)" in tight.check({"tcp-buffer-max": 1 << 26})[0]
 
 
 def test_a_configuration_plans_only_what_it_moves_and_keeps_transfer_sizes_equal(soho):
-    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     plan = space.plan({**space.current(), "nfs-transfer-size": 1 << 20, "smb-aio": "off"})
     assert [(c.knob, c.key, c.new) for c in plan.changes] == [
         ("ganesha_export", key, 1 << 20) for key in ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
@@ -119,7 +119,7 @@ def test_a_configuration_plans_only_what_it_moves_and_keeps_transfer_sizes_equal
 
 
 def test_the_rule_based_plan_is_a_point_of_the_space(soho):
-    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     rule = space.of_plan(from_findings(knowledge.evaluate(soho)))
     assert rule["nfs-transfer-size"] == 1 << 20 and rule["smb-aio"] == "on" and rule["smb-socket-buffers"] == "auto"
     assert rule["tcp-buffer-max"] == 8 << 20  # the rule asks for 6 MiB: the next power of two meets it
@@ -127,7 +127,7 @@ def test_the_rule_based_plan_is_a_point_of_the_space(soho):
 
 
 def test_a_configuration_names_the_durability_trades_it_makes(soho):
-    space, _ = build(soho, None, shared_kernel=False, accept_risk=True)
+    space, _ = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     assert space.trades(space.current()) == []
     assert space.trades({**space.current(), "nfs-transfer-size": 1 << 20, "dirty-ratio": 40}) == [
         "dirty-ratio 20 -> 40"

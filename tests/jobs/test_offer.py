@@ -48,7 +48,7 @@ def kinds(plan: Plan) -> set[str]:
 
 
 def decided(choices: Choices, site, findings, answers: Answers) -> tuple[Plan, list[str]]:
-    plan, left = offered(choices, site, findings, False)
+    plan, left = offered(choices, site, findings, frozenset())
     return agreed(plan, left, 0, choices, answers)
 
 
@@ -68,12 +68,12 @@ def test_a_one_off_action_runs_only_when_allowed_and_for_the_time_allowed(soho):
 
 def test_only_and_skip_choose_rules_and_say_what_was_left_out(soho):
     site, findings = soho
-    plan, left = offered(Choices(only=["mtu-jumbo-frames"]), site, findings, False)
+    plan, left = offered(Choices(only=["mtu-jumbo-frames"]), site, findings, frozenset())
     assert {c.rule for c in plan.changes} == {"mtu-jumbo-frames"} and any("not chosen" in why for why in left)
-    plan, _ = offered(Choices(skip=["mtu-jumbo-frames"]), site, findings, False)
+    plan, _ = offered(Choices(skip=["mtu-jumbo-frames"]), site, findings, frozenset())
     assert plan.changes and "mtu-jumbo-frames" not in {c.rule for c in plan.changes}
     with pytest.raises(ValueError, match="--only/--skip no-such-rule: no such rule"):
-        offered(Choices(only=["no-such-rule"]), site, findings, False)
+        offered(Choices(only=["no-such-rule"]), site, findings, frozenset())
 
 
 def test_an_edited_plan_is_offered_as_it_is(soho, tmp_path):
@@ -81,7 +81,7 @@ def test_an_edited_plan_is_offered_as_it_is(soho, tmp_path):
     edited = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="net.ipv4.tcp_rmem", new="4096 87380 1048576")])
     path = tmp_path / "plan.json"
     path.write_text(edited.to_json())
-    plan, _ = offered(Choices(plan_file=path), site, findings, False)
+    plan, _ = offered(Choices(plan_file=path), site, findings, frozenset())
     assert [(c.target, c.new) for c in plan.changes] == [("net.ipv4.tcp_rmem", "4096 87380 1048576")]
 
 

@@ -80,7 +80,7 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
             "changes": [{"id": 1, "knob": "mtu", "target": network.LINK, "new": 9000}],
         }
     )
-    done = agent.apply(plan, accept_risk=False, confirm_timeout=3)
+    done = agent.apply(plan, accept_risk=frozenset(), confirm_timeout=3)
     assert done.watchdog == 3 and nas_mtu() == 9000
     deadline = time.monotonic() + 60
     while nas_mtu() != 1500 and time.monotonic() < deadline:

@@ -12,6 +12,7 @@ import pytest
 from nastune.login import Login, LoginError, from_netrc, from_smbclient_file, make
 from nastune.remote import inventory
 from nastune.remote.inventory_ansible import program
+from tests.conftest import run_cli
 
 SECRET = 'p4ss "word" \\ with; $pace'
 
@@ -132,3 +133,13 @@ def test_a_password_in_ansible_vault_is_decrypted_through_ansible_vault(tmp_path
     with pytest.raises(inventory.InventoryError) as e:
         inventory.load(hosts)
     assert "ansible-vault could not decrypt it" in str(e.value) and SECRET not in str(e.value)
+
+
+def test_a_login_file_without_the_targets_entry_is_a_usage_error(tmp_path):
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 192.0.2.99 login alice password s3cret\n")
+    netrc.chmod(0o600)
+    args = ["bench", "--target", "ftp://127.0.0.1/", "--login-file", str(netrc), "-w", "seq-read", "--size", "1M"]
+    proc = run_cli(*args, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert "no machine entry for 127.0.0.1" in proc.stderr and "s3cret" not in proc.stderr

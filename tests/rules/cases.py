@@ -261,6 +261,35 @@ def _rsize(size: int) -> Facts:
     return f
 
 
+def _fast_client(nconnect: int) -> Facts:
+    f = client()
+    nic(f, "enp3s0").speed_mbps = nic(f, "enp3s0").rate_mbps = F(10000)
+    need(need(f.nfs_client).mounts.value)[0].nconnect = nconnect
+    return f
+
+
+def _client_read_ahead(kb: int) -> Facts:
+    f = client()
+    need(need(f.nfs_client).mounts.value)[0].read_ahead_kb = kb
+    return f
+
+
+def _governed(governor: str, preference: str) -> Facts:
+    from nastune.facts.system import CpuFreq
+
+    f = server()
+    freq = CpuFreq(driver="intel_pstate", governors={governor: 16}, preferences={preference: 16})
+    need(f.system).cpufreq = F(freq, "/sys/devices/system/cpu/cpu*/cpufreq")
+    return f
+
+
+def zfs_store(version: str | None = None) -> Facts:
+    f = base("zfs-vm-store")
+    arc = need(need(f.zfs).arc.value)
+    arc.version = version or arc.version
+    return f
+
+
 def _numa(remote: float) -> Facts:
     f = server()
     f.numa_bandwidth = F([[46.0, remote], [remote, 46.0]], "matrix.json")
@@ -539,6 +568,79 @@ CASES: dict[str, Case] = {
         lambda: zfs({"atime": "on"}),
         lambda: zfs({"atime": "off"}),
         lambda fs: changes(fs) == [("tank/vm", "atime", "on", "off")] or _fail(fs),
+    ),
+    "zfs-xattr-dir": Case(
+        lambda: zfs({"xattr": "on"}),
+        lambda: zfs({"xattr": "sa"}),
+        lambda fs: changes(fs) == [("tank/vm", "xattr", "on", "sa")] or _fail(fs),
+    ),
+    "zfs-recordsize": Case(
+        lambda: zfs({"recordsize": "131072"}),  # tank/vm: VM images in 128K records
+        lambda: zfs({"recordsize": "65536"}),
+        lambda fs: changes(fs) == [("tank/vm", "recordsize", "128K", "64K")] or _fail(fs),
+    ),
+    "zfs-arc-max": Case(
+        zfs_store,  # OpenZFS 2.1 on 8 GB: the ARC may hold half
+        lambda: zfs_store("2.3.1-1"),  # 2.3 raised the default itself
+        lambda fs: (
+            changes(fs) == [("/sys/module/zfs/parameters/zfs_arc_max", None, 0, 8_345_600_000 - (1 << 30))] or _fail(fs)
+        ),
+    ),
+    "smb-signing-cost": Case(
+        lambda: smb(
+            nas(), "global", server_smb3_signing_algorithms="HMAC-SHA256, AES-128-CMAC", server_signing="mandatory"
+        ),
+        lambda: smb(nas(), "global", server_signing="default"),  # Samba's own GMAC-first order, not required
+        lambda fs: (
+            (
+                changes(fs)
+                == [
+                    (
+                        "global",
+                        "server smb3 signing algorithms",
+                        "HMAC-SHA256, AES-128-CMAC",
+                        "AES-128-GMAC, AES-128-CMAC, HMAC-SHA256",
+                    ),
+                    ("global", "server signing", "mandatory", "default"),
+                ]
+                and [c.security_risk for c in _one(fs).changes] == [False, True]
+                and "lacks AES" in _one(fs).message  # the Atom N330
+            )
+            or _fail(fs)
+        ),
+    ),
+    "smb-encryption-cost": Case(
+        lambda: smb(nas(), "data", smb_encrypt="required"),
+        nas,
+        lambda fs: (
+            (changes(fs) == [("data", "smb encrypt", "required", "desired")] and _one(fs).changes[0].security_risk)
+            or _fail(fs)
+        ),
+    ),
+    "smb-multichannel-off": Case(
+        lambda: smb(nas(), "global", server_multi_channel_support="No"),
+        nas,
+        lambda fs: changes(fs) == [("global", "server multi channel support", "No", "yes")] or _fail(fs),
+    ),
+    "nfs-client-nconnect": Case(
+        lambda: _fast_client(1),
+        lambda: _fast_client(4),
+        lambda fs: changes(fs) == [("/mnt/data", "nconnect", None, 4)] or _fail(fs),
+    ),
+    "nfs-client-read-ahead": Case(
+        client,  # the kernel's 128 KiB
+        lambda: _client_read_ahead(15360),
+        lambda fs: changes(fs) == [("/sys/class/bdi/0:53/read_ahead_kb", None, 128, 15360)] or _fail(fs),
+    ),
+    "cpu-governor": Case(
+        server,  # intel_pstate powersave, balance_power
+        lambda: _governed("performance", "performance"),
+        lambda fs: changes(fs) == [("cpufreq", None, "powersave (16 CPUs)", "performance")] or _fail(fs),
+    ),
+    "tcp-slow-start-after-idle": Case(
+        lambda: sysctl(nas(), net__ipv4__tcp_slow_start_after_idle=1),
+        lambda: sysctl(nas(), net__ipv4__tcp_slow_start_after_idle=0),
+        lambda fs: changes(fs) == [("net.ipv4.tcp_slow_start_after_idle", None, 1, 0)] or _fail(fs),
     ),
     "numa-remote-bandwidth": Case(
         lambda: _numa(6.3), lambda: _numa(25.0), lambda fs: len(fs) == 2 and "snoop" in (fs[0].advice or "")

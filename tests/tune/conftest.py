@@ -22,6 +22,15 @@ FILES = {
     "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
     "/etc/exports": "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check)\n",
     "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n",
+    # two CPUs left at different governors: a rollback must put back each one's own
+    **{
+        f"/sys/devices/system/cpu/cpu{n}/cpufreq/{name}": text
+        for n, governor in ((0, "powersave"), (1, "schedutil"))
+        for name, text in (
+            ("scaling_governor", f"{governor}\n"),
+            ("scaling_available_governors", "performance powersave schedutil\n"),
+        )
+    },
 }
 
 CHANGES: list[dict] = [
@@ -45,6 +54,8 @@ CHANGES: list[dict] = [
     },
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize", "new": 1048576},
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "intr", "new": None},
+    {"knob": "cpu_governor", "target": "cpufreq", "new": "performance"},
+    {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled", "security_risk": True},
 ]
 
 

@@ -8,6 +8,7 @@ import signal
 
 import pytest
 
+from nastune.risks import RISKS
 from nastune.root import Root
 from nastune.tune import executor
 from nastune.tune.knobs import KNOBS, norm
@@ -29,7 +30,7 @@ def test_each_applier_applies_reads_back_and_rolls_back(root, tmp_path, change):
     plan = load(write_plan(tmp_path, [change]))
     before_files, before = snapshot(root), values(root, plan)
     system = System(root=Root(root))
-    journal = need(applied(plan, system, accept_risk=True, log=lambda m: None))
+    journal = need(applied(plan, system, accept_risk=frozenset(RISKS), log=lambda m: None))
     (c,) = plan.changes
     assert norm(KNOBS[c.knob].read(system, c)) == norm(c.new)
     assert all(ok for *_, ok in executor.verify(journal, system))
@@ -112,6 +113,18 @@ def test_durability_trade_needs_explicit_opt_in(root, tmp_path):
     assert "can be lost" in proc.stderr and b"(rw,sync" in (root / "etc/exports").read_bytes()
     run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "durability")
     assert b"async" in (root / "etc/exports").read_bytes()
+
+
+def test_security_trade_needs_its_own_opt_in(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[-1]])  # SMB signing no longer required
+    for accepted in ([], ["--accept-risk", "durability"]):  # accepting one risk is not accepting another
+        proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", *accepted, check=False)
+        assert proc.returncode != 0 and "refused without --accept-risk security" in proc.stderr
+        assert (
+            "man in the middle" in proc.stderr and b"server signing" not in (root / "etc/samba/smb.conf").read_bytes()
+        )
+    run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "security")
+    assert b"server signing = disabled" in (root / "etc/samba/smb.conf").read_bytes()
 
 
 def test_dry_run_shows_the_diff_and_changes_nothing(root, tmp_path):

@@ -62,7 +62,7 @@ def _run(root, probe, tmp_path):
     tuner = site.tuner()
     plan = Plan(changes=[PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10)])
     with tuner.hold():  # as optimize holds the system's lock
-        journal = need(tuner.apply(plan, False, lambda m: None))
+        journal = need(tuner.apply(plan, frozenset(), lambda m: None))
         tuner.rollback(journal)  # A, as optimize starts its interleaving
         spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5))
         return tuner, journal, _interleave(plan, tuner, site, spec, lambda m: None)

@@ -33,4 +33,4 @@ def test_every_accept_risk_refuses_an_unknown_risk(tmp_path):
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, (path, result.output)
         said = re.sub(r"[\s│╭╮╰╯─]+", " ", result.output)  # the error panel wraps its lines
-        assert "'anything': the only risk that can be accepted is 'durability'" in said, path
+        assert "'anything': the risks that can be accepted are durability, security" in said, path

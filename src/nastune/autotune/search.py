@@ -42,6 +42,7 @@ from nastune.errors import Failure
 from nastune.jsonfile import dumps
 from nastune.progress import Lines, display
 from nastune.remote.nas import NasError
+from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.stats.runs import Row, compare_runs
 from nastune.tune.plan import Plan
@@ -68,7 +69,7 @@ class Settings:
     budget: int
     repeats: int
     out: Path
-    accept_risk: bool
+    accept_risk: Risks
     seed: int = 0
     finalists: int = 3
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from nastune.autotune.domains import Choice, KiB, MiB, PowersOfTwo, SpaceError, Steps
 from nastune.facts import Facts
+from nastune.risks import Risks
 from nastune.rules import query
 from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
 from nastune.tune.plan import Plan, PlannedChange
@@ -345,7 +346,7 @@ def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:
     return all(str(made.get((p.knob, p.target, p.key))) == str(p.new) for p in planned)
 
 
-def build(facts: Facts, names: list[str] | None, shared_kernel: bool, accept_risk: bool) -> tuple[Space, list[str]]:
+def build(facts: Facts, names: list[str] | None, shared_kernel: bool, accept_risk: Risks) -> tuple[Space, list[str]]:
     """The space on this system, and why each tunable asked for (or known) is left out
     (`shared_kernel`: the NAS shares this machine's kernel with its clients, as the lab's does)."""
     unknown = [n for n in names or [] if n not in TUNABLES]
@@ -354,7 +355,7 @@ def build(facts: Facts, names: list[str] | None, shared_kernel: bool, accept_ris
     bound, left = {}, []
     for name in names or list(TUNABLES):
         t = TUNABLES[name]
-        if t.durability and not accept_risk:
+        if t.durability and "durability" not in accept_risk:
             left.append(f"{name}: trades durability (needs --accept-risk durability)")
         elif t.machine_wide and shared_kernel:
             left.append(f"{name}: machine-wide; the lab's nas shares this kernel with its clients")

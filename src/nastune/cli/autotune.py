@@ -64,7 +64,7 @@ def autotune(
     resumed = f"`nastune autotune --resume --out-dir {out}` continues"
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
-        settings = Settings(budget, repeats, out, bool(accept_risk), seed or 0)
+        settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
         where = site(
             lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log, login_file=login_file
         )

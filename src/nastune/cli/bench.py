@@ -207,7 +207,7 @@ def ab(
 
     with failing():
         params = {**DEFAULTS, "size": size_option(size)}
-        risk = bool(accept_risk)
+        risk = frozenset(accept_risk or ())
         spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):

@@ -92,7 +92,7 @@ def optimize(
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
         measured = (workload or [], _params(size), repeats, out, target)
         frag = "exact" if xfs_fragmentation_exact else "sample"
-        spec = OptimizeSpec(*measured, bool(accept_risk), pairs, flow, choices, frag, persist)
+        spec = OptimizeSpec(*measured, frozenset(accept_risk or ()), pairs, flow, choices, frag, persist)
     log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment

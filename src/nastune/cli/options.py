@@ -9,15 +9,14 @@ from typing import Annotated
 import typer
 
 from nastune.areas import AREAS, GROUPS
-
-RISKS = ("durability",)  # the one guarantee a plan can trade: crash safety of acknowledged writes
+from nastune.risks import RISKS
 
 
 def _known_risks(value: list[str] | None) -> list[str] | None:
     """Every command that takes --accept-risk refuses a risk it does not know, before it acts."""
     unknown = [r for r in value or [] if r not in RISKS]
     if unknown:
-        raise typer.BadParameter(f"{unknown[0]!r}: the only risk that can be accepted is 'durability'")
+        raise typer.BadParameter(f"{unknown[0]!r}: the risks that can be accepted are {', '.join(RISKS)}")
     return value
 
 
@@ -73,7 +72,8 @@ LinkRate = Annotated[
 AcceptRisk = Annotated[
     list[str] | None,
     typer.Option(
-        help="durability: also use changes that trade crash safety for speed (the only risk there is).",
+        help="durability: also use changes that trade crash safety for speed; security: also those that weaken "
+        "SMB signing or encryption. Repeat for both.",
         callback=_known_risks,
     ),
 ]

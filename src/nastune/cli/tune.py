@@ -20,6 +20,7 @@ from nastune.cli.common import (
     reading,
     site,
 )
+from nastune.risks import RISKS
 
 NasInventory = Annotated[
     Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
@@ -47,10 +48,9 @@ def plan(
     with failing():  # the lab's plans say so, for a later apply
         made = planning.run(facts, only, out, where)
     console.print(plan_table(made))
-    risky = sum(c.durability_risk for c in made.changes)
+    risky = [f"{sum(r in c.risks() for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
     console.print(
-        f"wrote {out}: {len(made.changes)} changes ({risky} trade durability and need --accept-risk "
-        f"durability). Next: nastune apply {out} --dry-run",
+        f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out} --dry-run",
         highlight=False,
     )
 
@@ -81,11 +81,10 @@ def apply(
 
     from nastune.jobs.apply import ApplySpec, run
     from nastune.report.tune_view import show_diff
-    from nastune.tune.executor import DURABILITY
 
     shown = err if json else console  # --json: standard output is the summary alone
-    spec = ApplySpec(plan_file, dry_run, persist, bool(accept_risk), confirm_timeout)
-    show = partial(show_diff, shown, err, risk=DURABILITY)
+    spec = ApplySpec(plan_file, dry_run, persist, frozenset(accept_risk or ()), confirm_timeout)
+    show = partial(show_diff, shown, err)
     ask = partial(consent, yes, "Apply these changes?", "not applying")
     with failing(code=1):
         done = run(spec, site(lab, root=root), show, ask, lines_to(shown))

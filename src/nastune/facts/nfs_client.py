@@ -11,6 +11,7 @@ from nastune.facts.model import Fact, Section
 
 AREA = "nfs_client"
 MOUNTSTATS = "/proc/self/mountstats"
+MOUNTINFO = "/proc/self/mountinfo"
 _DEVICE = re.compile(r"^device (\S+) mounted on (\S+) with fstype (\S+)(?: statvers=(\S+))?")
 _OP_FIELDS = (
     "ops",
@@ -50,6 +51,8 @@ class NfsMount(BaseModel):
     timeo: int | None = None
     hard: bool
     ops: dict[str, NfsOp]
+    bdi: str | None = None  # its backing device's name in /sys/class/bdi (MAJ:MIN), new at every mount
+    read_ahead_kb: int | None = None  # that bdi's, None when unread
 
 
 class NfsClientFacts(Section):
@@ -108,5 +111,26 @@ def parse_mountstats(text: str) -> list[NfsMount]:
     return mounts
 
 
+def devices(text: str) -> dict[str, str]:
+    """Mount point -> MAJ:MIN from mountinfo (an NFS mount's bdi is named after its anonymous device)."""
+    found = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 5 and re.fullmatch(r"\d{1,4}:\d{1,8}", fields[2]):
+            found[fields[4]] = fields[2]
+    return found
+
+
+def _read_ahead(ctx: Context, mounts: Fact[list[NfsMount]]) -> Fact[list[NfsMount]]:
+    if not mounts.value:
+        return mounts
+    by_point = devices(ctx.text(MOUNTINFO) or "")
+    for m in mounts.value:
+        m.bdi = device = by_point.get(m.mountpoint)
+        value = (ctx.text(f"/sys/class/bdi/{device}/read_ahead_kb") or "").strip() if device else ""
+        m.read_ahead_kb = int(value) if value.isdigit() and len(value) < 10 else None
+    return mounts
+
+
 def collect(ctx: Context) -> NfsClientFacts:
-    return NfsClientFacts(mounts=ctx.fact(MOUNTSTATS, parse_mountstats))
+    return NfsClientFacts(mounts=_read_ahead(ctx, ctx.fact(MOUNTSTATS, parse_mountstats)))

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from nastune.conf import exports as exports_conf
 from nastune.conf import ganesha as ganesha_conf
+from nastune.conf import nfs_conf
 from nastune.conf.exports import Export
 from nastune.facts.context import Context, integer
 from nastune.facts.model import Fact, Section
@@ -56,6 +57,9 @@ class GaneshaConfig(BaseModel):
     errors: list[str] = []  # blocks left out, each with its file and line
 
 
+NFS_CONF = "/etc/nfs.conf"
+
+
 class NfsServerFacts(Section):
     exports: Fact[list[Export]]
     nfsd_threads: Fact[int]
@@ -64,6 +68,7 @@ class NfsServerFacts(Section):
     rpc: Fact[dict[str, list[float]]]
     ganesha_running: bool
     ganesha: Fact[GaneshaConfig]
+    nfsd_conf: Fact[dict[str, str]] | None = None  # /etc/nfs.conf [nfsd]: threads, min-threads, ...
 
 
 def pool_stats(text: str) -> list[PoolStats]:
@@ -254,4 +259,5 @@ def collect(ctx: Context, processes: list[Process]) -> NfsServerFacts:
         rpc=ctx.fact("/proc/net/rpc/nfsd", rpc_stats),
         ganesha_running=bool(ganesha_procs),
         ganesha=ganesha,
+        nfsd_conf=ctx.fact(NFS_CONF, lambda text: nfs_conf.section(text, "nfsd")),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from nastune.facts.context import Context, cpu_list, digits, integer
+from nastune.facts.context import MAX_CPU, Context, NoValue, cpu_list, digits, integer
 from nastune.facts.model import Fact, Section
 
 AREA = "system"
@@ -37,11 +37,21 @@ class Process(BaseModel):
     cmdline: list[str]
 
 
+class CpuFreq(BaseModel):
+    """CPU frequency scaling as the kernel reports it for every CPU that has it."""
+
+    driver: str | None = None  # intel_pstate, amd-pstate, acpi-cpufreq, ...
+    governors: dict[str, int] = {}  # governor -> how many CPUs use it
+    preferences: dict[str, int] = {}  # energy_performance_preference -> how many CPUs
+
+
 class SystemFacts(Section):
     kernel: Fact[str]
     kernel_build: Fact[str]
     distribution: Fact[str]
     cpu_model: Fact[str]
+    cpu_flags: Fact[list[str]] | None = None  # the ones that make SMB signing and encryption cheap
+    cpufreq: Fact[CpuFreq] | None = None
     cpus: Fact[int]
     numa_nodes: list[NumaNode]
     memory_bytes: Fact[int]
@@ -91,6 +101,39 @@ def cpuinfo_model(text: str) -> str:
     raise KeyError("model name")
 
 
+CRYPTO_FLAGS = ("aes", "pclmulqdq", "avx2", "vaes", "vpclmulqdq", "sha_ni")  # AES-GCM/GMAC and friends
+
+
+def cpuinfo_flags(text: str) -> list[str]:
+    """The crypto flags of the first CPU (`flags` on x86, `Features` on ARM)."""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            words = set(value.split())
+            return [f for f in CRYPTO_FLAGS if f in words or (f == "pclmulqdq" and "pmull" in words)]
+    raise NoValue("no flags line (an architecture that does not list them)")
+
+
+def cpufreq(ctx: Context) -> Fact[CpuFreq]:
+    """Each CPU's governor and energy preference; unknown where the kernel offers no cpufreq
+    (most VMs): there is nothing to tune then."""
+    base = "/sys/devices/system/cpu"
+    cpus = [n for n in ctx.listdir(base) if n.startswith("cpu") and digits(n[3:])][: MAX_CPU + 1]
+    found = CpuFreq()
+    for cpu in cpus:
+        governor = ctx.text(f"{base}/{cpu}/cpufreq/scaling_governor")
+        if governor is None:
+            continue
+        found.governors[governor.strip()] = found.governors.get(governor.strip(), 0) + 1
+        preference = ctx.text(f"{base}/{cpu}/cpufreq/energy_performance_preference")
+        if preference is not None:
+            found.preferences[preference.strip()] = found.preferences.get(preference.strip(), 0) + 1
+    if not found.governors:
+        return Fact.missing(f"{base}/cpu*/cpufreq", "no cpufreq here (a VM, or a kernel without it)")
+    found.driver = (ctx.text(f"{base}/cpu0/cpufreq/scaling_driver") or "").strip() or None
+    return Fact(value=found, source=f"{base}/cpu*/cpufreq")
+
+
 def count_cpus(text: str) -> int:
     return len(cpu_list(text))
 
@@ -134,6 +177,8 @@ def collect(ctx: Context) -> SystemFacts:
         kernel_build=ctx.fact("/proc/sys/kernel/version"),
         distribution=ctx.fact("/etc/os-release", os_release),
         cpu_model=ctx.fact("/proc/cpuinfo", cpuinfo_model),
+        cpu_flags=ctx.fact("/proc/cpuinfo", cpuinfo_flags),
+        cpufreq=cpufreq(ctx),
         cpus=cpus,
         numa_nodes=_numa_nodes(ctx),
         memory_bytes=ctx.fact("/proc/meminfo", total_memory),

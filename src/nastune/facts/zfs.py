@@ -19,7 +19,12 @@ PROPERTIES = (
     "logicalused",
     "primarycache",
 )
+# Read by a command of their own, so that snapshots captured before nastune read them still replay
+# the properties above.
+LATER_PROPERTIES = ("xattr",)
 ARCSTATS = "/proc/spl/kstat/zfs/arcstats"
+ARC_MAX = "/sys/module/zfs/parameters/zfs_arc_max"
+VERSION = "/sys/module/zfs/version"
 
 
 class Pool(BaseModel):
@@ -39,6 +44,17 @@ class Dataset(BaseModel):
 class Arc(BaseModel):
     size: int
     c_max: int
+    max_param: int | None = None  # zfs_arc_max as set; 0 means OpenZFS's default for this version
+    version: str | None = None  # the loaded module's, e.g. 2.1.11-1
+
+
+def _module(ctx: Context, arc: Fact[Arc]) -> Fact[Arc]:
+    """The ARC with its module's zfs_arc_max and version: what its default maximum is depends on both."""
+    if arc.value is not None:
+        param = (ctx.text(ARC_MAX) or "").strip()
+        arc.value.max_param = int(param) if param.isdigit() and len(param) < 21 else None
+        arc.value.version = (ctx.text(VERSION) or "").strip()[:40] or None
+    return arc
 
 
 class ZfsFacts(Section):
@@ -76,14 +92,22 @@ def arcstats(text: str) -> Arc:
     return Arc(size=values["size"], c_max=values["c_max"])
 
 
+def _datasets(ctx: Context) -> Fact[list[Dataset]]:
+    get = ["zfs", "get", "-H", "-p", "-o", "name,property,value", "-t", "filesystem,volume"]
+    found = ctx.command_fact([*get, ",".join(PROPERTIES)], datasets)
+    later = ctx.command_fact([*get, ",".join(LATER_PROPERTIES)], datasets)
+    if found.value is not None and later.value is not None:
+        extra = {d.name: d.properties for d in later.value}
+        for d in found.value:
+            d.properties.update(extra.get(d.name, {}))
+    return found
+
+
 def collect(ctx: Context) -> ZfsFacts:
     return ZfsFacts(
         pools=ctx.command_fact(
             ["zpool", "list", "-H", "-p", "-o", "name,size,allocated,free,health,dedupratio"], pools
         ),
-        datasets=ctx.command_fact(
-            ["zfs", "get", "-H", "-p", "-o", "name,property,value", "-t", "filesystem,volume", ",".join(PROPERTIES)],
-            datasets,
-        ),
-        arc=ctx.fact(ARCSTATS, arcstats),
+        datasets=_datasets(ctx),
+        arc=_module(ctx, ctx.fact(ARCSTATS, arcstats)),
     )

@@ -38,6 +38,7 @@ from nastune.bench.sizing import sized
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
+from nastune.risks import Risks
 from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, settled
@@ -68,7 +69,7 @@ class AbSpec:
     min_pairs: int = 5
     max_pairs: int = 12
     seed: int | None = None
-    accept_risk: bool = False
+    accept_risk: Risks = frozenset()
     noise_floor: float = NOISE_FLOOR
 
     def __post_init__(self) -> None:
@@ -119,7 +120,7 @@ class _Switch:
     each move: B's settings read back as applied, and the rollback to A restored everything. A
     server restarted by a move answers before the move returns (the tuner waits for it)."""
 
-    def __init__(self, plan: Plan, tuner: Tuner, accept_risk: bool):
+    def __init__(self, plan: Plan, tuner: Tuner, accept_risk: Risks):
         self.plan, self.tuner, self.accept_risk = plan, tuner, accept_risk
         self.journal: str | None = None
         self.seconds = 0.0

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nastune import wire
+from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.tune import executor, lock, watchdog
 from nastune.tune.executor import Pending
@@ -31,7 +32,7 @@ class ApplySpec:
     plan_file: Path  # `-`: standard input
     dry_run: bool = False
     persist: bool = False
-    accept_risk: bool = False
+    accept_risk: Risks = frozenset()
     confirm_timeout: int | None = None  # None: CONFIRM_TIMEOUT on a live host, no revert on the lab
 
 

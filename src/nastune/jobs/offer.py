@@ -10,6 +10,7 @@ from typing import Protocol
 
 from nastune import rules as knowledge
 from nastune.errors import Failure, UsageError
+from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
 from nastune.tune.knobs import KNOBS
@@ -51,7 +52,7 @@ class Declined(Failure):
     code = 1
 
 
-def offered(spec: Choices, site: Site, findings: list[Finding], accept_risk: bool) -> tuple[Plan, list[str]]:
+def offered(spec: Choices, site: Site, findings: list[Finding], accept_risk: Risks) -> tuple[Plan, list[str]]:
     """The plan optimize offers: the operator's own file or the findings', the rules they chose,
     what the site and the risks allow, its one-off actions each bounded to `action_seconds`; and
     why each change left out was."""
@@ -91,13 +92,16 @@ def agreed(plan: Plan, left: list[str], switches: int, spec: Choices, consent: C
     return plan.model_copy(update={"changes": kept}), left
 
 
-def choose(plan: Plan, shared_kernel: bool, accept_risk: bool) -> tuple[Plan, list[str]]:
+def choose(plan: Plan, shared_kernel: bool, accept_risk: Risks) -> tuple[Plan, list[str]]:
     """The changes optimize applies, and why it leaves the others out (`shared_kernel`: the NAS
     shares this machine's kernel with its clients, as the lab's does)."""
     kept, skipped = [], []
     for c in plan.changes:
-        if c.durability_risk and not accept_risk:
-            skipped.append(f"{c.knob} {c.target} {c.key or ''}: trades durability (needs --accept-risk durability)")
+        unaccepted = [r for r in c.risks() if r not in accept_risk]
+        if unaccepted:
+            skipped.append(
+                f"{c.knob} {c.target} {c.key or ''}: trades {unaccepted[0]} (needs --accept-risk {unaccepted[0]})"
+            )
         elif shared_kernel and c.knob == "sysctl" and c.target.startswith(MACHINE_WIDE):
             skipped.append(f"sysctl {c.target}: machine-wide; the lab's nas shares this kernel with its clients")
         else:

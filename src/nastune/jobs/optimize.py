@@ -27,6 +27,7 @@ from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.remote.nas import NasError
 from nastune.report import html
+from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.rules.runtime import with_runtime
 from nastune.sites.base import Site
@@ -57,7 +58,7 @@ class OptimizeSpec:
     repeats: int
     out: Path
     target: str | None = None
-    accept_risk: bool = False
+    accept_risk: Risks = frozenset()
     pairs: tuple[int, int] | None = PAIRS
     flow: str = "interleaved"  # or "before-after"
     choices: Choices = field(default_factory=lambda: Choices())

@@ -19,6 +19,7 @@ from nastune import commands, wire
 from nastune.errors import Failure
 from nastune.facts.context import Reading
 from nastune.remote.inventory import Nas, load
+from nastune.risks import Risks
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded
@@ -120,10 +121,10 @@ class NasAgent:
         out = self.nastune("inspect", "--json", *self.lab_args, *reading.args(), *chosen, what="inspect")
         return self._json(out, "inspect")
 
-    def apply(self, plan: Plan, accept_risk: bool, confirm_timeout: int, persist: bool = False) -> wire.Apply:
+    def apply(self, plan: Plan, accept_risk: Risks, confirm_timeout: int, persist: bool = False) -> wire.Apply:
         """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed);
         with `persist`, its settings also survive the NAS's reboots."""
-        risk = ["--accept-risk", "durability"] if accept_risk else []
+        risk = [word for r in sorted(accept_risk) for word in ("--accept-risk", r)]
         risk += ["--persist"] if persist else []
         try:
             out = self.nastune(

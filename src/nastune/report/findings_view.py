@@ -48,7 +48,8 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
             for e in f.evidence[: None if verbose else 3]:
                 say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:
-                risk = (" (a durability trade: needs --accept-risk durability)", "red") if c.durability_risk else ""
+                trades = "; ".join(f"a {r} trade: needs --accept-risk {r}" for r in c.risks())
+                risk = (f" ({trades})", "red") if trades else ""
                 say(f"    change:   {c.describe()}", risk)
             if f.advice:
                 say(f"    advice:   {f.advice}")

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from nastune import wire
 from nastune.report.layout import Records, styled
+from nastune.risks import RISKS
 
 if TYPE_CHECKING:  # the command line imports views at start: annotations only
     from nastune.tune.review import Review
@@ -29,7 +30,7 @@ def plan_table(plan) -> Records:
             f"{c.target} {c.key or ''}".strip(),
             _short(c.current),
             _short(c.new),
-            Text("durability", style="red") if c.durability_risk else "",
+            Text(", ".join(c.risks()), style="red"),
         )
     return table
 
@@ -42,8 +43,8 @@ def diff_table(rows) -> Records:
             if r.error
             else Text("no change", style="dim")
             if r.noop
-            else Text("durability trade", style="red")
-            if r.change.durability_risk
+            else Text(f"{' and '.join(r.change.risks())} trade", style="red")
+            if r.change.risks()
             else "change"
         )
         table.add_row(
@@ -52,11 +53,12 @@ def diff_table(rows) -> Records:
     return table
 
 
-def show_diff(shown: Console, err: Console, rows, risk: str) -> None:
-    """The diff apply shows before it asks, with the durability warning when a change trades it."""
+def show_diff(shown: Console, err: Console, rows) -> None:
+    """The diff apply shows before it asks, with each risk's warning where a change trades it."""
     shown.print(diff_table(rows))
-    if any(r.change.durability_risk and not r.noop for r in rows):
-        err.print(Text.assemble(("risk:", "yellow"), f" {risk}"))
+    for risk, text in RISKS.items():
+        if any(risk in r.change.risks() and not r.noop for r in rows):
+            err.print(Text.assemble((f"{risk} risk:", "yellow"), f" {text}"))
 
 
 def verify_table(done: wire.Verify) -> Records:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from nastune.facts import Facts
 from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
+from nastune.rules.model import Change, Evidence
 
 LOCAL_DATA_FS = {"xfs", "ext4", "ext3", "btrfs", "f2fs", "jfs", "reiserfs"}
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
@@ -19,10 +22,61 @@ def cpu_count(facts: Facts) -> int | None:
     return facts.system.cpus.value if facts.system and facts.system.cpus.known else None
 
 
+def kernel_at_least(facts: Facts, major: int, minor: int) -> bool:
+    """The running kernel is this release or later (False when its release is unknown)."""
+    release = facts.system.kernel if facts.system else None
+    if release is None or not release.known or not release.value:
+        return False
+    parts = re.match(r"(\d+)\.(\d+)", release.value)
+    return parts is not None and (int(parts.group(1)), int(parts.group(2))) >= (major, minor)
+
+
 def _up(facts: Facts) -> list[Interface]:
     if facts.network is None:
         return []
     return [i for i in facts.network.interfaces if i.kind != "loopback" and i.operstate.value in ("up", "unknown")]
+
+
+def samba_globals(facts: Facts) -> dict[str, str] | None:
+    """Samba's [global] section as smbd reads it (its defaults filled in), None without one."""
+    if facts.smb is None or not facts.smb.config.known or facts.smb.config.value is None:
+        return None
+    return facts.smb.config.value.globals
+
+
+def samba_shares(facts: Facts) -> dict[str, dict[str, str]]:
+    if facts.smb is None or not facts.smb.config.known or facts.smb.config.value is None:
+        return {}
+    return facts.smb.config.value.shares
+
+
+def samba_order(g: dict[str, str], key: str, order: str) -> tuple[list[str], list[Change]]:
+    """The algorithms a Samba list parameter (`server smb3 signing algorithms`, ...) names in
+    order, and the change to Samba's own `order` when its first is not the same (no security cost:
+    only the preference moves)."""
+    named = [a.strip() for a in g.get(key, order).split(",") if a.strip()]
+    if named[:1] == order.split(",")[:1]:
+        return named, []
+    return named, [Change(knob="samba", target="global", key=key, current=", ".join(named), new=order)]
+
+
+def cpu_flags(facts: Facts) -> list[str] | None:
+    """The CPU's crypto flags (aes, pclmulqdq, ...), None when they could not be read."""
+    found = facts.system.cpu_flags if facts.system else None
+    return found.value if found is not None and found.known else None
+
+
+def crypto_evidence(facts: Facts) -> Evidence:
+    return Evidence(
+        fact="CPU crypto flags", value=" ".join(cpu_flags(facts) or []) or "unknown", source="/proc/cpuinfo"
+    )
+
+
+def slow_crypto(facts: Facts) -> bool:
+    """The CPU is known to lack the AES and carry-less multiply instructions that make AES-GCM and
+    AES-GMAC cheap (read as False when its flags are unknown)."""
+    flags = cpu_flags(facts)
+    return flags is not None and not {"aes", "pclmulqdq"} <= set(flags)
 
 
 def links(facts: Facts) -> list[Interface]:

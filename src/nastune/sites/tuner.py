@@ -12,6 +12,7 @@ from typing import Protocol
 
 from nastune import commands
 from nastune.remote.nas import NasAgent, NasError
+from nastune.risks import Risks
 from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
@@ -24,7 +25,9 @@ class Tuner(Protocol):
 
     def hold(self, what: str = "optimize") -> AbstractContextManager[None]: ...
 
-    def apply(self, plan: Plan, accept_risk: bool, log: Callable[[str], None], persist: bool = False) -> str | None: ...
+    def apply(
+        self, plan: Plan, accept_risk: Risks, log: Callable[[str], None], persist: bool = False
+    ) -> str | None: ...
 
     def verify(self, journal: str) -> list[str]: ...
 
@@ -48,7 +51,7 @@ class Here:
     def hold(self, what: str = "optimize"):
         return lock.hold(self.system, what)
 
-    def apply(self, plan: Plan, accept_risk: bool, log, persist: bool = False) -> str | None:
+    def apply(self, plan: Plan, accept_risk: Risks, log, persist: bool = False) -> str | None:
         """The journal's path; None when every setting already was as planned (and, with
         `persist`, already survives a reboot)."""
         journal = executor.apply(plan, self.system, accept_risk=accept_risk, persist=persist, log=log)
@@ -93,7 +96,7 @@ class OnNas:
     def hold(self, what: str = "optimize"):
         return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
 
-    def apply(self, plan: Plan, accept_risk: bool, log, persist: bool = False) -> str | None:
+    def apply(self, plan: Plan, accept_risk: Risks, log, persist: bool = False) -> str | None:
         timeout = self.confirm_timeout
         try:
             done = self.agent.apply(plan, accept_risk, timeout, persist)

@@ -7,12 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.errors import UsageError
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
 from nastune.stats.paired import compare_pairs
 
 
-class Incomparable(ValueError):
-    pass
+class Incomparable(UsageError):
+    """Two runs whose numbers do not measure the same thing (another target, other parameters)."""
 
 
 @dataclass

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from nastune import wire
 from nastune.faults import checkpoint
+from nastune.risks import RISKS, Risks
 from nastune.root import Unavailable
 from nastune.tune import backup, lock, room, services, sysctl_files
 from nastune.tune import persist as persistence
@@ -22,12 +23,6 @@ from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.rollback import journal_change, rollback
 from nastune.tune.system import Stranded, System, TuneError
-
-DURABILITY = (
-    "These changes move a crash-safety trade: towards speed, data acknowledged to clients can be "
-    "lost if the server crashes or loses power before it reaches the disks; back from a speed the "
-    "operator chose (async to sync), writes wait for the disks and can be several times slower."
-)
 
 
 @dataclass
@@ -98,7 +93,7 @@ def _persisting(plan: Plan, rows: list[Pending], system: System) -> list[tuple[P
     return [(change, knob, now) for change, knob, now in made if knob is not persistence.FILE or now != change.new]
 
 
-def _refusals(rows: list[Pending], system: System, accept_risk: bool, persist: bool) -> None:
+def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: bool) -> None:
     """TuneError for a plan refused whole before anything changes: a change that cannot be made
     here, persistence where it cannot last, a durability trade not accepted."""
     broken = [r for r in rows if r.error]
@@ -118,13 +113,16 @@ def _refusals(rows: list[Pending], system: System, accept_risk: bool, persist: b
                 f"nastune's: {'; '.join(why)}. Change or remove the setting there (it may belong to another "
                 "tool: nastune does not fight it), or apply without --persist"
             )
-    risky = [r.change for r in rows if r.change.durability_risk and not r.noop]
-    if risky and not accept_risk:
-        listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
-        raise TuneError(f"refused without --accept-risk durability: {listed}. {DURABILITY}")
+    for risk, text in RISKS.items():
+        risky = [r.change for r in rows if risk in r.change.risks() and not r.noop]
+        if risky and risk not in accept_risk:
+            listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
+            raise TuneError(f"refused without --accept-risk {risk}: {listed}. {text}")
 
 
-def apply(plan: Plan, system: System, accept_risk: bool = False, persist: bool = False, log=print) -> Journal | None:
+def apply(
+    plan: Plan, system: System, accept_risk: Risks = frozenset(), persist: bool = False, log=print
+) -> Journal | None:
     """The journal of the changes made; None when every setting already was as planned and
     nothing is to be persisted (no journal is written then, so an empty one can never hide the
     journal that holds changes)."""

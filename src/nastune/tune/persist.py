@@ -53,7 +53,8 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
         if KNOBS[c.knob].persists == "fstab" and edits.fstab_options(fstab, c.target) is not None:
             moved = PlannedChange.model_validate({**c.model_dump(), "knob": "nfs_client_mount"})
             out.append((moved, KNOBS["nfs_client_mount"], None))
-    rest = [c for c in applied if KNOBS[c.knob].persists == "unit"]
+    # an NFS mount's bdi is named anew at every mount: a udev rule keeps its read-ahead, not a replay
+    rest = [c for c in applied if KNOBS[c.knob].persists == "unit" and not c.target.startswith("/sys/class/bdi/")]
     if rest:
         kept = plan.model_copy(update={"changes": rest})
         out.append(_file(system, PLAN, kept.to_json() + "\n"))

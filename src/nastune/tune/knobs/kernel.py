@@ -144,3 +144,52 @@ class NfsdThreads(FileValue):
 
     def path(self, change):
         return "/proc/fs/nfsd/threads"
+
+
+class CpuGovernor(Knob):
+    """Every CPU's cpufreq governor. Read as one name when all CPUs agree, else as cpuN=name,...
+    so a rollback puts back each CPU's own."""
+
+    doc = "the cpufreq scaling governor of every CPU (target: cpufreq)"
+    persists = "unit"
+    kind, phase = "cpu_governor", 20
+    BASE = "/sys/devices/system/cpu"
+
+    def validate(self, change):
+        if change.target != "cpufreq" or not re.fullmatch(r"[a-z_]+|(cpu\d+=[a-z_]+,?)+", str(change.new)):
+            raise TuneError(f"cpu_governor: target cpufreq and a governor name are needed, not {change.new!r}")
+
+    def _cpus(self, system) -> list[str]:
+        names = system.root.listdir(self.BASE) if system.root.exists(self.BASE) else []
+        found = [n for n in names if re.fullmatch(r"cpu\d+", n)]
+        return sorted(
+            (n for n in found if system.root.exists(f"{self.BASE}/{n}/cpufreq/scaling_governor")),
+            key=lambda n: int(n[3:]),
+        )
+
+    def applicable(self, system, change):
+        if not self._cpus(system):
+            return f"no CPU here has cpufreq ({self.BASE}/cpu*/cpufreq): nothing to set (a VM, most often)"
+        return super().applicable(system, change)
+
+    def files(self, system, change):
+        return [] if system.live else [f"{self.BASE}/{n}/cpufreq/scaling_governor" for n in self._cpus(system)]
+
+    def read(self, system, change):
+        each = {n: norm(system.read(f"{self.BASE}/{n}/cpufreq/scaling_governor")) for n in self._cpus(system)}
+        if len(set(each.values())) == 1:
+            return next(iter(each.values()))
+        return ",".join(f"{n}={g}" for n, g in each.items())
+
+    def write(self, system, change, value):
+        per_cpu = dict(p.split("=", 1) for p in str(value).split(",") if "=" in p)
+        for n in self._cpus(system):
+            governor = per_cpu.get(n, str(value))
+            path = f"{self.BASE}/{n}/cpufreq/scaling_governor"
+            available = (system.read(f"{self.BASE}/{n}/cpufreq/scaling_available_governors") or "").split()
+            if available and governor not in available:
+                raise TuneError(f"{self.label(change)}: {n} offers {', '.join(available)}, not {governor}")
+            try:
+                system.root.write(path, governor)
+            except Unavailable as e:
+                raise TuneError(f"{self.label(change)}: {e.reason}") from e

@@ -136,6 +136,8 @@ class ZfsProperty(Knob):
         "dedup": ("on", "off"),
         "atime": ("on", "off"),
         "relatime": ("on", "off"),
+        "xattr": ("on", "off", "sa", "dir"),
+        "recordsize": ("4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M"),
     }
 
     def validate(self, change):

@@ -1,0 +1,50 @@
+from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.rules.query import GiB, human, ram
+
+HALF = 0.55  # an ARC ceiling at about half of memory: the Linux default before OpenZFS 2.3
+
+
+def _newer_default(version: str | None) -> bool:
+    """OpenZFS 2.3 raised the Linux default itself (unknown versions are read as older)."""
+    parts = (version or "").split("-")[0].split(".")
+    return len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (2, 3)
+
+
+def check(rule, facts):
+    arc, memory = facts.zfs.arc.value if facts.zfs.arc.known else None, ram(facts)
+    if arc is None or memory is None or arc.max_param not in (0, None) or _newer_default(arc.version):
+        return
+    if arc.c_max > memory * HALF:
+        return
+    new = int(max(memory - GiB, memory * 5 / 8))
+    yield rule.finding(
+        target="zfs_arc_max",
+        impact=10,
+        message=f"The ARC may use at most {human(arc.c_max)} of {human(memory)}: OpenZFS before 2.3 leaves half "
+        "of memory to a page cache that ZFS does not use, so files that would fit are read from disk again.",
+        evidence=[
+            Evidence(fact="ARC c_max", value=arc.c_max, source=facts.zfs.arc.source),
+            Evidence(fact="zfs_arc_max (0: the default)", value=arc.max_param, source="/sys/module/zfs/parameters"),
+            Evidence(fact="OpenZFS version", value=arc.version or "unknown", source="/sys/module/zfs/version"),
+            Evidence.of("memory", facts.system.memory_bytes),
+        ],
+        changes=[Change(knob="sysfs", target="/sys/module/zfs/parameters/zfs_arc_max", current=0, new=new)],
+        advice=f"To keep it across reboots: options zfs zfs_arc_max={new} in /etc/modprobe.d/zfs.conf.",
+    )
+
+
+RULE = Rule(
+    id="zfs-arc-max",
+    title="ZFS ARC capped at half of memory",
+    area="zfs",
+    severity=Severity.low,
+    check=check,
+    needs=("zfs", "system"),
+    gain="OpenZFS 2.3 made the Linux default the larger of all memory less 1 GiB and 5/8 of it, as on FreeBSD: "
+    "a larger ARC on a machine whose job is serving files.",
+    tradeoff="Less room for other programs (VMs, containers): the ARC shrinks under memory pressure, but not "
+    "instantly. Keep it lower on a NAS that also runs VMs.",
+    source='"arc_default_max on Linux should match FreeBSD", openzfs/zfs pull request #15437, 2023, '
+    'https://github.com/openzfs/zfs/pull/15437; OpenZFS documentation, "Module Parameters: zfs_arc_max", '
+    "https://openzfs.github.io/openzfs-docs/Performance%20and%20Tuning/Module%20Parameters.html",
+)
