@@ -169,3 +169,16 @@ def test_every_protocol_refuses_a_hostile_name_whatever_its_origin(tools, protoc
         with pytest.raises(BenchError, match="cannot be passed safely"):
             call()
     assert not list(tools.glob("*.argv")), "a tool ran"
+
+
+def test_a_client_that_requires_signing_runs_smbclient_requiring_it(tools):
+    inv = inventory.parse(
+        "[nas]\nfiler ansible_host=192.0.2.10\n[clients]\nc1\nwin11 nastune_smb_protection=sign\n", "hosts.ini"
+    )
+    assert [c.smb_protection for c in inv.clients] == [None, "sign"]
+    target = Target("smb", "smb://192.0.2.10/data", host="192.0.2.10", share="data", protection="sign")
+    PROTOCOLS["smb"].download(target, "a.bin")
+    assert _argv(tools, "smbclient")[:2] == ["-N", "--client-protection=sign"]
+    assert target.to_json()["protection"] == "sign"  # the result records what the client required
+    with pytest.raises(inventory.InventoryError, match=r"win11.*nastune_smb_protection"):
+        inventory.parse("[nas]\nfiler ansible_host=192.0.2.10\n[clients]\nwin11 nastune_smb_protection=always\n", "h")

@@ -45,6 +45,7 @@ class Target:
     via_network: bool = False  # a path on a network file system mount (its I/O crosses the link)
     extra: dict = field(default_factory=dict)
     login: Login | None = field(default=None, repr=False)  # the share's; never written to a result
+    protection: str | None = None  # SMB: what the client requires of its sessions (sign, encrypt, off)
     # iperf3: starts a one-off server where the NAS is, for that many seconds at most (None: the
     # operator runs one, as for iperf3://HOST)
     serve: Callable[[float], AbstractContextManager[None]] | None = field(default=None, repr=False, compare=False)
@@ -99,6 +100,7 @@ class Target:
             "kind": self.kind,
             "url": self.url,
             **({"client": self.client_name} if self.client_name else {}),
+            **({"protection": self.protection} if self.protection else {}),
             "link_bps": self.link_bps,
             **({"uplink_bps": self.uplink_bps} if self.uplink_bps else {}),
             "mtu": self.mtu,

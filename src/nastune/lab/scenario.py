@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -101,6 +102,8 @@ class Scenario(Strict):
     samba_share: dict[str, str] = {}
     ganesha_export: dict[str, int | str] = {}
     limits: Limits | None = None
+    # what the clients require of their SMB sessions, as an operator's do (Windows 11 24H2: sign)
+    client_protection: Literal["sign", "encrypt", "off"] | None = None
 
     @field_validator("samba", "samba_share")
     @classmethod

@@ -97,7 +97,7 @@ class Smb(Protocol):
         `;` (even inside quotes) and words on spaces outside double quotes, so every name is
         checked to hold neither `;` nor a quote and is passed in double quotes."""
         words = [verb, *(f'"{client_name(n, f"smbclient {verb}")}"' for n in names)]
-        return _smbclient(target.host, target.share, " ".join(words), target.login)
+        return _smbclient(target.host, target.share, " ".join(words), target.login, target.protection)
 
     def upload(self, target, local, name):
         put = self._client(target, "put", local, name)
@@ -115,11 +115,14 @@ class Smb(Protocol):
             raise BenchError(f"smbclient del {name}{target.on}: {why}")
 
 
-def _smbclient(host, share, command: str, login) -> Call:
+def _smbclient(host, share, command: str, login, protection: str | None = None) -> Call:
     """smbclient with `login` as its authentication file on standard input (-A /dev/stdin: the
-    password never on its command line), or as a guest (-N) without one."""
+    password never on its command line), or as a guest (-N) without one; `protection` is what the
+    client requires of the session (sign, encrypt, off), as the operator's own clients do."""
     auth = ["-A", "/dev/stdin"] if login else ["-N"]
-    return Call(["smbclient", *auth, f"//{host}/{share}", "-c", command], login.smbclient_file() if login else None)
+    required = [f"--client-protection={protection}"] if protection else []
+    argv = ["smbclient", *auth, *required, f"//{host}/{share}", "-c", command]
+    return Call(argv, login.smbclient_file() if login else None)
 
 
 def _status(result) -> str | None:

@@ -48,6 +48,7 @@ class Host(BaseModel):
     mount: str | None = None
     fio_server: str | None = Field(default=None, pattern=r"^[^\s,/]+,\d{1,5}$")
     logins: dict[str, Login] = {}  # by protocol; a client's own override the NAS's
+    smb_protection: Literal["sign", "encrypt", "off"] | None = None  # the client's SMB sessions' requirement
 
     @field_validator("address")
     @classmethod
@@ -178,6 +179,7 @@ def _host_fields(name: str, v: Vars, where: str, nas_address: str | None = None)
         "protocols": [p for p in (get("nastune_protocols") or "").split(",") if p],
         "mount": get("nastune_mount"),
         "fio_server": get("nastune_fio_server"),
+        "smb_protection": get("nastune_smb_protection"),
         "logins": _logins(v, where, [a for a in (nas_address, address, name) if a]),
     }
 

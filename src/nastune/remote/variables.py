@@ -141,6 +141,14 @@ NASTUNE = [
     Variable(
         "nastune_fio_server", "client", "HOST,PORT of this client's `fio --server`", "192.0.2.21,8765", "fio_server"
     ),
+    Variable(
+        "nastune_smb_protection",
+        "client",
+        "what this client requires of its SMB sessions, as your own clients do: sign (Windows 11 24H2, "
+        "macOS), encrypt, or off (default: smbclient's own, signing only where the server requires it)",
+        "sign",
+        "smb_protection",
+    ),
 ]
 
 KNOWN = {v.name: v for v in ANSIBLE + NASTUNE}

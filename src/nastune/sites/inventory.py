@@ -174,6 +174,7 @@ class InventorySite(Site):
                 url = PROTOCOLS[kind].url(nas.data_address, share)
                 aged = [list(f) for f in nas.read_set]
                 target = replace(base, url=url, share=share, extra={"aged": aged}, server_pid=self.server_pid)
+                target = replace(target, protection=host.smb_protection if kind == "smb" else None)
                 out.append(self._logged_in(replace(target, login=login)))
         return out
 

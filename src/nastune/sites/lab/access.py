@@ -98,7 +98,9 @@ def keys(directory: Path) -> None:
     (keydir / "authorized_keys").write_text((keydir / "id_ed25519.pub").read_text())
 
 
-def start(state: State, directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]]) -> None:
+def start(
+    state: State, directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]], protection: str | None
+) -> None:
     """sshd and a fio server in every client namespace, each ready before this returns, the
     NAS's sshd configuration, and the lab's inventory written to `inventory.ini` (with the
     aged data set as the NAS's read set)."""
@@ -112,7 +114,7 @@ def start(state: State, directory: Path, clients: int, rate: str, read_set: list
     Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation directory
     (keydir / f"sshd-{network.NAS_NS}.conf").write_text(SSHD_CONFIG.format(ns=network.NAS_NS, ip="", dir=keydir))
     path = directory / "inventory.ini"
-    path.write_text(inventory_text(directory, clients, rate, read_set))
+    path.write_text(inventory_text(directory, clients, rate, read_set, protection))
     hosts = inventory.load(path)
     why = Ssh(hosts.nas).check(30, role="NAS")
     if why:
@@ -141,7 +143,9 @@ def _listening(ns: str, port: int) -> bool:
     return bool(run(in_ns(ns, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout.strip())
 
 
-def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]]) -> str:
+def inventory_text(
+    directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]], protection: str | None = None
+) -> str:
     keydir = ssh_dir(directory)
     shares = " ".join(f"{var}={PROTOCOLS[p].lab_share}" for p, var in SHARE_VARS.items())
     ssh_args = f"-o UserKnownHostsFile={keydir}/known_hosts -o StrictHostKeyChecking=yes"
@@ -171,6 +175,7 @@ def inventory_text(directory: Path, clients: int, rate: str, read_set: list[tupl
         *(
             f"c{i} ansible_host={mgmt_ip(i)} nastune_mount={smbfs_path(directory, i)} "
             f"nastune_fio_server={mgmt_ip(i)},{FIO_PORT}"
+            + (f" nastune_smb_protection={protection}" if protection else "")  # as the scenario's clients require
             for i in range(1, clients + 1)
         ),
         "",

@@ -90,7 +90,9 @@ class Lab:
             servers.start(self.state, self.dir, disk["share"], scenario, groups, credentials.create(self.dir))
             log("clients: sshd and a fio server on each, reached over a management link")
             read_set = storage.aged_files(Path(disk["share"]))
-            access.start(self.state, self.dir, scenario.clients, scenario.network.rate, read_set)
+            access.start(
+                self.state, self.dir, scenario.clients, scenario.network.rate, read_set, scenario.client_protection
+            )
         except BaseException:
             self.state.set(status="failed")
             log("up failed: removing what it made")

@@ -64,10 +64,17 @@ def lab_targets() -> dict[str, Target]:
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
     }
     ip, smbfs, login = network.NAS_IP, str(smbfs_path(lab.dir)), credentials.load(lab.dir)
+    protection = lab.state.data["scenario"].get("client_protection")
     return {
         **{
             name: Target(
-                name, p.url(ip, p.lab_share), host=ip, share=p.lab_share, login=login if p.login_var else None, **common
+                name,
+                p.url(ip, p.lab_share),
+                host=ip,
+                share=p.lab_share,
+                login=login if p.login_var else None,
+                protection=protection if name == "smb" else None,
+                **common,
             )
             for name, p in PROTOCOLS.items()
         },
