@@ -1,5 +1,5 @@
 """The main job's cost and proof, both flows side by side in one run: `nastune optimize` on a
-fresh lab soho with its default workloads, once as the seeds do it (`--flow before-after`:
+fresh lab soho with its default workloads, once the classic way (`--flow before-after`:
 measure, apply, measure, then interleave the settings a second time) and once interleaved
 (`--flow interleaved`: the settings proved by interleaving alone, stopping each workload when
 it is settled; the one-off action before/after on the workload it changes, its after being the interleaved A).

@@ -17,7 +17,7 @@ def test_ab_interleaves_a_plan_and_leaves_the_lab_as_it_was(lab_dir, tmp_path):
     changes = [
         {"id": i, "knob": "ganesha_export", "target": "1", "key": key, "new": 8192}
         for i, key in enumerate(("MaxRead", "MaxWrite"), 1)
-    ]  # B: 8 KiB NFS transfers (seed 002)
+    ]  # B: 8 KiB NFS transfers (as on MiNET's 2014 NAS)
     plan.write_text(json.dumps({"schema": "nastune.plan/1", "lab": True, "changes": changes}))
     out = tmp_path / "ab"
     proc = nastune(

@@ -116,7 +116,7 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
     assert large > small  # larger records move more data per request
     for kind in ("path", "nfs"):
         ratio = results[("sync-write", kind)]["metrics"]["sync/async 4K ratio"]["values"]
-        assert min(ratio) > 1.5, (kind, ratio)  # a sync write waits for the disk (003)
+        assert min(ratio) > 1.5, (kind, ratio)  # a sync write waits for the disk (MiNET's 2013 benchmark)
     nodes = len(list(Path("/sys/devices/system/node").glob("node[0-9]*"))) or 1
     assert len(results[("numa-bandwidth", "system")]["metrics"]) == nodes * nodes
     assert leftover_test_files(lab) == []

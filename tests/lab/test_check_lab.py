@@ -1,6 +1,6 @@
 """`nastune check` on the real lab: a tuned NAS checks clean against its baseline; then an
 "upgrade" resets a tuned setting and slows the link, and the check reports the drift and the
-regression, in its metrics and its exit status. (004's own case, NIC interrupts pinned to their
+regression, in its metrics and its exit status. (Qumulo's own case, NIC interrupts pinned to their
 node, needs a NIC with IRQs: the lab's veth has none, so that case runs on a hand-made
 two-socket server in tests/tune/test_check.py.)"""
 

@@ -439,7 +439,7 @@ CASES: dict[str, Case] = {
     ),
     "swappiness-high": Case(nas, _no_swap, lambda fs: changes(fs) == [("vm.swappiness", None, 60, 10)] or _fail(fs)),
     "md-stripe-cache-small": Case(nas, lambda: _md_sysfs(nas(), "md0", "stripe_cache_size", "8192"), check_stripe),
-    # mdadm's default 512K on a mirror is not flagged (001's 64K is a floor); 32K splits requests
+    # mdadm's default 512K on a mirror is not flagged (Borikar and Palani's 64K is a floor); 32K splits requests
     "md-chunk-size": Case(lambda: _raid10(32), lambda: _raid10(512), lambda fs: "32K chunks" in _one(fs).message),
     "md-degraded-or-syncing": Case(
         nas, _pending_md, lambda fs: _one(fs).target == "md1" and "recovery at 17.3%" in _one(fs).message

@@ -1,4 +1,4 @@
-"""004's regression, caught: on a hand-made two-socket server tree (make_roots.py), pin the NIC's IRQs to its node
+"""Qumulo's regression, caught: on a hand-made two-socket server tree (make_roots.py), pin the NIC's IRQs to its node
 (the irq-numa-locality plan), then let an "upgrade" reset them to every CPU. `nastune check`
 reports the drift and the finding, its Prometheus metrics (read with prometheus_client's own
 parser) show both, and its exit status says so. The timer units pass systemd-analyze verify."""

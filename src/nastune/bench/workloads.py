@@ -14,6 +14,7 @@ from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
 from nastune.root import Root, Unavailable
+from nastune.sources import GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -93,9 +94,10 @@ class SeqWrite(Workload):
     path = "write"
     doc = (
         "Send one large file (default 1 GiB) through the protocol's own client (smbclient, libnfs "
-        "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number 001 and 002 report."
+        "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number the Linux Gazette and "
+        "MiNET studies report."
     )
-    kinds, source = (*PROTOCOLS, "path"), "001 (IOzone, NetBench), 002 (dd, rsync)"
+    kinds, source = (*PROTOCOLS, "path"), f"{GAZETTE} (IOzone, NetBench); {MINET_NFS} (dd, rsync)"
 
     def metrics(self, params):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
@@ -166,7 +168,7 @@ class AgedRead(Workload):
         "Fetch the files of a NAS that was written by many slow clients for months (the lab's aged data set) "
         "through each protocol: what fragmentation and its repair (xfs_fsr) do to reads."
     )
-    kinds, source = tuple(PROTOCOLS), "001 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
+    kinds, source = tuple(PROTOCOLS), f"{GAZETTE}, sections 2.6-2.7 (99% fragmented: -37%; xfs_fsr: +37%)"
     # each repeat reads another file of the set from dropped caches, in a new client process:
     # nothing a warm-up would warm reaches a repeat
     warm_up = False
@@ -207,7 +209,7 @@ class Iozone(Workload):
         "Write, rewrite, read, reread, random read and random write for every file size and record size "
         "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell."
     )
-    kinds, source = ("path",), "003 (iozone auto mode, latency vs file size per record size)"
+    kinds, source = ("path",), f"{MINET_ZFS} (iozone auto mode, latency vs file size per record size)"
 
     def cells(self, params):
         return [(f, r) for f in params["file_sizes"] for r in params["record_sizes"] if r <= f]
@@ -245,7 +247,7 @@ class SyncWrite(Workload):
         "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path."
     )
     kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("write_latency")))
-    source = "003 (sync raised latency 10x for large files, 20x for small ones)"
+    source = f"{MINET_ZFS} (sync raised latency 10x for large files, 20x for small ones)"
     RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
 
     def metrics(self, params):
@@ -284,7 +286,7 @@ class SmallFiles(Workload):
         "bonnie++ does: operations per second and the 99th percentile latency of each phase."
     )
     kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("small_files")))
-    source = "001 (bonnie++), 003 (ioping for small files)"
+    source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
     def metrics(self, params):
@@ -317,7 +319,7 @@ class Latency(Workload):
     name, title = "latency", "Per-request latency (ioping-like)"
     path = "read"
     doc = "4 KiB random reads one at a time with direct I/O: the latency a single request sees, in percentiles."
-    kinds, source = ("path",), "003 (ioping)"
+    kinds, source = ("path",), f"{MINET_ZFS} (ioping)"
 
     def metrics(self, params):
         return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
@@ -336,7 +338,7 @@ class Latency(Workload):
 class Network(Workload):
     name, title = "network", "TCP throughput between client and server (iperf3)"
     doc = "iperf3 from the client to the server and back, compared with the link's physical goodput."
-    kinds, source = ("iperf3",), "KNOWLEDGE.md section 6 (117.7 MB/s at MTU 1500, 123.8 at 9000)"
+    kinds, source = ("iperf3",), GOODPUT
     files = False
 
     def metrics(self, params):
@@ -354,9 +356,9 @@ class NumaBandwidth(Workload):
     view = "heatmap"
     doc = (
         "For every pair (CPU node, memory node), a process pinned with numactl reads a buffer bound to that "
-        "node: the matrix 004 measured with Intel MLC. One node gives a 1x1 matrix."
+        "node: the matrix Qumulo measured with Intel MLC. One node gives a 1x1 matrix."
     )
-    kinds, source = ("system",), "004 (MLC matrix; snoop mode)"
+    kinds, source = ("system",), f"{QUMULO} (MLC matrix; snoop mode)"
     files = False
 
     def nodes(self) -> list[int]:

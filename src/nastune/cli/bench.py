@@ -99,7 +99,9 @@ def compare(
     results: Annotated[list[Path], typer.Argument(help="Two or more result files; each is compared with the first.")],
     json: opt.Json = False,
     force: Annotated[bool, typer.Option("--force", help="Compare even when workload parameters differ.")] = False,
-    noise_floor: Annotated[float, typer.Option(help="Smallest change that counts (003: 3%).")] = 0.03,
+    noise_floor: Annotated[
+        float, typer.Option(help="Smallest change that counts (MiNET's 2013 benchmark: 3%).")
+    ] = 0.03,
 ) -> None:
     """Per workload and metric: medians with 95% intervals, the relative change with its interval,
     and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""

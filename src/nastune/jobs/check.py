@@ -1,4 +1,4 @@
-"""Is this NAS still tuned? 004's story is a regression nobody asked for: a kernel upgrade
+"""Is this NAS still tuned? Qumulo's story is a regression nobody asked for: a kernel upgrade
 swapped a NIC driver, the script that pinned its interrupts no longer ran, and writes fell by
 30%. A check, run by a timer, finds that: the findings of every rule on today's facts, each
 setting of the last applied plan read back (drift), and, when asked, a short benchmark of a

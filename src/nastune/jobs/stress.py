@@ -1,4 +1,4 @@
-"""Stress (003): one client measures while the other clients load the NAS the way many users
+"""Stress (MiNET's 2013 benchmark): one client measures while the other clients load the NAS the way many users
 do, not as one regular stream: each loading client picks at random among large streams (a
 write or a read of one file) and bursts of small-file operations where its protocol has them,
 with think time between operations. The measuring client runs the same workloads on the idle

@@ -69,7 +69,7 @@ def _mount(state: State, device: str, mnt: Path, options: list[str]) -> None:
 
 def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
     """Interleaved O_SYNC appends to several files: each append gets its own extent, as on a
-    NAS written by many slow clients for months (001's 99% fragmented case)."""
+    NAS written by many slow clients for months (Borikar and Palani's 99% fragmented case)."""
     directory.mkdir(parents=True, exist_ok=True)
     block = os.urandom(chunk)
     fds = [

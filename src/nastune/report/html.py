@@ -98,7 +98,7 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
 
 
 def iozone_charts(runs: list[ResultSet]) -> list[dict]:
-    """Latency versus file size, one curve per record size (as 003 plots IOzone's output)."""
+    """Latency versus file size, one curve per record size (as MiNET's 2013 benchmark plots IOzone's output)."""
     charts: list[dict] = []
     for i, rs in enumerate(runs):
         for r in rs.results:

@@ -1,4 +1,4 @@
-"""An XLSX workbook beside the report's CSV, for people who work in a spreadsheet as 003 did: a
+"""An XLSX workbook beside the report's CSV, for people who work in a spreadsheet as MiNET's 2013 benchmark did: a
 sheet of verdicts (and of the interleaved verdicts), one sheet per run with every repeat (the
 interleaved A and B included), and for each run with an IOzone-style matrix a sheet that lays it
 out as file size by record size, one block per operation. Usable as it opens: numbers carry

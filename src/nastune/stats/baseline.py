@@ -1,4 +1,5 @@
-"""Named baselines: a result kept to compare later runs with (after an upgrade, say: 004)."""
+"""Named baselines: a result kept to compare later runs with (after an upgrade, say, as in Qumulo's
+Linux 5.4 regression)."""
 
 from __future__ import annotations
 

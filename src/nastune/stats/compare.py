@@ -1,7 +1,7 @@
-"""Comparing two runs the way 003 did, with the arithmetic made explicit: medians with 95%
+"""Comparing two runs the way MiNET's 2013 benchmark did, with the arithmetic made explicit: medians with 95%
 bootstrap intervals, the relative change with its interval, a Mann-Whitney U test, and a
 verdict that counts a change only when it is significant (p < 0.05) and its whole interval
-lies beyond the noise floor (3%: 003's runs on one machine differed by 3% on average).
+lies beyond the noise floor (3%: the runs of MiNET's 2013 benchmark on one machine differed by 3% on average).
 
 The rank test's p-value is exact (the whole permutation distribution of U, ties at their mid
 ranks) whenever the samples are small enough to enumerate: scipy's normal approximation calls

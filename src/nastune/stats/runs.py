@@ -1,6 +1,6 @@
 """Comparing two result files: metric by metric, refusing comparisons that mean nothing
 (another target or other workload parameters) and noting what changed in between (kernel,
-settings), which is how a regression after an upgrade (004) is caught."""
+settings), which is how a regression after an upgrade (as in Qumulo's Linux 5.4 regression) is caught."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     if a.provenance.kernel != b.provenance.kernel:
         found.append(
             f"kernel changed: {a.provenance.kernel} -> {b.provenance.kernel} "
-            "(a kernel upgrade can change drivers and IRQ placement, as in 004)"
+            "(a kernel upgrade can change drivers and IRQ placement, as Qumulo found moving to Linux 5.4)"
         )
     sa, sb = _flatten(a.provenance.settings), _flatten(b.provenance.settings)
     for key in sorted(set(sa) | set(sb)):

@@ -1,4 +1,4 @@
-"""Memory read bandwidth between NUMA nodes (what 004 measured with Intel MLC, which is closed):
+"""Memory read bandwidth between NUMA nodes (what Qumulo measured with Intel MLC, which is closed):
 a process pinned to node i's CPUs reads a buffer bound to node j's memory, through numactl.
 Run as `python -m nastune.bench.drivers.membw MiB` to measure one cell in this process."""
 

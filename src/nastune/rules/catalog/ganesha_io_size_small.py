@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import MiB
+from nastune.sources import MINET_NFS
 
 RECOMMENDED = 1 * MiB
 KEYS = (("max_read", "MaxRead"), ("max_write", "MaxWrite"), ("pref_read", "PrefRead"), ("pref_write", "PrefWrite"))
@@ -49,7 +50,7 @@ RULE = Rule(
     check=check,
     needs=("nfs_server",),
     gain="The strongest NFS knob measured in the lab: a 1 GiB upload went from 90 to 112 MB/s under 1 Gbit "
-    "shaping when MaxRead/MaxWrite went from 8 KiB to 64 KiB; 002 doubled NFS copies with larger sizes.",
+    "shaping when MaxRead/MaxWrite went from 8 KiB to 64 KiB; MiNET (2014) doubled NFS copies with larger sizes.",
     tradeoff="Larger RPCs use more server memory per request in flight.",
-    source="002 (rsize/wsize 8K -> 32K and more); nfs-ganesha config EXPORT (MaxRead, MaxWrite)",
+    source=f"{MINET_NFS} (rsize/wsize 8K -> 32K and more); nfs-ganesha config EXPORT (MaxRead, MaxWrite)",
 )

@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import QUMULO
 
 
 def check(rule, facts):
@@ -46,9 +47,9 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("network",),
-    gain="004: after a kernel upgrade lost the vendor's IRQ pinning, write throughput fell from ~4.5 to "
+    gain="Qumulo: after a kernel upgrade lost the vendor's IRQ pinning, write throughput fell from ~4.5 to "
     "~3.2 GB/s (-30%); pinning the NIC's IRQs to its local node restored it.",
     tradeoff="Pinned IRQs no longer follow load: keep irqbalance from moving them back (or let it honour "
     "the NIC's node), and re-check after driver or kernel changes.",
-    source="004 (IRQ affinity to the NIC's local NUMA node)",
+    source=f"{QUMULO} (IRQ affinity to the NIC's local NUMA node)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import cpu_count
+from nastune.sources import GAZETTE, QUMULO
 
 BUSY = 100_000  # interrupts since boot below which a NIC is not worth balancing
 
@@ -44,9 +45,10 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("network", "system"),
-    gain="Receive processing spreads over several cores; 001 saw kernel (packet) time exceed user time "
-    "under stress, and 004's regression came from IRQ placement.",
+    gain="Receive processing spreads over several cores; Borikar and Palani (2011) saw kernel "
+    "(packet) time exceed user time "
+    "under stress, and Qumulo's regression came from IRQ placement.",
     tradeoff="More cores take interrupts, so their caches are shared with packet work; pin to the NIC's "
     "local node on multi-socket machines.",
-    source="004 (IRQ placement); 001 2.7 (kernel time under stress)",
+    source=f"{QUMULO} (IRQ placement); {GAZETTE}, section 2.7 (kernel time under stress)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Evidence, Rule, Severity
 from nastune.rules.query import cpu_count
+from nastune.sources import QUMULO
 
 
 def check(rule, facts):
@@ -33,5 +34,5 @@ RULE = Rule(
     gain="Interrupt load follows the cores that are free; avoids the single-core bottleneck of irq-single-cpu.",
     tradeoff="irqbalance moves IRQs periodically, which can disturb hand-made pinning; configure it to skip "
     "pinned IRQs (IRQBALANCE_BANNED_CPULIST or --banirq).",
-    source="004 (IRQ placement); irqbalance(1)",
+    source=f"{QUMULO} (IRQ placement); irqbalance(1)",
 )

@@ -1,6 +1,7 @@
 from nastune.rules.model import Evidence, Rule, Severity
+from nastune.sources import GAZETTE
 
-MIN_CHUNK_KB = 64  # 001's chunk for mirrors, and the floor below which large requests split finely
+MIN_CHUNK_KB = 64  # Borikar and Palani's chunk for mirrors, and the floor below which large requests split finely
 PARITY = {"raid4": 1, "raid5": 1, "raid6": 2}
 WIDE_STRIPE_KB = 4096  # a full stripe beyond this is rarely written whole: partial-stripe writes
 
@@ -9,7 +10,7 @@ def check(rule, facts):
     """Advice per level and disk count: a chunk too small for any level splits requests into many
     per-disk pieces; on parity RAID a full stripe (chunk x data disks) far larger than the writes a
     file server issues makes most writes read-modify-write. mdadm's default (512K since mdadm 3.1)
-    is not flagged on mirrors: 001's 64K for mirrors is a floor from the days of 64K defaults."""
+    is not flagged on mirrors: Borikar and Palani's 64K for mirrors is a floor from the days of 64K defaults."""
     for a in facts.md.arrays:
         chunk = a.chunk_kb or ((a.sysfs_int("chunk_size") or 0) // 1024)
         disks = a.raid_disks or a.sysfs_int("raid_disks")
@@ -24,7 +25,7 @@ def check(rule, facts):
                 target=a.name,
                 impact=3,
                 message=f"{a.name} is a {a.level} with {chunk}K chunks: a large file request is split into many "
-                f"small per-disk requests (001 uses 64K for mirrors and 1024K for its RAID5 results).",
+                f"small per-disk requests (Borikar and Palani used 64K for mirrors and 1024K for their RAID5 results).",
                 evidence=evidence,
                 advice=f"Reshape to at least {MIN_CHUNK_KB}K with `mdadm --grow --chunk=` (a long reshape), or "
                 "choose it at the next rebuild; measure first with the bench.",
@@ -55,5 +56,6 @@ RULE = Rule(
     needs=("md",),
     gain="Requests map onto whole chunks of each disk, and parity writes onto whole stripes more often.",
     tradeoff="Changing the chunk size means a reshape (hours to days, with reduced performance) or a rebuild.",
-    source="001 2.1.1 and 2.7 (chunk size); md(4) (RAID5/6 read-modify-write, stripe cache); mdadm(8) (--chunk)",
+    source=f"{GAZETTE}, sections 2.1.1 and 2.7 (chunk size); md(4) (RAID5/6 read-modify-write, stripe "
+    "cache); mdadm(8) (--chunk)",
 )

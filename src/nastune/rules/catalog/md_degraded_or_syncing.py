@@ -1,4 +1,5 @@
 from nastune.rules.model import Evidence, Rule, Severity
+from nastune.sources import MINET_ZFS
 
 BUSY = ("recovery", "resync", "reshape", "check", "repair")
 
@@ -72,8 +73,9 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("md",),
-    gain="Knowing it: results measured during a rebuild are not the array's real speed (003: a resilver "
+    gain="Knowing it: results measured during a rebuild are not the array's real speed (MiNET's 2013 "
+    "benchmark: a resilver "
     "costs 15% CPU, 700 MB RAM and ~12 MB/s per disk).",
     tradeoff="Throttling the rebuild in favour of clients prolongs the time without redundancy.",
-    source="003 (scrub / resilver costs); md(4); mdadm(8)",
+    source=f"{MINET_ZFS} (scrub / resilver costs); md(4); mdadm(8)",
 )

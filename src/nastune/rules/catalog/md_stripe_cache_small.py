@@ -1,7 +1,8 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import human, ram
+from nastune.sources import GAZETTE
 
-RECOMMENDED = 8192  # 001: 8192 for RAID5 (kernel default 256)
+RECOMMENDED = 8192  # Borikar and Palani (2011): 8192 for RAID5 (kernel default 256)
 PAGE = 4096
 
 
@@ -41,7 +42,7 @@ RULE = Rule(
     check=check,
     needs=("md", "system"),
     gain="Sequential writes to RAID5/6 assemble full stripes in memory instead of read-modify-write; "
-    "001 used 8192 in its +133% CIFS write result.",
+    "Borikar and Palani (2011) used 8192 in their +133% CIFS write result.",
     tradeoff="RAM: page size x number of disks x stripe_cache_size.",
-    source="001 2.1.2 and 2.7 (stripe_cache_size 8192 for RAID5; default 256)",
+    source=f"{GAZETTE}, sections 2.1.2 and 2.7 (stripe_cache_size 8192 for RAID5; default 256)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import data_mounts
+from nastune.sources import GAZETTE, MINET_NFS
 
 
 def check(rule, facts):
@@ -25,8 +26,9 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("mounts",),
-    gain="Reads stop causing writes; 001 and 002 both mount data shares noatime,nodiratime.",
+    gain="Reads stop causing writes; Borikar and Palani (2011) and MiNET (2014) both mount data "
+    "shares noatime,nodiratime.",
     tradeoff="Access times are no longer recorded: tools that rely on them (some mail readers, tmpwatch-style "
     "cleanup, HSM) stop seeing reads.",
-    source="001 2.4.1 and 002 (noatime,nodiratime)",
+    source=f"{GAZETTE}, section 2.4.1; {MINET_NFS} (noatime,nodiratime)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import links, rate
+from nastune.sources import GOODPUT, MINET_NFS
 
 
 def check(rule, facts):
@@ -26,9 +27,9 @@ RULE = Rule(
     check=check,
     needs=("network",),
     gain="Goodput ceiling of 1 GbE rises from 117.7 to 123.8 MB/s (+5%) and the packet rate falls sixfold; "
-    "002 raised MTU 1500 -> 7200 on its storage network, and Samba over the lab's link gained 4%.",
+    "MiNET (2014) raised MTU 1500 -> 7200 on its storage network, and Samba over the lab's link gained 4%.",
     tradeoff="Every host and switch port on the segment must accept the larger MTU, or large packets are "
     "dropped and connections hang; keep the management network at 1500 if it is shared. "
     "Persist it in the interface configuration.",
-    source="002 (jumbo frames); KNOWLEDGE.md section 6 (goodput limits)",
+    source=f"{MINET_NFS} (jumbo frames); {GOODPUT}",
 )

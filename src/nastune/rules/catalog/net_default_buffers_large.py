@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import GAZETTE
 
 DEFAULT = 212992  # the kernel's default for both
 LARGE = 4 << 20
@@ -30,5 +31,5 @@ RULE = Rule(
     needs=("sysctl",),
     gain="Memory for page cache instead of idle socket buffers; TCP throughput is unchanged (TCP sizes its own).",
     tradeoff="A UDP application that relied on the large default must set SO_RCVBUF itself.",
-    source="kernel admin-guide sysctl/net (rmem_default, wmem_default); tcp(7) (tcp_rmem); 001 1.3.1",
+    source=f"kernel admin-guide sysctl/net (rmem_default, wmem_default); tcp(7) (tcp_rmem); {GAZETTE}, section 1.3.1",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import nfs_fstab
+from nastune.sources import MINET_NFS
 
 
 def check(rule, facts):
@@ -46,7 +47,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("mounts",),
-    gain="002 mounts its NFS shares noatime,nodiratime to avoid access-time traffic.",
+    gain="MiNET (2014) mounts its NFS shares noatime,nodiratime to avoid access-time traffic.",
     tradeoff="Access times seen through this client are not updated by its reads.",
-    source="002 (NFS client mount options)",
+    source=f"{MINET_NFS} (NFS client mount options)",
 )

@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import MINET_NFS
 
 OBSOLETE = {
     "intr": "ignored since kernel 2.6.25 (only SIGKILL interrupts a hung NFS call)",
@@ -51,5 +52,5 @@ RULE = Rule(
     needs=("mounts", "nfs_client"),
     gain="Options that do what their writer expected; TCP transport allows large rsize/wsize.",
     tradeoff="None.",
-    source="002 (intr is ignored since 2.6.25); nfs(5)",
+    source=f"{MINET_NFS} (intr is ignored since 2.6.25); nfs(5)",
 )

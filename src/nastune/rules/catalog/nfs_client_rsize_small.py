@@ -1,7 +1,8 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import MiB, fstab_size, nfs_fstab
+from nastune.sources import MINET_NFS
 
-SMALL = 32768  # 002: from 8192 to 32768 or more
+SMALL = 32768  # MiNET (2014): from 8192 to 32768 or more
 RECOMMENDED = 1 * MiB
 OUTSIDE_FSTAB = (
     "it is mounted outside /etc/fstab (by hand, autofs or a systemd unit), where nastune does not edit: "
@@ -63,8 +64,8 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("nfs_client", "mounts"),
-    gain="002: large-file NFS copies roughly doubled (6.5 -> 13.5 MB/s) going from 8K to 32K; modern "
+    gain="MiNET (2014): large-file NFS copies roughly doubled (6.5 -> 13.5 MB/s) going from 8K to 32K; modern "
     "servers negotiate up to 1 MiB.",
     tradeoff="None for TCP on a clean LAN; the server may still negotiate a smaller size (its MaxRead/MaxWrite).",
-    source="002 (rsize/wsize 8192 -> 32768); nfs(5)",
+    source=f"{MINET_NFS} (rsize/wsize 8192 -> 32768); nfs(5)",
 )

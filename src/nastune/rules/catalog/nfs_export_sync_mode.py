@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import MINET_ZFS
 
 ASYNC_RISK = (
     "async makes the server acknowledge writes before they reach the disk: a server crash or "
@@ -47,8 +48,8 @@ def check(rule, facts):
                     evidence=evidence,
                     message=f"{e.path} is exported async to {hosts}: fast, but {ASYNC_RISK}",
                     changes=changes,
-                    gain="Crash safety restored; writes then wait for the disk (slower, as 003 measured: 2-6x on "
-                    "sequential NFS writes).",
+                    gain="Crash safety restored; writes then wait for the disk (slower, as MiNET's 2013 "
+                    "benchmark measured: 2-6x on sequential NFS writes).",
                     tradeoff="Write throughput falls to what the disks commit.",
                 )
             else:
@@ -70,7 +71,8 @@ RULE = Rule(
     severity=Severity.info,
     check=check,
     needs=("nfs_server",),
-    gain="async: sequential NFS writes up to 2-6x faster (003 measured sync writes on an async dataset over NFS).",
+    gain="async: sequential NFS writes up to 2-6x faster (MiNET's 2013 benchmark measured sync writes on an "
+    "async dataset over NFS).",
     tradeoff=ASYNC_RISK + " nastune applies async only with --accept-risk durability.",
-    source="003 (sync vs async); exports(5)",
+    source=f"{MINET_ZFS} (sync vs async); exports(5)",
 )

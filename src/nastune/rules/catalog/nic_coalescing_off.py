@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import GAZETTE
 
 BUSY = 1_000_000  # interrupts since boot that make a NIC "busy"
 
@@ -35,8 +36,8 @@ RULE = Rule(
     check=check,
     needs=("network",),
     gain="Fewer interrupts per megabyte, so more CPU for the file server; matters most with jumbo frames "
-    "and slow CPUs (001 1.1.1).",
+    "and slow CPUs (Borikar and Palani, 2011, section 1.1.1).",
     tradeoff="Coalescing delays each interrupt by up to rx-usecs, adding that much latency to small "
     "requests; adaptive mode tunes it with load. The best value is found by measuring.",
-    source="001 1.1.1 (interrupt coalescing with NAPI)",
+    source=f"{GAZETTE}, section 1.1.1 (interrupt coalescing with NAPI)",
 )

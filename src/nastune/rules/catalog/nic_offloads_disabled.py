@@ -1,6 +1,7 @@
 from nastune.facts.network import OFFLOADS
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import nics
+from nastune.sources import GAZETTE
 
 
 def check(rule, facts):
@@ -34,5 +35,5 @@ RULE = Rule(
     "byte, which on small NAS CPUs is throughput.",
     tradeoff="Packet captures on the host then show large, unsegmented packets; a buggy NIC firmware may "
     "corrupt offloaded checksums (rare; the reason some guides disable them).",
-    source="001 1.1.2-1.1.4 (hardware checksum offload, DMA descriptors)",
+    source=f"{GAZETTE}, sections 1.1.2-1.1.4 (hardware checksum offload, DMA descriptors)",
 )

@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import GAZETTE
 
 
 def check(rule, facts):
@@ -31,5 +32,5 @@ RULE = Rule(
     gain="Bursts that arrive while the CPU is busy are queued instead of dropped (rx_missed / "
     "rx_no_buffer drops cause TCP retransmits and stalls).",
     tradeoff="Larger rings use more DMA memory and can add queueing latency (bufferbloat) under load.",
-    source="001 1.2 (descriptors and receive buffer preallocation)",
+    source=f"{GAZETTE}, section 1.2 (descriptors and receive buffer preallocation)",
 )

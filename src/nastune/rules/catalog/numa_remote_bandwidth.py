@@ -1,6 +1,7 @@
 from nastune.rules.model import Evidence, Rule, Severity
+from nastune.sources import QUMULO
 
-HEALTHY = 0.3  # remote/local read bandwidth below this is abnormal (004: 6.3/46 = 0.14; fixed 25/46 = 0.54)
+HEALTHY = 0.3  # remote/local read bandwidth below this is abnormal (Qumulo: 6.3/46 = 0.14; fixed 25/46 = 0.54)
 
 
 def check(rule, facts):
@@ -20,7 +21,7 @@ def check(rule, facts):
                 f"({remote / local:.0%}): any data crossing sockets (NIC on one, disks or threads on the "
                 "other) is throttled.",
                 evidence=[Evidence(fact="memory bandwidth matrix (GB/s)", value=m, source=matrix.source)],
-                advice="Check the BIOS coherency setting (004 switched the snoop mode from 'early snoop' to "
+                advice="Check the BIOS coherency setting (Qumulo switched the snoop mode from 'early snoop' to "
                 "'home snoop': remote bandwidth 6.3 -> 25 GB/s), and that every memory channel is populated.",
             )
 
@@ -32,8 +33,8 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=(),
-    gain="004: after the BIOS snoop-mode change the cluster wrote +36% (4400 -> 6000 MB/s) and read +29% "
+    gain="Qumulo: after the BIOS snoop-mode change the cluster wrote +36% (4400 -> 6000 MB/s) and read +29% "
     "(7650 -> 9550 MB/s).",
     tradeoff="Home snoop raises local memory latency slightly; the BIOS change needs a reboot.",
-    source="004 (MLC bandwidth matrix; BIOS snoop mode)",
+    source=f"{QUMULO} (MLC bandwidth matrix; BIOS snoop mode)",
 )

@@ -1,7 +1,8 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import ram
+from nastune.sources import GAZETTE, MINET_NFS
 
-FLOOR_KB = 4096  # what 002 settled on for a 2 GB box
+FLOOR_KB = 4096  # what MiNET (2014) settled on for a 2 GB box
 
 
 def check(rule, facts):
@@ -43,9 +44,10 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("kernel_log", "sysctl", "system"),
-    gain="Transfers stop freezing: 001 and 002 saw 'page allocation failure' loops and stalled transfers at "
+    gain="Transfers stop freezing: Borikar and Palani (2011) and MiNET (2014) saw 'page allocation "
+    "failure' loops and stalled transfers at "
     "high network throughput until the reserve was raised (4096 KiB on a 2 GB box).",
     tradeoff="The reserve is memory no application or cache can use. Raise it step by step until the message "
     "stops; never lower it while the error is present.",
-    source="001 1.3.2.1 (vm.min_free_kbytes); 002",
+    source=f"{GAZETTE}, section 1.3.2.1 (vm.min_free_kbytes); {MINET_NFS}",
 )

@@ -39,7 +39,8 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("block",),
-    gain="Large sequential reads (the 1 GB file copies of 001 and 002) stream from the platters.",
+    gain="Large sequential reads (the 1 GB file copies of Borikar and Palani (2011) and MiNET "
+    "(2014)) stream from the platters.",
     tradeoff="Random small reads fetch data nobody asked for: more disk time and page cache per request.",
     source="kernel block queue-sysfs (read_ahead_kb); md(4) stripe geometry",
 )

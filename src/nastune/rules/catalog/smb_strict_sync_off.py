@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import MINET_ZFS
 
 RISK = (
     "strict sync = no makes smbd ignore the flushes clients ask for (a Windows 'flush', a macOS "
@@ -37,5 +38,5 @@ RULE = Rule(
     gain="A client's flush means what it says again: its data is on disk when smbd answers.",
     tradeoff="Clients that flush often (macOS, databases on a share) wait for the disks on each flush; "
     "nastune changes it only with --accept-risk durability, as it reverses a speed-for-safety choice.",
-    source="smb.conf(5) (strict sync, sync always); 003 (sync vs async latency)",
+    source=f"smb.conf(5) (strict sync, sync always); {MINET_ZFS} (sync vs async latency)",
 )

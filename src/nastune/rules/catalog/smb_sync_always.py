@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import MINET_ZFS
 
 RISK = (
     "sync always = no leaves durability to the clients' own flush requests (honoured while strict sync "
@@ -18,7 +19,7 @@ def check(rule, facts):
                 impact=30,
                 severity=Severity.medium,
                 message=f"[{scope}] sync always = yes: smbd flushes to disk after every write, so writes run at the "
-                "disks' commit latency (003: 10-20x the latency of async writes on small files).",
+                "disks' commit latency (MiNET's 2013 benchmark: 10-20x the latency of async writes on small files).",
                 evidence=[Evidence(fact=f"[{scope}] sync always", value=value, source=facts.smb.config.source)],
                 changes=[
                     Change(knob="samba", target=scope, key="sync always", current=value, new="no", durability_risk=True)
@@ -33,7 +34,8 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("smb",),
-    gain="003: synchronous writes were 10x (large files) to 20x (small files) slower than asynchronous ones.",
+    gain="MiNET's 2013 benchmark: synchronous writes were 10x (large files) to 20x (small files) "
+    "slower than asynchronous ones.",
     tradeoff=RISK + " nastune applies it only with --accept-risk durability.",
-    source="003 (sync vs async latency); smb.conf(5) (sync always, strict sync)",
+    source=f"{MINET_ZFS} (sync vs async latency); smb.conf(5) (sync always, strict sync)",
 )

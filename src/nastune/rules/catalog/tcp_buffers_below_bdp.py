@@ -2,6 +2,7 @@ import math
 
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import MiB, human, links, ram, rate
+from nastune.sources import GAZETTE
 
 RTT = 0.001  # seconds: a LAN round trip with some queueing
 HEADROOM = 2  # TCP counts overhead in its buffer (tcp_adv_win_scale): about half is payload
@@ -55,5 +56,5 @@ RULE = Rule(
     "memory limits under 1 Gbit shaping.",
     tradeoff="Each connection may use up to the new maximum of kernel memory: on a box with little RAM and "
     "many clients that memory comes from the page cache (see tcp-buffers-small-ram).",
-    source="001 1.3.1 (net.core.rmem_max/rmem_default); kernel ip-sysctl documentation (tcp_rmem)",
+    source=f"{GAZETTE}, section 1.3.1 (net.core.rmem_max/rmem_default); kernel ip-sysctl documentation (tcp_rmem)",
 )

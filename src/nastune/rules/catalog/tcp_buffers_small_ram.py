@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import GiB, human, ram
+from nastune.sources import GAZETTE
 
 CLIENTS = 32  # concurrent connections a small NAS should survive at full buffers
 
@@ -43,5 +44,5 @@ RULE = Rule(
     needs=("sysctl", "system"),
     gain="Socket buffers cannot starve the page cache or trigger allocation failures under many clients.",
     tradeoff="Each connection's window is capped: a single client on a long or fast path gets less.",
-    source="001 1.3.1 (larger buffers cost RAM on small boxes)",
+    source=f"{GAZETTE}, section 1.3.1 (larger buffers cost RAM on small boxes)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import GiB, human, ram
+from nastune.sources import GAZETTE
 
 TARGET = 1 * GiB  # dirty data a NAS can flush in seconds, not minutes
 
@@ -51,8 +52,9 @@ RULE = Rule(
     check=check,
     needs=("sysctl", "system"),
     gain="Steady write throughput without multi-second stalls while gigabytes of dirty pages are flushed "
-    "(001 1.3.2.2: more and earlier flushing helped NFS).",
+    "(Borikar and Palani, 2011, section 1.3.2.2: more and earlier flushing helped NFS).",
     tradeoff="Lower limits make writers wait for the disks sooner: bursts no longer fit in RAM. Higher "
     "limits absorb bursts but flush in long stalls and lose more on power failure.",
-    source="001 1.3.2.2 (pdflush, today vm.dirty_* and per-bdi flusher threads); kernel admin-guide sysctl/vm",
+    source=f"{GAZETTE}, section 1.3.2.2 (pdflush, today vm.dirty_* and per-bdi flusher threads); "
+    "kernel admin-guide sysctl/vm",
 )

@@ -2,6 +2,7 @@ import re
 
 from nastune.rules.model import Evidence, Rule, Severity
 from nastune.rules.query import data_mounts
+from nastune.sources import GAZETTE
 
 
 def _base(device: str) -> str:
@@ -46,8 +47,9 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("mounts", "block"),
-    gain="001 measured +28% with the log on a separate disk or flash (on a 99% fragmented file system).",
+    gain="Borikar and Palani (2011) measured +28% with the log on a separate disk or flash (on a 99% "
+    "fragmented file system).",
     tradeoff="The log device becomes a single point of failure for the file system: mirror it. It can only "
     "be added by re-creating the file system.",
-    source="001 2.3 and 2.7.2 (external journal)",
+    source=f"{GAZETTE}, sections 2.3 and 2.7.2 (external journal)",
 )

@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import GAZETTE
 
 THRESHOLD = 20.0  # percent
 
@@ -28,8 +29,9 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("mounts",),
-    gain="001: a 99% fragmented file system was 37% slower than a 5% one (bonnie++), and xfs_fsr on it gained +37%.",
+    gain="Borikar and Palani (2011): a 99% fragmented file system was 37% slower than a 5% one "
+    "(bonnie++), and xfs_fsr on it gained +37%.",
     tradeoff="xfs_fsr reads and rewrites fragmented files: hours of disk load; run it off-hours. Files open "
     "for writing are skipped.",
-    source="001 2.6 and 2.7 (fragmentation, xfs_fsr)",
+    source=f"{GAZETTE}, sections 2.6 and 2.7 (fragmentation, xfs_fsr)",
 )

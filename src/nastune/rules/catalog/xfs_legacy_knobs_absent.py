@@ -1,6 +1,7 @@
 from nastune.facts.sysctl import ABSENT
 from nastune.rules.model import Evidence, Rule, Severity
 from nastune.rules.query import data_mounts
+from nastune.sources import GAZETTE
 
 LEGACY = ("fs.xfs.xfsbufd_centisecs", "fs.xfs.age_buffer_centisecs")
 
@@ -26,7 +27,8 @@ RULE = Rule(
     severity=Severity.info,
     check=check,
     needs=("sysctl", "mounts"),
-    gain="None to gain: this says why guides that set these knobs (001 2.4.3-2.4.4) do not apply here.",
+    gain="None to gain: this says why guides that set these knobs (Borikar and Palani, 2011, "
+    "sections 2.4.3-2.4.4) do not apply here.",
     tradeoff="None.",
-    source="001 2.4.3-2.4.4; kernel Documentation/admin-guide/xfs (removed sysctls)",
+    source=f"{GAZETTE}, sections 2.4.3-2.4.4; kernel Documentation/admin-guide/xfs (removed sysctls)",
 )

@@ -1,5 +1,6 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import GiB, data_mounts, ram
+from nastune.sources import GAZETTE
 
 RECOMMENDED = 500
 
@@ -31,7 +32,8 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("sysctl", "mounts", "system"),
-    gain="Smaller, more frequent metadata flushes instead of periodic stalls under continuous writes (001 2.4.2).",
+    gain="Smaller, more frequent metadata flushes instead of periodic stalls under continuous writes "
+    "(Borikar and Palani, 2011, section 2.4.2).",
     tradeoff="More frequent log activity; on an idle system it wakes the disks more often.",
-    source="001 2.4.2 (fs.xfs.xfssyncd_centisecs = 500)",
+    source=f"{GAZETTE}, section 2.4.2 (fs.xfs.xfssyncd_centisecs = 500)",
 )

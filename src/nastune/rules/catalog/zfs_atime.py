@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import GAZETTE, MINET_NFS
 
 
 def check(rule, facts):
@@ -20,7 +21,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("zfs",),
-    gain="Reads stop generating writes (the ZFS counterpart of noatime, 001 and 002).",
+    gain="Reads stop generating writes (the ZFS counterpart of noatime, Borikar and Palani (2011) and MiNET (2014)).",
     tradeoff="Access times are no longer updated; relatime=on is the compromise.",
-    source="001 2.4.1, 002 (noatime); zfsprops(7)",
+    source=f"{GAZETTE}, section 2.4.1, {MINET_NFS} (noatime); zfsprops(7)",
 )

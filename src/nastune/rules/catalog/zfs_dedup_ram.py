@@ -1,7 +1,8 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
 from nastune.rules.query import GiB, TiB, byte_count, human, ram
+from nastune.sources import MINET_ZFS
 
-RAM_PER_TB = 5 * GiB  # 003: plan about 5 GB of RAM per TB of deduplicated data
+RAM_PER_TB = 5 * GiB  # MiNET's 2013 benchmark: plan about 5 GB of RAM per TB of deduplicated data
 
 
 def check(rule, facts):
@@ -38,8 +39,9 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("zfs", "system"),
-    gain="Writes stop waiting for dedup-table reads from disk; 003 found a quarter of its RAM used by the "
+    gain="Writes stop waiting for dedup-table reads from disk; MiNET's 2013 benchmark found a "
+    "quarter of its RAM used by the "
     "table at 410 GB deduplicated.",
     tradeoff="New writes are no longer deduplicated (existing blocks stay deduplicated): more space used.",
-    source="003 (dedup: ~5 GB RAM per TB)",
+    source=f"{MINET_ZFS} (dedup: ~5 GB RAM per TB)",
 )

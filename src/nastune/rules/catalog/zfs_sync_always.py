@@ -1,4 +1,5 @@
 from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.sources import MINET_ZFS
 
 RISK = (
     "sync=standard lets ZFS acknowledge non-sync writes before they are on disk, as POSIX allows; "
@@ -39,7 +40,8 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("zfs",),
-    gain="003: synchronous writes raised latency 10x (large files) to 20x (small files), up to 100x in places.",
+    gain="MiNET's 2013 benchmark: synchronous writes raised latency 10x (large files) to 20x (small "
+    "files), up to 100x in places.",
     tradeoff=RISK + " nastune applies it only with --accept-risk durability.",
-    source="003 (sync vs async; SLOG)",
+    source=f"{MINET_ZFS} (sync vs async; SLOG)",
 )

@@ -194,7 +194,7 @@ def inventory_site(clients: str = "all", **options) -> LabInventorySite:
 
 def fresh(name: str, log=print) -> None:
     """A fresh lab in scenario `name` (the one running is taken down): optimize and autotune on
-    the lab start from its factory state."""
+    the lab start from its as-shipped state."""
 
     require_root()
     chosen = scenarios.load(name)
