@@ -7,6 +7,7 @@ import hashlib
 import math
 import statistics
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -118,11 +119,23 @@ class Provenance(BaseModel):
     lab_scenario: str | None = None
 
 
+class Interleaving(BaseModel):
+    """One side of an interleaved A/B run, and how the run judged it: compared with its other side
+    (`run` the same), a result file gets the run's own verdicts, each B against its pair's A."""
+
+    run: str
+    side: Literal["A", "B"]
+    alpha: float = Field(gt=0, lt=1)  # each look's share of the 5%
+    noise_floor: float = Field(ge=0, lt=1)
+    refused: list[str] = []  # "workload @ target metric": the A/A control found A unsteady there
+
+
 class ResultSet(BaseModel):
     schema_: str = Field(SCHEMA, alias="schema")
     created: str
     label: str = ""
     provenance: Provenance
+    interleaving: Interleaving | None = None
     results: list[WorkloadResult] = Field(max_length=10_000)
     model_config = {"populate_by_name": True}
 

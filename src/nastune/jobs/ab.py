@@ -23,6 +23,7 @@ import math
 import random
 import statistics
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -33,7 +34,7 @@ from scipy.stats import t as t_dist
 from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
-from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
@@ -43,7 +44,7 @@ from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, settled
 from nastune.stats.paired import compare_pairs
-from nastune.stats.runs import Row, compare_runs
+from nastune.stats.runs import Row, compare_interleaved
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
@@ -269,9 +270,14 @@ class _Interleaving:
         b = _results(
             "B", list(self.measured["B"].values()), params, self.samples["B"], self.others, spec.out, self.site
         )
-        rows, notes = compare_runs(a, b, noise_floor=floor, alpha=self.alpha, paired=True)
         refused = _controls(pairs, params, self.samples["A"], floor)
-        rows = [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in refused]
+        run = uuid.uuid4().hex
+        for side, results in (("A", a), ("B", b)):
+            results.interleaving = Interleaving(
+                run=run, side=side, alpha=self.alpha, noise_floor=floor, refused=refused
+            )
+            results.save(spec.out / f"{side.lower()}.json")
+        rows, notes = compare_interleaved(a, b)
         looks = spec.max_pairs - spec.min_pairs + 1
         notes.append(
             f"interleaved: {self.done} pairs in random order, each B compared with its own pair's A; each look "
@@ -325,6 +331,7 @@ def _controls(pairs, params, samples_a, noise_floor: float) -> list[str]:
 
 
 def _results(side, pairs, params, rows_by_key, others, out: Path, site: Site) -> ResultSet:
+    """One side's results, not yet saved: the run's verdict goes into them first."""
     path = out / f"{side.lower()}.json"
     results = ResultSet(
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -350,5 +357,4 @@ def _results(side, pairs, params, rows_by_key, others, out: Path, site: Site) ->
                 seconds=0.0,
             )
         )
-    results.save(path)
     return results

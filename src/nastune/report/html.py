@@ -15,7 +15,7 @@ from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
 from nastune.bench.workloads import WORKLOADS
-from nastune.report import workbook
+from nastune.report import tables, workbook
 from nastune.stats.compare import median_ci
 from nastune.stats.runs import Row, failures
 
@@ -322,8 +322,7 @@ def headline(rows: list[Row], interleaved: list[Row], refused: list[str]) -> str
     parts = []
     for name, table in (("before/after", rows), ("interleaved", interleaved)):
         if table:
-            count = {v: sum(r.result.verdict == v for r in table) for v in ("better", "worse", "~")}
-            parts.append(f"{name}: {count['better']} better, {count['worse']} worse, {count['~']} unchanged")
+            parts.append(f"{name}: {tables.tally(table)}")
     if refused:
         parts.append(f"{len(refused)} metric(s) refused by the A/A control (no verdict)")
     return "; ".join(parts)

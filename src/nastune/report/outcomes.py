@@ -85,12 +85,6 @@ def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
     )
 
 
-def tally(rows: list) -> str:
-    better = sum(r.result.verdict == "better" for r in rows)
-    worse = sum(r.result.verdict == "worse" for r in rows)
-    return f"{better} better, {worse} worse, {len(rows) - better - worse} unchanged (within noise)"
-
-
 def optimize(console: Console, outcome: Outcome) -> bool:
     """Each verdict table with its notes, what was left out or failed, a tally of each way the
     plan was measured, and how to undo. True when a workload failed."""
@@ -98,7 +92,7 @@ def optimize(console: Console, outcome: Outcome) -> bool:
     said = []
     if outcome.rows or outcome.flow == "before-after":
         verdicts(console, outcome.rows, f"optimize: {once}", outcome.notes)
-        said.append(f"{once}: {tally(outcome.rows)}")
+        said.append(f"{once}: {tables.tally(outcome.rows)}")
     mixed = outcome.interleaved
     if mixed:
         title = "optimize: the settings, interleaved (A without, B with)"
@@ -107,9 +101,8 @@ def optimize(console: Console, outcome: Outcome) -> bool:
             console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
         minutes, seconds = divmod(round(mixed.seconds), 60)
         refused = f", {len(mixed.refused)} refused by the A/A control" if mixed.refused else ""
-        said.append(
-            f"the settings, interleaved ({mixed.pairs} pairs, {minutes} min {seconds} s): {tally(mixed.rows)}{refused}"
-        )
+        timing = f"{mixed.pairs} pairs, {minutes} min {seconds} s"
+        said.append(f"the settings, interleaved ({timing}): {tables.tally(mixed.rows)}{refused}")
     for line in outcome.skipped:
         console.print(f"  left out: {line}", highlight=False)
     for line in outcome.failed:

@@ -5,6 +5,15 @@ from __future__ import annotations
 from nastune.report import layout
 
 
+def tally(rows: list) -> str:
+    """Verdict rows counted each way: better, worse, small (a known sign within the noise floor), unchanged."""
+    better = sum(r.result.verdict == "better" for r in rows)
+    worse = sum(r.result.verdict == "worse" for r in rows)
+    small = sum(r.result.small() for r in rows)
+    within = f"{small} small (a known sign, within the noise floor), " if small else ""
+    return f"{better} better, {worse} worse, {within}{len(rows) - better - worse - small} unchanged (within noise)"
+
+
 def comparison(rows, title: str) -> layout.Records:
     table = layout.Records(
         title, *("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict")

@@ -58,10 +58,19 @@ class Comparison:
             return "too few repeats for an interval"
         return f"{low:+.1%}..{high:+.1%}"
 
+    def small(self) -> bool:
+        """A "~" whose interval excludes no change: the sign is known, the size not beyond the noise floor."""
+        low, high = self.change_ci
+        return self.verdict == "~" and math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0)
+
     def verdict_text(self) -> str:
-        """The verdict as a person should read it: a "~" says what it could have seen."""
+        """The verdict as a person should read it: a "~" says what it could have seen, or that the
+        change has a known sign but no size beyond the noise floor."""
         if self.verdict != "~":
             return self.verdict
+        if self.small():
+            side = "above" if self.change_ci[0] > 0 else "below"
+            return f"~ (small: {side} zero, not clearly beyond the noise floor)"
         if self.detectable is None:
             return "~ (too few repeats to tell)"
         return f"~ (no change larger than about {self.detectable:.0%})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nastune.bench.results import ResultSet, WorkloadResult
+from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.errors import UsageError
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
 from nastune.stats.paired import compare_pairs
@@ -181,3 +181,22 @@ def compare_runs(
     if not rows and not any(key in after for key in before):
         raise Incomparable("the two runs share no workload on the same target")
     return rows, remarks
+
+
+def interleaved(a: ResultSet, b: ResultSet) -> Interleaving | None:
+    """The interleaved run whose A and B sides `a` and `b` are, if they are."""
+    ia, ib = a.interleaving, b.interleaving
+    if ia and ib and ia.run == ib.run and (ia.side, ib.side) == ("A", "B"):
+        return ia
+    return None
+
+
+def compare_interleaved(a: ResultSet, b: ResultSet, force: bool = False) -> tuple[list[Row], list[str]]:
+    """An interleaved run's A and B judged as the run judged them: each B against its own pair's
+    A, at the run's alpha per look and noise floor, without the metrics its A/A control refused;
+    so `ab`, `optimize` and `compare` of their files give one verdict."""
+    run = interleaved(a, b)
+    if run is None:
+        raise Incomparable("not the A and B of one interleaved run")
+    rows, notes = compare_runs(a, b, force=force, noise_floor=run.noise_floor, alpha=run.alpha, paired=True)
+    return [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in run.refused], notes
