@@ -55,3 +55,6 @@ def test_ab_interleaves_a_plan_and_leaves_the_lab_as_it_was(lab_dir, tmp_path):
     assert json.loads(proc.stdout) == summary
     assert summary["pairs"] == 5 and [r["verdict"] for r in summary["rows"]] and summary["seconds"] > 0
     assert all(r["verdict"] != "better" for r in summary["rows"])
+    again = json.loads(nastune(lab_dir, "compare", str(out / "a.json"), str(out / "b.json"), "--json").stdout)
+    rows = again["comparisons"][0]["rows"]  # compare of the run's own files: the run's own verdicts
+    assert [(r["verdict"], r["p_value"]) for r in rows] == [(r["verdict"], r["p_value"]) for r in summary["rows"]]

@@ -173,7 +173,10 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     one goodput line per run when the runs' links differ (an MTU change moves it)."""
     import json as jsonlib
 
+    from markupsafe import escape
+
     from nastune.report.html import bar_charts, headline, pvalue
+    from nastune.report.tables import moved
 
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     for rs, limit in ((before, 117.7), (after, 123.8)):
@@ -185,6 +188,8 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     line = headline(rows, [], ["nfs seq-read"])
     assert line.startswith("before/after: ") and line.endswith("1 metric(s) refused by the A/A control (no verdict)")
     assert page.index(line) < page.index("<h2>") and "<code>nastune rollback --journal J</code>" in page
+    gains = [str(escape(g)) for g in moved(rows)]  # each gain, before -> after, above everything else
+    assert gains and all(page.index(g) < page.index("<h2>") for g in gains) and " -&gt; " in gains[0]
     assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012") and "0.000<" not in page
     seq = rows[[r.workload for r in rows].index("seq-write")]
     assert f"{seq.result.before_median:.4g} {seq.unit}</td>" in page
@@ -214,3 +219,16 @@ def test_a_link_shaped_one_way_draws_each_way_s_goodput():
     notes = {a["text"] for a in figure["layout"]["annotations"]}
     assert drawn == {117.7, 105.9}
     assert notes == {"link goodput 105.9 MB/s (B, download MB/s)", "link goodput 117.7 MB/s (B, upload MB/s)"}
+
+
+def test_a_run_measured_without_a_profile_draws_no_cpu_chart_and_no_empty_bullets():
+    """Interleaved sides carry no CPU profile: no empty chart, no bullet without a diagnosis."""
+    from nastune.report.html import profile_charts
+
+    bare = result_set("A", 1.0)
+    for r in bare.results:
+        r.profile, r.attribution, r.limits = {}, "", []
+    profiled = result_set("before", 1.0)
+    charts = profile_charts([bare, profiled])
+    assert [c["title"] for c in charts] == ["before"]
+    assert all(first for _, first, _ in charts[0]["limits"])

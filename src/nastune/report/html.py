@@ -132,11 +132,14 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
 
 
 def profile_charts(runs: list[ResultSet]) -> list[dict]:
-    """Each run's CPU time shares per workload, averaged over the CPUs."""
+    """Each run's CPU time shares per workload, averaged over the CPUs; a run measured without a
+    profile (interleaved sides) has no chart, and a result without a diagnosis no bullet."""
     charts: list[dict] = []
     for i, rs in enumerate(runs):
         fig = go.Figure()
         keys = [r.key for r in rs.results if r.profile.get("cpus")]
+        if not keys:
+            continue
         for field in PROFILE_FIELDS:
             fig.add_bar(
                 name=field,
@@ -159,7 +162,11 @@ def profile_charts(runs: list[ResultSet]) -> list[dict]:
                 "id": f"prof{i}",
                 "title": _label(rs, i),
                 "json": _figure_json(fig),
-                "limits": [(r.key, r.attribution, [limit.evidence for limit in r.limits]) for r in rs.results],
+                "limits": [
+                    (r.key, r.attribution, [limit.evidence for limit in r.limits])
+                    for r in rs.results
+                    if r.attribution or r.limits
+                ],
             }
         )
         charts += timeline_charts(rs, i)
@@ -279,6 +286,7 @@ def render(
     html = env.get_template("report.html.j2").render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
+        moved=tables.moved(rows or []) + tables.moved(interleaved[0] if interleaved else []),
         undo=undo,
         refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],

@@ -59,9 +59,11 @@ def degradation(console: Console, rows: list[dict], idle_out: Path, out: Path) -
     console.print(table)
 
 
-def verdicts(console: Console, rows: list, title: str, notes: list[str]) -> None:
+def verdicts(
+    console: Console, rows: list, title: str, notes: list[str], sides: tuple[str, str] = ("before", "after")
+) -> None:
     """A verdict table and its notes."""
-    console.print(tables.comparison(rows, title))
+    console.print(tables.comparison(rows, title, sides))
     for line in notes:
         console.print(f"  note: {line}", highlight=False)
 
@@ -72,7 +74,7 @@ def comparisons(console: Console, done: list[Comparison]) -> None:
 
 
 def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
-    verdicts(console, outcome.rows, title, outcome.notes)
+    verdicts(console, outcome.rows, title, outcome.notes, ("A", "B"))
     for metric in outcome.refused:
         console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
     minutes, seconds = divmod(round(outcome.seconds), 60)
@@ -96,7 +98,7 @@ def optimize(console: Console, outcome: Outcome) -> bool:
     mixed = outcome.interleaved
     if mixed:
         title = "optimize: the settings, interleaved (A without, B with)"
-        verdicts(console, mixed.rows, title, mixed.notes + ([mixed.stopped] if mixed.stopped else []))
+        verdicts(console, mixed.rows, title, mixed.notes + ([mixed.stopped] if mixed.stopped else []), ("A", "B"))
         for metric in mixed.refused:
             console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
         minutes, seconds = divmod(round(mixed.seconds), 60)
@@ -123,16 +125,11 @@ def closing(console: Console, outcome: Outcome) -> None:
         now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
         console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
     rows = outcome.rows + (outcome.interleaved.rows if outcome.interleaved else [])
-    moved = [r for r in rows if r.result.verdict in ("better", "worse")]
+    moved = tables.moved(rows)
     if moved:
         console.print("Measured:", highlight=False)
-    for r in moved:
-        c, what = r.result, f"{r.workload} @ {r.target}" + ("" if r.metric == r.unit else f" {r.metric}")
-        console.print(
-            f"  {what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} "
-            f"({c.change:+.0%}, {c.interval_text()}): {c.verdict}",
-            highlight=False,
-        )
+    for line in moved:
+        console.print(f"  {line}", highlight=False)
     if len(moved) < len(rows):
         console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
     lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost")]

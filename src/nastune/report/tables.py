@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.text import Text
+
 from nastune.report import layout
 
 
@@ -14,10 +17,37 @@ def tally(rows: list) -> str:
     return f"{better} better, {worse} worse, {within}{len(rows) - better - worse - small} unchanged (within noise)"
 
 
-def comparison(rows, title: str) -> layout.Records:
-    table = layout.Records(
-        title, *("workload", "target", "metric", "before", "after", "change (95% CI)", "p", "verdict")
-    )
+def moved(rows: list) -> list[str]:
+    """Each metric that moved, as a reader wants it first: "seq-write @ nfs://nas/data: 45.1 -> 113.0
+    MB/s (+151%, +140%..+160%): better"."""
+    lines = []
+    for r in rows:
+        c = r.result
+        if c.verdict in ("better", "worse"):
+            what = f"{r.workload} @ {r.target}" + ("" if r.metric == r.unit else f" {r.metric}")
+            lines.append(
+                f"{what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} "
+                f"({c.change:+.0%}, {c.interval_text()}): {c.verdict}"
+            )
+    return lines
+
+
+class Verdicts(layout.Records):
+    """Verdict rows; when too narrow for a table, two lines per row (what and how much, then the
+    change, p and verdict) rather than a line per field."""
+
+    def stacked(self) -> Group:
+        parts: list = [Text(self.title, style="bold")]
+        for workload, target, metric, before, after, change, p, verdict in self.rows:
+            what = f"{workload} @ {target}" + ("" if str(before).endswith(f" {metric}") else f" {metric}")
+            parts.append(Text.assemble(("- ", "dim"), f"{what}: {before} -> {after}"))
+            parts.append(Text.assemble(f"    {change}, p {p}: ", verdict))
+        return Group(*parts)
+
+
+def comparison(rows, title: str, sides: tuple[str, str] = ("before", "after")) -> Verdicts:
+    """`sides`: what the two columns are (an interleaved run's A and B, or before and after)."""
+    table = Verdicts(title, *("workload", "target", "metric", *sides, "change (95% CI)", "p", "verdict"))
     colour = {"better": "green", "worse": "red", "~": "dim"}
     for r in rows:
         c = r.result

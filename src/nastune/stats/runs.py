@@ -61,7 +61,7 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     if pa.nastune != pb.nastune:
         found.append(f"nastune changed: {pa.nastune} -> {pb.nastune}")
     if pa.facts_sha256 != pb.facts_sha256:
-        found.append("the system's facts differ between the runs (see the settings below, or diff the facts files)")
+        found.append("the system's facts differ between the runs (diff the facts files their provenance names)")
     for label, rs in (("first", a), ("second", b)):
         cut = [r.key for r in rs.results if r.interrupted]
         if cut:
@@ -81,19 +81,26 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     return found
 
 
-def _link_changed(key: str, ra, rb) -> list[str]:
+def _link_changed(ra, rb) -> str | None:
     """A note when the link's physical limit moved between the runs: through the MTU (a tuning
     may do that on purpose) or with the MTU unchanged (the link's speed: not the tuning)."""
     limits = [(m.limit, rb.metrics[n].limit) for n, m in ra.metrics.items() if n in rb.metrics]
     moved = [(x, y) for x, y in limits if x and y and abs(y / x - 1) > 0.01]
     if not moved:
-        return []
+        return None
     (x, y), mtus = moved[0], (ra.target.get("mtu"), rb.target.get("mtu"))
     if mtus[0] != mtus[1]:
-        return [f"{key}: the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s with the MTU ({mtus[0]} -> {mtus[1]})"]
-    return [
-        f"{key}: the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s at the same MTU: the link's speed changed "
+        return f"the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s with the MTU ({mtus[0]} -> {mtus[1]})"
+    return (
+        f"the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s at the same MTU: the link's speed changed "
         "between the runs, which may explain a change the tuning did not make"
+    )
+
+
+def _once(notes: dict[str, list[str]]) -> list[str]:
+    """One note per message, naming the workloads it holds for rather than repeating it for each."""
+    return [
+        f"{note} ({', '.join(keys) if len(keys) < 3 else f'{len(keys)} workloads'})" for note, keys in notes.items()
     ]
 
 
@@ -117,7 +124,6 @@ def _comparable(key: str, ra: WorkloadResult, rb: WorkloadResult, force: bool) -
         if not force:
             raise Incomparable(message + ": not the same protocol (--force compares anyway)")
         remarks.append(message + " (compared anyway: --force)")
-    remarks += _link_changed(key, ra, rb)
     if ra.params != rb.params:
         differing = sorted(k for k in set(ra.params) | set(rb.params) if ra.params.get(k) != rb.params.get(k))
         message = f"{key}: workload parameters differ ({', '.join(differing)})"
@@ -158,7 +164,8 @@ def compare_runs(
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
     remarks = notes(a, b)
-    rows = []
+    rows: list[Row] = []
+    links: dict[str, list[str]] = {}
     for key in before:
         if key not in after:
             remarks.append(f"{key}: only in the first run")
@@ -171,6 +178,10 @@ def compare_runs(
             continue
         remarks += _comparable(key, ra, rb, force)
         rows += _rows(key, ra, rb, comparing, noise_floor, alpha)
+        link = _link_changed(ra, rb)
+        if link:
+            links.setdefault(link, []).append(key)
+    remarks += _once(links)
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
     blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= alpha})
     for n_a, n_b in blocked:

@@ -1,0 +1,46 @@
+"""The console's verdicts read at a glance: two lines a verdict when the table does not fit, an
+interleaved run's sides called A and B, and a note that holds for many workloads said once."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from nastune.report import outcomes
+from nastune.stats.runs import compare_runs
+from tests.report.test_report import result_set
+
+
+def _shown(rows, sides, width: int) -> str:
+    out = io.StringIO()
+    outcomes.verdicts(Console(file=out, width=width, color_system=None), rows, "ab", [], sides)
+    return out.getvalue()
+
+
+def test_a_narrow_console_gives_each_verdict_two_lines():
+    rows, _ = compare_runs(result_set("before", 1.0), result_set("after", 1.2))
+    shown = _shown(rows, ("A", "B"), 100).splitlines()
+    assert len(shown) == 1 + 2 * len(rows)
+    assert shown[1].startswith("- seq-write @ smb://nas/") and " -> " in shown[1]
+    assert shown[2].strip().startswith("+20.0% (") and shown[2].rstrip().endswith(": better")
+
+
+def test_a_wide_console_names_an_interleaved_run_s_sides_a_and_b():
+    rows, _ = compare_runs(result_set("before", 1.0), result_set("after", 1.2))
+    header = next(line for line in _shown(rows, ("A", "B"), 400).splitlines() if "workload" in line)
+    assert " A " in header and " B " in header and "before" not in header
+
+
+def test_a_link_limit_that_moved_for_every_workload_is_one_note():
+    before, after = result_set("before", 1.0), result_set("after", 1.2)
+    for rs, (limit, mtu) in ((before, (117.7, 1500)), (after, (123.8, 9000))):
+        for r in rs.results:
+            r.target["mtu"] = mtu
+            for m in r.metrics.values():
+                m.limit = limit
+    _, notes = compare_runs(before, after)
+    moved = [n for n in notes if "goodput limit moved" in n]
+    assert moved == [
+        f"the link's goodput limit moved 117.7 -> 123.8 MB/s with the MTU (1500 -> 9000) ({len(before.results)} workloads)"
+    ]
