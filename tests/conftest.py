@@ -46,6 +46,14 @@ def run_cli(
 
 
 SCHEMAS = Path(__file__).parents[1] / "schemas"
+DOCUMENTS = [Path(__file__).parents[1] / "README.md", *sorted((Path(__file__).parents[1] / "docs").glob("*.md"))]
+
+
+def documentation() -> str:
+    """The README and every page under docs/, as one text: a statement may live on any of them."""
+    return "\n\n".join(path.read_text() for path in DOCUMENTS)
+
+
 T = TypeVar("T")
 
 

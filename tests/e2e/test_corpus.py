@@ -21,7 +21,7 @@ from nastune.facts.model import Fact
 from nastune.facts.smb import _split
 from nastune.root import Root
 from nastune.tune.plan import from_findings
-from tests.conftest import run_cli
+from tests.conftest import documentation, run_cli
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "corpus"
 PLACES = {
@@ -100,7 +100,7 @@ def test_every_plan_applies_on_a_tree_and_rolls_back_byte_for_byte(tmp_path, nam
 
 
 def test_the_readme_states_the_corpus():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = documentation()
     counts = {kind: len(list((CORPUS / kind).iterdir())) for kind in PLACES}
     stated = (
         f"{len(FILES)} real files ({counts['ganesha']} ganesha.conf, {counts['samba']} smb.conf, "

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from nastune import rules
 from nastune.tune.knobs import KNOBS
-from tests.conftest import need, run_cli
+from tests.conftest import documentation, need, run_cli
 from tests.rules.cases import CASES, nas
 
 ALL = rules.all_rules()
@@ -144,8 +143,9 @@ def test_a_boot_time_key_the_kernel_lacks_is_a_finding_naming_its_line(tmp_path)
 
 
 def test_the_readme_counts_the_rules_there_are():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = documentation()
     assert f"lists the {len(rules.all_rules())} rules across" in readme
+    assert f"with {len(rules.all_rules())} rules, each finding" in " ".join(readme.split())
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 import typer
 
 from nastune.cli import app
-from tests.conftest import run_cli
+from tests.conftest import documentation, run_cli
 
 
 def _commands(command, prefix: str = "") -> dict:
@@ -51,9 +51,8 @@ def test_a_directory_output_is_out_dir_and_the_old_spelling_still_works():
 
 
 def test_the_readme_states_the_exit_codes_as_the_help_does():
-    from pathlib import Path
 
     from nastune.cli.help import EXIT_CODES
 
-    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text().split())
+    readme = " ".join(documentation().split())
     assert EXIT_CODES in readme

@@ -8,8 +8,10 @@ import re
 import statistics
 from pathlib import Path
 
+from tests.conftest import documentation
+
 TOP = Path(__file__).parents[2]
-README = (TOP / "README.md").read_text()
+README = documentation()
 
 
 def test_the_agent_size_in_the_readme_is_the_recorded_one():
@@ -269,3 +271,13 @@ def test_optimize_s_looks_are_the_recorded_ones():
         f"{share(noisy, 'paired', 'found')} of runs, with ab's {share(ab_noisy, 'paired', 'found')})"
     )
     assert said in " ".join(README.split())
+
+
+def test_the_results_page_indexes_every_record_as_bench_results_page_renders_it():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(TOP / "bench" / "results_page.py"), "--check"], cwd=TOP)
+    assert done.returncode == 0, "run bench/results_page.py and commit docs/results.md"
+    page = (TOP / "docs" / "results.md").read_text()
+    assert all(f"[{p.stem}](../bench/results/{p.name})" in page for p in (TOP / "bench" / "results").glob("*.json"))

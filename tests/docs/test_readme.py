@@ -1,0 +1,24 @@
+"""The README is read in two minutes: the two set-up commands first, short lines, no table cell
+that is a paragraph, and every document it points to exists (the details live there)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TOP = Path(__file__).parents[2]
+README = (TOP / "README.md").read_text()
+
+
+def test_the_readme_is_short_and_opens_with_the_two_commands():
+    lines = README.splitlines()
+    assert len(lines) <= 120 and len(README.split()) <= 1200
+    assert max(len(line) for line in lines) <= 120
+    block = README.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert [line.split()[0] for line in block] == ["./scripts/main", "./scripts/test"]
+
+
+def test_every_document_the_readme_links_exists():
+    linked = re.findall(r"\]\(([^)#]+)\)", README)
+    assert linked and [link for link in linked if not (TOP / link).exists()] == []
+    assert {p.name for p in (TOP / "docs").glob("*.md")} <= {Path(link).name for link in linked}
