@@ -56,3 +56,24 @@ def test_the_readme_states_the_exit_codes_as_the_help_does():
 
     readme = " ".join(documentation().split())
     assert EXIT_CODES in readme
+
+
+def test_every_command_shows_examples_that_its_own_parser_accepts():
+    """Each example is parsed by the command it shows (options, choices, value types), so an
+    example cannot name an option that does not exist; nothing runs."""
+    import shlex
+
+    from nastune.cli.examples import EXAMPLES
+
+    assert set(EXAMPLES) == set(PATHS)
+    for path, lines in EXAMPLES.items():
+        shown = run_cli(*path.split(), "--help", env={"COLUMNS": "80"}).stdout
+        assert "Examples:" in shown and all(line in shown for line in lines), path
+        for line in lines:
+            words = shlex.split(line.split("#")[0].split(" > ")[0])
+            assert words[: 1 + len(path.split())] == ["nastune", *path.split()], line
+            command = COMMANDS[path]
+            if getattr(command, "commands", None):
+                continue  # a group's examples run its subcommands, each parsed on its own
+            with command.make_context(path, words[1 + len(path.split()) :], resilient_parsing=False):
+                pass

@@ -5,8 +5,10 @@ typing, as Typer's classes are not the click package's."""
 
 from __future__ import annotations
 
-from copy import copy
+from functools import partial
 from typing import Any
+
+from nastune.cli.examples import EXAMPLES
 
 EXIT_CODES = (
     "Exit codes: 0 done; 1 what was asked for failed, or found what it checks for (a finding at "
@@ -21,14 +23,16 @@ EXIT_CODES = (
 NAMED = {"accept_risk": "RISK", "only": "RULE", "clients": "NAMES"}  # where the option's name is not its value's
 
 
-def tidy(command: Any) -> None:
-    """Metavars for every option that would show a type name."""
+def tidy(command: Any, path: str = "") -> None:
+    """Metavars for every option that would show a type name, one style for arguments (PLAN,
+    RESULTS..., [RULE_ID]), and each command's examples."""
     for param in command.params:
         if param.param_type_name == "option" and param.metavar is None:
             param.metavar = _metavar(param)
         elif param.param_type_name == "argument":  # its NAME says what it is; no type beside it
-            param.type = copy(param.type)
-            param.type.get_metavar = lambda *args, **kwargs: ""
+            param.make_metavar = partial(_argument, param)
+    if path in EXAMPLES:
+        command.epilog = "Examples:\n\n\b\n" + "\n".join(f"  {line}" for line in EXAMPLES[path])
     made = command.get_help_option
 
     def help_option(ctx: Any) -> Any:
@@ -38,8 +42,15 @@ def tidy(command: Any) -> None:
         return option
 
     command.get_help_option = help_option
-    for sub in getattr(command, "commands", {}).values():
-        tidy(sub)
+    for name, sub in getattr(command, "commands", {}).items():
+        tidy(sub, f"{path} {name}".strip())
+
+
+def _argument(argument: Any, *args: Any, **kwargs: Any) -> str:
+    """An argument as usage lines show it: its name in capitals, ... when it takes several, in
+    brackets when it may be left out."""
+    shown = (argument.name or "value").upper() + ("..." if argument.nargs != 1 else "")
+    return shown if argument.required else f"[{shown}]"
 
 
 def _metavar(option: Any) -> str | None:
