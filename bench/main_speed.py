@@ -35,7 +35,20 @@ FLOW_ARGS = {"before-after": ["--min-pairs", "5"], "interleaved": []}
 
 
 def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
-    argv = [sys.executable, "-m", "nastune", "optimize", "--yes", "--allow", "xfs_fsr", "--flow", flow, "--size", size]
+    argv = [
+        sys.executable,
+        "-m",
+        "nastune",
+        "optimize",
+        "--lab",
+        "--yes",
+        "--allow",
+        "xfs_fsr",
+        "--flow",
+        flow,
+        "--size",
+        size,
+    ]
     argv += ["--repeats", repeats, "--out", str(out), *FLOW_ARGS[flow]]
     started = time.monotonic()
     lines: list[tuple[float, str]] = []

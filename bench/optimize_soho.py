@@ -32,6 +32,7 @@ def main() -> None:
                 "-m",
                 "nastune",
                 "optimize",
+                "--lab",
                 "--flow",
                 "before-after",  # gain ratios need the whole plan measured before and after
                 "--yes",

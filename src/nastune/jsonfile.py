@@ -96,7 +96,9 @@ def load(path: Path) -> object:
 def load_versioned(path: Path, schema: str, what: str) -> dict:
     data = load(path)
     if not isinstance(data, dict) or data.get("schema") != schema:
-        raise UsageError(f'{path}: not a nastune {what} (expected "schema": "{schema}")')
+        found = data.get("schema") if isinstance(data, dict) else None
+        said = f"; it is a {str(found)[:60]} file" if isinstance(found, str) and found.startswith("nastune.") else ""
+        raise UsageError(f'{path}: not a nastune {what} (expected "schema": "{schema}"){said}')
     return data
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tarfile
 import tempfile
 import zlib
@@ -87,6 +88,18 @@ def _extract(archive: Path, dest: Path) -> None:
             os.symlink(member.linkname, dest / member.name)
 
 
+def _not_a_snapshot(path: Path) -> str:
+    """One sentence for a file that is no snapshot, naming what it is when it says (a nastune JSON)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        head = b""
+    tag = re.search(rb'"schema":\s*"(nastune\.[a-z-]+/\d+)"', head)
+    what = f" (it is a {tag.group(1).decode()} file)" if tag else ""
+    return f"not a snapshot archive{what}: give a directory or a .tar.gz that `nastune capture` wrote"
+
+
 @contextlib.contextmanager
 def open_root(path: str | os.PathLike) -> Iterator[Root]:
     """A Root for a directory (live when '/'), or for a snapshot archive unpacked for the call."""
@@ -96,7 +109,7 @@ def open_root(path: str | os.PathLike) -> Iterator[Root]:
             try:
                 _extract(p, Path(tmp))
             except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
-                raise Unavailable(str(p), f"not a readable snapshot archive: {e or 'truncated'}") from e
+                raise Unavailable(str(p), _not_a_snapshot(p)) from e
             yield Root(tmp)
     elif p.is_dir():
         yield Root(p)

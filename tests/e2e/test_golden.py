@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
+from tests.report.test_report import result_set
 
 # debian12-vm, lab-soho and lab-modern are captured from real machines (`nastune capture`; the lab's
 # nas host captured inside its namespace); the other four are hand-made (tests/fixtures/make_roots.py).
@@ -73,4 +74,18 @@ def test_corrupt_snapshot_archive_is_a_clear_error(tmp_path):
     bad = tmp_path / "snap.tar.gz"
     bad.write_bytes(b"\x1f\x8b not really gzip")
     proc = run_cli("inspect", "--root", str(bad), check=False)
-    assert proc.returncode == 2 and "not a readable snapshot archive" in proc.stderr
+    assert proc.returncode == 2 and "not a snapshot archive: give a directory or a .tar.gz" in proc.stderr
+    assert "method gz" not in proc.stderr and "ReadError" not in proc.stderr  # tarfile's internals stay inside
+
+
+def test_a_json_file_given_for_a_snapshot_or_for_facts_is_named_for_what_it_is(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"schema": "nastune.plan/1", "lab": true, "changes": []}')
+    proc = run_cli("diagnose", "--root", str(plan), check=False)
+    assert proc.returncode == 2 and "(it is a nastune.plan/1 file)" in proc.stderr
+    result = tmp_path / "results.json"
+    result_set("before", 1.0).save(result)
+    for option in ("--facts", "--findings"):
+        proc = run_cli("report", str(result), option, str(plan), "--out", str(tmp_path / "r.html"), check=False)
+        assert proc.returncode == 2 and "it is a nastune.plan/1 file" in proc.stderr, (option, proc.stderr)
+        assert not (tmp_path / "r.html").exists()

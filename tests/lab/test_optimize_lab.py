@@ -16,6 +16,7 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
     proc = nastune(
         lab_dir,
         "optimize",
+        "--lab",
         "--yes",
         "--allow",
         "xfs_fsr",
@@ -88,6 +89,7 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
             "-m",
             "nastune",
             "optimize",
+            "--lab",
             "--flow",
             "before-after",
             "--scenario",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from openpyxl import load_workbook
 
-from nastune.report.workbook import write
+from nastune.report.workbook import Sheets, write
 from nastune.stats.runs import compare_runs
 from tests.report.test_report import result_set
 
@@ -15,7 +15,7 @@ def test_the_workbook_holds_verdicts_repeats_and_the_matrix(tmp_path):
     before.results[0].target["url"] = '=HYPERLINK("http://x")'
     after.results[0].target["url"] = before.results[0].target["url"]
     rows, _ = compare_runs(before, after)
-    book = load_workbook(write([before, after], tmp_path / "r.xlsx", rows, ["before", "after/2"]))
+    book = load_workbook(write([before, after], tmp_path / "r.xlsx", ["before", "after/2"], Sheets(rows)))
     assert book.sheetnames == ["verdicts", "before", "before iozone", "after_2", "after_2 iozone"]
     verdicts = list(book["verdicts"].values)
     assert verdicts[0][0] == "workload" and len(verdicts) == len(rows) + 1
@@ -33,7 +33,7 @@ def test_the_workbook_holds_verdicts_repeats_and_the_matrix(tmp_path):
 def test_the_workbook_is_usable_as_it_opens_and_holds_the_interleaved_run(tmp_path):
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     rows, _ = compare_runs(before, after)
-    path = write([before, after], tmp_path / "r.xlsx", rows, ["before", "after"], interleaved=rows)
+    path = write([before, after], tmp_path / "r.xlsx", ["before", "after"], Sheets(rows, interleaved=rows))
     book = load_workbook(path)
     assert book.sheetnames[:2] == ["verdicts", "verdicts, interleaved"]
     for name in ("verdicts", "verdicts, interleaved", "before"):
@@ -45,3 +45,32 @@ def test_the_workbook_is_usable_as_it_opens_and_holds_the_interleaved_run(tmp_pa
     assert verdicts.cell(row=2, column=header.index("p") + 1).number_format == "0.000"
     assert [c.value for c in book["verdicts, interleaved"][1]][4:6] == ["A", "B"]
     assert book["before"].cell(row=2, column=7).number_format == "0.0##"  # repeat 1
+
+
+def test_the_workbook_holds_the_plan_and_the_findings_each_run_once_and_wide_enough(tmp_path):
+    """optimize's report: a sheet for the plan (each change's risks named) and for the findings,
+    the interleaved A and B once each, a column as wide as its longest target."""
+    from nastune.report.html import render
+
+    before, a, b = result_set("before", 1.0), result_set("A", 1.0), result_set("B", 1.2)
+    rows, notes = compare_runs(before, b)
+    change = {"rule": "smb-signing-cost", "knob": "samba", "target": "global", "key": "server signing"}
+    plan = [{**change, "current": "required", "new": "default", "security_risk": True, "durability_risk": False}]
+    found = [{"severity": "medium", "rule": "smb-signing-cost", "target": "smb", "message": "=cmd|' /C calc'!A0"}]
+    page = render(
+        [before, a, b], tmp_path / "r.html", rows, notes, applied=plan, findings=found, interleaved_runs=[a, b]
+    )
+    book = load_workbook(page.with_suffix(".xlsx"))
+    assert [n for n in book.sheetnames if "iozone" not in n] == ["verdicts", "plan", "findings", "before", "A", "B"]
+    assert list(book["plan"].values)[1][:7] == (
+        "smb-signing-cost",
+        "samba",
+        "global",
+        "server signing",
+        "required",
+        "default",
+        "security",
+    )
+    assert list(book["findings"].values)[1][3] == "=cmd|' /C calc'!A0" and book["findings"]["D2"].data_type == "s"
+    longest = max(len(str(r.target["url"])) for r in before.results)
+    assert book["before"].column_dimensions["B"].width >= min(60, longest)

@@ -24,3 +24,18 @@ def test_a_bug_is_an_internal_error_and_shows_its_traceback_with_v():
     loud = run_cli("-v", "diagnose", "--root", TREE, env=bug, check=False)
     assert loud.returncode == 1 and "Traceback (most recent call last)" in loud.stderr
     assert "nastune/faults.py" in loud.stderr  # where it was raised
+
+
+def test_commands_that_change_a_system_act_only_on_one_the_operator_named():
+    """No default site: optimize and autotune without --lab, --live or --inventory build no lab and
+    touch no host; they say what to name."""
+    for command in ("optimize", "autotune"):
+        done = run_cli(command, "--yes", check=False)
+        assert done.returncode == 2 and "name the NAS: --inventory HOSTS.ini" in done.stderr, done.stderr
+
+
+def test_ab_takes_an_inventory_like_optimize(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"schema": "nastune.plan/1", "changes": []}')
+    done = run_cli("ab", str(plan), "--inventory", "/nonexistent/hosts.ini", "--yes", check=False)
+    assert done.returncode == 2 and "/nonexistent/hosts.ini" in done.stderr and "No such option" not in done.stderr

@@ -37,9 +37,13 @@ def test_help_at_80_columns_shows_no_type_names(path):
     assert max(len(line) for line in shown.splitlines()) <= 80
 
 
-def test_the_exit_codes_are_stated_once_for_every_command():
+def test_the_exit_codes_are_stated_once_for_every_command_and_on_each_that_can_exit_3():
     shown = " ".join(run_cli("--help", env={"COLUMNS": "80"}).stdout.split())
     assert "Exit codes: 0 done; 1" in shown and "2 bad input" in shown and "3 a failure left changes applied" in shown
+    for command in ("apply", "optimize", "ab", "autotune"):
+        shown = " ".join(run_cli(command, "--help", env={"COLUMNS": "80"}).stdout.split())
+        assert "3 a failure left changes applied" in shown, command
+    assert "Exit codes" not in run_cli("inspect", "--help").stdout
 
 
 def test_a_directory_output_is_out_dir_and_the_old_spelling_still_works():

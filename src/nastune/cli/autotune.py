@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, fail, failing, say, site, size_option
+from nastune.cli.common import app, consent, console, err, fail, failing, named, say, site, size_option
 from nastune.report import outcomes
 
 
 @app.command(short_help="Search the tunables with real measurements")
 def autotune(
-    lab: opt.LabOrLive = True,
+    lab: opt.LabOrLive = None,
     scenario: opt.Scenario = "soho",
     inventory: opt.Inventory = None,
     target: opt.Target = None,
@@ -53,6 +53,7 @@ def autotune(
     from nastune.autotune.search import Settings
     from nastune.jobs.autotune import prepare
 
+    named(lab, inventory)
     consent(
         yes,
         "autotune applies and rolls back one configuration per trial. Go on?",
@@ -66,7 +67,15 @@ def autotune(
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
         where = site(
-            lab, inventory, target, clients, root=root, scenario=scenario, resume=resume, log=log, login_file=login_file
+            bool(lab),
+            inventory,
+            target,
+            clients,
+            root=root,
+            scenario=scenario,
+            resume=resume,
+            log=log,
+            login_file=login_file,
         )
         search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)

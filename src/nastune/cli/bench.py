@@ -192,7 +192,9 @@ def ab(
     size: opt.Size = "auto",
     min_pairs: opt.MinPairs = 5,
     max_pairs: opt.MaxPairs = 12,
-    seed: opt.Seed = None,
+    seed: opt.OrderSeed = None,
+    inventory: opt.Inventory = None,
+    clients: opt.Clients = None,
     out: Annotated[Path, typer.Option("--out-dir", "--out", help="Directory for a.json, b.json, ab.json.")] = Path(
         "nastune-ab"
     ),
@@ -202,7 +204,8 @@ def ab(
 ) -> None:
     """Measure a plan's effect by interleaving: A (as is) and B (plan applied) alternate in random
     order, switched by apply and rollback, until the verdict is settled or the budget is spent.
-    Drift during the run hits both sides alike. The system ends as it began (A)."""
+    Drift during the run hits both sides alike. The system ends as it began (A). With --inventory,
+    the plan is switched on the inventory's NAS and measured from its clients."""
     from nastune.bench.workloads import DEFAULTS
     from nastune.jobs import ab as interleave
     from nastune.tune.plan import load
@@ -213,7 +216,8 @@ def ab(
         spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):
-        outcome = interleave.measure(spec, site(lab, target=target, login_file=login_file), log=say("ab"))
+        where = site(lab, inventory, target, clients, login_file=login_file)
+        outcome = interleave.measure(spec, where, log=say("ab"))
     outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
         print(outcome.summary().dumps())

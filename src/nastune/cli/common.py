@@ -134,6 +134,13 @@ def verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
+def named(lab: bool | None, inventory: Path | None) -> None:
+    """A command that changes a system acts only on one the operator named: never a lab, or this
+    host, by default."""
+    if lab is None and inventory is None:
+        fail("name the NAS: --inventory HOSTS.ini (a NAS and its clients), --live (this host) or --lab (a fresh lab)")
+
+
 def site(
     lab: bool,
     inventory: Path | None = None,

@@ -20,6 +20,7 @@ EXIT_CODES = (
 )
 
 
+STRANDING = {"apply", "optimize", "ab", "autotune"}  # their tuning can end with changes it could not undo: exit 3
 NAMED = {"accept_risk": "RISK", "only": "RULE", "clients": "NAMES"}  # where the option's name is not its value's
 
 
@@ -33,6 +34,7 @@ def tidy(command: Any, path: str = "") -> None:
             param.make_metavar = partial(_argument, param)
     if path in EXAMPLES:
         command.epilog = "Examples:\n\n\b\n" + "\n".join(f"  {line}" for line in EXAMPLES[path])
+        command.epilog += f"\n\n{EXIT_CODES}" if path in STRANDING else ""
     made = command.get_help_option
 
     def help_option(ctx: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, console, err, failing, say, site, size_option
+from nastune.cli.common import app, console, err, failing, named, say, site, size_option
 from nastune.report import outcomes
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Asked:
 
 @app.command(short_help="The main job: diagnose, tune, prove the gain")
 def optimize(
-    lab: opt.LabOrLive = True,
+    lab: opt.LabOrLive = None,
     scenario: opt.Scenario = "soho",
     target: opt.Target = None,
     login_file: opt.LoginFile = None,
@@ -80,13 +80,14 @@ def optimize(
     action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a terminal,
     optimize shows the plan and changes nothing.
 
-    With --inventory it tunes that NAS and measures from its clients; with --lab (the default) it
-    starts from a fresh `soho` lab (a small NAS as it ships) and does the same through the lab's
-    inventory."""
+    With --inventory it tunes that NAS and measures from its clients; with --lab it starts from a
+    fresh `soho` lab (a small NAS as it ships) and does the same through the lab's inventory;
+    with --live, this host measured at --target."""
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.units import seconds
 
+    named(lab, inventory)
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
         choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
@@ -97,7 +98,7 @@ def optimize(
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         # on the lab, its own inventory: the code path of a real deployment
         options = {"scenario": scenario, "log": log, "confirm_timeout": confirm_timeout, "login_file": login_file}
-        where = site(lab, inventory, target, clients, **options)
+        where = site(bool(lab), inventory, target, clients, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
     if json and outcome.summary is not None:

@@ -29,7 +29,9 @@ Root = Annotated[
     ),
 ]
 Lab = Annotated[bool, typer.Option("--lab", help="The lab's nas host (run `nastune lab up` first).")]
-LabOrLive = Annotated[bool, typer.Option("--lab/--live", help="The lab (default; a fresh one) or this live system.")]
+LabOrLive = Annotated[
+    bool | None, typer.Option("--lab/--live", help="A fresh lab, or this live system (or give --inventory).")
+]
 LabJournals = Annotated[bool, typer.Option("--lab", help="Only the journals of the lab's nas host.")]
 Scenario = Annotated[str, typer.Option(help="A built-in lab scenario (soho, modern) or a .toml file.")]
 Json = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]
@@ -117,7 +119,8 @@ Clients = Annotated[
 ]
 MinPairs = Annotated[int, typer.Option(min=3, max=50, help="Interleaved A/B pairs before the first look.")]
 MaxPairs = Annotated[int, typer.Option(min=3, max=100, help="The budget of interleaved A/B pairs.")]
-Seed = Annotated[int | None, typer.Option(help="The seed of the random order (A/B) or of the sampler (autotune).")]
+Seed = Annotated[int | None, typer.Option(help="The seed of the sampler: the same seed repeats a search's choices.")]
+OrderSeed = Annotated[int | None, typer.Option("--seed", help="The seed of the random order of A and B in each pair.")]
 LoginFile = Annotated[
     Path | None,
     typer.Option(

@@ -11,10 +11,13 @@ from pydantic import TypeAdapter, ValidationError
 from nastune import jsonfile
 from nastune.bench.results import ResultSet
 from nastune.errors import UsageError
+from nastune.facts import SCHEMA as FACTS
 from nastune.facts import Facts
 from nastune.report import html
 from nastune.rules.model import Finding
 from nastune.stats.runs import Incomparable, compare_runs
+
+FINDINGS = "nastune.findings/1"  # diagnose --json; optimize's findings.json is the bare list
 
 
 def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings: Path | None = None) -> Path:
@@ -32,10 +35,10 @@ def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings:
             continue
         rows += more
         notes += remarks
-    facts_data = jsonfile.load(facts) if facts else None
+    facts_data = jsonfile.load_versioned(facts, FACTS, "facts file (inspect --json)") if facts else None
     findings_data = jsonfile.load(findings) if findings else None
-    if isinstance(findings_data, dict):  # diagnose --json: the findings under their schema tag
-        findings_data = findings_data.get("findings", [])
+    if isinstance(findings_data, dict) and findings:  # diagnose --json: the findings under their schema tag
+        findings_data = jsonfile.load_versioned(findings, FINDINGS, "findings file (diagnose --json)")["findings"]
     for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
         try:
             if data is not None:
@@ -43,8 +46,6 @@ def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings:
         except ValidationError as e:
             raise UsageError(jsonfile.invalid(path, e)) from None
     try:
-        return html.render(
-            runs, out, rows, notes, facts=cast(dict | None, facts_data), findings=cast(list | None, findings_data)
-        )
+        return html.render(runs, out, rows, notes, facts=facts_data, findings=cast(list | None, findings_data))
     except OSError as e:
         raise OSError(e.errno, f"{out}: {e.strerror}") from e

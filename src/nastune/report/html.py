@@ -308,15 +308,9 @@ def render(
     )
     out.write_text(html)
     write_csv(runs, out.with_suffix(".csv"))
-    labels = [_label(rs, i) for i, rs in enumerate(runs)]
-    mixed = interleaved_runs or []
-    workbook.write(
-        runs + mixed,
-        out.with_suffix(".xlsx"),
-        rows or [],
-        labels + [f"{_label(rs, i)} (interleaved)" for i, rs in enumerate(mixed)],
-        interleaved[0] if interleaved else [],
-    )
+    mixed = [rs for rs in interleaved_runs or [] if all(rs is not r for r in runs)]  # each run one sheet
+    sheets = workbook.Sheets(rows or [], interleaved[0] if interleaved else [], applied or [], findings or [])
+    workbook.write(runs + mixed, out.with_suffix(".xlsx"), [_label(rs, i) for i, rs in enumerate(runs + mixed)], sheets)
     return out
 
 

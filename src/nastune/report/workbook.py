@@ -1,5 +1,5 @@
 """An XLSX workbook beside the report's CSV, for people who work in a spreadsheet as MiNET's 2013 benchmark did: a
-sheet of verdicts (and of the interleaved verdicts), one sheet per run with every repeat (the
+sheet of verdicts (and of the interleaved verdicts), the plan, the findings, one sheet per run with every repeat (the
 interleaved A and B included), and for each run with an IOzone-style matrix a sheet that lays it
 out as file size by record size, one block per operation. Usable as it opens: numbers carry
 their format (changes as percentages, p to 3 decimals), the header row stays in view and every
@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from openpyxl import Workbook
@@ -88,7 +89,8 @@ def _usable(sheet: Worksheet, columns: list[str]) -> None:
         if fmt:
             for (cell,) in sheet.iter_rows(min_row=2, min_col=col, max_col=col):
                 cell.number_format = fmt
-        sheet.column_dimensions[letter].width = max(10, min(40, len(name) + 4))
+        longest = max((len(str(cell.value or "")) for (cell,) in sheet.iter_rows(min_col=col, max_col=col)), default=0)
+        sheet.column_dimensions[letter].width = max(10, min(60, longest + 2))
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = sheet.dimensions
 
@@ -133,17 +135,43 @@ def _matrix(sheet: Worksheet, rs: ResultSet) -> bool:
     return row > 1
 
 
-def write(
-    runs: list[ResultSet], path: Path, rows: list[Row], labels: list[str], interleaved: list[Row] | None = None
-) -> Path:
+@dataclass
+class Sheets:
+    """What the workbook lays out besides the runs: both verdict tables, the plan and the findings."""
+
+    rows: list[Row]
+    interleaved: list[Row] = field(default_factory=list)
+    plan: list[dict] = field(default_factory=list)  # the changes, as the plan file holds them
+    findings: list[dict] = field(default_factory=list)  # as diagnose --json prints them
+
+
+PLAN = ["rule", "knob", "target", "key", "current", "new", "risk", "why"]
+FINDINGS = ["severity", "rule", "target", "message", "advice", "tradeoff", "source"]
+
+
+def _records(sheet: Worksheet, columns: list[str], records: list[dict]) -> None:
+    """One row per record, its fields as text; a change's risks in one column."""
+    _header(sheet, 1, columns)
+    for n, record in enumerate(records, 2):
+        risks = [r for r in ("durability", "security") if record.get(f"{r}_risk")]
+        values = {**record, "risk": ", ".join(risks)}
+        _put(sheet, n, ["" if values.get(c) is None else str(values.get(c)) for c in columns])
+    _usable(sheet, columns)
+
+
+def write(runs: list[ResultSet], path: Path, labels: list[str], sheets: Sheets) -> Path:
     book = Workbook()
     verdicts = book.active
     assert verdicts is not None
     verdicts.title = "verdicts"
-    _verdicts(verdicts, rows)
+    _verdicts(verdicts, sheets.rows)
     taken = {"verdicts"}
-    if interleaved:
-        _verdicts(book.create_sheet(_title("verdicts, interleaved", taken)), interleaved, "A", "B")
+    if sheets.interleaved:
+        _verdicts(book.create_sheet(_title("verdicts, interleaved", taken)), sheets.interleaved, "A", "B")
+    if sheets.plan:
+        _records(book.create_sheet(_title("plan", taken)), PLAN, sheets.plan)
+    if sheets.findings:
+        _records(book.create_sheet(_title("findings", taken)), FINDINGS, sheets.findings)
     for rs, label in zip(runs, labels, strict=True):
         _repeats(book.create_sheet(_title(label, taken)), rs)
         matrix = book.create_sheet(_title(f"{label} iozone", taken))
