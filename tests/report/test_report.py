@@ -4,6 +4,7 @@ drawn, system text is escaped; and the CLI writes it with a CSV of every repeat.
 from __future__ import annotations
 
 import csv
+import json
 import re
 import shutil
 import subprocess
@@ -141,7 +142,7 @@ def test_report_opens_in_chromium_without_console_errors_and_draws_its_charts(re
     console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert console == []
     drawn = dom.stdout.count('class="chart js-plotly-plot"')  # plotly marks each div it has drawn into
-    assert drawn == 1 + 2 * 4 + 2 + 2  # bars, IOzone curves per run, profiles, NUMA heatmaps
+    assert drawn == 1 + 1 + 2 * 4 + 2 + 2  # the overview, bars, IOzone curves per run, profiles, NUMA heatmaps
     assert dom.stdout.count('class="main-svg"') >= drawn
     shot = ARTIFACTS / "report.png"
     subprocess.run(
@@ -151,6 +152,31 @@ def test_report_opens_in_chromium_without_console_errors_and_draws_its_charts(re
         check=True,
     )
     assert shot.stat().st_size > 10000
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by scripts/setup")
+def test_the_answer_is_above_the_fold_at_1280_by_800(report, tmp_path):
+    """The headline, each transfer that moved and the chart of every transfer in every run are on
+    the first screen of a 1280x800 window, as Chromium lays the page out."""
+    probe = tmp_path / "probe.html"
+    measure = (
+        "<script>window.addEventListener('load', () => { const b = s => document.querySelector(s)"
+        ".getBoundingClientRect().bottom; document.body.dataset.fold = JSON.stringify("
+        "{headline: b('.headline'), moved: b('.moved'), overview: b('#overview'), "
+        "drawn: document.querySelector('#overview').classList.contains('js-plotly-plot')}); });</script></body>"
+    )
+    probe.write_text(report.read_text().replace("</body>", measure))
+    profile = ["--user-data-dir=" + str(tmp_path / "profile")]
+    dom = subprocess.run(
+        ["chromium", *CHROMIUM, *profile, "--window-size=1280,800", "--dump-dom", probe.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    found = re.search(r'data-fold="([^"]+)"', dom)
+    assert found, dom[-2000:]
+    fold = json.loads(found.group(1).replace("&quot;", '"'))
+    assert fold["drawn"] and 0 < fold["headline"] < fold["moved"] < fold["overview"] <= 800, fold
 
 
 def test_report_and_compare_commands(tmp_path):
@@ -175,7 +201,7 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
 
     from markupsafe import escape
 
-    from nastune.report.html import bar_charts, headline, pvalue
+    from nastune.report.html import bar_charts, headline, pvalue, view
     from nastune.report.tables import moved
 
     before, after = result_set("before", 1.0), result_set("after", 1.2)
@@ -188,7 +214,8 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     line = headline(rows, [], ["nfs seq-read"])
     assert line.startswith("before/after: ") and line.endswith("1 metric(s) refused by the A/A control (no verdict)")
     assert page.index(line) < page.index("<h2>") and "<code>nastune rollback --journal J</code>" in page
-    gains = [str(escape(g)) for g in moved(rows)]  # each gain, before -> after, above everything else
+    transfers = [r for r in rows if view(r.workload) == "bars"]  # the IOzone matrix, NUMA: their own sections
+    gains = [str(escape(g)) for g in moved(transfers)]  # each gain, before -> after, above everything else
     assert gains and all(page.index(g) < page.index("<h2>") for g in gains) and " -&gt; " in gains[0]
     assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012") and "0.000<" not in page
     seq = rows[[r.workload for r in rows].index("seq-write")]

@@ -281,3 +281,22 @@ def test_the_results_page_indexes_every_record_as_bench_results_page_renders_it(
     assert done.returncode == 0, "run bench/results_page.py and commit docs/results.md"
     page = (TOP / "docs" / "results.md").read_text()
     assert all(f"[{p.stem}](../bench/results/{p.name})" in page for p in (TOP / "bench" / "results").glob("*.json"))
+
+
+def test_the_signing_rule_states_the_recorded_costs():
+    """smb-signing-cost's doc quotes bench/signing.py's run: what HMAC-first signing cost SMB reads
+    at half a core, what the rule's fix won back, and encryption's largest cost."""
+    record = json.loads((TOP / "bench" / "results" / "signing.json").read_text())
+    lines = record["printed"]
+    pick = lambda *words: next(line for line in lines if all(w in line for w in words))
+    change = lambda line: re.findall(r"MB/s \(([-+]\d+\.\d)%, ([-+]\d+\.\d%\.\.[-+]\d+\.\d%)", line)[0]
+    hmac = change(pick("0.5 CPU, Samba defaults: signing (HMAC-SHA256): seq-read"))
+    fix = change(pick("0.5 CPU, signing scenario", "seq-read"))
+    worst = min(
+        float(m) for m in re.findall(r"\((-?\d+\.\d)%,", " ".join(line for line in lines if "encryption" in line))
+    )
+    doc = " ".join((TOP / "src/nastune/rules/catalog/smb_signing_cost.md").read_text().split())
+    assert f"cost {hmac[0].lstrip('-')}% of SMB reads" in doc
+    assert f"won back {fix[0].lstrip('+')}% ({fix[1]})" in doc
+    assert f"encryption (AES-128-GCM) cost at most {abs(worst)}%" in doc
+    assert record["met"] is False and "a gain inside the noise floor" in doc  # the goal not met, said so

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from jinja2 import Environment, PackageLoader, select_autoescape
 from plotly.offline import get_plotlyjs
 
-from nastune.bench.results import ResultSet
+from nastune.bench.results import MetricResult, ResultSet, WorkloadResult
 from nastune.bench.workloads import WORKLOADS
 from nastune.report import tables, workbook
 from nastune.stats.compare import median_ci
@@ -41,6 +41,47 @@ def view(workload: str) -> str:
     """How the report draws a workload's results (a workload of another version: as bars)."""
     known = WORKLOADS.get(workload)
     return known.view if known else "bars"
+
+
+def _throughputs(result: WorkloadResult) -> list[tuple[str, MetricResult]]:
+    """A result's MB/s metrics, each named as the overview shows it: workload, protocol, metric."""
+    scheme = str(result.target.get("url", "")).split("://")[0] if "://" in str(result.target.get("url", "")) else "path"
+    return [
+        (f"{result.workload} {scheme}" + ("" if name == m.unit else f" {name.removesuffix(' MB/s')}"), m)
+        for name, m in result.metrics.items()
+        if m.unit == "MB/s" and m.values
+    ]
+
+
+def overview_chart(runs: list[ResultSet]) -> dict | None:
+    """The answer in one chart: every transfer's MB/s in every run side by side, with its 95%
+    interval, and each distinct goodput limit of the link as one line."""
+    import numpy as np
+
+    fig, limits = go.Figure(), set()
+    for i, rs in enumerate(runs):
+        shown = [(name, m) for r in rs.results if view(r.workload) == "bars" for name, m in _throughputs(r)]
+        if not shown:
+            continue
+        spans = [median_ci(np.asarray(m.values, float), np.random.default_rng(0)) for _, m in shown]
+        fig.add_bar(
+            name=_label(rs, i),
+            x=[name for name, _ in shown],
+            y=[m.median for _, m in shown],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [high - m.median for (_, m), (_, high) in zip(shown, spans)],
+                "arrayminus": [m.median - low for (_, m), (low, _) in zip(shown, spans)],
+            },
+        )
+        limits |= {m.limit for _, m in shown if m.limit}
+    if not fig.data:
+        return None
+    for limit in sorted(limits):
+        fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=f"link goodput {limit:.1f} MB/s")
+    fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, yaxis={"title": "MB/s"})
+    return {"id": "overview", "title": "every transfer, each run", "json": _figure_json(fig)}
 
 
 def bar_charts(runs: list[ResultSet]) -> list[dict]:
@@ -286,7 +327,9 @@ def render(
     html = env.get_template("report.html.j2").render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
-        moved=tables.moved(rows or []) + tables.moved(interleaved[0] if interleaved else []),
+        moved=tables.moved(
+            [r for r in [*(rows or []), *(interleaved[0] if interleaved else [])] if view(r.workload) == "bars"]
+        ),
         undo=undo,
         refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
@@ -298,6 +341,7 @@ def render(
         system=system_summary(facts),
         findings=findings or [],
         applied=applied or [],
+        overview=overview_chart([*runs, *(r for r in interleaved_runs or [] if all(r is not x for x in runs))]),
         bars=bar_charts(runs),
         iozone=iozone_charts(runs),
         profiles=profile_charts(runs),
