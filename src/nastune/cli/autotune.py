@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, consent, console, err, fail, failing, named, say, site, size_option
+from nastune.cli.common import app, consent, console, err, failing, named, say, site, size_option
 from nastune.report import outcomes
 
 
@@ -53,30 +53,19 @@ def autotune(
     from nastune.autotune.search import Settings
     from nastune.jobs.autotune import prepare
 
-    named(lab, inventory)
+    named(lab, inventory, target)
     consent(
         yes,
         "autotune applies and rolls back one configuration per trial. Go on?",
         "autotune changes the system trial by trial",
     )
     log = say("autotune")
-    if not (lab or inventory or target):
-        fail("with --live, say where to measure: --target PATH|URL")
     resumed = f"`nastune autotune --resume --out-dir {out}` continues"
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
-        where = site(
-            bool(lab),
-            inventory,
-            target,
-            clients,
-            root=root,
-            scenario=scenario,
-            resume=resume,
-            log=log,
-            login_file=login_file,
-        )
+        options = {"root": root, "scenario": scenario, "resume": resume, "log": log, "login_file": login_file}
+        where = site(bool(lab), inventory, target, clients, **options)
         search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

@@ -134,11 +134,13 @@ def verbose(ctx: typer.Context) -> bool:
     return bool(ctx.parent and ctx.parent.params.get("verbose"))
 
 
-def named(lab: bool | None, inventory: Path | None) -> None:
+def named(lab: bool | None, inventory: Path | None, target: str | None = None) -> None:
     """A command that changes a system acts only on one the operator named: never a lab, or this
-    host, by default."""
+    host, by default; this host is measured where --target says."""
     if lab is None and inventory is None:
         fail("name the NAS: --inventory HOSTS.ini (a NAS and its clients), --live (this host) or --lab (a fresh lab)")
+    if lab is False and inventory is None and not target:
+        fail("with --live, say where to measure: --target PATH|URL")
 
 
 def site(

@@ -87,7 +87,7 @@ def optimize(
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.units import seconds
 
-    named(lab, inventory)
+    named(lab, inventory, target)
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
         choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
