@@ -259,3 +259,22 @@ def test_a_run_measured_without_a_profile_draws_no_cpu_chart_and_no_empty_bullet
     charts = profile_charts([bare, profiled])
     assert [c["title"] for c in charts] == ["before"]
     assert all(first for _, first, _ in charts[0]["limits"])
+
+
+def test_the_changes_say_whether_they_survive_a_reboot_and_what_was_left_out(tmp_path):
+    before, after = result_set("before", 1.0), result_set("after", 1.2)
+    rows, notes = compare_runs(before, after)
+    applied = [
+        {
+            "rule": "mtu-jumbo-frames",
+            "knob": "mtu",
+            "target": "eth0",
+            "current": 1500,
+            "new": 9000,
+            "lasts": "lost at reboot unless persisted",
+        }
+    ]
+    left = ["vm-dirty-writeback: machine-wide (the lab shares this kernel)"]
+    page = render([before, after], tmp_path / "r.html", rows, notes, applied=applied, left_out=left).read_text()
+    assert "<th>after a reboot</th>" in page and "<td>lost at reboot unless persisted</td>" in page
+    assert "<h2>Left out of the plan</h2>" in page and f"<li>{left[0]}</li>" in page

@@ -243,6 +243,13 @@ def _interleaved(
         return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings, site.name)
 
 
+def _applied(change, persisted: bool) -> dict:
+    """A change as the report lists it: with whether it survives a reboot."""
+    knob = KNOBS[change.knob]
+    lasts = "persisted (survives a reboot)" if persisted and knob.persists != "action" else knob.lasts()
+    return {**change.model_dump(mode="json"), "lasts": lasts}
+
+
 def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
     """The interleaved run's A (one-off actions done, settings not applied) on `served`: the
     after-measurement of the one-off actions, which a separate pass would only repeat."""
@@ -292,7 +299,8 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         notes,
         facts=json.loads(facts.to_json()),
         findings=[f.model_dump(mode="json") for f in findings],
-        applied=[c.model_dump(mode="json") for c in plan.changes],
+        applied=[_applied(c, spec.persist) for c in plan.changes],
+        left_out=skipped,
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
         undo=tuner.undo(journal),

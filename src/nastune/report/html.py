@@ -318,6 +318,7 @@ def render(
     undo: str = "",
     refused: list[str] | None = None,
     interleaved_runs: list[ResultSet] | None = None,
+    left_out: list[str] | None = None,
 ) -> Path:
     """`search`: autotune's verdict, its charts and each tunable's importance. `undo`: the
     command that rolls the applied plan back; `refused`: metrics the A/A control left without a
@@ -341,6 +342,7 @@ def render(
         system=system_summary(facts),
         findings=findings or [],
         applied=applied or [],
+        left_out=left_out or [],
         overview=overview_chart([*runs, *(r for r in interleaved_runs or [] if all(r is not x for x in runs))]),
         bars=bar_charts(runs),
         iozone=iozone_charts(runs),
