@@ -130,6 +130,9 @@ def test_csv_holds_every_repeat(report):
         rows = list(csv.DictReader(f))
     assert len(rows) == 2 * 5 * (1 + 32 + 4)  # runs x repeats x metrics
     assert {r["run"] for r in rows} == {"before", "after"}
+    assert list(rows[0]) == ["run", "workload", "target", "metric", "repeat", "value", "limit"]
+    assert {r["metric"] for r in rows if r["workload"] == "seq-write"} == {"MB/s"}  # the unit once, in the metric
+    assert any(r["metric"].endswith(" latency (us)") for r in rows)
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by scripts/setup")

@@ -277,12 +277,13 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
 def write_csv(runs: list[ResultSet], path: Path) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["run", "workload", "target", "metric", "unit", "repeat", "value", "limit"])
+        w.writerow(["run", "workload", "target", "metric", "repeat", "value", "limit"])
         for i, rs in enumerate(runs):
             for r in rs.results:
                 for name, m in r.metrics.items():
+                    metric = name if m.unit in name else f"{name} ({m.unit})"  # its unit once, not a column of repeats
                     for n, v in enumerate(m.values, 1):
-                        w.writerow([_label(rs, i), r.workload, r.target["url"], name, m.unit, n, v, m.limit or ""])
+                        w.writerow([_label(rs, i), r.workload, r.target["url"], metric, n, v, m.limit or ""])
 
 
 def system_summary(facts: dict | None) -> list[tuple[str, str]]:
