@@ -220,6 +220,7 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     transfers = [r for r in rows if view(r.workload) == "bars"]  # the IOzone matrix, NUMA: their own sections
     gains = [str(escape(g)) for g in moved(transfers)]  # each gain, before -> after, above everything else
     assert gains and all(page.index(g) < page.index("<h2>") for g in gains) and " -&gt; " in gains[0]
+    assert f"{gains[0]}. What limited it before: network-bound; after: network-bound</li>" in page  # the profile's why
     assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012") and "0.000<" not in page
     seq = rows[[r.workload for r in rows].index("seq-write")]
     assert f"{seq.result.before_median:.4g} {seq.unit}</td>" in page

@@ -53,6 +53,14 @@ def _throughputs(result: WorkloadResult) -> list[tuple[str, MetricResult]]:
     ]
 
 
+def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
+    """What limited each workload in the first run and in the last, from the server's profile."""
+    if len(runs) < 2:
+        return {}
+    first, last = ({r.key: r.attribution for r in rs.results} for rs in (runs[0], runs[-1]))
+    return {key: (first.get(key, ""), last.get(key, "")) for key in first if first.get(key) or last.get(key)}
+
+
 def overview_chart(runs: list[ResultSet]) -> dict | None:
     """The answer in one chart: every transfer's MB/s in every run side by side, with its 95%
     interval, and each distinct goodput limit of the link as one line."""
@@ -329,9 +337,8 @@ def render(
     html = env.get_template("report.html.j2").render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
-        moved=tables.moved(
-            [r for r in [*(rows or []), *(interleaved[0] if interleaved else [])] if view(r.workload) == "bars"]
-        ),
+        moved=tables.moved([r for r in rows or [] if view(r.workload) == "bars"], limited(runs))
+        + tables.moved([r for r in (interleaved[0] if interleaved else []) if view(r.workload) == "bars"]),
         undo=undo,
         refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],

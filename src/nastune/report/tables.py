@@ -17,18 +17,22 @@ def tally(rows: list) -> str:
     return f"{better} better, {worse} worse, {within}{len(rows) - better - worse - small} unchanged (within noise)"
 
 
-def moved(rows: list) -> list[str]:
+def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[str]:
     """Each metric that moved, as a reader wants it first: "seq-write @ nfs://nas/data: 45.1 -> 113.0
-    MB/s (+151%, +140%..+160%): better"."""
+    MB/s (+151%, +140%..+160%): better", and with `limits` (by "workload @ target": what limited
+    it before and after, from the server's profile) why."""
     lines = []
     for r in rows:
         c = r.result
         if c.verdict in ("better", "worse"):
-            what = f"{r.workload} @ {r.target}" + ("" if r.metric == r.unit else f" {r.metric}")
-            lines.append(
-                f"{what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} "
-                f"({c.change:+.0%}, {c.interval_text()}): {c.verdict}"
-            )
+            key = f"{r.workload} @ {r.target}"
+            what = key + ("" if r.metric == r.unit else f" {r.metric}")
+            line = f"{what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} ({c.change:+.0%}"
+            line += f", {c.interval_text()}): {c.verdict}"
+            was, now = (limits or {}).get(key, ("", ""))
+            if was or now:
+                line += f". What limited it before: {was or 'not profiled'}; after: {now or 'not profiled'}"
+            lines.append(line)
     return lines
 
 
