@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import IO, Any
 
 from nastune.packages import install_hint
 
@@ -82,7 +83,7 @@ def command_key(argv: Sequence[str]) -> str:
 
 def start(
     argv: Sequence[str],
-    stdout=subprocess.DEVNULL,
+    stdout: int | IO[Any] = subprocess.DEVNULL,
     env: dict[str, str] | None = None,
     errors: bool = False,
     text: bool = True,

@@ -11,14 +11,18 @@ import re
 import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from nastune.errors import UsageError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 64  # nastune's own files nest at most ~8 deep
 
 
-def _constant(name: str):
+def _constant(name: str) -> NoReturn:
     raise UsageError(f"{name} is not a number JSON allows")
 
 
@@ -115,7 +119,7 @@ def field_name(loc: tuple) -> str:
     return out or "(top level)"
 
 
-def invalid(path: object, error) -> str:
+def invalid(path: object, error: ValidationError) -> str:
     """The first error of a pydantic ValidationError, naming the file and the field."""
     first = error.errors()[0]
     return f"{path}: field {field_name(tuple(first['loc']))}: {first['msg']}"

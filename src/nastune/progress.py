@@ -6,6 +6,7 @@ A bar in a log would print only when the run ends, after minutes of silence."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -52,7 +53,7 @@ class _Task:
 class Lines:
     """The part of rich's Progress that nastune uses, as log lines."""
 
-    def __init__(self, console: Console, clock=time.monotonic):
+    def __init__(self, console: Console, clock: Callable[[], float] = time.monotonic):
         self.console, self.clock = console, clock
         self.tasks: dict[TaskID, _Task] = {}
         self.made = 0

@@ -13,7 +13,7 @@ testparm does not follow (nor does nastune), so both are recorded as external so
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -86,7 +86,7 @@ class _Reader:
         self.feed(path, text, depth + 1)
 
 
-def _lines(text: str, file: str, problems: list[str]):
+def _lines(text: str, file: str, problems: list[str]) -> Iterator[tuple[int, str]]:
     """(number, line) of each parameter or header: continuations joined, comments skipped."""
     pending: list[str] = []  # continued lines, joined once (re-joining each time is quadratic)
     size = 0

@@ -193,7 +193,7 @@ def ganesha_config(ctx: Context, path: str, text: str) -> GaneshaConfig:
     )
 
 
-def _export(block, file: str, core: dict, defaults: dict, errors: list[str]) -> GaneshaExport:
+def _export(block: ganesha_conf.Block, file: str, core: dict, defaults: dict, errors: list[str]) -> GaneshaExport:
     """An EXPORT block as Ganesha reads it: what it leaves unset from NFS_CORE_PARAM and
     EXPORT_DEFAULTS."""
     fsal = block.children("FSAL")

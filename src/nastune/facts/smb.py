@@ -30,7 +30,7 @@ class SmbFacts(Section):
     config: Fact[SambaConfig]
 
 
-def _split(sections: samba_conf.Sections, path: str, resolved: bool, **read) -> SambaConfig:
+def _split(sections: samba_conf.Sections, path: str, resolved: bool, **read: list[str]) -> SambaConfig:
     """testparm's output as it is; a raw file's [global] over Samba's own defaults."""
     written = sections.get("global", {})
     return SambaConfig(

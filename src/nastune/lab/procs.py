@@ -18,6 +18,7 @@ from nastune.root import Unavailable
 from nastune.units import size_bytes
 
 if TYPE_CHECKING:
+    from nastune.lab.scenario import Limits
     from nastune.protocols.client import Call
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -81,7 +82,7 @@ def namespace_pids(ns: str) -> list[int]:
     return [int(p) for p in proc.stdout.split() if p.isdigit()]
 
 
-def make_cgroups(state: State, name: str, limits, device: str | None) -> list[str]:
+def make_cgroups(state: State, name: str, limits: Limits, device: str | None) -> list[str]:
     """cgroup (v1) directories for the servers with the scenario's CPU, memory and block I/O limits."""
     made = []
     wanted = {
@@ -100,12 +101,12 @@ def make_cgroups(state: State, name: str, limits, device: str | None) -> list[st
         state.add("cgroup", path=str(path))
         path.mkdir(exist_ok=True)
         made.append(str(path))
-        if controller == "cpu":
+        if controller == "cpu" and limits.cpus is not None:
             period = int((path / "cpu.cfs_period_us").read_text())
             (path / "cpu.cfs_quota_us").write_text(str(int(limits.cpus * period)))
-        elif controller == "memory":
+        elif controller == "memory" and limits.memory is not None:
             (path / "memory.limit_in_bytes").write_text(str(size_bytes(limits.memory)))
-        elif device is not None:
+        elif controller == "blkio" and device is not None:
             devnum = os.stat(device).st_rdev
             majmin = f"{os.major(devnum)}:{os.minor(devnum)}"
             for key, value in (

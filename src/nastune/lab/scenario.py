@@ -122,7 +122,7 @@ class Scenario(Strict):
         return v
 
 
-def load(name_or_file: str, network: dict | None = None, **fields) -> Scenario:
+def load(name_or_file: str, network: dict | None = None, **fields: object) -> Scenario:
     """A built-in scenario by name, or a TOML file; errors name the file and field. `network` and
     `fields` replace the file's values (lab up's --rate, --mtu, --clients), checked as they are."""
     path = Path(name_or_file)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -291,7 +291,10 @@ def _logins(v: Vars, where: str, hosts: list[str]) -> dict[str, Login]:
     return found
 
 
-def _make(model, fields: dict, where: str):
+M = TypeVar("M", bound=Host)
+
+
+def _make(model: type[M], fields: dict, where: str) -> M:
     try:
         return model(**fields)
     except ValidationError as e:

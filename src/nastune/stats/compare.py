@@ -76,7 +76,7 @@ class Comparison:
         return f"~ (no change larger than about {self.detectable:.0%})"
 
 
-def seeded(values_a, values_b) -> np.random.Generator:
+def seeded(values_a: np.ndarray, values_b: np.ndarray) -> np.random.Generator:
     """Seeded by the data, so the same two runs always give the same intervals."""
     seed = abs(hash(tuple(np.round(np.concatenate([values_a, values_b]), 9)))) % (2**32)
     return np.random.default_rng(seed)

@@ -4,12 +4,15 @@ settings), which is how a regression after an upgrade (as in Qumulo's Linux 5.4 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.errors import UsageError
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
 from nastune.stats.paired import compare_pairs
+
+Comparing = Callable[[list[float], list[float], bool, float, float], Comparison]
 
 
 class Incomparable(UsageError):
@@ -38,7 +41,7 @@ class Row:
         }
 
 
-def _flatten(d, prefix=""):
+def _flatten(d: object, prefix: str = "") -> dict[str, object]:
     out = {}
     if isinstance(d, dict):
         for k, v in d.items():
@@ -81,7 +84,7 @@ def notes(a: ResultSet, b: ResultSet) -> list[str]:
     return found
 
 
-def _link_changed(ra, rb) -> str | None:
+def _link_changed(ra: WorkloadResult, rb: WorkloadResult) -> str | None:
     """A note when the link's physical limit moved between the runs: through the MTU (a tuning
     may do that on purpose) or with the MTU unchanged (the link's speed: not the tuning)."""
     limits = [(m.limit, rb.metrics[n].limit) for n, m in ra.metrics.items() if n in rb.metrics]
@@ -133,7 +136,9 @@ def _comparable(key: str, ra: WorkloadResult, rb: WorkloadResult, force: bool) -
     return remarks
 
 
-def _rows(key: str, ra: WorkloadResult, rb: WorkloadResult, comparing, noise_floor: float, alpha: float) -> list[Row]:
+def _rows(
+    key: str, ra: WorkloadResult, rb: WorkloadResult, comparing: Comparing, noise_floor: float, alpha: float
+) -> list[Row]:
     """Each metric both runs hold, compared; Incomparable when its unit or direction changed."""
     rows = []
     for name, ma in ra.metrics.items():
