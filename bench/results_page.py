@@ -29,14 +29,32 @@ def goal(record: dict) -> str:
     return str(stated or "-").replace("|", "\\|").replace("\n", " ")
 
 
+SETTINGS = {"budget", "size", "repeats", "seed", "min_pairs", "max_pairs", "goal_ratio", "workload", "met"}
+
+
+def measured(record: dict) -> str:
+    """The record's headline numbers: its result's scalars, and its own numeric fields that are
+    not settings of the run (the full detail stays in the record)."""
+    result = record.get("result") if isinstance(record.get("result"), dict) else {}
+    found = {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    found |= {
+        k: v for k, v in record.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in SETTINGS
+    }
+    found = {k: v for k, v in found.items() if k not in SETTINGS}
+    return ", ".join(f"{k} {v:g}" for k, v in found.items()) or "see the record"
+
+
 def table() -> str:
-    rows = ["| record | measured by | goal | | commit | date | machine |", "|---|---|---|---|---|---|---|"]
+    rows = [
+        "| record | measured by | goal | measured | | commit | date | machine |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for path in sorted(RESULTS.glob("*.json")):
         record = json.loads(path.read_text())
         host = record.get("host", {})
         rows.append(
             f"| [{path.stem}](../bench/results/{path.name}) | `{' '.join(record.get('command', [])[:1])}` "
-            f"| {goal(record)} | {met(record)} | {record.get('commit', '')[:9]} | {record.get('date', '')[:10]} "
+            f"| {goal(record)} | {measured(record)} | {met(record)} | {record.get('commit', '')[:9]} | {record.get('date', '')[:10]} "
             f"| {host.get('cpus', '?')} CPUs, Python {host.get('python', '?')} |"
         )
     return "\n".join(rows)
