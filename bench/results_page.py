@@ -35,12 +35,11 @@ SETTINGS = {"budget", "size", "repeats", "seed", "min_pairs", "max_pairs", "goal
 def measured(record: dict) -> str:
     """The record's headline numbers: its result's scalars, and its own numeric fields that are
     not settings of the run (the full detail stays in the record)."""
-    result = record.get("result") if isinstance(record.get("result"), dict) else {}
-    found = {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    found |= {
-        k: v for k, v in record.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in SETTINGS
+    result = record.get("result")
+    fields = {**(result if isinstance(result, dict) else {}), **record}
+    found = {
+        k: v for k, v in fields.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in SETTINGS
     }
-    found = {k: v for k, v in found.items() if k not in SETTINGS}
     return ", ".join(f"{k} {v:g}" for k, v in found.items()) or "see the record"
 
 
@@ -54,8 +53,8 @@ def table() -> str:
         host = record.get("host", {})
         rows.append(
             f"| [{path.stem}](../bench/results/{path.name}) | `{' '.join(record.get('command', [])[:1])}` "
-            f"| {goal(record)} | {measured(record)} | {met(record)} | {record.get('commit', '')[:9]} | {record.get('date', '')[:10]} "
-            f"| {host.get('cpus', '?')} CPUs, Python {host.get('python', '?')} |"
+            f"| {goal(record)} | {measured(record)} | {met(record)} | {record.get('commit', '')[:9]} "
+            f"| {record.get('date', '')[:10]} | {host.get('cpus', '?')} CPUs, Python {host.get('python', '?')} |"
         )
     return "\n".join(rows)
 
