@@ -21,15 +21,26 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from nastune import commands
 from nastune.commands import CommandResult, command_key
 from nastune.errors import Failure, UsageError
 from nastune.jsonfile import loads
 
-if TYPE_CHECKING:
-    from nastune.recorder import Recorder
+
+class Recording(Protocol):
+    """What a Root tells the one recording what it reads (nastune.recorder.Recorder, for `capture`):
+    named here, so the root depends on no recorder and the recorder on the root alone."""
+
+    def file(self, path: str, text: str) -> None: ...
+    def directory(self, path: str) -> None: ...
+    def present(self, path: str, is_dir: bool) -> None: ...
+    def listing(self, path: str, names: list[str]) -> None: ...
+    def link(self, path: str, target: str) -> None: ...
+    def error(self, path: str, reason: str) -> None: ...
+    def command(self, result: CommandResult) -> None: ...
+
 
 MAX_READ = 16 * 1024 * 1024
 MAX_LINKS = 40
@@ -53,7 +64,7 @@ def logical(path: str) -> list[str]:
 class Root:
     """Files and commands of one system, live ("/") or replayed from a tree."""
 
-    def __init__(self, path: str | os.PathLike = "/", recorder: Recorder | None = None):
+    def __init__(self, path: str | os.PathLike = "/", recorder: Recording | None = None):
         self.path = os.path.abspath(os.fspath(path))
         self.live = self.path == "/"
         if recorder is not None and not self.live:

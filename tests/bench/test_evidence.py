@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nastune.bench import evidence, limits, usage
-from nastune.bench.profile import Sample
+from nastune.bench.sample import Sample
 from nastune.root import Root
 
 # `ss -tinH state established` on the lab's NAS during an NFS read with small send buffers

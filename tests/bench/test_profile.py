@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 import time
 
-from nastune.bench.profile import Profiler, RemoteProfiler, Sample
+from nastune.bench.profile import Profiler, RemoteProfiler
+from nastune.bench.sample import Sample
 
 
 def test_a_sample_survives_its_json_line():

@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nastune.bench.profile import Sample
+    from nastune.bench.sample import Sample
 
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
