@@ -11,15 +11,30 @@ import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from nastune import commands
 
-if TYPE_CHECKING:
-    from nastune.remote.inventory import Host
-
 CONTROL_DIR = Path("/run/nastune/ssh")  # short: a socket path must fit in 108 bytes
 UNREACHABLE = 255  # ssh's own exit status: the connection, not the remote command, failed
+
+
+class Host(Protocol):
+    """What reaching a host takes (remote.inventory.Host is one): named here, so SSH depends on
+    no inventory."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def address(self) -> str: ...
+    @property
+    def user(self) -> str | None: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def key(self) -> Path | None: ...
+    @property
+    def ssh_args(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)

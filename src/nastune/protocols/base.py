@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from nastune.protocols.client import Call, Words
+from nastune.protocols.client import Call, Target, Words
 
 if TYPE_CHECKING:
-    from nastune.bench.targets import Target
     from nastune.lab.scenario import Scenario
     from nastune.lab.state import State
     from nastune.login import Login

@@ -8,15 +8,37 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from nastune import commands
 from nastune.conf import safe
 from nastune.errors import Failure
-from nastune.ssh import UNREACHABLE, unreachable_reason
+from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 
 if TYPE_CHECKING:
-    from nastune.bench.targets import Target
+    from nastune.login import Login
+
+
+class Target(Protocol):
+    """What a protocol's client operations read of where they measure (bench.targets.Target is
+    one): named here, so the protocols depend on no bench."""
+
+    @property
+    def host(self) -> str | None: ...
+    @property
+    def share(self) -> str | None: ...
+    @property
+    def login(self) -> Login | None: ...
+    @property
+    def protection(self) -> str | None: ...
+    @property
+    def ssh(self) -> Ssh | None: ...
+    @property
+    def client_name(self) -> str | None: ...
+    @property
+    def on(self) -> str: ...
+    def client(self, argv: list[str]) -> list[str]: ...
+
 
 SPAN = "nastune-span"
 MAX_WAIT_US = 5_000_000  # a start time further ahead than this is clock skew: start at once
