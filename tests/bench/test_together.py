@@ -79,3 +79,22 @@ def test_scaling_steps_double_up_to_all_clients():
     assert scaling_steps(1) == [1] and scaling_steps(4) == [1, 2, 4] and scaling_steps(6) == [1, 2, 4, 6]
     with pytest.raises(ValueError, match="two clients or more"):
         Together(Spans(), targets(((0, 1), 1.0)))
+
+
+def test_clients_that_start_together_get_one_start_time_on_their_targets():
+    """The start time travels on each client's target (the client's tool waits for it on its own
+    clock), not through a thread-local the caller sets; the targets themselves stay untouched."""
+    import time
+
+    seen: list[float | None] = []
+
+    class Starts(Spans):
+        def once(self, target, params, state):
+            seen.append(target.starts_at)
+            return super().once(target, params, state)
+
+    together = Together(Starts(), targets(((0.0, 1.0), 5.0), ((0.5, 1.5), 9.0)))
+    before = time.time()
+    together.once(together.targets[0], {}, together.setup(together.targets[0], {}))
+    assert len(seen) == 2 and seen[0] == seen[1] and seen[0] is not None and seen[0] > before
+    assert all(t.starts_at is None for t in together.targets)

@@ -46,6 +46,8 @@ class Target:
     extra: dict = field(default_factory=dict)
     login: Login | None = field(default=None, repr=False)  # the share's; never written to a result
     protection: str | None = None  # SMB: what the client requires of its sessions (sign, encrypt, off)
+    # when its timed transfers begin on its client (epoch seconds), for clients that start together
+    starts_at: float | None = field(default=None, compare=False)
     # iperf3: starts a one-off server where the NAS is, for that many seconds at most (None: the
     # operator runs one, as for iperf3://HOST)
     serve: Callable[[float], AbstractContextManager[None]] | None = field(default=None, repr=False, compare=False)

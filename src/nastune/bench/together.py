@@ -10,11 +10,12 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Metric, Workload
 from nastune.errors import UsageError
-from nastune.protocols.client import BenchError, start_at
+from nastune.protocols.client import BenchError
 
 FAIRNESS = "fairness"
 BARRIER_TIMEOUT = 120.0
@@ -91,8 +92,7 @@ class Together(Workload):
                 barrier.wait()  # a synchronized start: every client's tool begins together
             except threading.BrokenBarrierError:
                 raise BenchError("not started: another client failed before the start") from None
-            start_at(begin)  # a timed transfer waits on its client for this moment
-            return self.inner.once(t, params, state["states"][i])
+            return self.inner.once(replace(t, starts_at=begin), params, state["states"][i])
 
         outcomes = self._each(one)
         self._raise_first(outcomes)

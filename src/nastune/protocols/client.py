@@ -4,7 +4,6 @@ part of the measured time."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +35,8 @@ class Target(Protocol):
     @property
     def client_name(self) -> str | None: ...
     @property
+    def starts_at(self) -> float | None: ...
+    @property
     def on(self) -> str: ...
     def client(self, argv: list[str]) -> list[str]: ...
 
@@ -51,12 +52,6 @@ TIMED = (
     ' then sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"; fi;'
     f' s=$EPOCHREALTIME; "$@"; rc=$?; echo "{SPAN} $s $EPOCHREALTIME" >&2; exit $rc'
 )
-_start = threading.local()
-
-
-def start_at(epoch: float | None) -> None:
-    """The next timed tool of this thread starts at `epoch` (the client's clock), not at once."""
-    _start.at = epoch
 
 
 class BenchError(Failure):
@@ -157,7 +152,7 @@ def timed(
     `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed;
     `words` name a file that is not there (NotThere) and a refused login (Refused); `input`
     is the tool's standard input (a login, which never goes on a command line)."""
-    at, _start.at = getattr(_start, "at", None), None
+    at = target.starts_at  # clients that start together wait on their own clocks for this moment
     at_us = str(int(at * 1e6)) if at else "0"
     result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout, input, words)
     why = failed(result) if failed else None
