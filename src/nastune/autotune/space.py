@@ -12,6 +12,7 @@ from nastune.facts import Facts
 from nastune.risks import Risks
 from nastune.rules import query
 from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
+from nastune.rules.model import Change
 from nastune.tune.plan import Plan, PlannedChange
 
 Domain = PowersOfTwo | Steps | Choice
@@ -27,7 +28,7 @@ class Bound:
     targets: tuple[str, ...]
     context: dict = field(default_factory=dict)  # what else the changes keep (a sysctl's other fields)
 
-    def changes(self, value) -> list[dict]:
+    def changes(self, value) -> list[Change]:
         return [c for target in self.targets for c in self.tunable.changes(target, value, self.context)]
 
 
@@ -45,7 +46,7 @@ class Tunable:
     def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         raise NotImplementedError
 
-    def changes(self, target: str, value, context: dict) -> list[dict]:
+    def changes(self, target: str, value, context: dict) -> list[Change]:
         raise NotImplementedError
 
     def value_of(self, planned: list[PlannedChange]) -> int | None:
@@ -74,7 +75,7 @@ class NfsTransferSize(Tunable):
 
     def changes(self, target, value, context):
         keys = ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
-        return [dict(knob="ganesha_export", target=target, key=key, new=value) for key in keys]
+        return [Change(knob="ganesha_export", target=target, key=key, new=value) for key in keys]
 
 
 class TcpBufferMax(Tunable):
@@ -88,7 +89,7 @@ class TcpBufferMax(Tunable):
 
     def changes(self, target, value, context):
         low, default = context[target]
-        return [dict(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
+        return [Change(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
 
     def value_of(self, planned):
         maxima = {int(str(p.new).split()[-1]) for p in planned if str(p.new).split()[-1:] != []}
@@ -117,7 +118,7 @@ class SambaChoice(Tunable):
         return None, ("global",), {}
 
     def changes(self, target, value, context):
-        return [dict(knob="samba", target=target, key=key, new=v) for key, v in self.settings[value].items()]
+        return [Change(knob="samba", target=target, key=key, new=v) for key, v in self.settings[value].items()]
 
 
 class Atime(Tunable):
@@ -131,7 +132,7 @@ class Atime(Tunable):
         return current, tuple(m.mountpoint for m in mounts), {}
 
     def changes(self, target, value, context):
-        return [dict(knob="mount_option", target=target, key="noatime", new=value)]
+        return [Change(knob="mount_option", target=target, key="noatime", new=value)]
 
 
 class ReadAhead(Tunable):
@@ -147,7 +148,7 @@ class ReadAhead(Tunable):
         return found[0].read_ahead_kb.value, tuple(f"/sys/block/{d.name}/queue/read_ahead_kb" for d in found), {}
 
     def changes(self, target, value, context):
-        return [dict(knob="sysfs", target=target, new=value)]
+        return [Change(knob="sysfs", target=target, new=value)]
 
 
 class Mtu(Tunable):
@@ -156,7 +157,7 @@ class Mtu(Tunable):
         return (found[0].mtu.value, tuple(i.name for i in found), {}) if found else None
 
     def changes(self, target, value, context):
-        return [dict(knob="mtu", target=target, new=value)]
+        return [Change(knob="mtu", target=target, new=value)]
 
 
 class VmRatio(Tunable):
@@ -169,7 +170,7 @@ class VmRatio(Tunable):
         return "vm." + self.name.replace("-", "_")
 
     def changes(self, target, value, context):
-        return [dict(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
+        return [Change(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
 
 
 BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"
@@ -313,7 +314,7 @@ class Space:
             for c in self.bound[name].changes(value)
         ]
         changes = [
-            PlannedChange(id=i + 1, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c)
+            PlannedChange(id=i + 1, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c.model_dump())
             for i, (name, c) in enumerate(made)
         ]
         return Plan(changes=changes)
@@ -324,11 +325,7 @@ class Space:
         value is a minimum it needs met), one it cannot read is left to the search."""
         config = {}
         for name, b in self.bound.items():
-            sets = (
-                {(c["knob"], c["target"], c.get("key")) for c in b.changes(b.current)}
-                if b.current is not None
-                else set()
-            )
+            sets = {(c.knob, c.target, c.key) for c in b.changes(b.current)} if b.current is not None else set()
             planned = [p for p in plan.changes if (p.knob, p.target, p.key) in sets]
             if not planned:
                 config[name] = b.current
@@ -342,7 +339,7 @@ class Space:
 
 
 def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:
-    made = {(c["knob"], c["target"], c.get("key")): c["new"] for c in bound.changes(value)}
+    made = {(c.knob, c.target, c.key): c.new for c in bound.changes(value)}
     return all(str(made.get((p.knob, p.target, p.key))) == str(p.new) for p in planned)
 
 
