@@ -1,6 +1,7 @@
 """Fault injection for tests: NASTUNE_KILL_AT=POINT kills the process at that point with
 SIGKILL, as a power cut or an operator's kill -9 would; NASTUNE_PAUSE_AT=POINT:SECONDS holds it
-there (to let a second process meet it, as two operators would); NASTUNE_FILL_AT=POINT:DIR fills
+there (to let a second process meet it, as two operators would), or until the file
+NASTUNE_RESUME_FILE names exists, so a test on a busy machine need not guess a time; NASTUNE_FILL_AT=POINT:DIR fills
 the file system of DIR there, as another program filling the disk would (the filler file stays,
 for the test to remove); NASTUNE_RAISE_AT=POINT raises a ValueError there, as a bug in nastune
 would. Points are named where they are placed (lab:network, apply:2:written, ...)."""
@@ -19,10 +20,16 @@ def checkpoint(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     where, _, seconds = os.environ.get("NASTUNE_PAUSE_AT", "").rpartition(":")
     if where == point:
-        time.sleep(float(seconds))
+        _pause(float(seconds), os.environ.get("NASTUNE_RESUME_FILE"))
     at, _, directory = os.environ.get("NASTUNE_FILL_AT", "").partition(":")
     if at == point and directory:
         _fill(directory)
+
+
+def _pause(seconds: float, resume: str | None) -> None:
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends and not (resume and os.path.exists(resume)):
+        time.sleep(0.05)
 
 
 def _fill(directory: str) -> None:

@@ -220,7 +220,8 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     out = tmp_path / "out"
     conf = root / "var/lib/nastune/lab/ganesha.conf"
     args = ["--knobs", "nfs-transfer-size", "--budget", "4"]
-    env = {"NASTUNE_PAUSE_AT": "apply:2:journaled:4"}
+    resume = tmp_path / "resume"  # held until the file is broken, however busy the machine
+    env = {"NASTUNE_PAUSE_AT": "apply:2:journaled:600", "NASTUNE_RESUME_FILE": str(resume)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "nastune", "autotune", "--live", "--root", str(root), "--target", str(data)]
         + ["--out", str(out), *TINY, *args],
@@ -236,7 +237,8 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     kept = conf.read_bytes()
     conf.unlink()
     conf.mkdir()  # change 2 cannot be written, nor change 1 put back
-    stdout, stderr = proc.communicate(timeout=300)
+    resume.touch()
+    stdout, stderr = proc.communicate(timeout=600)
     text = " ".join((stdout + stderr).split())
     assert proc.returncode == 1 and "Traceback" not in text, text[-2000:]
     assert "the search stops rather than go on from a changed base" in text

@@ -109,14 +109,17 @@ def test_a_journal_entry_may_only_name_the_files_of_its_own_change(root, tmp_pat
 
 def test_a_failed_apply_whose_rollback_fails_exits_3_naming_what_is_still_applied(root, tmp_path):
     plan = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])  # the sysctl first, then read_ahead_kb
-    applying = _spawn("apply", str(plan), "--root", str(root), "--yes", env={"NASTUNE_PAUSE_AT": "apply:2:journaled:3"})
+    resume = tmp_path / "resume"  # held until the files are broken, however busy the machine
+    held = {"NASTUNE_PAUSE_AT": "apply:2:journaled:600", "NASTUNE_RESUME_FILE": str(resume)}
+    applying = _spawn("apply", str(plan), "--root", str(root), "--yes", env=held)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any('"seq": 2' in j.read_text() for j in _journals(root)):
         time.sleep(0.05)
     for path in ("proc/sys/vm/dirty_ratio", "sys/block/sda/queue/read_ahead_kb"):  # neither can be written now
         (root / path).unlink()
         (root / path).mkdir()
-    out, errors = applying.communicate(timeout=120)
+    resume.touch()
+    out, errors = applying.communicate(timeout=600)
     text = " ".join((out + errors).split())
     assert applying.returncode == 3 and "Traceback" not in text, text
     assert "could NOT restore everything" in text and "sysctl vm.dirty_ratio" in text and "by hand" in text

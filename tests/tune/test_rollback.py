@@ -150,9 +150,10 @@ def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(ro
 
 def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
     plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])
+    resume = tmp_path / "resume"  # the first holds the system until the test has met it, however busy the machine
     first = subprocess.Popen(
         [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
-        env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:6"},
+        env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:600", "NASTUNE_RESUME_FILE": str(resume)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -167,7 +168,8 @@ def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
     assert f"another nastune is changing this system: pid {first.pid}" in " ".join(second.stderr.split())
     rolled = run_cli("rollback", "--root", str(root), check=False)
     assert rolled.returncode != 0 and f"pid {first.pid}" in rolled.stderr
-    _, err = first.communicate(timeout=60)
+    resume.touch()
+    _, err = first.communicate(timeout=600)
     assert first.returncode == 0, err
     assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"  # the first finished its work
     run_cli("rollback", "--root", str(root))  # and the lock is free again
