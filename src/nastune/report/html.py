@@ -86,8 +86,15 @@ def overview_chart(runs: list[ResultSet]) -> dict | None:
         limits |= {m.limit for _, m in shown if m.limit}
     if not fig.data:
         return None
-    for limit in sorted(limits):
-        fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=f"link goodput {limit:.1f} MB/s")
+    for i, limit in enumerate(sorted(limits)):  # labels on alternate sides: two close lines stay readable
+        side = "bottom right" if i % 2 == 0 else "top left"
+        fig.add_hline(
+            y=limit,
+            line_dash="dash",
+            line_color="red",
+            annotation_text=f"link goodput {limit:.1f} MB/s",
+            annotation_position=side,
+        )
     fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, yaxis={"title": "MB/s"})
     return {"id": "overview", "title": "every transfer, each run", "json": _figure_json(fig)}
 
