@@ -98,7 +98,11 @@ def load(path: Path) -> object:
 
 
 def load_versioned(path: Path, schema: str, what: str) -> dict:
-    data = load(path)
+    return versioned(path, load(path), schema, what)
+
+
+def versioned(path: Path, data: object, schema: str, what: str) -> dict:
+    """`data`, read from `path`, when it carries `schema`; else a UsageError naming what it is."""
     if not isinstance(data, dict) or data.get("schema") != schema:
         found = data.get("schema") if isinstance(data, dict) else None
         said = f"; it is a {str(found)[:60]} file" if isinstance(found, str) and found.startswith("nastune.") else ""

@@ -271,13 +271,11 @@ class _Interleaving:
             "B", list(self.measured["B"].values()), params, self.samples["B"], self.others, spec.out, self.site
         )
         refused = _controls(pairs, params, self.samples["A"], floor)
-        run = uuid.uuid4().hex
+        judged = Interleaving(run=uuid.uuid4().hex, side="A", alpha=self.alpha, noise_floor=floor, refused=refused)
         for side, results in (("A", a), ("B", b)):
-            results.interleaving = Interleaving(
-                run=run, side=side, alpha=self.alpha, noise_floor=floor, refused=refused
-            )
+            results.interleaving = judged.model_copy(update={"side": side})
             results.save(spec.out / f"{side.lower()}.json")
-        rows, notes = compare_interleaved(a, b)
+        rows, notes = compare_interleaved(a, b, judged)
         looks = spec.max_pairs - spec.min_pairs + 1
         notes.append(
             f"interleaved: {self.done} pairs in random order, each B compared with its own pair's A; each look "

@@ -35,7 +35,7 @@ def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tu
     run = interleaved(a, b)
     if run is None:
         return compare_runs(a, b, force=force, noise_floor=noise_floor)
-    rows, notes = compare_interleaved(a, b, force)
+    rows, notes = compare_interleaved(a, b, run, force)
     notes.append(
         f"the A and B of one interleaved run: each B compared with its own pair's A, at the run's alpha "
         f"{run.alpha:.4f} per look and noise floor {run.noise_floor:.0%}, as the run itself judged them"

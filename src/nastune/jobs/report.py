@@ -38,7 +38,9 @@ def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings:
     facts_data = jsonfile.load_versioned(facts, FACTS, "facts file (inspect --json)") if facts else None
     findings_data = jsonfile.load(findings) if findings else None
     if isinstance(findings_data, dict) and findings:  # diagnose --json: the findings under their schema tag
-        findings_data = jsonfile.load_versioned(findings, FINDINGS, "findings file (diagnose --json)")["findings"]
+        findings_data = jsonfile.versioned(findings, findings_data, FINDINGS, "findings file (diagnose --json)")[
+            "findings"
+        ]
     for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
         try:
             if data is not None:

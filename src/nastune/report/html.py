@@ -61,27 +61,32 @@ def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
     return {key: (first.get(key, ""), last.get(key, "")) for key in first if first.get(key) or last.get(key)}
 
 
+def _whiskers(metrics: list[MetricResult]) -> dict:
+    """Plotly's error bars for these medians: each one's 95% bootstrap interval."""
+    import numpy as np
+
+    spans = [median_ci(np.asarray(m.values, float), np.random.default_rng(0)) for m in metrics]
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [high - m.median for m, (_, high) in zip(metrics, spans)],
+        "arrayminus": [m.median - low for m, (low, _) in zip(metrics, spans)],
+    }
+
+
 def overview_chart(runs: list[ResultSet]) -> dict | None:
     """The answer in one chart: every transfer's MB/s in every run side by side, with its 95%
     interval, and each distinct goodput limit of the link as one line."""
-    import numpy as np
-
     fig, limits = go.Figure(), set()
     for i, rs in enumerate(runs):
         shown = [(name, m) for r in rs.results if view(r.workload) == "bars" for name, m in _throughputs(r)]
         if not shown:
             continue
-        spans = [median_ci(np.asarray(m.values, float), np.random.default_rng(0)) for _, m in shown]
         fig.add_bar(
             name=_label(rs, i),
             x=[name for name, _ in shown],
             y=[m.median for _, m in shown],
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [high - m.median for (_, m), (_, high) in zip(shown, spans)],
-                "arrayminus": [m.median - low for (_, m), (low, _) in zip(shown, spans)],
-            },
+            error_y=_whiskers([m for _, m in shown]),
         )
         limits |= {m.limit for _, m in shown if m.limit}
     if not fig.data:
@@ -102,8 +107,6 @@ def overview_chart(runs: list[ResultSet]) -> dict | None:
 def bar_charts(runs: list[ResultSet]) -> list[dict]:
     """One chart per workload and target: each metric's median per run, with its 95% interval
     and the link's physical goodput drawn as a line."""
-    import numpy as np
-
     charts: list[dict] = []
     keys = []
     for rs in runs:
@@ -118,23 +121,18 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
             result = next((r for r in rs.results if r.key == key), None)
             if result is None:
                 continue
-            names, medians, lo, hi = [], [], [], []
+            names = []
             ways = len({m.limit for m in result.metrics.values() if m.limit})  # 2: each way its own ceiling
             for name, m in result.metrics.items():
-                values = np.asarray(m.values, float)
-                low, high = median_ci(values, np.random.default_rng(0))
                 names.append(name if m.unit in name else f"{name} ({m.unit})")
-                medians.append(m.median)
-                lo.append(m.median - low)
-                hi.append(high - m.median)
                 units.add(m.unit)
                 if m.limit:
                     limits[_label(rs, i) + (f", {name}" if ways > 1 else "")] = m.limit
             fig.add_bar(
                 name=_label(rs, i),
                 x=names,
-                y=medians,
-                error_y={"type": "data", "symmetric": False, "array": hi, "arrayminus": lo},
+                y=[m.median for m in result.metrics.values()],
+                error_y=_whiskers(list(result.metrics.values())),
             )
         same = len(set(limits.values())) == 1  # one line then; else one per run, each named
         for label, limit in sorted(limits.items(), key=lambda kv: kv[1])[: 1 if same else None]:

@@ -207,12 +207,11 @@ def interleaved(a: ResultSet, b: ResultSet) -> Interleaving | None:
     return None
 
 
-def compare_interleaved(a: ResultSet, b: ResultSet, force: bool = False) -> tuple[list[Row], list[str]]:
+def compare_interleaved(
+    a: ResultSet, b: ResultSet, run: Interleaving, force: bool = False
+) -> tuple[list[Row], list[str]]:
     """An interleaved run's A and B judged as the run judged them: each B against its own pair's
     A, at the run's alpha per look and noise floor, without the metrics its A/A control refused;
     so `ab`, `optimize` and `compare` of their files give one verdict."""
-    run = interleaved(a, b)
-    if run is None:
-        raise Incomparable("not the A and B of one interleaved run")
     rows, notes = compare_runs(a, b, force=force, noise_floor=run.noise_floor, alpha=run.alpha, paired=True)
     return [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in run.refused], notes
