@@ -1,6 +1,7 @@
-"""Renders the index of every recorded bench run into docs/results.md (between its markers): what
-each record measured, against which goal fixed before the run, whether it was met, and the
-commit, date and machine, so a reader reaches every figure's source from one page.
+"""Renders every figure the documents state from the bench records: each `<!-- figures: NAME -->`
+block of README.md, docs/ and the rules' docs from bench/figures.py, and docs/results.md's index of
+every record (what it measured, against which goal fixed before the run, whether it was met, the
+commit, date and machine), so a reader reaches every figure's source from one page.
 
     .venv/bin/python bench/results_page.py [--check]"""
 
@@ -8,12 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
+from pathlib import Path
 
+from figures import FIGURES
 from record import RESULTS, TOP
 
 PAGE = TOP / "docs" / "results.md"
 BEGIN, END = "<!-- records: written by bench/results_page.py -->", "<!-- end of records -->"
+BLOCK = re.compile(r"(<!-- figures: ([\w-]+) -->\n)(?:.*?\n)??(<!-- end of figures -->)", re.S)
 
 
 def met(record: dict) -> str:
@@ -59,21 +65,52 @@ def table() -> str:
     return "\n".join(rows)
 
 
-def rendered(page: str) -> str:
-    head, _, rest = page.partition(BEGIN)
+def documents() -> list[Path]:
+    return [
+        TOP / "README.md",
+        *sorted((TOP / "docs").glob("*.md")),
+        *sorted(TOP.glob("src/nastune/rules/catalog/*.md")),
+    ]
+
+
+def wrapped(markdown: str) -> str:
+    """Prose paragraphs wrapped as the hand-written ones are; tables, lists and code as rendered."""
+    keep = ("|", "```", "- ")
+    return "\n\n".join(
+        p if p.startswith(keep) else textwrap.fill(p, 100, break_on_hyphens=False) for p in markdown.split("\n\n")
+    )
+
+
+def block(path: Path, name: str) -> str:
+    """A figure block for one document: the renderers link as docs/ does, the README from the top."""
+    text = wrapped(FIGURES[name]())
+    return text.replace("](../", "](") if path.parent == TOP else text
+
+
+def rendered(path: Path, text: str) -> str:
+    text = BLOCK.sub(lambda m: f"{m[1]}{block(path, m[2])}\n{m[3]}", text)
+    if path != PAGE:
+        return text
+    head, _, rest = text.partition(BEGIN)
     _, _, tail = rest.partition(END)
     return f"{head}{BEGIN}\n{table()}\n{END}{tail}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the page is not as rendered")
+    parser.add_argument("--check", action="store_true", help="exit 1 naming each document not as rendered")
     args = parser.parse_args()
-    page = PAGE.read_text()
-    if args.check:
-        sys.exit(0 if rendered(page) == page else 1)
-    PAGE.write_text(rendered(page))
-    print(f"wrote {PAGE}")
+    stale = []
+    for path in documents():
+        text = path.read_text()
+        if rendered(path, text) == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            path.write_text(rendered(path, text))
+            print(f"wrote {path.relative_to(TOP)}")
+    if args.check and stale:
+        sys.exit("not as rendered (run bench/results_page.py): " + ", ".join(str(p.relative_to(TOP)) for p in stale))
 
 
 if __name__ == "__main__":

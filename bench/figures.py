@@ -1,0 +1,306 @@
+"""The figures the documents state, each rendered from its bench record: a document holds a block
+between `<!-- figures: NAME -->` and `<!-- end of figures -->` that bench/results_page.py fills
+with FIGURES[NAME](), so a rerun that moves a figure moves the text, and a test compares them."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable
+
+from record import RESULTS
+
+FIGURES: dict[str, Callable[[], str]] = {}
+
+
+def figure(name: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
+    def register(render: Callable[[], str]) -> Callable[[], str]:
+        FIGURES[name] = render
+        return render
+
+    return register
+
+
+def record(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def goal(met: bool) -> str:
+    return "met" if met else "**not met**"
+
+
+def pct(share: float) -> str:
+    return f"{100 * share:.1f}%"
+
+
+def link(name: str) -> str:
+    return f"[`{name}.json`](../bench/results/{name}.json)"
+
+
+def main_runs() -> dict[str, dict]:
+    return {r["flow"]: r for r in record("main-speed")["runs"]}
+
+
+PROTOCOL = {"smb": "SMB", "nfs": "NFS", "ftp": "FTP"}
+
+
+@figure("main-job")
+def main_job() -> str:
+    """The README's table: each workload the main job moved, before and after, from one run."""
+    run = main_runs()["interleaved"]
+    rows = ["| workload | before | after | change | what changed it |", "|---|---|---|---|---|"]
+    for r in run["before_after"] + run["interleaved"]:
+        if r["metric"] != "MB/s" or r["verdict"] != "better":
+            continue
+        how = "xfs_fsr, measured before and after" if r in run["before_after"] else "the plan's settings, interleaved"
+        rows.append(
+            f"| {PROTOCOL[r['target'].split(':')[0]]} {r['workload']} | {r['before_median']:.1f} MB/s "
+            f"| {r['after_median']:.1f} MB/s | {r['change']:+.0%} | {how} |"
+        )
+    left = len(run["before_after"]) + len(run["interleaved"]) - len(rows) + 2
+    rows.append(f"\n{run['worse']} worse; {left} unchanged or not throughput. Recorded in {link('main-speed')}.")
+    return "\n".join(rows)
+
+
+@figure("main-speed")
+def main_speed() -> str:
+    runs, result = main_runs(), record("main-speed")["result"]
+    new, old = runs["interleaved"], runs["before-after"]
+    phases = new["phases"]
+    return (
+        f"Interleaved {new['after_setup_s']:.0f} s after set-up, before-after {old['after_setup_s']:.0f} s (ratio "
+        f"{result['time_ratio']:.2f}; goal a third or less: {goal(result['met'])}). Of the interleaved flow's time, "
+        f"the sequential transfers took {new['transfer_s']:.0f} s, the aged reads before xfs_fsr "
+        f"{phases['measure before the one-off actions']:.0f} s, the interleaving {phases['interleave']:.0f} s, of "
+        f"which switching {new['switch_s']:.0f} s over {new['pairs']} pairs. Verdicts: {new['better']} better "
+        f"against {old['better']}, {new['worse']} worse, {len(new['refused'])} refused."
+    )
+
+
+@figure("startup")
+def startup() -> str:
+    rows = {r["command"]: r for r in record("startup")["rows"]}
+    base = rows["python -c pass"]
+    said = ", ".join(
+        f"`{c}` {rows[c]['median_s'] * 1000:.0f} ms ({rows[c]['ratio']:.1f}x)"
+        for c in ("nastune --help", "nastune explain")
+    )
+    met = all(r["ratio"] <= record("startup")["goal_ratio"] for r in rows.values())
+    return f"{said}; `python -c pass` {base['median_s'] * 1000:.0f} ms. Goal of 15x: {goal(met)}."
+
+
+@figure("agent-size")
+def agent_size() -> str:
+    r = record("agent-size")
+    ran = "worked" if r["core"]["inspect_works"] else "failed"
+    return (
+        f"Core {r['core']['bytes'] / 1e6:.0f} MB, controller {r['controller']['bytes'] / 1e6:.0f} MB, "
+        f"{r['ratio']:.0%}; `inspect` on the core alone {ran}. Goal: {goal(r['met'])}."
+    )
+
+
+@figure("coverage")
+def coverage() -> str:
+    r = record("coverage")
+
+    def span(cells: list[dict], key: str) -> str:
+        shares = [c[key] / c["trials" if key == "plain95" else "given"] for c in cells]
+        return f"{100 * min(shares):.1f}-{100 * max(shares):.1f}%"
+
+    three = [c for c in r["cells"] if c["n"] == [3, 3]]
+    small = [c for c in r["cells"] if c["n"] in ([3, 5], [4, 4])]
+    return (
+        f"At 3 + 3 repeats the plain 95% bootstrap interval held the true change in {span(three, 'plain95')} of A/A "
+        'runs, so none is given ("too few repeats for an interval"); at 3 + 5 and 4 + 4 it held it in '
+        f"{span(small, 'plain95')}, and the 99% percentiles nastune uses there in {span(small, 'covered')}. "
+        f"Goal {r['goal']:.0%}: {goal(r['met'])}."
+    )
+
+
+def paired_cells(name: str) -> dict[tuple[str, float], dict]:
+    return {(c["condition"], c["change"]): c for c in record(name)["cells"]}
+
+
+def share(cell: dict, method: str, key: str) -> str:
+    return pct(cell[method][key] / cell["trials"])
+
+
+def worst_false(name: str, method: str) -> dict:
+    return max((c for c in record(name)["cells"] if c["change"] == 0), key=lambda c: c[method]["false"])
+
+
+@figure("paired")
+def paired() -> str:
+    r, cells = record("paired"), paired_cells("paired")
+    five, fifteen = cells[("disturbed, jitter 5%", -0.1)], cells[("disturbed, jitter 15%", -0.1)]
+    calm, noisy = cells[("calm, CV 2%", -0.1)], cells[("calm, CV 5%", -0.1)]
+    worst, rank = worst_false("paired", "paired"), worst_false("paired", "rank")
+    return (
+        f"{five['trials']} simulated runs per cell, looking from pair {r['min_pairs']} to {r['max_pairs']}. Under a "
+        f"disturbance like noise.py's, a 10% change found in {share(five, 'paired', 'found')} and "
+        f"{share(fifteen, 'paired', 'found')} of runs against the rank test's {share(five, 'rank', 'found')} and "
+        f"{share(fifteen, 'rank', 'found')}, in {five['paired']['mean_pairs']} and {fifteen['paired']['mean_pairs']} "
+        f"pairs; calm at CV 2%, in {calm['paired']['mean_pairs']} pairs against {calm['rank']['mean_pairs']}; calm at "
+        f"CV 5%, found in {share(noisy, 'paired', 'found')} against the rank test's {share(noisy, 'rank', 'found')}. "
+        f"A/A false verdicts at most {share(worst, 'paired', 'false')} ({worst['condition']}; rank test "
+        f"{share(rank, 'rank', 'false')}, {rank['condition']}). Goal: {goal(r['met'])}."
+    )
+
+
+@figure("paired-optimize")
+def paired_optimize() -> str:
+    r, cells, ab = record("paired-optimize"), paired_cells("paired-optimize"), paired_cells("paired")
+    calm, five, fifteen = (cells[(c, -0.1)] for c in ("calm, CV 2%", "disturbed, jitter 5%", "disturbed, jitter 15%"))
+    noisy, ab_noisy, ab_calm = cells[("calm, CV 5%", -0.1)], ab[("calm, CV 5%", -0.1)], ab[("calm, CV 2%", -0.1)]
+    worst = worst_false("paired-optimize", "paired")
+    return (
+        f"Looking from pair {r['min_pairs']} to {r['max_pairs']}: a clear 10% change at CV 2% settled in "
+        f"{calm['paired']['mean_pairs']} pairs against {ab_calm['paired']['mean_pairs']} with ab's schedule; under "
+        f"noise.py's disturbance found in {share(five, 'paired', 'found')} and {share(fifteen, 'paired', 'found')} "
+        f"of runs (rank test {share(five, 'rank', 'found')} and {share(fifteen, 'rank', 'found')}); A/A false "
+        f"verdicts at most {share(worst, 'paired', 'false')} ({worst['condition']}). The price of the shorter "
+        f"budget: at CV 5% a 10% change found in {share(noisy, 'paired', 'found')} of runs, with ab's "
+        f"{share(ab_noisy, 'paired', 'found')}. Goal: {goal(r['met'])}."
+    )
+
+
+@figure("noise")
+def noise() -> str:
+    record_ = record("noise")
+    r = record_["result"]
+    return (
+        f"{r['trials']} trials of {record_['size']} transfers. A/A: before/after called the system changed in "
+        f"{r['before_after_changed']}, interleaving in {r['interleaved_changed']} (goal at most 5%), with a metric "
+        f"refused by the A/A control in {r['interleaved_refused']}. The real change, measured "
+        f"{r['median_change_measured']:+.1%} (median), found in {r['ten_percent_found']} (goal at least 95%), refused "
+        f"in {r['ten_percent_refused']}, median {r['median_seconds_to_verdict']:.0f} s to the verdict. Goal: "
+        f"{goal(r['met'])}."
+    )
+
+
+@figure("attribution")
+def attribution() -> str:
+    r = record("attribution")["result"]
+    hits = ", ".join(f"{s} {h['hit']}/{h['runs']} ({h['injected']})" for s, h in r["hits"].items())
+    cost = r["overhead"]
+    on, off = (statistics.median(cost[k]) for k in ("profiled", "unprofiled"))
+    return (
+        f"The injected limit named first: {hits}. The profiler's cost, NFS seq-read on modern: {on:.1f} MB/s "
+        f"profiled, {off:.1f} unprofiled, {len(cost['profiled'])} repeats each, alternated ({cost['cost']:+.1%}, goal "
+        f"under 2%). Goal: {goal(r['met'])}."
+    )
+
+
+@figure("clients")
+def clients() -> str:
+    r = record("clients")["result"]
+    steps = {s["clients"]: s for s in r["scaling"]}
+    rates = ", ".join(f"{steps[n]['MB/s']:.1f}" for n in sorted(steps))
+    shares = ", ".join(pct(steps[n]["MB/s"] / steps[n]["limit"]) for n in sorted(steps))
+    most = steps[max(steps)]
+    stress = ["| workload | metric | idle | loaded | times worse |", "|---|---|---|---|---|"]
+    stress += [
+        f"| {row['workload'].split(' @')[0]} | {row['metric']} | {row['idle']:.1f} {row['unit']} "
+        f"| {row['loaded']:.1f} {row['unit']} | {row['worse']:.2f}x |"
+        for row in r["stress"]
+    ]
+    return (
+        f"Aggregate seq-write of {', '.join(map(str, sorted(steps)))} clients: {rates} MB/s = {shares} of the link's "
+        f"goodput; Jain's index {most['jain']:.3f} ({min(most['each']):.1f}-{max(most['each']):.1f} MB/s each of "
+        f"{max(steps)}). Goal: {goal(r['met'])}.\n\nOne client measuring while the others load the NAS, against the "
+        "idle NAS:\n\n" + "\n".join(stress)
+    )
+
+
+def speed(name: str) -> str:
+    r = record(name)
+    return f"{r['trial_s']:.1f} s a trial (median), {r['measuring_s']:.1f} s of it measuring, {r['data_s']:.1f} s"
+
+
+@figure("autotune-speed")
+def autotune_speed() -> str:
+    now = record("autotune-speed")
+    return (
+        f"Lab soho, {now['workload']}, budget {now['budget']}, {now['repeats']} repeats of {now['size']}: "
+        f"{speed('autotune-speed')} of data at the link's goodput; before a trial found its targets and warmed up "
+        f"once ({link('autotune-speed-before')}): {speed('autotune-speed-before')}."
+    )
+
+
+def printed(name: str) -> str:
+    return "```\n" + "\n".join(record(name)["printed"]) + "\n```"
+
+
+@figure("autotune-replay-soho")
+def replay_soho() -> str:
+    return printed("autotune-replay-soho")
+
+
+@figure("autotune-replay-soho-wide")
+def replay_soho_wide() -> str:
+    return printed("autotune-replay-soho-wide")
+
+
+@figure("peers")
+def peers() -> str:
+    r = record("peers")
+    labels = ("TuneD throughput-performance", "TuneD network-throughput", "nastune plan", "nastune autotune")
+    rows = [f"| | {' | '.join(r['rows'])} |", "|---" * (len(r["rows"]) + 1) + "|"]
+    for label in labels:
+        cells = []
+        for rows_ in r["rows"].values():
+            base = {k: statistics.median(v) for k, v in rows_["defaults"].items()}
+            ratios = [statistics.median(v) / base[k] for k, v in rows_[label].items()]
+            cells.append(f"{statistics.geometric_mean(ratios):.2f}x")
+        rows.append(f"| {label} | {' | '.join(cells)} |")
+    said = []
+    for name, v in r["result"]["verdicts"].items():
+        won, again = v["plan_over_tuned"], v["autotune_over_plan"]
+        said.append(
+            f"{name}: the plan {won['ratio']:.2f}x TuneD's best ({v['tuned_best']}, {won['ci'][0]:.2f}-"
+            f"{won['ci'][1]:.2f}x, p = {won['p']:.5f}); autotune over the plan {again['ratio']:.2f}x "
+            f"({again['ci'][0]:.2f}-{again['ci'][1]:.2f}x)"
+        )
+    return "\n".join(rows) + "\n\n" + "; ".join(said) + f". Goal: {goal(r['result']['met'])}."
+
+
+def signing_row(run: str, change: str, workload: str) -> dict:
+    rows = record("signing")["runs"][run][change]["rows"]
+    return next(r for r in rows if r["workload"] == workload)
+
+
+def interval(row: dict) -> str:
+    low, high = row["change_ci"]
+    return f"{row['change']:+.1%} ({low:+.1%}..{high:+.1%})"
+
+
+@figure("signing")
+def signing() -> str:
+    r = record("signing")
+    lines = [
+        f"- {run}, {change}: {row['workload']} {row['before_median']:.1f} -> {row['after_median']:.1f} MB/s, "
+        f"{interval(row)}, verdict {row['verdict']}"
+        for run, changes in r["runs"].items()
+        for change, ab in changes.items()
+        for row in ab["rows"]
+    ]
+    return "\n".join(lines) + f"\n\nGoal: {goal(r['met'])}."
+
+
+@figure("signing-rule")
+def signing_rule() -> str:
+    """smb-signing-cost's doc: what HMAC-first signing cost reads at half a core, what the fix won back."""
+    hmac = signing_row("0.5 CPU, Samba defaults", "signing (HMAC-SHA256)", "seq-read")
+    fix = signing_row("0.5 CPU, signing scenario", "the rule's fix", "seq-read")
+    encryption = min(
+        row["change"]
+        for run in record("signing")["runs"].values()
+        for row in run.get("encryption (AES-128-GCM)", {}).get("rows", [])
+    )
+    won = "a significant gain" if fix["verdict"] == "better" else "a gain inside the noise floor of a verdict"
+    return (
+        "On nastune's lab, whose CPU has AES-NI (servers at half a core, 1 Gbit), requiring signing with "
+        f"HMAC-SHA256 first cost {-hmac['change']:.1%} of SMB reads against no signing, and moving AES-128-GMAC "
+        f"first won back {interval(fix)}, {won}; "
+        f"encryption (AES-128-GCM) cost at most {-encryption:.1%}."
+    )
