@@ -1,45 +1,59 @@
 """The Debian package of every tool nastune runs, for one error that tells an operator what to
 install (`apt-get install ...`), wherever the tool is missing: collectors, lab, bench, tuning.
-Each protocol adds its own tools' packages (nastune.protocols)."""
+The one table of them, the protocols' client and server tools included (a test checks that
+every tool the lab and the protocols run is in it and that scripts/setup installs its package)."""
 
 from __future__ import annotations
 
-PACKAGES = {
-    "bash": "bash",
-    "blockdev": "util-linux",
-    "dd": "coreutils",
-    "dmesg": "util-linux",
-    "ethtool": "ethtool",
-    "exportfs": "nfs-kernel-server",
-    "fallocate": "util-linux",
-    "fio": "fio",
-    "ip": "iproute2",
-    "iperf3": "iperf3",
-    "losetup": "mount",
-    "mkfs.xfs": "xfsprogs",
-    "mount": "mount",
-    "nsenter": "util-linux",
-    "numactl": "numactl",
-    "ping": "iputils-ping",
-    "python3": "python3",
+from collections.abc import Mapping
+from types import MappingProxyType
+
+PACKAGES: Mapping[str, str] = MappingProxyType(
+    {
+        "bash": "bash",
+        "blockdev": "util-linux",
+        "curl": "curl",
+        "dd": "coreutils",
+        "dmesg": "util-linux",
+        "ethtool": "ethtool",
+        "exportfs": "nfs-kernel-server",
+        "fallocate": "util-linux",
+        "fio": "fio",
+        "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
+        "ip": "iproute2",
+        "iperf3": "iperf3",
+        "losetup": "mount",
+        "mkfs.xfs": "xfsprogs",
+        "mount": "mount",
+        "nfs-cp": "libnfs-utils",
+        "nfs-ls": "libnfs-utils",
+        "nsenter": "util-linux",
+        "numactl": "numactl",
+        "ping": "iputils-ping",
+        "python3": "python3",
+        "rpcbind": "rpcbind",
     "rpcinfo": "rpcbind",
-    "smbcontrol": "samba-common-bin",
-    "smbnetfs": "smbnetfs",
-    "ssh": "openssh-client",
-    "ssh-keygen": "openssh-client",
-    "sshd": "openssh-server",
-    "sysctl": "procps",
-    "tc": "iproute2",
-    "testparm": "samba-common-bin",
-    "umount": "mount",
-    "unshare": "util-linux",
-    "xfs_db": "xfsprogs",
-    "xfs_freeze": "xfsprogs",
-    "xfs_fsr": "xfsprogs",
-    "xfs_info": "xfsprogs",
-    "zfs": "zfsutils-linux",
-    "zpool": "zfsutils-linux",
-}
+        "smbclient": "smbclient",
+        "smbcontrol": "samba-common-bin",
+        "smbd": "samba",
+        "smbnetfs": "smbnetfs",
+        "ssh": "openssh-client",
+        "ssh-keygen": "openssh-client",
+        "sshd": "openssh-server",
+        "sysctl": "procps",
+        "tc": "iproute2",
+        "testparm": "samba-common-bin",
+        "umount": "mount",
+        "unshare": "util-linux",
+        "vsftpd": "vsftpd",
+        "xfs_db": "xfsprogs",
+        "xfs_freeze": "xfsprogs",
+        "xfs_fsr": "xfsprogs",
+        "xfs_info": "xfsprogs",
+        "zfs": "zfsutils-linux",
+        "zpool": "zfsutils-linux",
+    }
+)
 
 
 def install_hint(tool: str) -> str:

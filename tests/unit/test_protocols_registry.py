@@ -43,10 +43,11 @@ def test_every_tool_the_lab_runs_is_mapped_to_a_package_that_setup_installs():
 
 
 def test_a_protocol_is_one_module():
-    """FTP has nothing but its module, its server's package in scripts/setup, and its daemon in
-    the list `inspect` reports (facts/system.py, below the protocols: it reads any NAS): no other
-    code names it, its server, its processes or its class, nor imports its module. Adding a
-    protocol like it touches three files."""
+    """FTP has nothing but its module, its server's package in scripts/setup, its daemon in the
+    list `inspect` reports (facts/system.py, below the protocols: it reads any NAS) and its tools'
+    Debian packages in the table of every tool's package (packages.py, data the command runner
+    reads wherever a tool is missing): no other code names it, its server, its processes or its
+    class, nor imports its module. Adding a protocol like it touches four files."""
     import ast
 
     ftp = PROTOCOLS["ftp"]
@@ -65,4 +66,4 @@ def test_a_protocol_is_one_module():
             )
             if mentions:
                 named.add(str(path.relative_to(src)))
-    assert named == {"facts/system.py"}
+    assert named == {"facts/system.py", "packages.py"}

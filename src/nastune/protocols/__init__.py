@@ -1,13 +1,12 @@
 """The file-serving protocols, one object each, found by name (the URL scheme). A new protocol
-is one module here defining a Protocol subclass and its instance: PROTOCOLS finds it, and its
-tools' Debian packages join packages.PACKAGES."""
+is one module here defining a Protocol subclass and its instance: PROTOCOLS finds it (its tools' Debian
+packages are in packages.py's table of every tool's package)."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from nastune.packages import PACKAGES
 from nastune.protocols.base import Protocol
 
 PARTS = {"base", "client", "nfsops"}  # modules of this package that are not protocols
@@ -23,7 +22,5 @@ def _found() -> dict[str, Protocol]:
 
 
 PROTOCOLS: dict[str, Protocol] = _found()
-for _protocol in PROTOCOLS.values():
-    PACKAGES.update(_protocol.packages)
 
 __all__ = ["PROTOCOLS", "Protocol"]

@@ -6,7 +6,7 @@ object per protocol, found by its name, which is also its URL scheme and target 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from nastune.protocols.client import Call, Target, Words
 
@@ -27,7 +27,6 @@ class Protocol:
     share_var = ""  # the inventory variable (on the NAS) that names what clients use of it
     port = 0  # where its server listens (the profiler counts the connections there)
     processes: tuple[str, ...] = ()  # its servers' process names (their threads are the profiler's)
-    packages: ClassVar[dict[str, str]] = {}  # the Debian package of each tool above
     words = Words()  # its client tool's words for a file that is not on the server, a refused login
     # its login, where it has one: the inventory variables' prefix (nastune_smb: _user, _password,
     # _domain), the variable naming a file operators keep such logins in, and that file's format

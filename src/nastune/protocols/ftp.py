@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from nastune.lab import network
@@ -74,7 +74,6 @@ class Ftp(Protocol):
     share_var = "nastune_ftp_dir"
     port, processes, order = 21, ("vsftpd",), 3
     client_version = ("curl", ("curl", "--version"))
-    packages: ClassVar[dict[str, str]] = {"curl": "curl", "vsftpd": "vsftpd"}
     login_var, login_file_var = "nastune_ftp", "nastune_ftp_netrc"
     login_file_doc = "netrc format, with a `machine` entry for the NAS (or a `default`)"
     words = Words(

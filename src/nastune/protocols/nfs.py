@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import ClassVar
 
 from nastune.lab import network
 from nastune.lab.procs import client_ok, private_mounts, spawn, wait_for, write_file
@@ -46,13 +45,6 @@ class Nfs(Protocol):
     share_var = "nastune_nfs_export"
     port, processes, order = 2049, ("ganesha.nfsd", "nfsd"), 2
     client_version = ("libnfs", ("dpkg-query", "-W", "-f=${Version}", "libnfs13"))
-    packages: ClassVar[dict[str, str]] = {
-        "nfs-cp": "libnfs-utils",
-        "nfs-ls": "libnfs-utils",
-        "python3": "python3",
-        "ganesha.nfsd": "nfs-ganesha nfs-ganesha-vfs",
-        "rpcbind": "rpcbind",
-    }
     words = Words(not_found=("NFS3ERR_NOENT", "NFS4ERR_NOENT"))  # libnfs names the server's status
 
     def check(self, host, share, login=None):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
@@ -53,7 +52,6 @@ class Smb(Protocol):
     share_var = "nastune_smb_share"
     port, processes, order = 445, ("smbd",), 1
     client_version = ("smbclient", ("smbclient", "--version"))
-    packages: ClassVar[dict[str, str]] = {"smbclient": "smbclient", "smbd": "samba", "testparm": "samba-common-bin"}
     login_var, login_file_var, login_domain = "nastune_smb", "nastune_smb_credentials", True
     login_file_doc = "smbclient's authentication-file format (username, password, domain lines)"
     words = Words(
