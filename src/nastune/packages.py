@@ -32,7 +32,7 @@ PACKAGES: Mapping[str, str] = MappingProxyType(
         "ping": "iputils-ping",
         "python3": "python3",
         "rpcbind": "rpcbind",
-    "rpcinfo": "rpcbind",
+        "rpcinfo": "rpcbind",
         "smbclient": "smbclient",
         "smbcontrol": "samba-common-bin",
         "smbd": "samba",

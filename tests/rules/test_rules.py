@@ -39,6 +39,18 @@ def test_stripe_cache_is_capped_by_ram_on_a_small_box():
 
 
 @pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
+def test_a_rule_reads_only_the_areas_its_needs_names(rule):
+    """Each rule's fires case with every other area left uncollected: a rule that reads an area
+    its needs= does not name meets present()'s AreaMissing here instead of on an operator's NAS."""
+    from nastune.areas import AREAS
+
+    facts = CASES[rule.id].fires()
+    alone = facts.model_copy(update={area: None for area in AREAS if area not in rule.needs})
+    assert rule.applies(alone)
+    list(rule.check(rule, alone))  # raises AreaMissing on a read outside needs=
+
+
+@pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
 def test_rule_stays_quiet(rule):
     assert _findings(rule, CASES[rule.id].quiet()) == []
 

@@ -22,6 +22,11 @@ class Fact(BaseModel, Generic[T]):
     def known(self) -> bool:
         return self.unknown is None
 
+    @property
+    def known_value(self) -> T | None:
+        """The value where it is known, typed for a check that it is there (a known value may be None)."""
+        return self.value if self.known else None
+
     @classmethod
     def missing(cls, source: str, reason: str) -> Fact[T]:
         return cls(source=source, unknown=reason)

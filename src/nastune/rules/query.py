@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from nastune.facts import Facts
 from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
 from nastune.rules.model import Change, Evidence
+
+T = TypeVar("T")
+
+
+class AreaMissing(Exception):
+    """A rule read an area its needs= does not name: a bug in the rule, not in the facts."""
+
+
+def present(area: T | None) -> T:
+    """An area the rule's needs= names, typed as present: the rule runs only when it was collected."""
+    if area is None:
+        raise AreaMissing("a rule read a fact area that its needs= does not name")
+    return area
+
 
 LOCAL_DATA_FS = {"xfs", "ext4", "ext3", "btrfs", "f2fs", "jfs", "reiserfs"}
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40

@@ -1,11 +1,17 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 
-def check(rule, facts):
-    for d in facts.block.devices:
-        if d.kind != "disk" or not (d.rotational.known and d.scheduler.known):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    block = present(facts.block)
+    for d in block.devices:
+        scheduler = d.scheduler.known_value
+        if d.kind != "disk" or not d.rotational.known or scheduler is None:
             continue
-        active, available = d.scheduler.value.active, d.scheduler.value.available
+        active, available = scheduler.active, scheduler.available
         if d.rotational.value and active == "none" and "mq-deadline" in available:
             new, why = (
                 "mq-deadline",

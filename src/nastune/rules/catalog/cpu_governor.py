@@ -1,11 +1,16 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 SLOW = ("powersave", "conservative")  # governors that hold clocks down between bursts
 SAVING = ("power", "balance_power")  # energy preferences that tell the CPU the same
 
 
-def check(rule, facts):
-    found = facts.system.cpufreq
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    found = system.cpufreq
     if found is None or not found.known or found.value is None:
         return  # no cpufreq (a VM, most often): nothing to set
     freq = found.value

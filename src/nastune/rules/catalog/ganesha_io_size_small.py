@@ -1,16 +1,20 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import MiB
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import MiB, present
 from nastune.sources import MINET_NFS
 
 RECOMMENDED = 1 * MiB
 KEYS = (("max_read", "MaxRead"), ("max_write", "MaxWrite"), ("pref_read", "PrefRead"), ("pref_write", "PrefWrite"))
 
 
-def check(rule, facts):
-    g = facts.nfs_server.ganesha
-    if not g.known:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    nfs_server = present(facts.nfs_server)
+    g = nfs_server.ganesha.known_value
+    if g is None:
         return
-    for e in g.value.exports:
+    for e in g.exports:
         small = [
             (attr, key, getattr(e, attr))
             for attr, key in KEYS
@@ -18,9 +22,9 @@ def check(rule, facts):
         ]
         if not small:
             continue
-        file = e.file or g.value.path
+        file = e.file or g.path
         # nastune edits the main file, by Export_Id: an export elsewhere or without one is changed by hand
-        editable = file == g.value.path and e.export_id is not None
+        editable = file == g.path and e.export_id is not None
         by_hand = "" if editable else f" Change it in {file} line {e.line} by hand."
         yield rule.finding(
             target=f"export {e.export_id}",

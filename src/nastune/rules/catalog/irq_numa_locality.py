@@ -1,22 +1,27 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import QUMULO
 
 
-def check(rule, facts):
-    for i in facts.network.interfaces:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    network = present(facts.network)
+    for i in network.interfaces:
         if not (i.numa_node.known and i.local_cpus.known and i.irqs):
             continue
         local = i.local_cpus.value
         if not local:  # an empty local_cpulist names no CPU to move the IRQs to
             continue
-        remote = [irq for irq in i.irqs if irq.affinity.known and not set(irq.affinity.value) <= set(local)]
+        remote = [irq for irq in i.irqs if irq.affinity.known and not set(irq.affinity.value or ()) <= set(local)]
         if not remote:
             continue
         changes = [
             Change(
                 knob="irq_affinity",
                 target=f"irq/{irq.number}",
-                current=_fmt(irq.affinity.value),
+                current=_fmt(irq.affinity.value or []),
                 new=str(local[n % len(local)]),
             )
             for n, irq in enumerate(remote)
@@ -36,7 +41,7 @@ def check(rule, facts):
         )
 
 
-def _fmt(cpus):
+def _fmt(cpus: list[int]) -> str:
     return ",".join(map(str, cpus))
 
 

@@ -1,13 +1,17 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import cpu_count
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import cpu_count, present
 from nastune.sources import GAZETTE, QUMULO
 
 BUSY = 100_000  # interrupts since boot below which a NIC is not worth balancing
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    network = present(facts.network)
     cpus = cpu_count(facts) or 1
-    for i in facts.network.interfaces:
+    for i in network.interfaces:
         queues = [irq for irq in i.irqs if irq.counts]
         if len(queues) < 2 or cpus < 2:
             continue
@@ -19,7 +23,7 @@ def check(rule, facts):
         top_cpu, top = max(per_cpu.items(), key=lambda kv: kv[1])
         if total < BUSY or top < 0.9 * total:
             continue
-        spread = i.local_cpus.value if i.local_cpus.known else list(range(cpus))
+        spread = i.local_cpus.known_value or list(range(cpus))
         yield rule.finding(
             target=i.name,
             impact=20,

@@ -1,15 +1,20 @@
-from nastune.rules.model import Evidence, Rule, Severity
-from nastune.rules.query import cpu_count
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import cpu_count, present
 from nastune.sources import QUMULO
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    network = present(facts.network)
     cpus = cpu_count(facts) or 1
-    if facts.system.irqbalance_running.value or cpus < 2:
+    if system.irqbalance_running.value or cpus < 2:
         return
     everywhere = set(range(cpus))
-    for i in facts.network.interfaces:
-        untouched = [irq for irq in i.irqs if irq.affinity.known and set(irq.affinity.value) == everywhere]
+    for i in network.interfaces:
+        untouched = [irq for irq in i.irqs if set(irq.affinity.known_value or ()) == everywhere]
         multi_queue = i.kind == "physical" and max(i.rx_queues, i.tx_queues) >= 2
         if multi_queue and len(i.irqs) >= 2 and len(untouched) == len(i.irqs):
             yield rule.finding(
@@ -17,7 +22,7 @@ def check(rule, facts):
                 impact=10,
                 message=f"{i.name} has {len(i.irqs)} IRQs, irqbalance is not running and no IRQ was placed by hand: "
                 "the kernel's default placement decides where receive work runs.",
-                evidence=[Evidence.of("irqbalance running", facts.system.irqbalance_running)]
+                evidence=[Evidence.of("irqbalance running", system.irqbalance_running)]
                 + [Evidence.of(f"IRQ {irq.number} affinity", irq.affinity) for irq in untouched[:3]],
                 advice="Install and start irqbalance (apt install irqbalance; systemctl enable --now irqbalance), "
                 "or pin the IRQs by hand (see irq-numa-locality).",

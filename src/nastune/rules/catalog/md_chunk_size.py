@@ -1,4 +1,8 @@
-from nastune.rules.model import Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE
 
 MIN_CHUNK_KB = 64  # Borikar and Palani's chunk for mirrors, and the floor below which large requests split finely
@@ -6,12 +10,13 @@ PARITY = {"raid4": 1, "raid5": 1, "raid6": 2}
 WIDE_STRIPE_KB = 4096  # a full stripe beyond this is rarely written whole: partial-stripe writes
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     """Advice per level and disk count: a chunk too small for any level splits requests into many
     per-disk pieces; on parity RAID a full stripe (chunk x data disks) far larger than the writes a
     file server issues makes most writes read-modify-write. mdadm's default (512K since mdadm 3.1)
     is not flagged on mirrors: Borikar and Palani's 64K for mirrors is a floor from the days of 64K defaults."""
-    for a in facts.md.arrays:
+    md = present(facts.md)
+    for a in md.arrays:
         chunk = a.chunk_kb or ((a.sysfs_int("chunk_size") or 0) // 1024)
         disks = a.raid_disks or a.sysfs_int("raid_disks")
         evidence = [

@@ -1,11 +1,17 @@
-from nastune.rules.model import Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.facts.mdraid import MdMember
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 BUSY = ("recovery", "resync", "reshape", "check", "repair")
 
 
-def check(rule, facts):
-    for a in facts.md.arrays:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    md = present(facts.md)
+    for a in md.arrays:
         members = Evidence(
             fact=f"{a.name} members", value=" ".join(_member(m) for m in a.members), source="/proc/mdstat"
         )
@@ -62,7 +68,7 @@ def check(rule, facts):
         )
 
 
-def _member(m) -> str:
+def _member(m: MdMember) -> str:
     return m.device + "".join(f"({flag})" for flag in m.flags)
 
 

@@ -1,14 +1,18 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import human, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import human, present, ram
 from nastune.sources import GAZETTE
 
 RECOMMENDED = 8192  # Borikar and Palani (2011): 8192 for RAID5 (kernel default 256)
 PAGE = 4096
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    md = present(facts.md)
     memory = ram(facts) or 0
-    for a in facts.md.arrays:
+    for a in md.arrays:
         size = a.sysfs_int("stripe_cache_size")
         disks = a.raid_disks or a.sysfs_int("raid_disks") or len(a.members)
         if a.level not in ("raid4", "raid5", "raid6") or size is None or size >= RECOMMENDED:

@@ -1,9 +1,12 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import data_mounts
 from nastune.sources import GAZETTE, MINET_NFS
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     for m in data_mounts(facts):
         if any(o in m.options for o in ("noatime", "relatime", "lazytime")):
             continue

@@ -1,9 +1,12 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import links, rate
 from nastune.sources import GOODPUT, MINET_NFS
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     for i in links(facts):
         speed = rate(i).value if rate(i).known else None
         mtu = i.mtu.value if i.mtu.known else None

@@ -1,13 +1,18 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE
 
 DEFAULT = 212992  # the kernel's default for both
 LARGE = 4 << 20
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
     for key in ("net.core.rmem_default", "net.core.wmem_default"):
-        value = facts.sysctl.int(key)
+        value = sysctl.int(key)
         if value is None or value <= LARGE:
             continue
         yield rule.finding(
@@ -17,7 +22,7 @@ def check(rule, facts):
             "sockets, daemons' control connections) starts with that much, whatever it carries. TCP does "
             "not use it (tcp_rmem/tcp_wmem's middle values are TCP's defaults), so it buys the file server "
             "nothing and costs memory under many connections.",
-            evidence=[Evidence.of(key, facts.sysctl.get(key))],
+            evidence=[Evidence.of(key, sysctl.get(key))],
             changes=[Change(knob="sysctl", target=key, current=value, new=DEFAULT)],
         )
 

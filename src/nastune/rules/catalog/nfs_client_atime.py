@@ -1,13 +1,17 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import nfs_fstab
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import nfs_fstab, present
 from nastune.sources import MINET_NFS
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     """Live NFS mounts and the fstab entries that apply at the next mount; a live mount outside
     fstab gets advice, as the change is made in fstab."""
+    mounts = present(facts.mounts)
     fstab = nfs_fstab(facts)
-    live = {m.mountpoint: m for m in facts.mounts.mounts.value or [] if m.fstype in ("nfs", "nfs4")}
+    live = {m.mountpoint: m for m in mounts.mounts.value or [] if m.fstype in ("nfs", "nfs4")}
     for mountpoint in [*live, *(f for f in fstab if f not in live)]:
         m, entry = live.get(mountpoint), fstab.get(mountpoint)
         options = m.options if m else entry.options if entry else []

@@ -1,21 +1,25 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import kernel_at_least, links, nfs_fstab, rate
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import kernel_at_least, links, nfs_fstab, present, rate
 
 FAST = 10_000  # Mbit/s: below this one TCP connection fills the link
 CONNECTIONS = 4  # Microsoft's measured sweet spot; the kernel allows up to 16
 
 
-def _fast_link(facts) -> int | None:
+def _fast_link(facts: Facts) -> int | None:
     rates = [r.value for r in (rate(i) for i in links(facts)) if r.known and r.value]
     return max(rates) if rates and max(rates) >= FAST else None
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    nfs_client = present(facts.nfs_client)
     mbit = _fast_link(facts)
     if mbit is None or not kernel_at_least(facts, 5, 3):
         return
     fstab = nfs_fstab(facts)
-    for m in facts.nfs_client.mounts.value or []:
+    for m in nfs_client.mounts.value or []:
         if m.nconnect > 1 or m.proto not in (None, "tcp"):
             continue
         entry = fstab.get(m.mountpoint)
@@ -25,7 +29,7 @@ def check(rule, facts):
             message=f"{m.mountpoint} ({m.server}) uses one TCP connection on a {mbit} Mbit/s link: one connection "
             "is one stream, one receive queue and one CPU's worth of RPC work, short of the link.",
             evidence=[
-                Evidence(fact=f"{m.mountpoint} nconnect", value=m.nconnect, source=facts.nfs_client.mounts.source),
+                Evidence(fact=f"{m.mountpoint} nconnect", value=m.nconnect, source=nfs_client.mounts.source),
                 Evidence(fact="link rate (Mbit/s)", value=mbit, source="/sys/class/net"),
             ],
             changes=[

@@ -1,4 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_NFS
 
 OBSOLETE = {
@@ -7,8 +11,10 @@ OBSOLETE = {
 }
 
 
-def check(rule, facts):
-    fstab = facts.mounts.fstab.value or []
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    mounts = present(facts.mounts)
+    nfs_client = present(facts.nfs_client)
+    fstab = mounts.fstab.value or []
     for entry in fstab:
         if entry.vfstype not in ("nfs", "nfs4"):
             continue
@@ -30,7 +36,7 @@ def check(rule, facts):
                 ],
                 changes=[Change(knob="nfs_client_mount", target=entry.file, key=o, current=o, new=None) for o in found],
             )
-    for m in facts.nfs_client.mounts.value or []:
+    for m in nfs_client.mounts.value or []:
         if m.proto and m.proto.startswith("udp"):
             yield rule.finding(
                 target=m.mountpoint,
@@ -38,7 +44,7 @@ def check(rule, facts):
                 severity=Severity.medium,
                 message=f"{m.mountpoint} uses NFS over UDP: small transfer sizes, fragment loss and retransmits "
                 "on a busy link; modern kernels drop UDP support.",
-                evidence=[Evidence(fact=f"{m.mountpoint} proto", value=m.proto, source=facts.nfs_client.mounts.source)],
+                evidence=[Evidence(fact=f"{m.mountpoint} proto", value=m.proto, source=nfs_client.mounts.source)],
                 changes=[Change(knob="nfs_client_mount", target=m.mountpoint, key="proto", current=m.proto, new="tcp")],
             )
 

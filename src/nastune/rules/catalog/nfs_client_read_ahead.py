@@ -1,11 +1,16 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 SMALL = 1024  # KiB; the NFS client's default has been 128 since kernel 5.4
 RECOMMENDED = 15360  # KiB: Microsoft's recommendation, 15 MiB
 
 
-def check(rule, facts):
-    for m in facts.nfs_client.mounts.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    nfs_client = present(facts.nfs_client)
+    for m in nfs_client.mounts.value or []:
         if m.read_ahead_kb is None or m.read_ahead_kb >= SMALL:
             continue
         yield rule.finding(

@@ -1,5 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import MiB, fstab_size, nfs_fstab
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import MiB, fstab_size, nfs_fstab, present
 from nastune.sources import MINET_NFS
 
 SMALL = 32768  # MiNET (2014): from 8192 to 32768 or more
@@ -10,12 +13,13 @@ OUTSIDE_FSTAB = (
 )
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     """Live mounts (mountstats: what the server agreed to) and the fstab entries that apply at
     the next mount. A live size below what fstab asks was cut by the server: no client change
     helps there."""
+    nfs_client = present(facts.nfs_client)
     fstab = nfs_fstab(facts)
-    live = {m.mountpoint: m for m in facts.nfs_client.mounts.value or []}
+    live = {m.mountpoint: m for m in nfs_client.mounts.value or []}
     for mountpoint in [*live, *(f for f in fstab if f not in live)]:
         m, entry = live.get(mountpoint), fstab.get(mountpoint)
         asked = {k: fstab_size(entry, k) for k in ("rsize", "wsize")} if entry else {}
@@ -26,7 +30,7 @@ def check(rule, facts):
         cut = [k for k, v in small if (asked.get(k) or 0) >= SMALL]  # fstab asks more: the server gave less
         sized = " and ".join(f"{k} {v}" for k, v in small)
         if m:
-            where = facts.nfs_client.mounts.source
+            where = nfs_client.mounts.source
             what = f"{mountpoint} ({m.server}, NFSv{m.version}) moves data in {sized}-byte RPCs"
         else:
             line = entry.line if entry else 0

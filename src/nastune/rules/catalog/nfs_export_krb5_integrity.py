@@ -1,4 +1,8 @@
-from nastune.rules.model import Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 COST = {
     "krb5p": "encrypts every RPC (privacy)",
@@ -12,10 +16,11 @@ ADVICE = (
 )
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     """One finding per kernel export line whose clients are offered krb5i or krb5p first, and
     per NFS-Ganesha export whose SecType offers them first."""
-    ganesha = facts.nfs_server.ganesha.value if facts.nfs_server.ganesha.known else None
+    nfs_server = present(facts.nfs_server)
+    ganesha = nfs_server.ganesha.value if nfs_server.ganesha.known else None
     for g in ganesha.exports if ganesha else []:
         if g.sec_type and g.sec_type[0].lower() in COST:
             flavour = g.sec_type[0].lower()
@@ -31,7 +36,7 @@ def check(rule, facts):
                 ],
                 advice=ADVICE,
             )
-    for e in facts.nfs_server.exports.value or []:
+    for e in nfs_server.exports.value or []:
         heavy = []
         for c in e.clients:
             flavours = [f for o in c.options if o.startswith("sec=") for f in o[4:].split(":")]

@@ -1,4 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 ASYNC_RISK = (
@@ -7,10 +11,11 @@ ASYNC_RISK = (
 )
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     """One finding per export line and mode, its clients listed: a line exported to many hosts
     is one decision, not one per host."""
-    exports = facts.nfs_server.exports
+    nfs_server = present(facts.nfs_server)
+    exports = nfs_server.exports
     for e in exports.value or []:
         # read-only clients (exports(5)'s default) acknowledge no writes, so have none to lose
         writable = [c for c in e.clients if c.last("rw", "ro") == "rw"]

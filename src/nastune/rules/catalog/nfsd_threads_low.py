@@ -1,30 +1,34 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import cpu_count, kernel_at_least
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.facts.nfs_server import NfsServerFacts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import cpu_count, kernel_at_least, present
 
 QUEUED = 0.05  # share of requests that found no idle thread
 
 
-def _dynamic(facts) -> bool:
+def _dynamic(facts: Facts, n: NfsServerFacts) -> bool:
     """Linux 7.0 starts and stops threads with the load when a minimum is configured: the count
     read then is a moment's, not a limit."""
-    conf = facts.nfs_server.nfsd_conf
-    minimum = (conf.value or {}).get("min-threads") if conf is not None and conf.known else None
+    conf = n.nfsd_conf.known_value if n.nfsd_conf is not None else None
+    minimum = (conf or {}).get("min-threads")
     return bool(minimum and minimum.strip() not in ("0", "")) and kernel_at_least(facts, 7, 0)
 
 
-def _configured(facts) -> list[Evidence]:
-    conf = facts.nfs_server.nfsd_conf
+def _configured(n: NfsServerFacts) -> list[Evidence]:
+    conf = n.nfsd_conf
     if conf is None or not conf.known or conf.value is None:
         return []
     return [Evidence(fact="[nfsd] threads", value=conf.value.get("threads", "unset (8)"), source=conf.source)]
 
 
-def check(rule, facts):
-    n = facts.nfs_server
-    if not n.nfsd_threads.known or n.nfsd_threads.value == 0 or _dynamic(facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    n = present(facts.nfs_server)
+    threads = n.nfsd_threads.known_value
+    if not threads or _dynamic(facts, n):
         return
-    threads = n.nfsd_threads.value
-    pools = n.pool_stats.value if n.pool_stats.known else []
+    pools = n.pool_stats.known_value or []
     arrived = sum(p.packets_arrived for p in pools)
     queued = sum(p.sockets_enqueued for p in pools)
     if arrived == 0 or queued / arrived < QUEUED:
@@ -40,7 +44,7 @@ def check(rule, facts):
             Evidence(
                 fact="packets arrived / sockets enqueued", value=f"{arrived} / {queued}", source=n.pool_stats.source
             ),
-            *_configured(facts),
+            *_configured(n),
         ],
         changes=[Change(knob="nfsd_threads", target="nfsd", current=threads, new=new)],
         advice=f"To keep it across restarts of nfs-server, set threads={new} under [nfsd] in /etc/nfs.conf "

@@ -1,11 +1,16 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE
 
 BUSY = 1_000_000  # interrupts since boot that make a NIC "busy"
 
 
-def check(rule, facts):
-    for i in facts.network.interfaces:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    network = present(facts.network)
+    for i in network.interfaces:
         c = i.coalesce.value if i.coalesce.known else None
         interrupts = sum(sum(irq.counts.values()) for irq in i.irqs)
         if c is None or interrupts < BUSY or c.params.get("rx-usecs", 1) != 0 or c.adaptive_rx is True:

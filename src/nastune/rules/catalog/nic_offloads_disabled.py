@@ -1,10 +1,13 @@
+from collections.abc import Iterator
+
+from nastune.facts import Facts
 from nastune.facts.network import OFFLOADS
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import nics
 from nastune.sources import GAZETTE
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     for i in nics(facts):
         features = (i.features.value if i.features.known else None) or {}
         off = [

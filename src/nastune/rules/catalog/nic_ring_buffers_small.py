@@ -1,12 +1,18 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE
 
 
-def check(rule, facts):
-    for i in facts.network.interfaces:
-        if i.kind != "physical" or not i.rings.known:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    network = present(facts.network)
+    for i in network.interfaces:
+        rings = i.rings.known_value
+        if i.kind != "physical" or rings is None:
             continue
-        current, maximum = i.rings.value.current, i.rings.value.maximum
+        current, maximum = rings.current, rings.maximum
         small = [k for k in ("rx", "tx") if k in current and maximum.get(k, 0) >= 2 * current[k] > 0]
         if small:
             yield rule.finding(

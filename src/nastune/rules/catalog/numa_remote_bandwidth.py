@@ -1,14 +1,17 @@
-from nastune.rules.model import Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
 from nastune.sources import QUMULO
 
 HEALTHY = 0.3  # remote/local read bandwidth below this is abnormal (Qumulo: 6.3/46 = 0.14; fixed 25/46 = 0.54)
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     matrix = facts.numa_bandwidth
-    if matrix is None or not matrix.known or len(matrix.value) < 2:
+    m = matrix.known_value if matrix is not None else None
+    if matrix is None or m is None or len(m) < 2:
         return
-    m = matrix.value
     for i, row in enumerate(m):
         local = row[i]
         remote = min(v for j, v in enumerate(row) if j != i)

@@ -1,18 +1,23 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present, ram
 from nastune.sources import GAZETTE, MINET_NFS
 
 FLOOR_KB = 4096  # what MiNET (2014) settled on for a 2 GB box
 
 
-def check(rule, facts):
-    failures = facts.kernel_log.page_allocation_failures
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
+    kernel_log = present(facts.kernel_log)
+    failures = kernel_log.page_allocation_failures
     if not failures.known or failures.value == 0:
         return
-    current = facts.sysctl.int("vm.min_free_kbytes")
+    current = sysctl.int("vm.min_free_kbytes")
     evidence = [
         Evidence.of("page allocation failures in the kernel log", failures),
-        *(Evidence(fact="example", value=line, source=failures.source) for line in facts.kernel_log.examples[-2:]),
+        *(Evidence(fact="example", value=line, source=failures.source) for line in kernel_log.examples[-2:]),
     ]
     if current is None:
         yield rule.finding(
@@ -22,7 +27,7 @@ def check(rule, facts):
             evidence=evidence,
         )
         return
-    evidence.append(Evidence.of("vm.min_free_kbytes", facts.sysctl.get("vm.min_free_kbytes")))
+    evidence.append(Evidence.of("vm.min_free_kbytes", sysctl.get("vm.min_free_kbytes")))
     cap = (ram(facts) or 0) // 1024 // 20  # never reserve more than 5% of RAM
     step = max(current * 2, FLOOR_KB)
     new = min(step, cap) if cap > current else None

@@ -1,14 +1,20 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 MINIMUM_KB = 1024
 RECOMMENDED_KB = 4096
 
 
-def check(rule, facts):
-    for d in facts.block.devices:
-        if d.kind not in ("disk", "md") or not (d.rotational.known and d.read_ahead_kb.known):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    block = present(facts.block)
+    for d in block.devices:
+        read_ahead = d.read_ahead_kb.known_value
+        if d.kind not in ("disk", "md") or not d.rotational.known or read_ahead is None:
             continue
-        if not d.rotational.value or d.read_ahead_kb.value >= MINIMUM_KB or d.holders:
+        if not d.rotational.value or read_ahead >= MINIMUM_KB or d.holders:
             continue  # a RAID member's read-ahead is the array's business
         target = RECOMMENDED_KB
         if d.kind == "md" and facts.md is not None:

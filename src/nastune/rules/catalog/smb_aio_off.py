@@ -1,8 +1,13 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 
-def check(rule, facts):
-    c = facts.smb.config.value if facts.smb.config.known else None
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
     if c is None:
         return
     for scope, params in (("global", c.globals), *c.shares.items()):
@@ -14,7 +19,7 @@ def check(rule, facts):
                     impact=10,
                     message=f"[{scope}] {key} = 0: smbd serves every {key.split()[1]} synchronously in its main "
                     "process, so one slow disk request holds up the whole client connection.",
-                    evidence=[Evidence(fact=f"[{scope}] {key}", value=value, source=facts.smb.config.source)],
+                    evidence=[Evidence(fact=f"[{scope}] {key}", value=value, source=smb.config.source)],
                     changes=[Change(knob="samba", target=scope, key=key, current=value, new="1")],
                 )
 

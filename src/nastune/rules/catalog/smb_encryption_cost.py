@@ -1,5 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import crypto_evidence, samba_globals, samba_order, samba_shares, slow_crypto
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import crypto_evidence, present, samba_globals, samba_order, samba_shares, slow_crypto
 
 FAST = "AES-128-GCM"  # GCM rides the CPU's AES and carry-less multiply: the cheapest cipher
 ORDER = "AES-128-GCM, AES-128-CCM, AES-256-GCM, AES-256-CCM"  # Samba's own default order
@@ -24,14 +27,15 @@ def _offered(required: list[tuple[str, str, str]]) -> list[Change]:
     return [Change(knob="samba", target=s, key=k, current=v, new="desired", security_risk=True) for s, k, v in required]
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
     g = samba_globals(facts)
     required = _required(g, samba_shares(facts)) if g is not None else []
     if g is None or not required:
         return
     algorithms, reorder = samba_order(g, "server smb3 encryption algorithms", ORDER)
     slow = slow_crypto(facts)
-    source = facts.smb.config.source
+    source = smb.config.source
     yield rule.finding(
         target="global:server smb3 encryption algorithms",
         impact=25 if slow else 15,

@@ -1,10 +1,14 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import samba_globals
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present, samba_globals
 
 OFF = ("no", "false", "0", "off")
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
     g = samba_globals(facts)
     if g is None:
         return
@@ -16,7 +20,7 @@ def check(rule, facts):
         impact=10,
         message="SMB multichannel is off: a client gets one TCP connection per session, so one stream and one "
         "CPU's worth of signing, encryption and interrupt work carry all its traffic.",
-        evidence=[Evidence(fact="[global] server multi channel support", value=value, source=facts.smb.config.source)],
+        evidence=[Evidence(fact="[global] server multi channel support", value=value, source=smb.config.source)],
         changes=[Change(knob="samba", target="global", key="server multi channel support", current=value, new="yes")],
         advice="Clients must ask for it too: Linux mount.cifs with multichannel,max_channels=4; Windows uses it "
         'by itself. With several NICs or an RSS NIC, list them in `interfaces = "IP;capability=RSS,speed=N"`.',

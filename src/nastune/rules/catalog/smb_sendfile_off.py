@@ -1,8 +1,13 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 
-def check(rule, facts):
-    c = facts.smb.config.value if facts.smb.config.known else None
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
     if c is None:
         return
     value = c.globals.get("use sendfile")
@@ -12,7 +17,7 @@ def check(rule, facts):
             impact=4,
             message="use sendfile = no: file reads are copied through smbd's memory instead of going from the "
             "page cache to the socket.",
-            evidence=[Evidence(fact="[global] use sendfile", value=value, source=facts.smb.config.source)],
+            evidence=[Evidence(fact="[global] use sendfile", value=value, source=smb.config.source)],
             changes=[Change(knob="samba", target="global", key="use sendfile", current=value, new="yes")],
         )
 

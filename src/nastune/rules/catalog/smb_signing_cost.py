@@ -1,12 +1,16 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import crypto_evidence, samba_globals, samba_order, slow_crypto
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import crypto_evidence, present, samba_globals, samba_order, slow_crypto
 
 FAST = "AES-128-GMAC"  # GMAC rides the CPU's AES and carry-less multiply: the cheapest signature
 ORDER = "AES-128-GMAC, AES-128-CMAC, HMAC-SHA256"  # Samba's own default order
 REQUIRED = ("mandatory", "required", "yes", "true", "on")
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
     g = samba_globals(facts)
     if g is None:
         return
@@ -16,7 +20,7 @@ def check(rule, facts):
     slow = slow_crypto(facts)
     if algorithms[:1] == [FAST] and not (required and slow):
         return
-    source = facts.smb.config.source
+    source = smb.config.source
     yield rule.finding(
         target="global:server signing",
         # measured on a CPU with AES-NI (bench/results/signing.json): a few percent at half a core;

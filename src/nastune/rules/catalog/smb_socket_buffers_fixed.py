@@ -1,12 +1,16 @@
 import re
+from collections.abc import Iterator
 
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 FIXED = re.compile(r"\bSO_(?:RCVBUF|SNDBUF)=\d+", re.IGNORECASE)
 
 
-def check(rule, facts):
-    c = facts.smb.config.value if facts.smb.config.known else None
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
     value = c.globals.get("socket options") if c else None
     if value and FIXED.search(value):
         kept = " ".join(FIXED.sub("", value).split()) or "TCP_NODELAY"
@@ -15,7 +19,7 @@ def check(rule, facts):
             impact=3,
             message=f"socket options = {value}: fixed buffer sizes switch off the kernel's TCP autotuning for "
             "every SMB connection.",
-            evidence=[Evidence(fact="[global] socket options", value=value, source=facts.smb.config.source)],
+            evidence=[Evidence(fact="[global] socket options", value=value, source=smb.config.source)],
             changes=[Change(knob="samba", target="global", key="socket options", current=value, new=kept)],
         )
 

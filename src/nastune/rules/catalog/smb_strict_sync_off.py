@@ -1,4 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 RISK = (
@@ -7,8 +11,9 @@ RISK = (
 )
 
 
-def check(rule, facts):
-    c = facts.smb.config.value if facts.smb.config.known else None
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
     if c is None:
         return
     for scope, params in (("global", c.globals), *c.shares.items()):
@@ -19,7 +24,7 @@ def check(rule, facts):
                 impact=4,
                 message=f"[{scope}] strict sync = no: {RISK} It is often set for macOS clients' speed; if that "
                 "was the choice, keep it knowingly.",
-                evidence=[Evidence(fact=f"[{scope}] strict sync", value=value, source=facts.smb.config.source)],
+                evidence=[Evidence(fact=f"[{scope}] strict sync", value=value, source=smb.config.source)],
                 changes=[
                     Change(
                         knob="samba", target=scope, key="strict sync", current=value, new="yes", durability_risk=True

@@ -1,4 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 RISK = (
@@ -7,8 +11,9 @@ RISK = (
 )
 
 
-def check(rule, facts):
-    c = facts.smb.config.value if facts.smb.config.known else None
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
     if c is None:
         return
     for scope, params in (("global", c.globals), *c.shares.items()):
@@ -20,7 +25,7 @@ def check(rule, facts):
                 severity=Severity.medium,
                 message=f"[{scope}] sync always = yes: smbd flushes to disk after every write, so writes run at the "
                 "disks' commit latency (MiNET's 2013 benchmark: 10-20x the latency of async writes on small files).",
-                evidence=[Evidence(fact=f"[{scope}] sync always", value=value, source=facts.smb.config.source)],
+                evidence=[Evidence(fact=f"[{scope}] sync always", value=value, source=smb.config.source)],
                 changes=[
                     Change(knob="samba", target=scope, key="sync always", current=value, new="no", durability_risk=True)
                 ],

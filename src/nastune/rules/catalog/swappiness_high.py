@@ -1,9 +1,15 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 
-def check(rule, facts):
-    swappiness = facts.sysctl.int("vm.swappiness")
-    swap = facts.system.swap_bytes.value if facts.system.swap_bytes.known else 0
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    sysctl = present(facts.sysctl)
+    swappiness = sysctl.int("vm.swappiness")
+    swap = system.swap_bytes.known_value or 0
     if swappiness is not None and swappiness > 10 and swap > 0:
         yield rule.finding(
             target="vm.swappiness",
@@ -11,8 +17,8 @@ def check(rule, facts):
             message=f"vm.swappiness is {swappiness} with swap configured: the file server's daemons may be "
             "swapped out to keep page cache, and then stall on their next request.",
             evidence=[
-                Evidence.of("vm.swappiness", facts.sysctl.get("vm.swappiness")),
-                Evidence.of("swap", facts.system.swap_bytes),
+                Evidence.of("vm.swappiness", sysctl.get("vm.swappiness")),
+                Evidence.of("swap", system.swap_bytes),
             ],
             changes=[Change(knob="sysctl", target="vm.swappiness", current=swappiness, new=10)],
         )

@@ -1,8 +1,13 @@
-from nastune.rules.model import Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 
-def check(rule, facts):
-    for problem in facts.sysctl.boot_problems:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
+    for problem in sysctl.boot_problems:
         where, _, what = problem.partition(": ")
         yield rule.finding(
             target=where,

@@ -1,14 +1,17 @@
 import math
+from collections.abc import Iterator
 
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import MiB, human, links, ram, rate
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import MiB, human, links, present, ram, rate
 from nastune.sources import GAZETTE
 
 RTT = 0.001  # seconds: a LAN round trip with some queueing
 HEADROOM = 2  # TCP counts overhead in its buffer (tcp_adv_win_scale): about half is payload
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
     rated = [(i, r) for i in links(facts) if (r := rate(i)).known and r.value]
     if not rated or (ram(facts) or 0) < 1 << 30:
         return  # a box under 1 GiB gets tcp-buffers-small-ram instead
@@ -17,9 +20,9 @@ def check(rule, facts):
     target = max(6 * MiB, 1 << math.ceil(math.log2(need)))
     changes, evidence = [], []
     for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
-        values = facts.sysctl.ints(key)
+        values = sysctl.ints(key)
         if values and len(values) == 3 and values[2] < need:
-            evidence.append(Evidence.of(key, facts.sysctl.get(key)))
+            evidence.append(Evidence.of(key, sysctl.get(key)))
             changes.append(
                 Change(
                     knob="sysctl",
@@ -31,9 +34,9 @@ def check(rule, facts):
     if not changes:
         return
     for key in ("net.core.rmem_max", "net.core.wmem_max"):  # the cap for sockets that set their own size
-        value = facts.sysctl.int(key)
+        value = sysctl.int(key)
         if value is not None and value < need:
-            evidence.append(Evidence.of(key, facts.sysctl.get(key)))
+            evidence.append(Evidence.of(key, sysctl.get(key)))
             changes.append(Change(knob="sysctl", target=key, current=value, new=target))
     yield rule.finding(
         target="tcp",

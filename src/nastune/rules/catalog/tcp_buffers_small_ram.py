@@ -1,21 +1,26 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, human, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import GiB, human, present, ram
 from nastune.sources import GAZETTE
 
 CLIENTS = 32  # concurrent connections a small NAS should survive at full buffers
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    sysctl = present(facts.sysctl)
     memory = ram(facts)
     if memory is None or memory > GiB:
         return
     budget = memory // 4 // CLIENTS  # a quarter of RAM for all socket buffers
     changes, evidence = [], []
     for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
-        values = facts.sysctl.ints(key)
+        values = sysctl.ints(key)
         if values and len(values) == 3 and values[2] > budget:
             new_max = max(budget, 256 * 1024)
-            evidence.append(Evidence.of(key, facts.sysctl.get(key)))
+            evidence.append(Evidence.of(key, sysctl.get(key)))
             changes.append(
                 Change(
                     knob="sysctl",
@@ -30,7 +35,7 @@ def check(rule, facts):
             impact=3,
             message=f"With {human(memory)} of RAM, {CLIENTS} connections at these buffer limits could take more "
             f"than a quarter of memory ({human(budget)} each fits).",
-            evidence=[Evidence.of("memory", facts.system.memory_bytes), *evidence],
+            evidence=[Evidence.of("memory", system.memory_bytes), *evidence],
             changes=changes,
         )
 

@@ -1,10 +1,15 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 KEY = "net.ipv4.tcp_slow_start_after_idle"
 
 
-def check(rule, facts):
-    value = facts.sysctl.values.get(KEY)
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
+    value = sysctl.values.get(KEY)
     if value is None or not value.known or str(value.value).strip() != "1":
         return
     yield rule.finding(

@@ -1,12 +1,17 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 RETRIES_DEFAULT = 15  # about 924 s of retransmissions before a connection is given up
 RETRIES_SHORT = 8  # about 100 s: RFC 1122's lower bound for R2
 KEEPALIVE_SHORT = 60  # seconds
 
 
-def check(rule, facts):
-    retries = facts.sysctl.int("net.ipv4.tcp_retries2")
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
+    retries = sysctl.int("net.ipv4.tcp_retries2")
     if retries is not None and retries < RETRIES_SHORT:
         yield rule.finding(
             target="net.ipv4.tcp_retries2",
@@ -15,10 +20,10 @@ def check(rule, facts):
             message=f"net.ipv4.tcp_retries2 is {retries}: a connection with unacknowledged data is dropped after "
             "a few seconds of silence, so a switch failover or a client's brief stall resets NFS and SMB "
             "sessions (the client then replays or fails its open files).",
-            evidence=[Evidence.of("net.ipv4.tcp_retries2", facts.sysctl.get("net.ipv4.tcp_retries2"))],
+            evidence=[Evidence.of("net.ipv4.tcp_retries2", sysctl.get("net.ipv4.tcp_retries2"))],
             changes=[Change(knob="sysctl", target="net.ipv4.tcp_retries2", current=retries, new=RETRIES_DEFAULT)],
         )
-    keepalive = facts.sysctl.int("net.ipv4.tcp_keepalive_time")
+    keepalive = sysctl.int("net.ipv4.tcp_keepalive_time")
     if keepalive is not None and keepalive < KEEPALIVE_SHORT:
         yield rule.finding(
             target="net.ipv4.tcp_keepalive_time",
@@ -26,7 +31,7 @@ def check(rule, facts):
             severity=Severity.info,
             message=f"net.ipv4.tcp_keepalive_time is {keepalive} s: every idle client connection is probed "
             "that often; with many clients that is constant traffic and wake-ups for nothing.",
-            evidence=[Evidence.of("net.ipv4.tcp_keepalive_time", facts.sysctl.get("net.ipv4.tcp_keepalive_time"))],
+            evidence=[Evidence.of("net.ipv4.tcp_keepalive_time", sysctl.get("net.ipv4.tcp_keepalive_time"))],
             advice="Dead clients are found by smbd's own keepalive and NFS's lease; a keepalive of minutes "
             "(the kernel's default is 7200 s; 600 is common) is enough.",
         )

@@ -1,23 +1,28 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, human, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import GiB, human, present, ram
 from nastune.sources import GAZETTE
 
 TARGET = 1 * GiB  # dirty data a NAS can flush in seconds, not minutes
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    sysctl = present(facts.sysctl)
     memory = ram(facts)
-    ratio, background = facts.sysctl.int("vm.dirty_ratio"), facts.sysctl.int("vm.dirty_background_ratio")
+    ratio, background = sysctl.int("vm.dirty_ratio"), sysctl.int("vm.dirty_background_ratio")
     if memory is None or ratio is None or background is None:
         return
-    if (facts.sysctl.int("vm.dirty_bytes") or 0) > 0 or (facts.sysctl.int("vm.dirty_background_bytes") or 0) > 0:
+    if (sysctl.int("vm.dirty_bytes") or 0) > 0 or (sysctl.int("vm.dirty_background_bytes") or 0) > 0:
         return  # absolute limits were chosen deliberately
     limit = memory * ratio // 100
     good = max(5, min(20, TARGET * 100 // memory))
     evidence = [
-        Evidence.of("vm.dirty_ratio", facts.sysctl.get("vm.dirty_ratio")),
-        Evidence.of("vm.dirty_background_ratio", facts.sysctl.get("vm.dirty_background_ratio")),
-        Evidence.of("memory", facts.system.memory_bytes),
+        Evidence.of("vm.dirty_ratio", sysctl.get("vm.dirty_ratio")),
+        Evidence.of("vm.dirty_background_ratio", sysctl.get("vm.dirty_background_ratio")),
+        Evidence.of("memory", system.memory_bytes),
     ]
     changes = [
         Change(knob="sysctl", target="vm.dirty_ratio", current=ratio, new=good),

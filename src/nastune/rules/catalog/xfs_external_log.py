@@ -1,7 +1,9 @@
 import re
+from collections.abc import Iterator
 
-from nastune.rules.model import Evidence, Rule, Severity
-from nastune.rules.query import data_mounts
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import data_mounts, present
 from nastune.sources import GAZETTE
 
 
@@ -15,14 +17,16 @@ def _base(device: str) -> str:
     return name.rstrip("0123456789")
 
 
-def check(rule, facts):
-    rotational = {d.name: d.rotational.value for d in facts.block.devices if d.rotational.known}
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    block = present(facts.block)
+    mounts = present(facts.mounts)
+    rotational = {d.name: d.rotational.value for d in block.devices if d.rotational.known}
     fast = sorted(n for n, rot in rotational.items() if rot is False and not n.startswith(("loop", "zram", "ram")))
     if not fast:
         return
     for m in data_mounts(facts):
-        info = facts.mounts.xfs.get(m.mountpoint)
-        if m.fstype != "xfs" or info is None or not info.known or info.value.log != "internal":
+        info = mounts.xfs.get(m.mountpoint)
+        if m.fstype != "xfs" or info is None or info.known_value is None or info.known_value.log != "internal":
             continue
         if rotational.get(_base(m.device)) is not True:
             continue

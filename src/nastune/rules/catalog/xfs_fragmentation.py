@@ -1,24 +1,28 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE
 
 THRESHOLD = 20.0  # percent
 
 
-def check(rule, facts):
-    for mountpoint, frag in facts.mounts.fragmentation.items():
-        if not frag.known or frag.value.percent < THRESHOLD:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    mounts = present(facts.mounts)
+    for mountpoint, frag in mounts.fragmentation.items():
+        f = frag.known_value
+        if f is None or f.percent < THRESHOLD:
             continue
         yield rule.finding(
             target=mountpoint,
-            impact=30 if frag.value.percent > 90 else 15,
-            severity=Severity.high if frag.value.percent > 90 else Severity.medium,
-            message=f"XFS at {mountpoint} is {frag.value.percent:.1f}% fragmented ({frag.value.actual} extents where "
-            f"{frag.value.ideal} would do: {frag.value.actual / max(frag.value.ideal, 1):.0f} per file): sequential "
+            impact=30 if f.percent > 90 else 15,
+            severity=Severity.high if f.percent > 90 else Severity.medium,
+            message=f"XFS at {mountpoint} is {f.percent:.1f}% fragmented ({f.actual} extents where "
+            f"{f.ideal} would do: {f.actual / max(f.ideal, 1):.0f} per file): sequential "
             "reads of fragmented files seek between extents.",
             evidence=[Evidence.of(f"{mountpoint} fragmentation", frag)],
-            changes=[
-                Change(knob="xfs_fsr", target=mountpoint, current=f"{frag.value.percent:.1f}%", new="defragmented")
-            ],
+            changes=[Change(knob="xfs_fsr", target=mountpoint, current=f"{f.percent:.1f}%", new="defragmented")],
         )
 
 

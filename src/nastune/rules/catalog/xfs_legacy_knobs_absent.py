@@ -1,22 +1,26 @@
+from collections.abc import Iterator
+
+from nastune.facts import Facts
 from nastune.facts.sysctl import ABSENT
-from nastune.rules.model import Evidence, Rule, Severity
-from nastune.rules.query import data_mounts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import data_mounts, present
 from nastune.sources import GAZETTE
 
 LEGACY = ("fs.xfs.xfsbufd_centisecs", "fs.xfs.age_buffer_centisecs")
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    sysctl = present(facts.sysctl)
     if not any(m.fstype == "xfs" for m in data_mounts(facts)):
         return
-    absent = [k for k in LEGACY if facts.sysctl.get(k).unknown == ABSENT]
+    absent = [k for k in LEGACY if sysctl.get(k).unknown == ABSENT]
     if absent:
         yield rule.finding(
             target="fs.xfs",
             impact=0,
             message=f"{', '.join(absent)} do not exist on this kernel: the XFS buffer daemon they tuned was removed; "
             "metadata writeback now follows the log and xfssyncd_centisecs. Nothing to set.",
-            evidence=[Evidence.of(k, facts.sysctl.get(k)) for k in absent],
+            evidence=[Evidence.of(k, sysctl.get(k)) for k in absent],
         )
 
 

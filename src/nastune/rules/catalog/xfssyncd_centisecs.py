@@ -1,12 +1,17 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, data_mounts, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import GiB, data_mounts, present, ram
 from nastune.sources import GAZETTE
 
 RECOMMENDED = 500
 
 
-def check(rule, facts):
-    value = facts.sysctl.int("fs.xfs.xfssyncd_centisecs")
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    sysctl = present(facts.sysctl)
+    value = sysctl.int("fs.xfs.xfssyncd_centisecs")
     limited = 0 < (ram(facts) or 0) <= 4 * GiB  # a small box: by its memory (a VM has few CPUs, not less RAM)
     if value is None or value <= RECOMMENDED or not limited:
         return
@@ -18,8 +23,8 @@ def check(rule, facts):
         message=f"XFS flushes its metadata every {value / 100:g} s on a small box: under constant writes the "
         "work piles up into bursts that stall clients.",
         evidence=[
-            Evidence.of("fs.xfs.xfssyncd_centisecs", facts.sysctl.get("fs.xfs.xfssyncd_centisecs")),
-            Evidence.of("memory", facts.system.memory_bytes),
+            Evidence.of("fs.xfs.xfssyncd_centisecs", sysctl.get("fs.xfs.xfssyncd_centisecs")),
+            Evidence.of("memory", system.memory_bytes),
         ],
         changes=[Change(knob="sysctl", target="fs.xfs.xfssyncd_centisecs", current=value, new=RECOMMENDED)],
     )

@@ -1,5 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, human, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import GiB, human, present, ram
 
 HALF = 0.55  # an ARC ceiling at about half of memory: the Linux default before OpenZFS 2.3
 
@@ -10,8 +13,10 @@ def _newer_default(version: str | None) -> bool:
     return len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (2, 3)
 
 
-def check(rule, facts):
-    arc, memory = facts.zfs.arc.value if facts.zfs.arc.known else None, ram(facts)
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    zfs = present(facts.zfs)
+    arc, memory = zfs.arc.value if zfs.arc.known else None, ram(facts)
     if arc is None or memory is None or arc.max_param not in (0, None) or _newer_default(arc.version):
         return
     if arc.c_max > memory * HALF:
@@ -23,10 +28,10 @@ def check(rule, facts):
         message=f"The ARC may use at most {human(arc.c_max)} of {human(memory)}: OpenZFS before 2.3 leaves half "
         "of memory to a page cache that ZFS does not use, so files that would fit are read from disk again.",
         evidence=[
-            Evidence(fact="ARC c_max", value=arc.c_max, source=facts.zfs.arc.source),
+            Evidence(fact="ARC c_max", value=arc.c_max, source=zfs.arc.source),
             Evidence(fact="zfs_arc_max (0: the default)", value=arc.max_param, source="/sys/module/zfs/parameters"),
             Evidence(fact="OpenZFS version", value=arc.version or "unknown", source="/sys/module/zfs/version"),
-            Evidence.of("memory", facts.system.memory_bytes),
+            Evidence.of("memory", system.memory_bytes),
         ],
         changes=[Change(knob="sysfs", target="/sys/module/zfs/parameters/zfs_arc_max", current=0, new=new)],
         advice=f"To keep it across reboots: options zfs zfs_arc_max={new} in /etc/modprobe.d/zfs.conf.",

@@ -1,15 +1,20 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import GAZETTE, MINET_NFS
 
 
-def check(rule, facts):
-    for d in facts.zfs.datasets.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    zfs = present(facts.zfs)
+    for d in zfs.datasets.value or []:
         if d.properties.get("atime") == "on":
             yield rule.finding(
                 target=d.name,
                 impact=4,
                 message=f"Dataset {d.name} records access times: every read is also a metadata write.",
-                evidence=[Evidence(fact=f"{d.name} atime", value="on", source=facts.zfs.datasets.source)],
+                evidence=[Evidence(fact=f"{d.name} atime", value="on", source=zfs.datasets.source)],
                 changes=[Change(knob="zfs_property", target=d.name, key="atime", current="on", new="off")],
             )
 

@@ -1,9 +1,14 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 
-def check(rule, facts):
-    for d in facts.zfs.datasets.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    zfs = present(facts.zfs)
+    for d in zfs.datasets.value or []:
         value = d.properties.get("compression")
         if value == "off":
             yield rule.finding(
@@ -11,7 +16,7 @@ def check(rule, facts):
                 impact=5,
                 message=f"Dataset {d.name} stores data uncompressed: every byte of compressible data costs disk "
                 "bandwidth and space.",
-                evidence=[Evidence(fact=f"{d.name} compression", value=value, source=facts.zfs.datasets.source)],
+                evidence=[Evidence(fact=f"{d.name} compression", value=value, source=zfs.datasets.source)],
                 changes=[Change(knob="zfs_property", target=d.name, key="compression", current=value, new="lz4")],
             )
 

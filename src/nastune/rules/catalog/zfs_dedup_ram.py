@@ -1,13 +1,18 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import GiB, TiB, byte_count, human, ram
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import GiB, TiB, byte_count, human, present, ram
 from nastune.sources import MINET_ZFS
 
 RAM_PER_TB = 5 * GiB  # MiNET's 2013 benchmark: plan about 5 GB of RAM per TB of deduplicated data
 
 
-def check(rule, facts):
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    system = present(facts.system)
+    zfs = present(facts.zfs)
     memory = ram(facts)
-    for d in facts.zfs.datasets.value or []:
+    for d in zfs.datasets.value or []:
         if d.properties.get("dedup", "off") in ("off", "-"):
             continue
         used = byte_count(d.properties.get("used"))
@@ -22,9 +27,9 @@ def check(rule, facts):
                 message=f"Dataset {d.name} deduplicates {human(used)}: its table needs about {human(need)} of RAM, "
                 f"more than the {human(memory)} installed, so lookups go to disk on every write.",
                 evidence=[
-                    Evidence(fact=f"{d.name} dedup", value=d.properties["dedup"], source=facts.zfs.datasets.source),
-                    Evidence(fact=f"{d.name} used", value=used, source=facts.zfs.datasets.source),
-                    Evidence.of("memory", facts.system.memory_bytes),
+                    Evidence(fact=f"{d.name} dedup", value=d.properties["dedup"], source=zfs.datasets.source),
+                    Evidence(fact=f"{d.name} used", value=used, source=zfs.datasets.source),
+                    Evidence.of("memory", system.memory_bytes),
                 ],
                 changes=[
                     Change(knob="zfs_property", target=d.name, key="dedup", current=d.properties["dedup"], new="off")

@@ -1,7 +1,9 @@
 import re
+from collections.abc import Iterator
 
-from nastune.rules.model import Change, Evidence, Rule, Severity
-from nastune.rules.query import KiB, byte_count, served_paths
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import KiB, byte_count, present, served_paths
 
 # What a dataset holds, read from its name: images of guests' disks and databases write in small
 # blocks; a shared file tree is read and written in large sequential runs.
@@ -17,12 +19,12 @@ def _holds(name: str) -> str | None:
     return None
 
 
-def _mountpoint(facts, dataset: str) -> str | None:
+def _mountpoint(facts: Facts, dataset: str) -> str | None:
     mounts = facts.mounts.mounts.value if facts.mounts and facts.mounts.mounts.known else None
     return next((m.mountpoint for m in mounts or [] if m.fstype == "zfs" and m.device == dataset), None)
 
 
-def _better(facts, name: str, kib: int) -> tuple[int, str] | None:
+def _better(facts: Facts, name: str, kib: int) -> tuple[int, str] | None:
     """The recordsize this dataset's use asks for, and why; None when it already fits."""
     kind = _holds(name)
     if kind is not None:
@@ -35,8 +37,9 @@ def _better(facts, name: str, kib: int) -> tuple[int, str] | None:
     return None
 
 
-def check(rule, facts):
-    for d in facts.zfs.datasets.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    zfs = present(facts.zfs)
+    for d in zfs.datasets.value or []:
         size = byte_count(d.properties.get("recordsize"))
         if size is None or size < 512:
             continue
@@ -50,7 +53,7 @@ def check(rule, facts):
             impact=10,
             message=f"Dataset {d.name} has recordsize {size // KiB}K, but {why}: each I/O reads or rewrites a "
             f"record of the wrong size.",
-            evidence=[Evidence(fact=f"{d.name} recordsize", value=size, source=facts.zfs.datasets.source)],
+            evidence=[Evidence(fact=f"{d.name} recordsize", value=size, source=zfs.datasets.source)],
             changes=[
                 Change(knob="zfs_property", target=d.name, key="recordsize", current=f"{size // KiB}K", new=label)
             ],

@@ -1,4 +1,8 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 from nastune.sources import MINET_ZFS
 
 RISK = (
@@ -8,8 +12,9 @@ RISK = (
 )
 
 
-def check(rule, facts):
-    for d in facts.zfs.datasets.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    zfs = present(facts.zfs)
+    for d in zfs.datasets.value or []:
         value = d.properties.get("sync")
         if value == "always":
             yield rule.finding(
@@ -17,7 +22,7 @@ def check(rule, facts):
                 impact=30,
                 severity=Severity.medium,
                 message=f"Dataset {d.name} has sync=always: every write waits for the intent log on disk.",
-                evidence=[Evidence(fact=f"{d.name} sync", value=value, source=facts.zfs.datasets.source)],
+                evidence=[Evidence(fact=f"{d.name} sync", value=value, source=zfs.datasets.source)],
                 changes=[
                     Change(
                         knob="zfs_property",

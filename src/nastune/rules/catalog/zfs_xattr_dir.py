@@ -1,10 +1,15 @@
-from nastune.rules.model import Change, Evidence, Rule, Severity
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
 
 DIRECTORY = ("on", "dir")  # `on` meant directory-based xattrs until OpenZFS 2.2
 
 
-def check(rule, facts):
-    for d in facts.zfs.datasets.value or []:
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    zfs = present(facts.zfs)
+    for d in zfs.datasets.value or []:
         value = d.properties.get("xattr")
         if value not in DIRECTORY:
             continue
@@ -14,7 +19,7 @@ def check(rule, facts):
             message=f"Dataset {d.name} keeps extended attributes in hidden directories (xattr={value}): every "
             "xattr read costs up to three lookups, and Samba reads them for every file it lists (DOS "
             "attributes, ACLs, macOS metadata).",
-            evidence=[Evidence(fact=f"{d.name} xattr", value=value, source=facts.zfs.datasets.source)],
+            evidence=[Evidence(fact=f"{d.name} xattr", value=value, source=zfs.datasets.source)],
             changes=[Change(knob="zfs_property", target=d.name, key="xattr", current=value, new="sa")],
         )
 
