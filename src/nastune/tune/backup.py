@@ -8,20 +8,24 @@ import contextlib
 import hashlib
 import os
 import posixpath
+from typing import TYPE_CHECKING
 
 from nastune.root import Unavailable
 
+if TYPE_CHECKING:
+    from nastune.tune.journal import Journal
 
-def directory(journal) -> str:
+
+def directory(journal: Journal) -> str:
     return journal.path.removesuffix(".jsonl") + ".files"
 
 
-def path_for(journal, seq: int, path: str) -> str:
+def path_for(journal: Journal, seq: int, path: str) -> str:
     digest = hashlib.sha256(path.encode()).hexdigest()[:8]
     return f"{directory(journal)}/{seq}-{digest}-{posixpath.basename(path) or 'file'}"
 
 
-def save(journal, seq: int, files: dict[str, str | None]) -> None:
+def save(journal: Journal, seq: int, files: dict[str, str | None]) -> None:
     """Copy each original that exists, with its mode and owner (an absent one needs no backup:
     it is removed on undo). Errors are the caller's: apply checked the room for them first."""
     root = journal.system.root
@@ -35,7 +39,7 @@ def save(journal, seq: int, files: dict[str, str | None]) -> None:
                 os.chmod(root.host_path(copy), info.st_mode & 0o7777)
 
 
-def restore(journal, seq: int, path: str, content: str) -> bool:
+def restore(journal: Journal, seq: int, path: str, content: str) -> bool:
     """Put `path` back by renaming its backup over it (no new space: the rollback of an apply
     that filled the disk), when the backup holds exactly `content` and lies on the same file
     system; False when it cannot, and the caller writes `content` instead."""
@@ -50,7 +54,7 @@ def restore(journal, seq: int, path: str, content: str) -> bool:
     return True
 
 
-def manual(journal, seq: int, path: str, content: str | None) -> str:
+def manual(journal: Journal, seq: int, path: str, content: str | None) -> str:
     """The command that puts `path` back by hand."""
     if content is None:
         return f"rm {path}"

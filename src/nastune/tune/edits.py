@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
+from collections.abc import Iterator
 
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf.samba import normalise
@@ -161,7 +162,7 @@ def exports_set(text: str, path: str, host: str, option: str) -> str:
     raise EditError(f"/etc/exports has no entry for {path}")
 
 
-def _entries(lines: list[str]):
+def _entries(lines: list[str]) -> Iterator[tuple[int, int]]:
     """(first, last) line index of each entry, continuation lines joined."""
     start = 0
     while start < len(lines):

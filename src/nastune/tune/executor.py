@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from nastune import wire
@@ -121,7 +122,11 @@ def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: 
 
 
 def apply(
-    plan: Plan, system: System, accept_risk: Risks = frozenset(), persist: bool = False, log=print
+    plan: Plan,
+    system: System,
+    accept_risk: Risks = frozenset(),
+    persist: bool = False,
+    log: Callable[[str], None] = print,
 ) -> Journal | None:
     """The journal of the changes made; None when every setting already was as planned and
     nothing is to be persisted (no journal is written then, so an empty one can never hide the
@@ -147,7 +152,7 @@ def apply(
     return journal
 
 
-def _made(journal: Journal, system: System, pending: list[Pending], made: list, log) -> None:
+def _made(journal: Journal, system: System, pending: list[Pending], made: list, log: Callable[[str], None]) -> None:
     """Every change in turn, journaled before it is made; the services reloaded; the persistence
     files written; the journal closed."""
     _announce(journal, 1, [r.change for r in pending] + [change for change, _, _ in made])
@@ -163,7 +168,7 @@ def _made(journal: Journal, system: System, pending: list[Pending], made: list, 
     journal.record({"type": "end", "state": "applied", "changes": seq})
 
 
-def _undone(journal: Journal, system: System, e: BaseException, log) -> None:
+def _undone(journal: Journal, system: System, e: BaseException, log: Callable[[str], None]) -> None:
     """After a failed apply: everything rolled back; Stranded when that could not restore all,
     TuneError naming the cause when it could (any other exception goes on as it was)."""
     log(f"apply failed: {e}; rolling back")
@@ -190,7 +195,7 @@ def _announce(journal: Journal, first: int, changes: list[PlannedChange]) -> Non
     journal.record({"type": "steps", "first": first, "changes": [c.model_dump(mode="json") for c in changes]})
 
 
-def _step(system: System, journal: Journal, seq: int, row: Pending, log) -> None:
+def _step(system: System, journal: Journal, seq: int, row: Pending, log: Callable[[str], None]) -> None:
     change, knob = row.change, row.knob
     where = knob.label(change) if row.index < 0 else f"changes[{row.index}] ({knob.label(change)})"
     try:

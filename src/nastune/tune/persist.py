@@ -4,7 +4,9 @@ options, and a systemd unit that re-applies the rest of the plan. Rollback remov
 from __future__ import annotations
 
 import sys
+from typing import Any
 
+from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import Plan, PlannedChange
@@ -22,17 +24,17 @@ class FileKnob(Knob):
 
     kind = "file"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if change.target not in PATHS:
             raise TuneError(f"file {change.target!r}: not a file nastune persists to")
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return [change.target]
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         return system.read(change.target)
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         system.root.replace(change.target, value)
 
 

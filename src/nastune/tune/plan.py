@@ -26,7 +26,7 @@ class PlannedChange(Change):
 
     @field_validator("new", "current")
     @classmethod
-    def _scalar(cls, v):
+    def _scalar(cls, v: object) -> object:
         """A value is one scalar: text, a whole number or a finite number (or none)."""
         if v is None or (isinstance(v, str | int) and not isinstance(v, bool)):
             if isinstance(v, str) and len(v) > 65536:

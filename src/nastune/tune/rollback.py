@@ -8,6 +8,7 @@ only the files its own change edits: rollback writes no other file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -16,7 +17,7 @@ from nastune import wire
 from nastune.jsonfile import invalid
 from nastune.root import Unavailable
 from nastune.tune import backup, lock, persist, services
-from nastune.tune.journal import Journal
+from nastune.tune.journal import Contents, Journal
 from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import PlannedChange
 from nastune.tune.system import System, TuneError
@@ -157,7 +158,7 @@ def _manual(journal: Journal, seq: int, knob: Knob, change: PlannedChange, befor
     return f"check {knob.label(change)} by hand"
 
 
-def _unrecorded(journal: Journal, system: System, contents) -> list[Failure]:
+def _unrecorded(journal: Journal, system: System, contents: Contents) -> list[Failure]:
     """In a journal without its closing line, the announced changes that have no line of their
     own but read as applied: their lines were lost (a journal cut short), so their originals are
     unknown. A change killed before its own line was written reads as it was, and is skipped."""
@@ -199,7 +200,7 @@ def _restore(journal: Journal, system: System, seq: int, parsed: tuple, before: 
     return _restore_value(system, knob, change, before.get("value"), not dry_run)
 
 
-def rollback(journal: Journal, system: System, log=print, dry_run: bool = False) -> Report:
+def rollback(journal: Journal, system: System, log: Callable[[str], None] = print, dry_run: bool = False) -> Report:
     """Restore originals newest first; entries already rolled back are skipped, so a second
     run (or one after a kill) is harmless. `dry_run`: count what it would restore, change nothing."""
     report = Report(dry_run=dry_run)

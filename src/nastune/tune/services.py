@@ -3,11 +3,13 @@ kernel NFS server re-exports. On the lab, the lab's own servers; on a tree, noth
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from nastune.tune.knobs import samba_path
 from nastune.tune.system import System, TuneError
 
 
-def reload(system: System, service: str, log=print) -> str:
+def reload(system: System, service: str, log: Callable[[str], None] = print) -> str:
     if not system.live:
         return f"{service}: not reloaded (not a live system)"
     if service == "samba":

@@ -4,13 +4,14 @@ sets it by hand, which service reloads after it, and how it survives a reboot.""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from nastune.conf import safe
 from nastune.rules.model import Change
 from nastune.tune.system import System, TuneError
 
 
-def norm(value) -> str | None:
+def norm(value: object) -> str | None:
     return None if value is None else " ".join(str(value).split())
 
 
@@ -42,7 +43,7 @@ class Knob:
             return f"needs a live system; {system.root.path} is a directory tree"
         return None
 
-    def manual(self, change: Change, value) -> str:
+    def manual(self, change: Change, value: Any) -> str:
         """The command an operator runs to set `value` by hand when nastune cannot."""
         return f"set {self.label(change)} to {value!r} by hand"
 
@@ -56,14 +57,20 @@ class Knob:
     def read(self, system: System, change: Change) -> str | None:
         raise NotImplementedError
 
-    def write(self, system: System, change: Change, value) -> None:
+    def write(self, system: System, change: Change, value: Any) -> None:
         raise NotImplementedError
+
+    def key(self, change: Change) -> str:
+        """The key (parameter, option, feature, class id) of a change to a knob that needs one."""
+        if not change.key:
+            raise TuneError(f"{self.label(change)}: names no key (the parameter or option it sets)")
+        return change.key
 
     def label(self, change: Change) -> str:
         return f"{self.kind} {change.target}" + (f" {change.key}" if change.key else "")
 
 
-def _safe(pattern, value, what: str) -> None:
+def _safe(pattern: re.Pattern[str], value: object, what: str) -> None:
     try:
         safe.check(pattern, value, what)
     except ValueError as e:

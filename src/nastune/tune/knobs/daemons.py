@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from typing import Any
 
 from nastune import commands
 from nastune.conf import ganesha as ganesha_conf
@@ -13,6 +14,7 @@ from nastune.conf.exports import parse
 from nastune.facts.context import Context
 from nastune.facts.nfs_server import config_path
 from nastune.facts.system import daemons
+from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
 from nastune.tune.system import System, TuneError
@@ -40,17 +42,17 @@ class Samba(Knob):
     kind, phase, service = "samba", 50, "samba"
     disruption = "Samba reloads its configuration (open sessions keep theirs)"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not change.key or change.new is None:
             raise TuneError(f"samba [{change.target}]: a parameter and a one-line value are needed")
         _safe(safe.SAMBA_SECTION, change.target, "samba section")
         _safe(safe.SAMBA_KEY, change.key, f"samba [{change.target}] parameter")
         _safe(safe.SAMBA_VALUE, change.new, f"samba [{change.target}] {change.key}")
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return [samba_path(system)]
 
-    def applicable(self, system, change):
+    def applicable(self, system: System, change: Change) -> str | None:
         path = samba_path(system)
         text = system.read(path)
         if text is None or change.key is None:
@@ -58,16 +60,16 @@ class Samba(Knob):
         edited = edits.samba_set(text, change.target, change.key, change.new)
         return _overridden(system, path, edited, change, change.new)
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         text = system.read(samba_path(system))
         if text is None:
             raise TuneError(f"{self.label(change)}: cannot read {samba_path(system)}")
-        return norm(edits.samba_get(text, change.target, change.key))
+        return norm(edits.samba_get(text, change.target, self.key(change)))
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         path = samba_path(system)
         edited = edits.samba_set(
-            system.read(path) or "", change.target, change.key, None if value is None else str(value)
+            system.read(path) or "", change.target, self.key(change), None if value is None else str(value)
         )
         problem = _overridden(system, path, edited, change, value) or _samba_problem(system, path, edited)
         if problem:
@@ -75,11 +77,11 @@ class Samba(Knob):
         system.root.replace(path, edited)
 
 
-def _overridden(system: System, path: str, edited: str, change, value) -> str | None:
+def _overridden(system: System, path: str, edited: str, change: Change, value: Any) -> str | None:
     """Why an edit of `path` would not be what smbd reads: a file it includes (or a later line)
     sets the same parameter after it; nastune edits only the main file, restorable byte for byte."""
     done = samba_conf.read(path, edited, system.read, lambda p: "unreadable")
-    section, key = change.target.lower(), samba_conf.normalise(change.key)
+    section, key = change.target.lower(), samba_conf.normalise(change.key or "")
     final = done.sections.get(section, {}).get(key)
     if value is None or final == str(value):
         return None
@@ -114,7 +116,7 @@ class GaneshaExport(Knob):
     disruption = "NFS-Ganesha restarts: NFS clients stall for seconds and reconnect"
     SIZES = ("maxread", "maxwrite", "prefread", "prefwrite")
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         _safe(safe.GANESHA_KEY, change.key, f"ganesha_export {change.target} parameter")
         _safe(safe.GANESHA_VALUE, change.target, "ganesha_export Export_Id")
         if change.new is not None:
@@ -122,21 +124,23 @@ class GaneshaExport(Knob):
         if (change.key or "").lower() in self.SIZES:
             _int_range(change, 4096, 64 << 20, f"ganesha_export {change.key}")
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return [ganesha_path(system)]
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         text = system.read(ganesha_path(system))
         try:
-            return norm(edits.ganesha_get(text or "", str(change.target), change.key))
+            return norm(edits.ganesha_get(text or "", str(change.target), self.key(change)))
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         path = ganesha_path(system)
         try:
             original = system.read(path) or ""
-            edited = edits.ganesha_set(original, str(change.target), change.key, None if value is None else str(value))
+            edited = edits.ganesha_set(
+                original, str(change.target), self.key(change), None if value is None else str(value)
+            )
             ganesha_conf.check(edited, original)
         except (edits.EditError, ganesha_conf.GaneshaSyntaxError) as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
@@ -149,22 +153,22 @@ class NfsExport(Knob):
     kind, phase, service = "nfs_export", 50, "exportfs"
     disruption = "the kernel NFS server re-exports (exportfs -ra)"
 
-    def _split(self, change):
+    def _split(self, change: Change) -> tuple[str, str]:
         host, _, option = (change.key or "").rpartition(":")
         if not host or option not in ("sync", "async"):
             raise TuneError(f"nfs_export {change.target}: key must be HOST:sync or HOST:async, not {change.key!r}")
         return host, option
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         host, _ = self._split(change)
         _safe(safe.HOST, host, f"nfs_export {change.target} client")
         if not str(change.target).startswith("/") or str(change.new) not in ("sync", "async"):
             raise TuneError(f"nfs_export {change.target}: needs an absolute path and sync or async")
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return ["/etc/exports"]
 
-    def applicable(self, system, change):
+    def applicable(self, system: System, change: Change) -> str | None:
         """The edit tried on the file as it is, so a client nastune cannot find fails the plan
         before anything is written, not halfway through it."""
         host, _ = self._split(change)
@@ -174,7 +178,7 @@ class NfsExport(Knob):
             return str(e)
         return super().applicable(system, change)
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         host, _ = self._split(change)
         for export in parse(system.read("/etc/exports") or "", "/etc/exports", problems=[]):
             for client in export.clients:
@@ -182,7 +186,7 @@ class NfsExport(Knob):
                     return client.last("sync", "async") or "sync"
         raise TuneError(f"{self.label(change)}: /etc/exports has no client {host} for {change.target}")
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         host, _ = self._split(change)
         try:
             system.root.replace(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from nastune.errors import UsageError
 from nastune.facts.context import cpu_list
 from nastune.root import Unavailable
 from nastune.rules.model import Change
 from nastune.tune.knobs.base import Knob, _int_range, norm
-from nastune.tune.system import TuneError
+from nastune.tune.system import System, TuneError
 
 
 class FileValue(Knob):
@@ -20,21 +20,21 @@ class FileValue(Knob):
     def path(self, change: Change) -> str:
         raise NotImplementedError
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return f"echo {shlex.quote(str(value))} > {self.path(change)}"
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         """In a tree a kernel value is a plain file: journaled whole, so a rollback puts back its
         bytes (tabs, the final newline), not only its value. Live, /proc and /sys hold values."""
         if system.live or not system.root.exists(self.path(change)):
             return []
         return [self.path(change)]
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         text = system.read(self.path(change))
         return norm(text)
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         try:
             system.root.write(self.path(change), str(value))
         except Unavailable as e:
@@ -46,27 +46,27 @@ class Sysctl(FileValue):
     persists = "sysctl.d"
     kind, phase = "sysctl", 10
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", change.target or ""):
             raise TuneError(f"sysctl: {change.target!r} is not a sysctl key")
         if not re.fullmatch(r"[A-Za-z0-9_ \t.-]+", str(change.new)):
             raise TuneError(f"sysctl {change.target}: {change.new!r} is not a sysctl value")
 
-    def path(self, change):
+    def path(self, change: Change) -> str:
         return "/proc/sys/" + change.target.replace(".", "/")
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return f"sysctl -w {shlex.quote(f'{change.target}={value}')}"
 
-    def _per_namespace(self, system, change) -> bool:
+    def _per_namespace(self, system: System, change: Change) -> bool:
         return system.own_network and change.target.startswith("net.")
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         if self._per_namespace(system, change):
             return norm(system.run_net(["sysctl", "-n", change.target]))
         return super().read(system, change)
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         if self._per_namespace(system, change):
             system.run_net(["sysctl", "-q", "-w", f"{change.target}={value}"], what=self.label(change))
         else:
@@ -83,24 +83,24 @@ class Sysfs(FileValue):
         "nr_requests": (4, 100000),
     }
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not (change.target or "").startswith("/sys/") or ".." in change.target:
             raise TuneError(f"sysfs: {change.target!r} is not a path under /sys")
         name = change.target.rsplit("/", 1)[-1]
         if name in self.RANGES:
             _int_range(change, *self.RANGES[name], what="sysfs")
 
-    def path(self, change):
+    def path(self, change: Change) -> str:
         return change.target
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         text = system.read(change.target)
         if text is not None and change.target.endswith("/scheduler"):
             active = re.search(r"\[([^\]]+)\]", text)
             return active.group(1) if active else norm(text)
         return norm(text)
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         if change.target.endswith("/scheduler"):
             available = (system.read(change.target) or "").replace("[", " ").replace("]", " ").split()
             if available and str(value) not in available:
@@ -115,7 +115,7 @@ class IrqAffinity(FileValue):
     persists = "unit"
     kind, phase = "irq_affinity", 20
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not re.fullmatch(r"irq/\d+", change.target or ""):
             raise TuneError(f"irq_affinity: {change.target!r} is not irq/N")
         try:
@@ -124,10 +124,10 @@ class IrqAffinity(FileValue):
         except ValueError as e:
             raise TuneError(f"irq_affinity {change.target}: {change.new!r} is not a CPU list") from e
 
-    def path(self, change):
+    def path(self, change: Change) -> str:
         return f"/proc/{change.target}/smp_affinity_list"
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         online = system.read("/sys/devices/system/cpu/online")
         if online and not set(cpu_list(str(value))) <= set(cpu_list(online)):
             raise TuneError(f"{self.label(change)}: CPUs {value} are not all online ({online.strip()})")
@@ -139,10 +139,10 @@ class NfsdThreads(FileValue):
     persists = "unit"
     kind, phase = "nfsd_threads", 30
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         _int_range(change, 1, 8192, "nfsd_threads")
 
-    def path(self, change):
+    def path(self, change: Change) -> str:
         return "/proc/fs/nfsd/threads"
 
 
@@ -155,11 +155,11 @@ class CpuGovernor(Knob):
     kind, phase = "cpu_governor", 20
     BASE = "/sys/devices/system/cpu"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if change.target != "cpufreq" or not re.fullmatch(r"[a-z_]+|(cpu\d+=[a-z_]+,?)+", str(change.new)):
             raise TuneError(f"cpu_governor: target cpufreq and a governor name are needed, not {change.new!r}")
 
-    def _cpus(self, system) -> list[str]:
+    def _cpus(self, system: System) -> list[str]:
         names = system.root.listdir(self.BASE) if system.root.exists(self.BASE) else []
         found = [n for n in names if re.fullmatch(r"cpu\d+", n)]
         return sorted(
@@ -167,21 +167,21 @@ class CpuGovernor(Knob):
             key=lambda n: int(n[3:]),
         )
 
-    def applicable(self, system, change):
+    def applicable(self, system: System, change: Change) -> str | None:
         if not self._cpus(system):
             return f"no CPU here has cpufreq ({self.BASE}/cpu*/cpufreq): nothing to set (a VM, most often)"
         return super().applicable(system, change)
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return [] if system.live else [f"{self.BASE}/{n}/cpufreq/scaling_governor" for n in self._cpus(system)]
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         each = {n: norm(system.read(f"{self.BASE}/{n}/cpufreq/scaling_governor")) for n in self._cpus(system)}
         if len(set(each.values())) == 1:
             return next(iter(each.values()))
         return ",".join(f"{n}={g}" for n, g in each.items())
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         per_cpu = dict(p.split("=", 1) for p in str(value).split(",") if "=" in p)
         for n in self._cpus(system):
             governor = per_cpu.get(n, str(value))

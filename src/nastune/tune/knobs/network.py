@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from typing import Any
 
 from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings, htb_class_rate
+from nastune.rules.model import Change
 from nastune.tune.knobs.base import Knob, _int_range, norm
 from nastune.tune.knobs.kernel import FileValue
-from nastune.tune.system import TuneError
+from nastune.tune.system import System, TuneError
 
 
 class Mtu(FileValue):
@@ -19,24 +21,24 @@ class Mtu(FileValue):
     kind, phase, network = "mtu", 90, True
     disruption = "the link's MTU changes: traffic pauses a moment; every host and switch port on it must match"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not re.fullmatch(r"[A-Za-z0-9_.:@-]{1,15}", str(change.target or "")) or change.target in (".", ".."):
             raise TuneError(f"mtu: {str(change.target)[:40]!r} is not an interface name")
         _int_range(change, 68, 65535, "mtu")
 
-    def path(self, change):
+    def path(self, change: Change) -> str:
         return f"/sys/class/net/{change.target}/mtu"
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return f"ip link set dev {shlex.quote(change.target)} mtu {value}"
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         if system.own_network:
             data = json.loads(system.run_net(["ip", "-j", "link", "show", "dev", change.target]))
             return norm(data[0]["mtu"])
         return super().read(system, change)
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         if not (system.own_network or system.live):
             return super().write(system, change, value)
         system.set_mtu(change.target, int(value), self.label(change))
@@ -47,14 +49,14 @@ class Ethtool(Knob):
     disruption = "the NIC reconfigures: traffic may pause a moment"
     flag = ""
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return shlex.join(["ethtool", self.flag, change.target, change.key or "", str(value)])
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         raise NotImplementedError
 
-    def write(self, system, change, value):
-        system.run_net(["ethtool", self.flag, change.target, change.key, str(value)], what=self.label(change))
+    def write(self, system: System, change: Change, value: Any) -> None:
+        system.run_net(["ethtool", self.flag, change.target, self.key(change), str(value)], what=self.label(change))
 
 
 class EthtoolFeature(Ethtool):
@@ -62,13 +64,13 @@ class EthtoolFeature(Ethtool):
     persists = "unit"
     kind, flag = "ethtool_feature", "-K"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if str(change.new) not in ("on", "off"):
             raise TuneError(f"ethtool_feature {change.target} {change.key}: {change.new!r} must be on or off")
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         features = ethtool_features(system.run_net(["ethtool", "--json", "-k", change.target]))
-        feature = features.get(change.key)
+        feature = features.get(self.key(change))
         if feature is None:
             raise TuneError(f"{self.label(change)}: the NIC has no feature {change.key!r}")
         return "on" if feature.active else "off"
@@ -79,12 +81,12 @@ class EthtoolCoalesce(Ethtool):
     persists = "unit"
     kind, flag = "ethtool_coalesce", "-C"
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         c = ethtool_coalesce(system.run_net(["ethtool", "-c", change.target]))
         if change.key in ("adaptive-rx", "adaptive-tx"):
             value = c.adaptive_rx if change.key == "adaptive-rx" else c.adaptive_tx
             return None if value is None else ("on" if value else "off")
-        return norm(c.params.get(change.key))
+        return norm(c.params.get(self.key(change)))
 
 
 class EthtoolRing(Ethtool):
@@ -92,11 +94,11 @@ class EthtoolRing(Ethtool):
     persists = "unit"
     kind, flag = "ethtool_ring", "-G"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         _int_range(change, 1, 1 << 20, "ethtool_ring")
 
-    def read(self, system, change):
-        return norm(ethtool_rings(system.run_net(["ethtool", "-g", change.target])).current.get(change.key))
+    def read(self, system: System, change: Change) -> str | None:
+        return norm(ethtool_rings(system.run_net(["ethtool", "-g", change.target])).current.get(self.key(change)))
 
 
 class HtbRate(Knob):
@@ -108,22 +110,35 @@ class HtbRate(Knob):
     kind, phase, network, needs_live = "htb_rate", 90, True, True
     disruption = "the link's shaping changes at once"
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         _int_range(change, 8000, 400 * 10**9, "htb_rate")
         if not re.fullmatch(r"[0-9a-f]{1,4}:[0-9a-f]{1,4}", str(change.key or "")):
             raise TuneError(f"htb_rate {change.target}: key {str(change.key)[:20]!r} is not a class id such as 1:10")
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         rate = f"{value}bit"
         return shlex.join(["tc", "class", "change", "dev", change.target, "classid", change.key or "", "htb"]) + (
             f" rate {rate} ceil {rate}"
         )
 
-    def read(self, system, change):
-        shown = system.run_net(["tc", "class", "show", "dev", change.target, "classid", change.key])
-        return norm(htb_class_rate(shown, change.key))
+    def read(self, system: System, change: Change) -> str | None:
+        shown = system.run_net(["tc", "class", "show", "dev", change.target, "classid", self.key(change)])
+        return norm(htb_class_rate(shown, self.key(change)))
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         rate = f"{value}bit"
-        argv = ["tc", "class", "change", "dev", change.target, "classid", change.key, "htb", "rate", rate, "ceil", rate]
+        argv = [
+            "tc",
+            "class",
+            "change",
+            "dev",
+            change.target,
+            "classid",
+            self.key(change),
+            "htb",
+            "rate",
+            rate,
+            "ceil",
+            rate,
+        ]
         system.run_net(argv, what=self.label(change))

@@ -4,13 +4,14 @@ defragmentation."""
 from __future__ import annotations
 
 import shlex
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from nastune.conf import safe
 from nastune.facts.mounts import parse_mounts
+from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
-from nastune.tune.system import TuneError
+from nastune.tune.system import System, TuneError
 
 
 def _mount_options(text: str | None, mountpoint: str) -> list[str] | None:
@@ -50,13 +51,13 @@ class MountOption(Knob):
     kind, phase, needs_live = "mount_option", 40, True
     disruption = "the file system is remounted in place (no unmount)"
 
-    def _remount(self, change, value) -> list[str]:
+    def _remount(self, change: Change, value: Any) -> list[str]:
         return ["mount", "-o", f"remount,{REMOUNT.get(str(value), str(value))}", "--", change.target]
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return shlex.join(self._remount(change, value))
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not str(change.target).startswith("/"):
             raise TuneError(f"mount_option: {change.target!r} is not a mount point")
         if change.key not in edits.ATIME + ("nodiratime", "diratime"):
@@ -66,10 +67,10 @@ class MountOption(Knob):
                 f"mount_option {change.target}: {change.new!r} is not one of {', '.join(edits.EXCLUSIVE[change.key])}"
             )
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         views = [system.read("/proc/self/mounts")]
         views += [system.read(f"/proc/{pid}/mounts") for pid in system.server_pids]
-        values = {_option_value(_mount_options(v, change.target), change.key) for v in views if v is not None}
+        values = {_option_value(_mount_options(v, change.target), self.key(change)) for v in views if v is not None}
         if not values or values == {None}:
             raise TuneError(f"mount_option: nothing is mounted at {change.target}")
         if len(values) > 1:  # no single original to restore: refuse rather than journal a non-value
@@ -79,7 +80,7 @@ class MountOption(Knob):
             )
         return values.pop()
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         remount = self._remount(change, value)
         system.run(remount, what=self.label(change))
         for pid in system.server_pids:
@@ -94,29 +95,29 @@ class FstabOption(Knob):
 
     kind, phase = "nfs_client_mount", 40
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if not str(change.target).startswith("/"):
             raise TuneError(f"nfs_client_mount: {change.target!r} is not a mount point")
         _safe(safe.MOUNT_OPTION, change.key, f"nfs_client_mount {change.target} option")
         if change.new is not None:
             _safe(safe.MOUNT_OPTION, change.new, f"nfs_client_mount {change.target} {change.key}")
 
-    def files(self, system, change):
+    def files(self, system: System, change: Change) -> list[str]:
         return ["/etc/fstab"]
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         text = system.read("/etc/fstab")
         options = edits.fstab_options(text or "", change.target)
         if options is None:
             raise TuneError(f"{self.label(change)}: /etc/fstab has no entry for {change.target}")
-        return norm(_option_value(options, change.key))
+        return norm(_option_value(options, self.key(change)))
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         text = system.read("/etc/fstab")
         try:
             system.root.replace(
                 "/etc/fstab",
-                edits.fstab_set(text or "", change.target, change.key, None if value is None else str(value)),
+                edits.fstab_set(text or "", change.target, self.key(change), None if value is None else str(value)),
             )
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
@@ -127,7 +128,7 @@ class ZfsProperty(Knob):
     persists = "persistent"
     kind, phase, needs_live = "zfs_property", 60, True
 
-    def manual(self, change, value):
+    def manual(self, change: Change, value: Any) -> str:
         return shlex.join(["zfs", "set", f"{change.key}={value}", change.target])
 
     ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -140,8 +141,8 @@ class ZfsProperty(Knob):
         "recordsize": ("4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M"),
     }
 
-    def validate(self, change):
-        allowed = self.ALLOWED.get(change.key)
+    def validate(self, change: Change) -> None:
+        allowed = self.ALLOWED.get(self.key(change))
         if allowed is None:
             raise TuneError(f"zfs_property {change.target}: property {change.key!r} is not one nastune sets")
         if str(change.new) not in allowed:
@@ -149,10 +150,10 @@ class ZfsProperty(Knob):
                 f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}"
             )
 
-    def read(self, system, change):
-        return norm(system.run(["zfs", "get", "-H", "-o", "value", change.key, change.target]))
+    def read(self, system: System, change: Change) -> str | None:
+        return norm(system.run(["zfs", "get", "-H", "-o", "value", self.key(change), change.target]))
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         system.run(["zfs", "set", f"{change.key}={value}", change.target], what=self.label(change))
 
 
@@ -168,16 +169,16 @@ class XfsFsr(Knob):
     measured_by = ("aged-read",)  # it rewrites fragmented files: reads of the aged set change
     HOUR = 3600
 
-    def seconds(self, change) -> int:
+    def seconds(self, change: Change) -> int:
         return self.HOUR if change.new == "defragmented" else int(str(change.new))
 
-    def validate(self, change):
+    def validate(self, change: Change) -> None:
         if change.new != "defragmented":
             _int_range(change, 60, 86400, "xfs_fsr (seconds it may run)")
 
-    def read(self, system, change):
+    def read(self, system: System, change: Change) -> str | None:
         return None
 
-    def write(self, system, change, value):
+    def write(self, system: System, change: Change, value: Any) -> None:
         seconds = self.seconds(change)  # xfs_fsr stops itself then; the runner's bound is beyond it
         system.run(["xfs_fsr", "-v", "-t", str(seconds), change.target], what=self.label(change), timeout=seconds + 600)
