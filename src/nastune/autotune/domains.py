@@ -4,9 +4,12 @@ so a rule's minimum snaps to the next value up) and a list of choices."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nastune.errors import Failure
+
+if TYPE_CHECKING:
+    from optuna.trial import Trial
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -27,7 +30,7 @@ class Ordered:
         """The smallest value of the domain at least `value` (a rule's minimum, met)."""
         return next((v for v in self.values() if v >= value), None)
 
-    def nearest(self, value) -> int | None:
+    def nearest(self, value: object) -> int | None:
         """The domain's value closest to `value` when `value` lies between its ends (a system's
         own value off its steps: an md array reads ahead 2560 KiB), else None."""
         points = self.values()
@@ -47,14 +50,14 @@ class PowersOfTwo(Ordered):
     def values(self) -> list[int]:
         return [1 << k for k in range(self.low.bit_length() - 1, self.high.bit_length())]
 
-    def check(self, value) -> str | None:
+    def check(self, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"{value!r} is not a whole number of {self.unit}"
         if not self.low <= value <= self.high or value & (value - 1):
             return f"{value} is not a power of two from {self.low} to {self.high} {self.unit}"
         return None
 
-    def suggest(self, trial, name: str) -> int:
+    def suggest(self, trial: Trial, name: str) -> int:
         exponent = trial.suggest_int(name, self.low.bit_length() - 1, self.high.bit_length() - 1)
         return 1 << exponent
 
@@ -78,14 +81,14 @@ class Steps(Ordered):
     def values(self) -> list[int]:
         return list(range(self.low, self.high + 1, self.step))
 
-    def check(self, value) -> str | None:
+    def check(self, value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"{value!r} is not a whole number"
         if value not in self.values():
             return f"{value} is not one of {self.low}..{self.high} in steps of {self.step} {self.unit}"
         return None
 
-    def suggest(self, trial, name: str) -> int:
+    def suggest(self, trial: Trial, name: str) -> int:
         return trial.suggest_int(name, self.low, self.high, step=self.step)
 
     def param(self, value: int) -> int:
@@ -102,13 +105,13 @@ class Choice:
     def values(self) -> list:
         return list(self.options)
 
-    def check(self, value) -> str | None:
+    def check(self, value: object) -> str | None:
         return None if value in self.options else f"{value!r} is not one of {', '.join(map(str, self.options))}"
 
-    def suggest(self, trial, name: str):
+    def suggest(self, trial: Trial, name: str) -> Any:
         return trial.suggest_categorical(name, self.options)
 
-    def param(self, value):
+    def param(self, value: Any) -> Any:
         return value
 
     def describe(self) -> str:
@@ -117,5 +120,5 @@ class Choice:
     def snap(self, value: int) -> object | None:
         return value if value in self.options else None
 
-    def nearest(self, value) -> Any:
+    def nearest(self, value: Any) -> Any:
         return self.snap(value)

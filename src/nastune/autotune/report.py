@@ -4,13 +4,17 @@ every trial across the tunables (parallel coordinates), and each tunable's impor
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune.bench.results import ResultSet
 from nastune.report import html
 from nastune.stats.runs import Row
 
+if TYPE_CHECKING:
+    from optuna.study import Study
 
-def charts(study) -> list[dict]:
+
+def charts(study: Study) -> list[dict]:
     """Optuna's own plotly figures: the best score over trials, and the trials in parallel
     coordinates (needs two completed trials)."""
     from optuna.visualization import plot_optimization_history, plot_parallel_coordinate
@@ -22,7 +26,7 @@ def charts(study) -> list[dict]:
 
 
 def render(
-    study,
+    study: Study,
     base: ResultSet,
     best: ResultSet,
     rows: list[Row],

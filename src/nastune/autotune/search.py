@@ -49,7 +49,15 @@ from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
 
 if TYPE_CHECKING:
-    from optuna.trial import FrozenTrial
+    from collections.abc import Callable
+
+    from optuna.pruners import BasePruner
+    from optuna.samplers import BaseSampler
+    from optuna.study import Study
+    from optuna.trial import FrozenTrial, Trial
+    from rich.console import Console
+
+    from nastune.sites.base import Pairs
 
 STUDY = "autotune"
 FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
@@ -95,9 +103,9 @@ class Search:
         site: Site,
         params: dict,
         settings: Settings,
-        console=None,
-        log=print,
-    ):
+        console: Console,
+        log: Callable[[str], None] = print,
+    ) -> None:
         """`space`: the tunables bound to the site's facts (jobs/autotune.py binds it)."""
         self.space, self.objective, self.site, self.tuner = space, objective, site, site.tuner()
         self.params, self.s = params, settings
@@ -107,13 +115,13 @@ class Search:
         self.seconds: dict[int, dict[str, float]] = {}  # per trial measured in this process (not before --resume)
         self.progress: Progress | Lines | None = None
 
-    def make_pairs(self):
+    def make_pairs(self) -> Pairs:
         """The objective's workloads on the site, each on the target its term names."""
         return [p for target, name in self.objective.workloads for p in self.site.pairs(target, [name])]
 
     # the study
 
-    def open(self, resume: bool, rule_plan: Plan):
+    def open(self, resume: bool, rule_plan: Plan) -> Study:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -148,10 +156,10 @@ class Search:
             study.enqueue_trial(self.space.params(rule), user_attrs={"origin": RULE, "config": rule})
         return study
 
-    def sampler(self):
+    def sampler(self) -> BaseSampler:
         return sampler(self.s.seed, self.s.budget)
 
-    def pruner(self):
+    def pruner(self) -> BasePruner:
         import optuna
 
         return optuna.pruners.PercentilePruner(PRUNE_PERCENTILE, n_startup_trials=4)
@@ -164,7 +172,7 @@ class Search:
             "repeats": self.s.repeats,
         }
 
-    def recover(self, study) -> None:
+    def recover(self, study: Study) -> None:
         """After a kill: roll back what the killed trial applied, mark it failed."""
         from optuna.trial import TrialState
 
@@ -189,7 +197,7 @@ class Search:
 
     # trials
 
-    def measured(self, study) -> int:
+    def measured(self, study: Study) -> int:
         return sum(1 for t in study.trials if "infeasible" not in t.user_attrs and t.state.is_finished())
 
     def run(self, resume: bool, rule_plan: Plan) -> Outcome:
@@ -216,7 +224,7 @@ class Search:
             self.progress.update(bar, description=f"autotune: finalists{best_so_far(study)}")
             return self.finish(study)
 
-    def trial(self, study, trial, config: dict) -> None:
+    def trial(self, study: Study, trial: Trial, config: dict) -> None:
         from optuna.trial import TrialState
 
         n, started, self.measuring = trial.number, time.monotonic(), 0.0
@@ -255,7 +263,7 @@ class Search:
             self.seconds[n] = {"seconds": round(took, 1), "measuring_seconds": round(self.measuring, 1)}
             self.log(f"trial {n}: {took:.0f} s, {took - self.measuring:.0f} s of it applying and rolling back")
 
-    def apply(self, plan: Plan, study) -> str | None:
+    def apply(self, plan: Plan, study: Study) -> str | None:
         """Apply and prove a trial's plan (None: it changes nothing here); a failed apply is rolled
         back by the executor itself, and one whose rollback failed stops the search."""
         study.set_user_attr("applying", {"before": self.tuner.newest()})
@@ -276,7 +284,7 @@ class Search:
             raise TuneError(f"the settings did not take: {', '.join(bad)}")
         return journal
 
-    def rollback(self, journal: str | None, study) -> None:
+    def rollback(self, journal: str | None, study: Study) -> None:
         if journal is None:
             return
         try:
@@ -288,7 +296,7 @@ class Search:
             ) from e
         study.set_user_attr("applied", None)
 
-    def measure(self, name: str, repeats: int, pairs=None, warm: bool = False) -> ResultSet:
+    def measure(self, name: str, repeats: int, pairs: Pairs | None = None, warm: bool = False) -> ResultSet:
         """`pairs`: the trial's targets (found again by default); `warm`: its first repeat has
         just run, so the rest needs no warm-up."""
         started = time.monotonic()
@@ -308,7 +316,7 @@ class Search:
         finally:
             self.measuring += time.monotonic() - started
 
-    def scored(self, run: ResultSet, study) -> float:
+    def scored(self, run: ResultSet, study: Study) -> float:
         """`run`'s score as a ratio to the base; TrialFailed says why it has none."""
         base = study.user_attrs.get("base") or self.objective.medians(run)  # trial 0 is its own base
         score, why = self.objective.score(run, base)
@@ -318,7 +326,7 @@ class Search:
 
     # the end
 
-    def finish(self, study) -> Outcome:
+    def finish(self, study: Study) -> Outcome:
         """Measure the best few beside the base again; declare a winner only if it beats the base
         beyond the noise floor."""
         from optuna.trial import TrialState
@@ -356,7 +364,7 @@ class Search:
         return outcome
 
     def finals(
-        self, study, finalists: list[FrozenTrial]
+        self, study: Study, finalists: list[FrozenTrial]
     ) -> tuple[ResultSet, list[tuple[float, FrozenTrial, ResultSet]]]:
         """The base measured again, then each finalist applied, measured beside it and rolled back."""
         numbers = ", ".join(str(t.number) for t in finalists)
@@ -381,7 +389,7 @@ class Search:
         """autotune never ends below `plan`: when no finalist is proven better, the rule-based
         plan stands if its own trial did not measure worse than the base."""
         rule = rule_trial(done)
-        if winner or rule is None or rule.value < 1.0 or rule.user_attrs["config"] == self.space.current():
+        if winner or rule is None or (rule.value or 0.0) < 1.0 or rule.user_attrs["config"] == self.space.current():
             return best_trial, winner, verdict
         verdict += (
             f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "

@@ -6,6 +6,7 @@ before anything is applied."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from nastune.autotune.domains import Choice, KiB, MiB, PowersOfTwo, SpaceError, Steps
 from nastune.facts import Facts
@@ -14,6 +15,9 @@ from nastune.rules import query
 from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
 from nastune.rules.model import Change
 from nastune.tune.plan import Plan, PlannedChange
+
+if TYPE_CHECKING:
+    from optuna.trial import Trial
 
 Domain = PowersOfTwo | Steps | Choice
 
@@ -28,7 +32,7 @@ class Bound:
     targets: tuple[str, ...]
     context: dict = field(default_factory=dict)  # what else the changes keep (a sysctl's other fields)
 
-    def changes(self, value) -> list[Change]:
+    def changes(self, value: Any) -> list[Change]:
         return [c for target in self.targets for c in self.tunable.changes(target, value, self.context)]
 
 
@@ -46,7 +50,7 @@ class Tunable:
     def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         raise NotImplementedError
 
-    def changes(self, target: str, value, context: dict) -> list[Change]:
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         raise NotImplementedError
 
     def value_of(self, planned: list[PlannedChange]) -> int | None:
@@ -63,7 +67,7 @@ class Tunable:
 
 
 class NfsTransferSize(Tunable):
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         g = facts.nfs_server.ganesha if facts.nfs_server else None
         if g is None or not g.known or g.value is None:
             return None
@@ -73,7 +77,7 @@ class NfsTransferSize(Tunable):
             return None
         return exports[0].max_read, tuple(str(e.export_id) for e in exports), {}
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         keys = ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
         return [Change(knob="ganesha_export", target=target, key=key, new=value) for key in keys]
 
@@ -81,17 +85,18 @@ class NfsTransferSize(Tunable):
 class TcpBufferMax(Tunable):
     KEYS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
 
-    def find(self, facts):
-        values = [facts.sysctl.ints(key) for key in self.KEYS] if facts.sysctl else []
-        if not values or not all(v and len(v) == 3 for v in values):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        found = [facts.sysctl.ints(key) for key in self.KEYS] if facts.sysctl else []
+        values = [v for v in found if v and len(v) == 3]
+        if not values or len(values) < len(self.KEYS):
             return None
         return values[0][2], self.KEYS, {key: v[:2] for key, v in zip(self.KEYS, values)}
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         low, default = context[target]
         return [Change(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
 
-    def value_of(self, planned):
+    def value_of(self, planned: list[PlannedChange]) -> int | None:
         maxima = {int(str(p.new).split()[-1]) for p in planned if str(p.new).split()[-1:] != []}
         return max(maxima) if maxima else None
 
@@ -106,7 +111,7 @@ class SambaChoice(Tunable):
         super().__init__(name, doc, Choice(tuple(values)))
         self.settings = values
 
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         c = facts.smb.config.value if facts.smb and facts.smb.config.known else None
         if c is None:
             return None
@@ -117,12 +122,12 @@ class SambaChoice(Tunable):
                 return value, ("global",), {}
         return None, ("global",), {}
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="samba", target=target, key=key, new=v) for key, v in self.settings[value].items()]
 
 
 class Atime(Tunable):
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         mounts = query.served_mounts(facts)
         if not mounts:
             return None
@@ -131,12 +136,12 @@ class Atime(Tunable):
         current = next((a for a in ("noatime", "relatime") if a in options), "strictatime")
         return current, tuple(m.mountpoint for m in mounts), {}
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="mount_option", target=target, key="noatime", new=value)]
 
 
 class ReadAhead(Tunable):
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         devices = {d.name: d for d in facts.block.devices} if facts.block else {}
         found = []
         for m in query.served_mounts(facts):
@@ -147,21 +152,21 @@ class ReadAhead(Tunable):
             return None
         return found[0].read_ahead_kb.value, tuple(f"/sys/block/{d.name}/queue/read_ahead_kb" for d in found), {}
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="sysfs", target=target, new=value)]
 
 
 class Mtu(Tunable):
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         found = [i for i in query.links(facts) if i.mtu.known]
         return (found[0].mtu.value, tuple(i.name for i in found), {}) if found else None
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="mtu", target=target, new=value)]
 
 
 class VmRatio(Tunable):
-    def find(self, facts):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
         value = facts.sysctl.int(self.key) if facts.sysctl else None
         return None if value is None else (value, (self.key,), {})
 
@@ -169,7 +174,7 @@ class VmRatio(Tunable):
     def key(self) -> str:
         return "vm." + self.name.replace("-", "_")
 
-    def changes(self, target, value, context):
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
 
 
@@ -258,7 +263,7 @@ class Space:
     facts: Facts
     bound: dict[str, Bound]
 
-    def value(self, config: dict, name: str):
+    def value(self, config: dict, name: str) -> Any:
         """`name`'s value in `config`, or its current one when the config leaves it out."""
         if name in config:
             return config[name]
@@ -277,7 +282,7 @@ class Space:
                 errors.append(f"{name}: {why}")
         return errors or [why for rule in CONSTRAINTS if (why := rule(self, config))]
 
-    def suggest(self, trial) -> dict:
+    def suggest(self, trial: Trial) -> dict:
         return {name: b.tunable.domain.suggest(trial, name) for name, b in self.bound.items()}
 
     def params(self, config: dict) -> dict:
@@ -338,7 +343,7 @@ class Space:
         return config
 
 
-def _sets(bound: Bound, value, planned: list[PlannedChange]) -> bool:
+def _sets(bound: Bound, value: Any, planned: list[PlannedChange]) -> bool:
     made = {(c.knob, c.target, c.key): c.new for c in bound.changes(value)}
     return all(str(made.get((p.knob, p.target, p.key))) == str(p.new) for p in planned)
 

@@ -3,8 +3,15 @@ finalists, the sampler, and the repeats of a trial measured in two parts merged 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nastune.bench.results import ResultSet
 from nastune.stats.runs import Row
+
+if TYPE_CHECKING:
+    from optuna.samplers import BaseSampler
+    from optuna.study import Study
+    from optuna.trial import FrozenTrial
 
 CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
 
@@ -15,15 +22,15 @@ def named(row: Row) -> str:
     return f"{kind}:{row.workload}"
 
 
-def best_so_far(study) -> str:
+def best_so_far(study: Study) -> str:
     from optuna.trial import TrialState
 
     done = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    best = max(done, key=lambda t: t.value, default=None)
+    best = max(done, key=lambda t: t.value or 0.0, default=None)
     return f", best so far {best.value:.3f}x (trial {best.number})" if best else ""
 
 
-def rule_trial(done: list):
+def rule_trial(done: list[FrozenTrial]) -> FrozenTrial | None:
     return next((t for t in done if t.user_attrs.get("origin") == RULE), None)
 
 
@@ -37,7 +44,7 @@ def choose_finalists(done: list, n: int, current: dict) -> list:
     return best
 
 
-def sampler(seed: int, budget: int):
+def sampler(seed: int, budget: int) -> BaseSampler:
     """autotune's sampler (bench/autotune_eval.py replays the same one on a recorded grid)."""
     import optuna
 
@@ -61,7 +68,7 @@ def merge(a: ResultSet, b: ResultSet) -> ResultSet:
     return a.model_copy(update={"results": results})
 
 
-def param_importance(study) -> dict[str, float]:
+def param_importance(study: Study) -> dict[str, float]:
     """Each tunable's share of the objective's variation (Optuna's PED-ANOVA: fANOVA needs
     scikit-learn); empty with fewer than two distinct completed trials."""
     import optuna
@@ -74,7 +81,7 @@ def param_importance(study) -> dict[str, float]:
     return {name: round(float(v), 3) for name, v in found.items()}
 
 
-def judge(rows: list[Row], trial, wanted: set[str]) -> tuple[str, bool]:
+def judge(rows: list[Row], trial: FrozenTrial, wanted: set[str]) -> tuple[str, bool]:
     """The search's verdict on its best trial measured again beside the base: a winner only when
     some wanted workload is better and none worse."""
     mine = [r for r in rows if r.workload in wanted]

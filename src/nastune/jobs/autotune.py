@@ -17,6 +17,8 @@ from nastune.sites.base import Site
 from nastune.tune.plan import Plan, from_findings
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
 
@@ -27,7 +29,7 @@ def prepare(
     knobs: list[str] | None,
     size: int | None,
     console: Console,  # the progress bar's (a log's lines when not a terminal)
-    log=print,
+    log: Callable[[str], None] = print,
     kind: type[Search] = Search,
 ) -> tuple[Search, Plan]:
 

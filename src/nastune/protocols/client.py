@@ -41,6 +41,13 @@ class Target(Protocol):
     def client(self, argv: list[str]) -> list[str]: ...
 
 
+def located(target: Target) -> tuple[str, str]:
+    """The host and share of a protocol's target: its URL names both (bench.targets checks it)."""
+    if not target.host or not target.share:
+        raise BenchError(f"{target.on}: names no host or share")
+    return target.host, target.share
+
+
 SPAN = "nastune-span"
 MAX_WAIT_US = 5_000_000  # a start time further ahead than this is clock skew: start at once
 # bash's clock around the tool, on the client: EPOCHREALTIME is bash's own (>= 5.0), so the

@@ -11,10 +11,13 @@ from nastune.lab.procs import client_ok, private_mounts, spawn, wait_for, write_
 from nastune.lab.sh import run
 from nastune.login import from_netrc
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import Call, Words, client_name, on_client, timed
+from nastune.protocols.client import Call, Words, client_name, located, on_client, timed
 
 if TYPE_CHECKING:
+    from nastune.lab.scenario import Scenario
+    from nastune.lab.state import State
     from nastune.login import Login
+    from nastune.protocols.client import Target
 
 
 def vsftpd_conf(directory: Path, share: str) -> str:
@@ -82,16 +85,18 @@ class Ftp(Protocol):
         login_vars="nastune_ftp_user and nastune_ftp_password, or nastune_ftp_netrc",
     )
 
-    def login_from_file(self, path, hosts):
+    def login_from_file(self, path: Path, hosts: list[str]) -> Login:
         return from_netrc(path, hosts)
 
-    def login_file(self, login, host):
+    def login_file(self, login: Login, host: str) -> str:
         return f"machine {host} login {login.user} password {login.password.get_secret_value()}\n"
 
-    def check(self, host, share, login=None):
+    def check(self, host: str, share: str, login: Login | None = None) -> Call:
         return _curl(["-s", "--max-time", "5", f"ftp://{host}/{share}/"], login)
 
-    def start_lab(self, state, directory, share, scenario, cgroups, login):
+    def start_lab(
+        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
+    ) -> dict:
         (directory / "ftp-empty").mkdir(exist_ok=True)
         conf = write_file(directory / "vsftpd.conf", vsftpd_conf(directory, share))
         enter = private_mounts(state, "ftp-mount-namespace", directory / "logs")
@@ -101,29 +106,29 @@ class Ftp(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share, login)))
         return entry
 
-    def _url(self, target, *names: str) -> str:
+    def _url(self, target: Target, *names: str) -> str:
         """An FTP URL with every name percent-encoded (curl decodes it into the FTP commands)."""
         path = "/".join(quote(client_name(n, "curl"), safe="/") for n in names)
         return f"ftp://{target.host}/{path}"
 
-    def upload(self, target, local, name):
-        put = _curl(["-sS", "-T", str(local), self._url(target, target.share, name)], target.login)
+    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
+        put = _curl(["-sS", "-T", str(local), self._url(target, located(target)[1], name)], target.login)
         return timed(target, put.argv, "curl upload", words=self.words, input=put.input)
 
-    def download(self, target, name, from_root=False):
-        url = self._url(target, name) if from_root else self._url(target, target.share, name)
+    def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
+        url = self._url(target, name) if from_root else self._url(target, located(target)[1], name)
         get = _curl(["-sS", "-o", "/dev/null", url], target.login)
         return timed(target, get.argv, f"curl download {name}", words=self.words, input=get.input)
 
-    def remove(self, target, name):
+    def remove(self, target: Target, name: str) -> None:
         # -Q sends its text as one FTP command line: the name holds no CR or LF (client_name)
         dele = f"-DELE {client_name(name, 'curl DELE')}"
-        directory = self._url(target, target.share) + "/"
+        directory = self._url(target, located(target)[1]) + "/"
         call = _curl(["-sS", "-o", "/dev/null", directory, "-Q", dele], target.login)
         on_client(target, call.argv, "curl DELE", input=call.input, words=self.words)
 
 
-def _curl(args: list[str], login) -> Call:
+def _curl(args: list[str], login: Login | None) -> Call:
     """curl with `login` in its configuration on standard input (-K -: the password never on
     its command line), or anonymous without one."""
     if login is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune.lab import network
 from nastune.lab.procs import client_ok, private_mounts, spawn, wait_for, write_file
@@ -12,7 +13,12 @@ from nastune.lab.scenario import Scenario
 from nastune.lab.sh import run
 from nastune.protocols import nfsops  # there is no nfs-rm: the library's nfs_unlink
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import Call, Words, client_name, on_client, timed
+from nastune.protocols.client import Call, Words, client_name, located, on_client, timed
+
+if TYPE_CHECKING:
+    from nastune.lab.state import State
+    from nastune.login import Login
+    from nastune.protocols.client import Target
 
 
 def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
@@ -47,10 +53,12 @@ class Nfs(Protocol):
     client_version = ("libnfs", ("dpkg-query", "-W", "-f=${Version}", "libnfs13"))
     words = Words(not_found=("NFS3ERR_NOENT", "NFS4ERR_NOENT"))  # libnfs names the server's status
 
-    def check(self, host, share, login=None):
+    def check(self, host: str, share: str, login: Login | None = None) -> Call:
         return Call(["nfs-ls", f"nfs://{host}/{share}"])  # NFS with AUTH_SYS has no login
 
-    def start_lab(self, state, directory, share, scenario, cgroups, login):
+    def start_lab(
+        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
+    ) -> dict:
         logs = directory / "logs"
         enter = private_mounts(state, "mount-namespace", logs)
         run(enter + ["mount", "-t", "tmpfs", "lab-run", "/run"])
@@ -75,15 +83,16 @@ class Nfs(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)), 60)
         return entry
 
-    def _url(self, target, name: str) -> str:
+    def _url(self, target: Target, name: str) -> str:
         """libnfs's URL: its path is taken as written up to a `?` (its options), which
         client_name keeps out of both parts, as it keeps out `%` and `#`."""
-        return f"nfs://{target.host}/{client_name(target.share, 'nfs-cp')}/{client_name(name, 'nfs-cp')}"
+        host, share = located(target)
+        return f"nfs://{host}/{client_name(share, 'nfs-cp')}/{client_name(name, 'nfs-cp')}"
 
-    def upload(self, target, local, name):
+    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
         return timed(target, ["nfs-cp", str(local), self._url(target, name)], "nfs-cp")
 
-    def download(self, target, name, from_root=False):
+    def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
         # nfs-cp cannot write to /dev/null: a tmpfs file on the client, removed at once
         sink = f"/dev/shm/nastune-{uuid.uuid4().hex[:8]}-{Path(name).name}"
         try:
@@ -91,14 +100,14 @@ class Nfs(Protocol):
         finally:
             on_client(target, ["rm", "-f", "--", sink], "rm")
 
-    def remove(self, target, name):
+    def remove(self, target: Target, name: str) -> None:
         nfsops.remote(target, {"op": "unlink", "name": client_name(name, "libnfs unlink")})
 
-    def write_latency(self, target, name, record, count, sync):
+    def write_latency(self, target: Target, name: str, record: int, count: int, sync: bool) -> list[float]:
         request = {"op": "write-latency", "name": name, "record": record, "count": count, "sync": sync}
         return nfsops.remote(target, request)["us"]
 
-    def small_files(self, target, name, count, size):
+    def small_files(self, target: Target, name: str, count: int, size: int) -> dict[str, list[float]]:
         return nfsops.remote(target, {"op": "small-files", "name": name, "count": count, "size": size})
 
 

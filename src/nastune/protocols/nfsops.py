@@ -13,7 +13,12 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for the type checker only: this file runs alone with the standard library
+    from nastune.protocols.client import Target
 
 O_WRONLY, O_CREAT, O_TRUNC, O_SYNC = os.O_WRONLY, os.O_CREAT, os.O_TRUNC, os.O_SYNC
 
@@ -51,7 +56,7 @@ class Nfs:
             raise NfsError(f"libnfs {what}: {self.lib.nfs_get_error(self.ctx).decode(errors='replace')}")
         return rc
 
-    def open(self, name: str, flags: int):
+    def open(self, name: str, flags: int) -> ctypes.c_void_p:
         fh = ctypes.c_void_p()
         path = ("/" + name).encode()
         if flags & O_CREAT:
@@ -60,21 +65,21 @@ class Nfs:
             self._check(self.lib.nfs_open(self.ctx, path, flags, ctypes.byref(fh)), f"open {name}")
         return fh
 
-    def pwrite(self, fh, offset: int, data: bytes) -> None:
+    def pwrite(self, fh: ctypes.c_void_p, offset: int, data: bytes) -> None:
         self._check(
             self.lib.nfs_pwrite(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(len(data)), data), "pwrite"
         )
 
-    def pread(self, fh, offset: int, size: int) -> int:
+    def pread(self, fh: ctypes.c_void_p, offset: int, size: int) -> int:
         buf = ctypes.create_string_buffer(size)
         return self._check(
             self.lib.nfs_pread(self.ctx, fh, ctypes.c_uint64(offset), ctypes.c_uint64(size), buf), "pread"
         )
 
-    def fsync(self, fh) -> None:
+    def fsync(self, fh: ctypes.c_void_p) -> None:
         self._check(self.lib.nfs_fsync(self.ctx, fh), "fsync")
 
-    def close(self, fh) -> None:
+    def close(self, fh: ctypes.c_void_p) -> None:
         self._check(self.lib.nfs_close(self.ctx, fh), "close")
 
     def unlink(self, name: str) -> None:
@@ -84,12 +89,12 @@ class Nfs:
         buf = ctypes.create_string_buffer(256)
         self._check(self.lib.nfs_stat64(self.ctx, ("/" + name).encode(), buf), f"stat {name}")
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "ctx", None):
             self.lib.nfs_destroy_context(self.ctx)
 
 
-def _timed(fn) -> float:
+def _timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return (time.perf_counter() - start) * 1e6
@@ -107,7 +112,7 @@ def write_latency(nfs: Nfs, name: str, record: int, count: int, sync: bool) -> l
     return times
 
 
-def _write_once(nfs: Nfs, fh, offset: int, data: bytes, sync: bool) -> None:
+def _write_once(nfs: Nfs, fh: ctypes.c_void_p, offset: int, data: bytes, sync: bool) -> None:
     nfs.pwrite(fh, offset, data)
     if sync:
         nfs.fsync(fh)
@@ -119,12 +124,12 @@ def small_files(nfs: Nfs, prefix: str, count: int, size: int) -> dict[str, list[
     names = [f"{prefix}-{i}" for i in range(count)]
     phases: dict[str, list[float]] = {"create": [], "stat": [], "read": [], "delete": []}
 
-    def create(n):
+    def create(n: str) -> None:
         fh = nfs.open(n, O_WRONLY | O_CREAT | O_TRUNC)
         nfs.pwrite(fh, 0, data)
         nfs.close(fh)
 
-    def read(n):
+    def read(n: str) -> None:
         fh = nfs.open(n, os.O_RDONLY)
         nfs.pread(fh, 0, size)
         nfs.close(fh)
@@ -148,7 +153,7 @@ def main(request: dict) -> dict:
     raise NfsError(f"unknown op {op!r}")
 
 
-def remote(target, request: dict) -> dict:
+def remote(target: Target, request: dict) -> dict:
     """Run one request on the target's client; its JSON answer."""
     from pathlib import Path  # lazy: this file runs alone on the client, with the standard library only
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for, write_file
@@ -10,9 +11,15 @@ from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, in_ns, run
 from nastune.login import from_smbclient_file
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import BenchError, Call, Words, client_name, on_client, timed
+from nastune.protocols.client import BenchError, Call, Words, client_name, located, on_client, timed
 
 SAMBA_DIRS = ("private", "lock", "state", "cache", "pid", "ncalrpc")
+
+if TYPE_CHECKING:
+    from nastune.commands import CommandResult
+    from nastune.lab.state import State
+    from nastune.login import Login
+    from nastune.protocols.client import Target
 
 
 USER_MAP = "usermap"  # the lab's one SMB user is root on the NAS, as `force user` makes every user
@@ -61,16 +68,18 @@ class Smb(Protocol):
         login_vars="nastune_smb_user and nastune_smb_password, or nastune_smb_credentials",
     )
 
-    def login_from_file(self, path, hosts):
+    def login_from_file(self, path: Path, hosts: list[str]) -> Login:
         return from_smbclient_file(path)
 
-    def login_file(self, login, host):
+    def login_file(self, login: Login, host: str) -> str:
         return login.smbclient_file()
 
-    def check(self, host, share, login=None):
+    def check(self, host: str, share: str, login: Login | None = None) -> Call:
         return _smbclient(host, share, "ls", login)
 
-    def start_lab(self, state, directory, share, scenario, cgroups, login):
+    def start_lab(
+        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
+    ) -> dict:
         for d in SAMBA_DIRS:
             (directory / "samba" / d).mkdir(parents=True, exist_ok=True)
         write_file(directory / USER_MAP, f"root = {login.user}\n")
@@ -90,22 +99,22 @@ class Smb(Protocol):
         wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share, login)))
         return entry
 
-    def _client(self, target, verb: str, *names: str) -> Call:
+    def _client(self, target: Target, verb: str, *names: str) -> Call:
         """smbclient running one command of its own language. That language splits the string on
         `;` (even inside quotes) and words on spaces outside double quotes, so every name is
         checked to hold neither `;` nor a quote and is passed in double quotes."""
         words = [verb, *(f'"{client_name(n, f"smbclient {verb}")}"' for n in names)]
-        return _smbclient(target.host, target.share, " ".join(words), target.login, target.protection)
+        return _smbclient(*located(target), " ".join(words), target.login, target.protection)
 
-    def upload(self, target, local, name):
+    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
         put = self._client(target, "put", local, name)
         return timed(target, put.argv, "smbclient put", failed=_status, words=self.words, input=put.input)
 
-    def download(self, target, name, from_root=False):
+    def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
         get = self._client(target, "get", name, "/dev/null")
         return timed(target, get.argv, f"smbclient get {name}", failed=_status, words=self.words, input=get.input)
 
-    def remove(self, target, name):
+    def remove(self, target: Target, name: str) -> None:
         delete = self._client(target, "del", name)
         result = on_client(target, delete.argv, "smbclient del", input=delete.input, words=self.words)
         why = _status(result)
@@ -113,7 +122,7 @@ class Smb(Protocol):
             raise BenchError(f"smbclient del {name}{target.on}: {why}")
 
 
-def _smbclient(host, share, command: str, login, protection: str | None = None) -> Call:
+def _smbclient(host: str, share: str, command: str, login: Login | None, protection: str | None = None) -> Call:
     """smbclient with `login` as its authentication file on standard input (-A /dev/stdin: the
     password never on its command line), or as a guest (-N) without one; `protection` is what the
     client requires of the session (sign, encrypt, off), as the operator's own clients do."""
@@ -123,7 +132,7 @@ def _smbclient(host, share, command: str, login, protection: str | None = None) 
     return Call(argv, login.smbclient_file() if login else None)
 
 
-def _status(result) -> str | None:
+def _status(result: CommandResult) -> str | None:
     """The NT status smbclient printed for a failed command: it can exit 0 after one."""
     for line in (result.stdout + "\n" + result.stderr).splitlines():
         if "NT_STATUS_" in line and "NT_STATUS_OK" not in line:
