@@ -25,10 +25,10 @@ def test_half_a_second_at_the_goodput_in_powers_of_two():
 def test_an_explicit_size_is_kept_and_auto_is_said():
     said: list[str] = []
     assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB} and not said
-    auto = sized({"size": None, "files": 3, "seconds": 3}, [_smb(10**9)], said.append)
+    auto = sized({"files": 3, "seconds": 3}, [_smb(10**9)], said.append)
     assert auto == {"size": 64 * MiB, "files": 3, "seconds": 1}
     assert said == ["transfers: 64 MiB each, 0.6 s at the link's goodput of 117.7 MB/s"]
-    assert sized({"size": None}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
+    assert sized({}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
     assert "no link of known speed" in said[-1]
 
 

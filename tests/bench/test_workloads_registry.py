@@ -4,8 +4,9 @@ direction, and names a view the report knows how to draw."""
 
 from __future__ import annotations
 
+from nastune.bench.params import DEFAULTS
 from nastune.bench.targets import KINDS
-from nastune.bench.workloads import DEFAULTS, WORKLOADS
+from nastune.bench.workloads import WORKLOADS
 from nastune.report import html
 
 VIEWS = {"bars": html.bar_charts, "iozone": html.iozone_charts, "heatmap": html.numa_charts}

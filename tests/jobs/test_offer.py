@@ -98,7 +98,7 @@ def test_no_to_the_plan_changes_nothing_and_keeps_the_plan(tmp_path):
 
     with open_root(ROOTS / "lab-soho.tar.gz") as root:
         before = tree_digest(Path(root.path))
-        spec = OptimizeSpec(["seq-write"], {"size": None}, 3, tmp_path / "out", fragmentation="exact")
+        spec = OptimizeSpec(["seq-write"], {}, 3, tmp_path / "out", fragmentation="exact")
         answered = Answers(plan=False)
         with pytest.raises(Exception, match="nothing was changed; the plan is in"):
             run(spec, Here(target=root.path, root=root.path), Console(), answered)

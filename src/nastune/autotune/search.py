@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from optuna.trial import FrozenTrial, Trial
     from rich.console import Console
 
+    from nastune.bench.params import Params
     from nastune.sites.base import Pairs
 
 STUDY = "autotune"
@@ -101,7 +102,7 @@ class Search:
         space: Space,
         objective: Objective,
         site: Site,
-        params: dict,
+        params: Params,
         settings: Settings,
         console: Console,
         log: Callable[[str], None] = print,

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune import commands
+from nastune.bench.params import Params
 from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
 from nastune.protocols import PROTOCOLS
@@ -79,7 +80,7 @@ class LimitRecord(BaseModel):
 class WorkloadResult(BaseModel):
     workload: str
     target: dict
-    params: dict
+    params: Params
     metrics: dict[str, MetricResult]
     profile: dict = {}
     attribution: str = ""  # the first of `limits`, in words

@@ -4,6 +4,11 @@ Ctrl-C stopping cleanly with the test files removed and the finished repeats sav
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.params import Params
+
 import os
 import time
 from contextlib import nullcontext
@@ -66,7 +71,7 @@ def device_limit(workload: Workload, target: Target, cache: dict[str, float]) ->
 
 
 def metrics_of(
-    workload: Workload, params: dict, target: Target, rows: list[dict[str, float]], device_rate: float | None = None
+    workload: Workload, params: Params, target: Target, rows: list[dict[str, float]], device_rate: float | None = None
 ) -> dict[str, MetricResult]:
     out = {}
     for name, spec in workload.metrics(params).items():
@@ -123,7 +128,7 @@ class _Measured:
     error: str | None = None
 
 
-def _measure(workload: Workload, target: Target, params: dict, repeats: int, site: Measured, how: dict) -> _Measured:
+def _measure(workload: Workload, target: Target, params: Params, repeats: int, site: Measured, how: dict) -> _Measured:
     """Set up, warm up (unless the caller just ran it, `how["warm"]`), measure `repeats` times
     with caches dropped and the server profiled, tear down; a workload that keeps failing is
     recorded as failed, Ctrl-C as interrupted."""
@@ -159,7 +164,9 @@ def _measure(workload: Workload, target: Target, params: dict, repeats: int, sit
     return done
 
 
-def _result(workload: Workload, target: Target, params: dict, done: _Measured, device: float | None) -> WorkloadResult:
+def _result(
+    workload: Workload, target: Target, params: Params, done: _Measured, device: float | None
+) -> WorkloadResult:
     """The measured run as a result: its metrics (flagged where other load disturbed a repeat),
     its profile, and what limited it."""
     summary = done.profile
@@ -185,7 +192,7 @@ def _result(workload: Workload, target: Target, params: dict, done: _Measured, d
 
 def run(
     pairs: list[tuple[Workload, Target]],
-    params: dict,
+    params: Params,
     repeats: int,
     out: Path,
     site: Measured,

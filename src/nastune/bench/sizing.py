@@ -11,8 +11,9 @@ statistics: a noisy metric takes more interleaved pairs, not longer transfers.""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from nastune.bench.params import Params
 from nastune.bench.targets import Target
 
 MiB = 1 << 20
@@ -32,10 +33,10 @@ def transfer_size(targets: Iterable[Target]) -> int | None:
     return min(LARGEST, max(SMALLEST, MiB << round(math.log2(mib))))
 
 
-def sized(params: dict, targets: list[Target], log) -> dict:
-    """`params` with a size (None: chosen from the targets' links, else bench's default), said in
-    `log`; auto also gives iperf3 a second each way instead of three."""
-    if params.get("size") is not None:
+def sized(params: Params, targets: list[Target], log: Callable[[str], None]) -> Params:
+    """`params` with a size (none given: chosen from the targets' links, else bench's default),
+    said in `log`; auto also gives iperf3 a second each way instead of three."""
+    if "size" in params:
         return params
     size = transfer_size(targets)
     if size is None:

@@ -7,6 +7,11 @@ late or finished early does not inflate it, as a plain sum of rates would."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.params import Params
+
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -44,7 +49,7 @@ class Together(Workload):
     def clients(self) -> list[str]:
         return [t.client_name or t.url for t in self.targets]
 
-    def metrics(self, params: dict) -> dict[str, Metric]:
+    def metrics(self, params: Params) -> dict[str, Metric]:
         inner = self.inner.metrics(params)
         out = dict(inner)  # the aggregate: throughputs over the common span, latencies of the worst client
         for client in self.clients:
@@ -76,14 +81,14 @@ class Together(Workload):
             if isinstance(outcome, BenchError):
                 raise outcome
 
-    def setup(self, target: Target, params: dict) -> dict:
+    def setup(self, target: Target, params: Params) -> dict:
         outcomes = self._each(lambda t, i: self.inner.setup(t, params))
         # what the clients that succeeded set up, for teardown if another client failed
         self._made = [o if isinstance(o, dict) else {} for o in outcomes]
         self._raise_first(outcomes)
         return {"states": self._made}
 
-    def once(self, target: Target, params: dict, state: dict) -> dict[str, float]:
+    def once(self, target: Target, params: Params, state: dict) -> dict[str, float]:
         barrier = threading.Barrier(len(self.targets), timeout=BARRIER_TIMEOUT)
         begin = time.time() + LEAD * len(self.targets)
 
@@ -98,7 +103,7 @@ class Together(Workload):
         self._raise_first(outcomes)
         return self.merge(outcomes, params)
 
-    def merge(self, rows: list[dict[str, float]], params: dict) -> dict[str, float]:
+    def merge(self, rows: list[dict[str, float]], params: Params) -> dict[str, float]:
         specs = self.inner.metrics(params)
         out: dict[str, float] = {}
         for client, row in zip(self.clients, rows):
@@ -116,7 +121,7 @@ class Together(Workload):
             out[FAIRNESS] = jain([row[throughput] for row in rows])
         return out
 
-    def teardown(self, target: Target, params: dict, state: dict) -> None:
+    def teardown(self, target: Target, params: Params, state: dict) -> None:
         states = state.get("states") or getattr(self, "_made", None) or [{} for _ in self.targets]
         self._raise_first(self._each(lambda t, i: self.inner.teardown(t, params, states[i])))
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import statistics
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from nastune.bench.drivers import fio, iperf3, membw, smallfiles, transfer
-from nastune.bench.sizing import FALLBACK
+from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
@@ -17,6 +18,7 @@ from nastune.root import Root, Unavailable
 from nastune.sources import GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
 
 KiB, MiB = 1 << 10, 1 << 20
+State = dict[str, Any]  # what a workload keeps between its setup, repeats and teardown
 
 
 @dataclass
@@ -44,16 +46,16 @@ class Workload:
     def runs_on(self, target: Target) -> bool:
         return target.kind in self.kinds
 
-    def metrics(self, params: dict) -> dict[str, Metric]:
+    def metrics(self, params: Params) -> dict[str, Metric]:
         raise NotImplementedError
 
-    def setup(self, target: Target, params: dict) -> dict:
+    def setup(self, target: Target, params: Params) -> State:
         return {}
 
-    def once(self, target: Target, params: dict, state: dict) -> dict[str, float]:
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         raise NotImplementedError
 
-    def teardown(self, target: Target, params: dict, state: dict) -> None:
+    def teardown(self, target: Target, params: Params, state: State) -> None:
         if target.kind == "path":
             fio.cleanup(target)
 
@@ -99,13 +101,13 @@ class SeqWrite(Workload):
     )
     kinds, source = (*PROTOCOLS, "path"), f"{GAZETTE} (IOzone, NetBench); {MINET_NFS} (dd, rsync)"
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
-    def setup(self, target, params):
+    def setup(self, target: Target, params: Params) -> State:
         return {} if target.kind == "path" else {"src": _source(target, params["size"])}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         size = params["size"]
         if target.kind == "path":
             got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, _long_enough(target, size))])
@@ -119,7 +121,7 @@ class SeqWrite(Workload):
         state["pending"].remove(name)
         return _rate(size, span)
 
-    def teardown(self, target, params, state):
+    def teardown(self, target: Target, params: Params, state: State) -> None:
         if "src" in state:
             _drop_source(target, state.pop("src"))
         for name in state.pop("pending", []):
@@ -136,7 +138,7 @@ class SeqRead(SeqWrite):
     path = "read"
     doc = "Fetch one large file (default 1 GiB) through the protocol's client into /dev/null, or read it with fio."
 
-    def setup(self, target, params):
+    def setup(self, target: Target, params: Params) -> State:
         if target.kind == "path":
             fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
             return {}
@@ -148,14 +150,14 @@ class SeqRead(SeqWrite):
             _drop_source(target, src)
         return {"name": name}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         if target.kind == "path":
             size = params["size"]
             got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, size, _long_enough(target, size))])
             return {"MB/s": got["seqread"]["MB/s"]}
         return _rate(params["size"], transfer.download(target, state["name"]))
 
-    def teardown(self, target, params, state):
+    def teardown(self, target: Target, params: Params, state: State) -> None:
         if "name" in state:
             transfer.remove(target, state["name"])
         super().teardown(target, params, state)
@@ -173,16 +175,16 @@ class AgedRead(Workload):
     # nothing a warm-up would warm reaches a repeat
     warm_up = False
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
-    def setup(self, target, params):
+    def setup(self, target: Target, params: Params) -> State:
         files = target.extra.get("aged", [])
         if not files:
             raise BenchError(f"{target.url}: no aged data set here (a lab scenario with [storage.aging] has one)")
         return {"files": files, "next": 0}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         name, size = state["files"][state["next"] % len(state["files"])]
         state["next"] += 1
         return _rate(size, transfer.download(target, name, from_root=True))
@@ -211,10 +213,10 @@ class Iozone(Workload):
     )
     kinds, source = ("path",), f"{MINET_ZFS} (iozone auto mode, latency vs file size per record size)"
 
-    def cells(self, params):
+    def cells(self, params: Params) -> list[tuple[int, int]]:
         return [(f, r) for f in params["file_sizes"] for r in params["record_sizes"] if r <= f]
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         out = {}
         for f, r in self.cells(params):
             for op, _ in IOZONE_OPS:
@@ -222,7 +224,7 @@ class Iozone(Workload):
                 out[f"{op} {_size(f)} rec {_size(r)} latency"] = Metric("us", False)
         return out
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         jobs = []
         for f, r in self.cells(params):
             for op, rw in IOZONE_OPS:
@@ -250,7 +252,7 @@ class SyncWrite(Workload):
     source = f"{MINET_ZFS} (sync raised latency 10x for large files, 20x for small ones)"
     RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         out = {}
         for _, label, _ in self.RECORDS:
             for mode in ("sync", "async"):
@@ -259,7 +261,7 @@ class SyncWrite(Workload):
             out[f"sync/async {label} ratio"] = Metric("x", False)
         return out
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         out = {}
         for record, label, count in self.RECORDS:
             for mode in ("sync", "async"):
@@ -289,17 +291,17 @@ class SmallFiles(Workload):
     source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         out = {}
         for phase in self.PHASES:
             out[f"{phase} ops/s"] = Metric("ops/s")
             out[f"{phase} latency p99"] = Metric("us", False)
         return out
 
-    def runs_on(self, target):
+    def runs_on(self, target: Target) -> bool:
         return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         count, size = params["files"], 4 * KiB
         if not self.runs_on(target):
             raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
@@ -321,14 +323,14 @@ class Latency(Workload):
     doc = "4 KiB random reads one at a time with direct I/O: the latency a single request sees, in percentiles."
     kinds, source = ("path",), f"{MINET_ZFS} (ioping)"
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
 
-    def setup(self, target, params):
+    def setup(self, target: Target, params: Params) -> State:
         fio.run_jobs(target, [fio.Job("lat", "write", MiB, 64 * MiB)])
         return {}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         got = fio.run_jobs(
             target, [fio.Job("lat", "randread", 4 * KiB, 64 * MiB, {"runtime": "2", "time_based": "1"})]
         )["lat"]
@@ -341,11 +343,11 @@ class Network(Workload):
     kinds, source = ("iperf3",), GOODPUT
     files = False
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         up, down = Metric("MB/s", throughput=True, path="write"), Metric("MB/s", throughput=True, path="read")
         return {"upload MB/s": up, "download MB/s": down}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         up = iperf3.throughput(target, params["seconds"])
         down = iperf3.throughput(target, params["seconds"], reverse=True)
         return {"upload MB/s": up["MB/s"], "download MB/s": down["MB/s"]}
@@ -368,10 +370,10 @@ class NumaBandwidth(Workload):
             names = []
         return sorted(int(n[4:]) for n in names if n.startswith("node") and digits(n[4:])) or [0]
 
-    def metrics(self, params):
+    def metrics(self, params: Params) -> dict[str, Metric]:
         return {f"node{i}->node{j} GB/s": Metric("GB/s") for i in self.nodes() for j in self.nodes()}
 
-    def once(self, target, params, state):
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         nodes = self.nodes()
         m = membw.matrix(nodes, params["buffer_mib"])
         return {f"node{i}->node{j} GB/s": m[a][b] for a, i in enumerate(nodes) for b, j in enumerate(nodes)}
@@ -390,13 +392,4 @@ WORKLOADS: dict[str, Workload] = {
         Network(),
         NumaBandwidth(),
     )
-}
-
-DEFAULTS = {
-    "size": FALLBACK,
-    "file_sizes": [64 * KiB, MiB, 16 * MiB],
-    "record_sizes": [4 * KiB, 64 * KiB, MiB],
-    "files": 500,
-    "seconds": 3,
-    "buffer_mib": 256,
 }

@@ -206,12 +206,12 @@ def ab(
     order, switched by apply and rollback, until the verdict is settled or the budget is spent.
     Drift during the run hits both sides alike. The system ends as it began (A). With --inventory,
     the plan is switched on the inventory's NAS and measured from its clients."""
-    from nastune.bench.workloads import DEFAULTS
+    from nastune.bench.params import with_size
     from nastune.jobs import ab as interleave
     from nastune.tune.plan import load
 
     with failing():
-        params = {**DEFAULTS, "size": size_option(size)}
+        params = with_size(size_option(size))
         risk = frozenset(accept_risk or ())
         spec = interleave.AbSpec(load(plan_file), workload or [], params, out, target, min_pairs, max_pairs, seed, risk)
     consent(yes, "ab switches the system between A and B. Go on?", "ab switches the system between A and B")

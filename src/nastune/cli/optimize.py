@@ -15,6 +15,7 @@ from nastune.report import outcomes
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from nastune.bench.params import Params
     from nastune.tune.review import Review, Step
 
 
@@ -107,7 +108,7 @@ def optimize(
         raise typer.Exit(1)
 
 
-def _params(size: str) -> dict:
-    from nastune.bench.workloads import DEFAULTS
+def _params(size: str) -> Params:
+    from nastune.bench.params import with_size
 
-    return {**DEFAULTS, "size": size_option(size)}
+    return with_size(size_option(size))

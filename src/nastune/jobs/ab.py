@@ -19,6 +19,11 @@ unchanged system (29% at six pairs). The system always ends in A."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.params import Params
+
 import math
 import random
 import statistics
@@ -64,7 +69,7 @@ class AbSpec:
 
     plan: Plan
     workloads: list[str]
-    params: dict
+    params: Params
     out: Path
     target: str | None = None
     min_pairs: int = 5

@@ -9,8 +9,8 @@ from nastune import rules as knowledge
 from nastune.autotune.objective import Objective
 from nastune.autotune.search import Search, Settings
 from nastune.autotune.space import build
+from nastune.bench.params import with_size
 from nastune.bench.sizing import sized
-from nastune.bench.workloads import DEFAULTS
 from nastune.facts import Reading
 from nastune.jobs.offer import choose
 from nastune.sites.base import Site
@@ -44,5 +44,5 @@ def prepare(
         site.stamp(from_findings(knowledge.evaluate(model))), site.shared_kernel, settings.accept_risk
     )
     targets = [t for target, name in goal.workloads for _, t in site.pairs(target, [name])]
-    params = sized({**DEFAULTS, "size": size}, targets, log)
+    params = sized(with_size(size), targets, log)
     return kind(space, goal, site, params, settings, console, log), rule_plan

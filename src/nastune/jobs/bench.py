@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nastune.bench import runner
+from nastune.bench.params import DEFAULTS, Params
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
-from nastune.bench.workloads import DEFAULTS
 from nastune.jobs import stress
 from nastune.sites.base import Site
 
@@ -37,9 +37,10 @@ class Measured:
 
 def run(spec: BenchSpec, site: Site, console) -> Measured:
     names = spec.workloads or (UNDER_LOAD if spec.stress else site.default_workloads())
-    params = {**DEFAULTS, "size": spec.size, "files": spec.files}
-    if spec.size is None:
-        params = sized(params, [t for _, t in site.pairs(spec.target, names)], console.print)
+    params: Params = {**DEFAULTS, "files": spec.files}
+    if spec.size is not None:
+        params["size"] = spec.size
+    params = sized(params, [t for _, t in site.pairs(spec.target, names)], console.print)
     if spec.stress:
         pairs, loaders = site.stress(spec.target, names)
         idle, loaded, idle_out = stress.run(pairs, loaders, params, spec.repeats, spec.out, site, console=console)

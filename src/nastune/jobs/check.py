@@ -96,7 +96,7 @@ def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
     if not stored.results:
         raise UsageError(f"baseline {name!r} holds no results")
     repeats = max([2] + [len(m.values) for r in stored.results for m in r.metrics.values()])
-    params = dict(stored.results[0].params)
+    params = stored.results[0].params
     return runner.run(baseline_pairs(stored, site), params, repeats, out, site, label="check", console=console)
 
 

@@ -12,6 +12,11 @@ again, then optionally interleave the settings a second time) is kept for compar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.params import Params
+
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,7 +59,7 @@ class OptimizeSpec:
     how fragmentation is read (sampled, or exactly by freezing each file system)."""
 
     workloads: list[str]
-    params: dict
+    params: Params
     repeats: int
     out: Path
     target: str | None = None

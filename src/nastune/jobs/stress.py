@@ -6,6 +6,11 @@ NAS first, so the degradation is a ratio measured side by side."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nastune.bench.params import Params
+
 import random
 import threading
 from dataclasses import dataclass, field
@@ -37,7 +42,7 @@ class Loader:
     def mix(self) -> list[Workload]:
         return [WORKLOADS[n] for n in MIX if WORKLOADS[n].runs_on(self.target)]
 
-    def run(self, stop: threading.Event, params: dict) -> None:
+    def run(self, stop: threading.Event, params: Params) -> None:
         rng = random.Random(self.seed)
         made: list[tuple[Workload, dict]] = []
         try:
@@ -61,7 +66,7 @@ class Loader:
 class Load:
     """Background load from `targets` while the `with` block runs."""
 
-    def __init__(self, targets: list[Target], params: dict):
+    def __init__(self, targets: list[Target], params: Params):
         self.params = {**params, "size": STREAM_SIZE, "files": SMALL_FILES}
         self.loaders = [Loader(t, seed=i) for i, t in enumerate(targets)]
         self.stop = threading.Event()
@@ -112,7 +117,7 @@ def degradation(idle: ResultSet, loaded: ResultSet) -> list[dict]:
     return rows
 
 
-def run(pairs, load_targets: list[Target], params: dict, repeats: int, out: Path, site: Measured, console=None):
+def run(pairs, load_targets: list[Target], params: Params, repeats: int, out: Path, site: Measured, console=None):
     """The measuring client's workloads on the idle NAS (`<out>.idle.json`), then under load
     (`out`); both result files, so `nastune compare` gives the statistics of the change."""
     idle_out = out.with_name(out.stem + ".idle.json")
