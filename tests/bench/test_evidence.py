@@ -10,6 +10,7 @@ import pytest
 
 from nastune.bench import evidence, limits, usage
 from nastune.bench.sample import Sample
+from nastune.bench.usage import ProfileSummary
 from nastune.root import Root
 
 # `ss -tinH state established` on the lab's NAS during an NFS read with small send buffers
@@ -104,7 +105,7 @@ def test_threads_and_connections_that_end_during_the_run_still_count():
     assert conn["sndbuf_limited_percent"] == 70.0 and conn["retrans"] == 3
 
 
-def ranked(profile: dict, limit: float | None = None) -> list[str]:
+def ranked(profile: ProfileSummary, limit: float | None = None) -> list[str]:
     return [f.factor for f in limits.rank(profile, limit)]
 
 
@@ -147,7 +148,9 @@ def test_the_strongest_evidence_comes_first(profile, limit, first):
 
 
 def test_softirq_on_one_core_is_named_with_the_busy_core():
-    profile = {"cpus": {"cpu0": {"softirq": 70.0, "idle": 25.0}, "cpu1": {"softirq": 2.0, "idle": 95.0}}}
+    profile: ProfileSummary = {
+        "cpus": {"cpu0": {"softirq": 70.0, "idle": 25.0}, "cpu1": {"softirq": 2.0, "idle": 95.0}}
+    }
     assert ranked(profile) == []  # 70% softirq on one of two cores, 75% busy: below both thresholds
     profile["cpus"]["cpu0"] = {"softirq": 85.0, "idle": 12.0}
     assert ranked(profile)[0] == "softirq-one-cpu"
@@ -165,10 +168,13 @@ def test_every_factor_declares_itself_and_names_known_rules():
 
 
 def test_nothing_saturated_says_so_when_the_profile_saw_enough_of_the_run():
-    idle = {"cpus": {"cpu0": {"idle": 90.0}}}
-    seen = {**idle, "timeline": [{"t": 0.5 * n} for n in range(1, 5)]}
+    idle: ProfileSummary = {"cpus": {"cpu0": {"idle": 90.0}}}
+    seen: ProfileSummary = {**idle, "timeline": [{"t": 0.5 * n} for n in range(1, 5)]}
     assert limits.first_line(limits.rank(seen), seen) == limits.LATENCY_BOUND
-    short = {**idle, "timeline": [{"t": 0.5}, {"t": 1.0}]}  # a 1 s run: a whole NFS read fits between samples
+    short: ProfileSummary = {
+        **idle,
+        "timeline": [{"t": 0.5}, {"t": 1.0}],
+    }  # a 1 s run: a whole NFS read fits between samples
     said = limits.first_line(limits.rank(short), short)
     assert said.startswith("too short to tell what limited it: the profile has 2 sample interval(s)"), said
 
@@ -199,7 +205,7 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     """The main job's mistakes: Samba's socket options marked limiting from an NFS read's send
     buffer, and writeback tuning from an aged read. A Samba rule only for SMB, NFS rules only
     for NFS, read-path and write-path rules only for reads or writes."""
-    window = {"tcp": {"sends": True, "MBps": 40.0, "rtt_ms": 20.0, "sndbuf_limited_percent": 70.0,
+    window: ProfileSummary = {"tcp": {"sends": True, "MBps": 40.0, "rtt_ms": 20.0, "sndbuf_limited_percent": 70.0,
                       "rwnd_limited_percent": 1.0, "rcv_ssthresh": 64088}}  # fmt: skip
     over_nfs = limits.rank(window, None, "nfs", "read")[0]
     over_smb = limits.rank(window, None, "smb", "read")[0]
@@ -215,7 +221,9 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     assert not limits.acts_on("ganesha-io-size-small", "smb", "both") and limits.acts_on(
         "ganesha-io-size-small", "nfs", "both"
     )
-    stall = {"pressure_percent": {"io": 54.0}}  # the aged read on soho: no disk at its limit, tasks waiting
+    stall: ProfileSummary = {
+        "pressure_percent": {"io": 54.0}
+    }  # the aged read on soho: no disk at its limit, tasks waiting
     assert limits.rank(stall, None, "smb", "read")[0].rules == ("xfs-fragmentation", "read-ahead-small")
     assert limits.rank(stall, None, "nfs", "write")[0].rules == ("vm-dirty-writeback", "xfs-external-log")
     known = {r for f in limits.FACTORS.values() for r in f.rules}
@@ -225,7 +233,7 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
 def test_a_busy_machine_is_named_before_any_server_factor():
     """5 of the lab's attribution tests failed on a busy CI host: the host's own CPU was named.
     Other load in most repeats now comes first, saying so; in a few, after the evidence."""
-    busy = {"cpus": {"cpu0": {"user": 95.0, "idle": 5.0}, "cpu1": {"idle": 90.0}}}
+    busy: ProfileSummary = {"cpus": {"cpu0": {"user": 95.0, "idle": 5.0}, "cpu1": {"idle": 90.0}}}
     found = limits.rank(busy)
     first = limits.with_other_load(found, ["make used 1.6 cores"] * 3, 5)
     assert first[0].factor == "other-load" and "3 of 5 repeats (make used 1.6 cores)" in first[0].evidence
@@ -235,7 +243,7 @@ def test_a_busy_machine_is_named_before_any_server_factor():
     assert limits.with_other_load(found, [], 5) == found
     # the aged read under a busy host: the disk at its limit comes before the busy CPU the other
     # load shares (a lab test failed so on a busy machine: cpu named before the injected disk)
-    busy_disk = {
+    busy_disk: ProfileSummary = {
         **busy,
         "disks": {
             "loop0": {"read_iops": 372, "read_iops_limit": 400, "util_percent": 50.0, "await_ms": 1.4, "queue": 0.5}

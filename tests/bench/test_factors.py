@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from nastune.bench import limits
+from nastune.bench.usage import ProfileSummary
 
 GOODPUT = 117.7e6
-LINK = {"net": {"veth0": {"rx_MBps": 0.5, "tx_MBps": 116.0}}, "timeline": []}
-CASES: dict[str, tuple[dict, dict]] = {
+LINK: ProfileSummary = {"net": {"veth0": {"rx_MBps": 0.5, "tx_MBps": 116.0}}, "timeline": []}
+CASES: dict[str, tuple[ProfileSummary, ProfileSummary]] = {
     "cpu-quota": (
         {"daemon_cores": {"smbd": 0.38}, "cgroups": {"/lab": {"quota_cpus": 0.5, "throttled_percent": 77.0,
                                                                "throttled_s": 9.1, "holds": "smbd"}}},

@@ -67,12 +67,12 @@ def test_a_last_repeat_of_a_outside_its_earlier_range_refuses_the_verdict():
 
     w, t = WORKLOADS["network"], Target("iperf3", "iperf3://x", host="x")
     key = f"{w.name} @ {t.url}"
-    rows = [{"upload MB/s": v, "download MB/s": v} for v in (100, 101, 99, 100)]
+    rows = [{"upload MB/s": v, "download MB/s": v} for v in (100.0, 101.0, 99.0, 100.0)]
     calm = {key: rows + [{"upload MB/s": 100.5, "download MB/s": 100.5}]}
     assert _controls([(w, t)], {}, calm, 0.03) == []
-    drifted = {key: rows + [{"upload MB/s": 80, "download MB/s": 100}]}
+    drifted = {key: rows + [{"upload MB/s": 80.0, "download MB/s": 100.0}]}
     assert _controls([(w, t)], {}, drifted, 0.03) == [f"{key} upload MB/s"]
-    too_few = {key: [rows[0], {"upload MB/s": 10, "download MB/s": 10}]}  # one earlier repeat: no spread
+    too_few = {key: [rows[0], {"upload MB/s": 10.0, "download MB/s": 10.0}]}  # one earlier repeat: no spread
     assert _controls([(w, t)], {}, too_few, 0.03) == []
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from nastune.bench.usage import ProfileSummary
 from nastune.protocols import PROTOCOLS
 
 PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
@@ -50,7 +51,7 @@ class Factor:
     rules: tuple[str, ...] = ()  # the rules whose changes address this factor
     threshold = 0.5  # below this score the factor is not named
 
-    def assess(self, profile: dict, limit_bytes: float | None) -> list[tuple[float, str]]:
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         raise NotImplementedError
 
 
@@ -61,7 +62,7 @@ class CpuQuota(Factor):
     name, title = "cpu-quota", "The servers' cgroup CPU quota"
     threshold = 0.1
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         out = []
         cores = profile.get("daemon_cores", {})
         for path, g in profile.get("cgroups", {}).items():
@@ -88,7 +89,7 @@ class ServingThread(Factor):
     rules = ("smb-aio-off", "nfsd-threads-low")
     threshold = 0.85
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         threads = profile.get("threads") or []
         if not threads:
             return []
@@ -108,7 +109,7 @@ class SoftirqOneCpu(Factor):
     rules = ("irq-single-cpu", "irq-numa-locality", "irqbalance-absent")
     threshold = 1.0  # 80% of a core in softirq: the rest goes to the switches in and out of it
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         cpus = profile.get("cpus", {})
         if not cpus:
             return []
@@ -126,7 +127,7 @@ class Link(Factor):
     rules = ("mtu-jumbo-frames",)
     threshold = 0.9  # a transfer that saturates the lab's link reaches 95-98% of its goodput
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         if not limit_bytes:
             return []
         out = []
@@ -148,7 +149,7 @@ class DiskIops(Factor):
     rules = ("xfs-fragmentation", "read-ahead-small", "block-scheduler")
     threshold = 0.85
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         out = []
         for dev, d in profile.get("disks", {}).items():
             for kind in ("read", "write"):
@@ -183,7 +184,7 @@ class TcpWindow(Factor):
     rules = ("tcp-buffers-below-bdp", "smb-socket-buffers-fixed", "tcp-buffers-small-ram")
     threshold = 0.3
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         c = profile.get("tcp")
         if not c:
             return []
@@ -195,9 +196,9 @@ class RequestSize(Factor):
     rules = ("ganesha-io-size-small", "nfs-client-rsize-small")
     threshold = 0.5
 
-    def assess(self, profile, limit_bytes):
-        c = profile.get("tcp")
-        size = c and c.get("bytes_per_request")
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
+        c = profile.get("tcp") or {}
+        size = c.get("bytes_per_request")
         if not size or c.get("port") not in PROTOCOL_PORTS:
             return []
         # 4 KiB scores 0.8, 1 MiB nothing: each halving of the request doubles the round trips
@@ -217,7 +218,7 @@ class CpuBusy(Factor):
     name, title = "cpu", "A CPU fully busy"
     threshold = 0.9
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         cpus = profile.get("cpus", {})
         busy = {n: 100 - c.get("idle", 0) - c.get("iowait", 0) for n, c in cpus.items()}
         if not busy:
@@ -236,7 +237,7 @@ class IoStall(Factor):
     rules = ("vm-dirty-writeback", "xfs-external-log", "xfs-fragmentation", "read-ahead-small")
     threshold = 0.3
 
-    def assess(self, profile, limit_bytes):
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         stall = profile.get("pressure_percent", {}).get("io")
         if not stall:
             return []
@@ -259,7 +260,7 @@ FACTORS: dict[str, Factor] = {
 }
 
 
-def rank(profile: dict, limit_bytes: float | None = None, kind: str = "", path: str = "both") -> list[Limit]:
+def rank(profile: ProfileSummary, limit_bytes: float | None = None, kind: str = "", path: str = "both") -> list[Limit]:
     """Every factor the evidence names, the strongest first, each with the rules that can act
     on this run's path: `kind` the target's protocol (smb, nfs, ftp; other kinds keep every
     protocol's rules), `path` the workload's (read, write or both)."""
@@ -297,7 +298,7 @@ def with_other_load(limits: list[Limit], reasons: list[str], repeats: int) -> li
     return [other, *own, *cpu] if share >= 0.5 else [*own, *cpu, other]
 
 
-def first_line(limits: list[Limit], profile: dict) -> str:
+def first_line(limits: list[Limit], profile: ProfileSummary) -> str:
     """What the console says limited a run: the strongest factor, else "latency-bound" when the
     profile saw enough of the run to say that nothing saturated."""
     if limits:

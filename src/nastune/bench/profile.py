@@ -8,10 +8,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from nastune import commands
 from nastune.bench import evidence, usage
 from nastune.bench.sample import Sample
+from nastune.bench.usage import ProfileSummary
 from nastune.facts.interrupts import parse_interrupts
 from nastune.root import Root, Unavailable
 
@@ -91,7 +93,7 @@ class Profiler:
         self._stop = threading.Event()
         self.samples = [self._sample()]
 
-        def loop():
+        def loop() -> None:
             while not self._stop.wait(self.interval):
                 self.samples.append(self._sample())
 
@@ -99,12 +101,12 @@ class Profiler:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
         self.samples.append(self._sample())
 
-    def stream(self, out) -> None:
+    def stream(self, out: TextIO) -> None:
         """Write a sample per interval to `out`, one JSON line each, until the reader goes away."""
         while True:
             try:
@@ -113,7 +115,7 @@ class Profiler:
                 return
             time.sleep(self.interval)
 
-    def summary(self) -> dict:
+    def summary(self) -> ProfileSummary:
         """What the samples say, as rates over the run and a timeline (bench.usage)."""
         return usage.summarize(self.samples)
 
@@ -130,7 +132,7 @@ class RemoteProfiler(Profiler):
         self.samples, first = [], threading.Event()
         self._proc = commands.start(self.argv, stdout=subprocess.PIPE)
 
-        def read():
+        def read() -> None:
             for line in self._proc.stdout or ():
                 try:
                     self.samples.append(Sample.from_json(line))
@@ -144,7 +146,7 @@ class RemoteProfiler(Profiler):
         first.wait(self.FIRST)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         time.sleep(self.interval)  # one more sample after the run
         self._proc.terminate()  # the NAS's sampler ends at its next write (broken pipe)
         try:
@@ -161,5 +163,5 @@ class Unprofiled(Profiler):
         self.samples = []
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None

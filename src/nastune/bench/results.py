@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from nastune import commands
 from nastune.bench.params import Params
+from nastune.bench.usage import ProfileSummary
 from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
 from nastune.protocols import PROTOCOLS
@@ -82,7 +83,7 @@ class WorkloadResult(BaseModel):
     target: dict
     params: Params
     metrics: dict[str, MetricResult]
-    profile: dict = {}
+    profile: ProfileSummary = {}
     attribution: str = ""  # the first of `limits`, in words
     limits: list[LimitRecord] = Field(default=[], max_length=100)  # what limited it, the strongest first
     started: str

@@ -4,19 +4,15 @@ Ctrl-C stopping cleanly with the test files removed and the finished repeats sav
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nastune.bench.params import Params
-
 import os
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from rich.console import Console
 from rich.progress import Progress
@@ -24,9 +20,11 @@ from rich.progress import Progress
 from nastune.bench.drivers.fio import device_read_rate
 from nastune.bench.interference import Meter, disturbed
 from nastune.bench.limits import first_line, rank, with_other_load
+from nastune.bench.params import Params
 from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
+from nastune.bench.usage import ProfileSummary
 from nastune.bench.workloads import Workload
 from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError, Final
@@ -34,6 +32,7 @@ from nastune.root import Root, Unavailable
 
 AGREE = 0.10  # repeats further than this from their median are flagged
 OVER_LIMIT = 1.01
+T = TypeVar("T")
 RETRIES = 2  # a failed step is tried again this many times before its workload counts as failed
 PROFILE_INTERVAL = 0.5  # seconds between the server's /proc samples
 RETRY_PAUSE = 3.0  # seconds: lets a restarted server or a renegotiated link settle
@@ -99,7 +98,7 @@ def flag_disturbed(metrics: dict[str, MetricResult], others: list[dict[str, floa
     return metrics
 
 
-def attempt(action, what: str, retries: list[str]):
+def attempt(action: Callable[[], T], what: str, retries: list[str]) -> T:
     """Run one step of a workload, trying again after a failure (a connection reset right after
     an MTU change, a server that restarts) up to RETRIES times, unless the file it reads is not
     there; each failure is kept as a reason."""
@@ -111,6 +110,7 @@ def attempt(action, what: str, retries: list[str]):
             if n == RETRIES or isinstance(e, Final):
                 raise
             time.sleep(RETRY_PAUSE)
+    raise AssertionError("unreachable: the last attempt returned or raised")
 
 
 @dataclass
@@ -123,7 +123,7 @@ class _Measured:
     rows: list[dict[str, float]] = field(default_factory=list)
     retries: list[str] = field(default_factory=list)
     others: list[dict] = field(default_factory=list)  # other load during each repeat
-    profile: dict = field(default_factory=dict)
+    profile: ProfileSummary = field(default_factory=lambda: ProfileSummary())
     interrupted: bool = False
     error: str | None = None
 
@@ -197,7 +197,7 @@ def run(
     out: Path,
     site: Measured,
     label: str = "",
-    console=None,
+    console: Console | None = None,
     profile: bool = True,
     within: Progress | Lines | None = None,
     warm: bool = False,

@@ -7,20 +7,20 @@ late or finished early does not inflate it, as a plain sum of rates would."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nastune.bench.params import Params
-
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import TypeVar
 
+from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.bench.workloads import Metric, Workload
 from nastune.errors import UsageError
 from nastune.protocols.client import BenchError
+
+T = TypeVar("T")
 
 FAIRNESS = "fairness"
 BARRIER_TIMEOUT = 120.0
@@ -62,12 +62,12 @@ class Together(Workload):
     def _throughput(specs: dict[str, Metric]) -> str | None:
         return next((name for name, spec in specs.items() if spec.throughput), None)
 
-    def _each(self, action) -> list:
+    def _each(self, action: Callable[[Target, int], T]) -> list[T | BenchError]:
         """`action(target, index)` on every client in parallel, each outcome a value or the
         BenchError naming its client; all finish before this returns (none is left mid-way)."""
         with ThreadPoolExecutor(max_workers=len(self.targets)) as pool:
             futures = [pool.submit(action, t, i) for i, t in enumerate(self.targets)]
-            outcomes = []
+            outcomes: list[T | BenchError] = []
             for target, future in zip(self.targets, futures):
                 try:
                     outcomes.append(future.result())
@@ -76,16 +76,18 @@ class Together(Workload):
         return outcomes
 
     @staticmethod
-    def _raise_first(outcomes: list) -> None:
+    def _succeeded(outcomes: list[T | BenchError]) -> list[T]:
+        """Every client's outcome, once none failed (the first failure is raised)."""
         for outcome in outcomes:
             if isinstance(outcome, BenchError):
                 raise outcome
+        return [o for o in outcomes if not isinstance(o, BenchError)]
 
     def setup(self, target: Target, params: Params) -> dict:
         outcomes = self._each(lambda t, i: self.inner.setup(t, params))
         # what the clients that succeeded set up, for teardown if another client failed
         self._made = [o if isinstance(o, dict) else {} for o in outcomes]
-        self._raise_first(outcomes)
+        self._succeeded(outcomes)
         return {"states": self._made}
 
     def once(self, target: Target, params: Params, state: dict) -> dict[str, float]:
@@ -99,9 +101,7 @@ class Together(Workload):
                 raise BenchError("not started: another client failed before the start") from None
             return self.inner.once(replace(t, starts_at=begin), params, state["states"][i])
 
-        outcomes = self._each(one)
-        self._raise_first(outcomes)
-        return self.merge(outcomes, params)
+        return self.merge(self._succeeded(self._each(one)), params)
 
     def merge(self, rows: list[dict[str, float]], params: Params) -> dict[str, float]:
         specs = self.inner.metrics(params)
@@ -123,7 +123,7 @@ class Together(Workload):
 
     def teardown(self, target: Target, params: Params, state: dict) -> None:
         states = state.get("states") or getattr(self, "_made", None) or [{} for _ in self.targets]
-        self._raise_first(self._each(lambda t, i: self.inner.teardown(t, params, states[i])))
+        self._succeeded(self._each(lambda t, i: self.inner.teardown(t, params, states[i])))
 
 
 def aggregate(rows: list[dict[str, float]], name: str) -> float:

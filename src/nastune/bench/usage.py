@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from typing_extensions import TypedDict  # pydantic validates it (results), which needs this one before Python 3.12
 
 if TYPE_CHECKING:
     from nastune.bench.sample import Sample
@@ -191,7 +193,27 @@ def timeline(samples: list[Sample]) -> list[dict]:
     return points
 
 
-def summarize(samples: list[Sample]) -> dict:
+class ProfileSummary(TypedDict, total=False):
+    """What a run's samples say (empty when the run was not profiled); bench.limits reads it."""
+
+    seconds: float
+    cpus: dict[str, dict[str, float]]  # per CPU, the percent of each state
+    irqs_per_s: dict[str, float]  # the busiest interrupts
+    context_switches_per_s: int
+    net: dict[str, dict[str, float]]  # per NIC: rx/tx MB/s and packets/s
+    disk_busy_percent: dict[str, float]
+    disks: dict[str, dict[str, float]]
+    daemon_cores: dict[str, float]  # cores each serving daemon used
+    threads: list[dict[str, Any]]  # the busiest threads
+    cgroups: dict[str, dict[str, Any]]  # CPU quota use and throttling
+    pressure_percent: dict[str, float]  # PSI: cpu, io, memory
+    softirqs_per_s: dict[str, list[float]]  # per softirq, the rate on each CPU
+    tcp: dict[str, Any] | None  # the busiest connection: request size, windows, limits
+    timeline: list[dict[str, Any]]  # one point per sample interval
+    unknown: dict[str, str]  # evidence missing, with the reason
+
+
+def summarize(samples: list[Sample]) -> ProfileSummary:
     """Averages over the run (first to last sample) and the timeline."""
     a, b = samples[0], samples[-1]
     dt = max(b.t - a.t, 1e-6)

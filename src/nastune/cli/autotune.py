@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -64,8 +64,8 @@ def autotune(
     with failing(code=1, interrupted=f"interrupted: the trial's changes are rolled back; {resumed}"):
         goal = parse(objective, workload or [])
         settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
-        options = {"root": root, "scenario": scenario, "resume": resume, "log": log, "login_file": login_file}
-        where = site(bool(lab), inventory, target, clients, **options)
+        options: dict[str, Any] = {"root": root, "scenario": scenario, "resume": resume, "log": log}
+        where = site(bool(lab), inventory, target, clients, login_file=login_file, **options)
         search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

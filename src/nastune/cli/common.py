@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.text import Text
@@ -26,8 +26,14 @@ from nastune.report import layout
 from nastune.severity import Severity
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
+    from nastune.bench.results import ResultSet
     from nastune.facts import Facts, Reading
+    from nastune.login import Login
     from nastune.sites.base import Site
+
+T = TypeVar("T")
 
 lab_app = typer.Typer(
     short_help="The lab: a real NAS and its clients on this machine",
@@ -112,19 +118,19 @@ def main(
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(message)s")
 
 
-def say(stage: str):
+def say(stage: str) -> Callable[[str], None]:
     """A progress logger for a stage: its name dimmed, the message as plain text."""
     return lambda m: err.print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
 
 
-def lines_to(shown) -> Callable[[str], None]:
+def lines_to(shown: Console) -> Callable[[str], None]:
     """A log for the tuning engine that never stops it: when the reader is gone (an SSH session
     that a network change cut), a change half-made must still be finished or rolled back."""
 
     def log(message: str) -> None:
         try:
             shown.print(message, highlight=False)
-        except OSError:
+        except (OSError, SystemExit):  # rich meets a broken pipe with SystemExit, stdout sent to /dev/null
             pass
 
     return log
@@ -154,7 +160,7 @@ def site(
     resume: bool = False,
     log: Callable[[str], None] = print,
     login_file: Path | None = None,
-    **options,
+    **options: Any,
 ) -> Site:
     """Where the command works, as its options say: an inventory's NAS measured from its
     clients; the lab (with `scenario`, a fresh lab of it, or on `resume` the lab as it runs,
@@ -184,7 +190,7 @@ def site(
     return LiveSite(target, root, login=_login(login_file, target) if login_file else None)
 
 
-def _login(path: Path, target: str | None):
+def _login(path: Path, target: str | None) -> Login:
     """The login in `path` (- : standard input) for the host of `target`."""
     from urllib.parse import urlparse
 
@@ -215,7 +221,7 @@ def facts_of(where: Site, area: list[str] | None, how: Reading) -> Facts:
         return where.facts(how, expand(area or AREAS))  # a bad --area fails before anything is read
 
 
-def lab_action(action):
+def lab_action(action: Callable[[], T]) -> T:
     """Run a lab action as root, its errors shown plainly (exit 2)."""
     from nastune.sites.lab.lab import require_root
 
@@ -232,7 +238,7 @@ def size_option(text: str) -> int | None:
         return None if text == "auto" else size_bytes(text)
 
 
-def load_results(paths: list[Path]):
+def load_results(paths: list[Path]) -> list[ResultSet]:
     from nastune.bench.results import load
 
     with failing():

@@ -22,7 +22,7 @@ def lab_up(
     from nastune.lab import scenario as scenarios
     from nastune.sites.lab.lab import Lab
 
-    def action():
+    def action() -> None:
         network = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
         final = scenarios.load(scenario, network, **({"clients": clients} if clients is not None else {}))
         built = Lab().up(final, log=say("lab"))
@@ -70,7 +70,7 @@ def lab_inventory() -> None:
     """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
     from nastune.sites.lab.lab import Lab, LabError
 
-    def action():
+    def action() -> str:
         path = Lab().inventory_path
         if not path.exists():
             raise LabError("the lab is not up: run `nastune lab up` first")

@@ -13,7 +13,7 @@ from nastune.conf import exports as exports_conf
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf import nfs_conf
 from nastune.conf.exports import Export
-from nastune.facts.context import Context, integer
+from nastune.facts.context import Context, integer, number
 from nastune.facts.model import Fact, Section
 from nastune.facts.system import Process
 
@@ -91,7 +91,7 @@ def pool_stats(text: str) -> list[PoolStats]:
 
 def rpc_stats(text: str) -> dict[str, list[float]]:
     """/proc/net/rpc/nfsd: one line per counter group ('th 8 0 ...', 'io R W', 'rpc ...')."""
-    return {words[0]: [float(w) for w in words[1:]] for line in text.splitlines() if (words := line.split())}
+    return {words[0]: [number(w) for w in words[1:]] for line in text.splitlines() if (words := line.split())}
 
 
 INCLUDE_DEPTH = 8  # Ganesha's own limit on nested %include is lower; a loop must end

@@ -19,11 +19,6 @@ unchanged system (29% at six pairs). The system always ends in A."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nastune.bench.params import Params
-
 import math
 import random
 import statistics
@@ -39,8 +34,11 @@ from scipy.stats import t as t_dist
 from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
+from nastune.bench.params import Params
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
+from nastune.bench.targets import Target
+from nastune.bench.workloads import Workload
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
 from nastune.remote.nas import NasError
@@ -53,6 +51,8 @@ from nastune.stats.runs import Row, compare_interleaved
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
+
+Samples = dict[str, list[dict[str, float]]]  # per workload on a target, each repeat's metrics
 
 
 class AbError(Failure):
@@ -117,7 +117,7 @@ def reversible(plan: Plan) -> tuple[Plan, list[str]]:
     return plan.model_copy(update={"changes": kept}), left
 
 
-def _key(workload, target) -> str:
+def _key(workload: Workload, target: Target) -> str:
     return f"{workload.name} @ {target.url}"
 
 
@@ -199,9 +199,9 @@ class _Interleaving:
         self.alpha = ALPHA / (spec.max_pairs - spec.min_pairs + 1)  # the looks share the 5%
         self.resolved: dict[str, Pairs] = {}
         self.states: dict[str, dict] = {}
-        self.samples: dict[str, dict[str, list[dict]]] = {"A": {}, "B": {}}
+        self.samples: dict[str, Samples] = {"A": {}, "B": {}}
         self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
-        self.others: dict[str, dict[str, list[dict[str, float]]]] = {"A": {}, "B": {}}
+        self.others: dict[str, Samples] = {"A": {}, "B": {}}
         self.done = 0
 
     def pairs(self, side: str) -> Pairs:
@@ -290,11 +290,18 @@ class _Interleaving:
         return Outcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
 
 
-def _values(workload, params, rows: list[dict]) -> dict[str, list[float]]:
+def _values(workload: Workload, params: Params, rows: list[dict[str, float]]) -> dict[str, list[float]]:
     return {name: [r[name] for r in rows if name in r] for name in workload.metrics(params)}
 
 
-def _settled(workload, target, params, samples, noise_floor: float, alpha: float) -> bool:
+def _settled(
+    workload: Workload,
+    target: Target,
+    params: Params,
+    samples: dict[str, Samples],
+    noise_floor: float,
+    alpha: float,
+) -> bool:
     """Whether every metric of the workload is settled (stats.compare.settled), its pairs compared
     as the verdict will be: a settled workload is measured no more."""
     key = _key(workload, target)
@@ -318,7 +325,7 @@ def outside(values: list[float], extra: float, noise_floor: float) -> bool:
     return not (centre - half) * (1 - noise_floor) <= extra <= (centre + half) * (1 + noise_floor)
 
 
-def _controls(pairs, params, samples_a, noise_floor: float) -> list[str]:
+def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: float) -> list[str]:
     """Metrics whose last repeat of A lies outside what A's earlier repeats predict."""
     refused = []
     for workload, target in pairs:
@@ -333,7 +340,15 @@ def _controls(pairs, params, samples_a, noise_floor: float) -> list[str]:
     return refused
 
 
-def _results(side, pairs, params, rows_by_key, others, out: Path, site: Site) -> ResultSet:
+def _results(
+    side: str,
+    pairs: Pairs,
+    params: Params,
+    rows_by_key: Samples,
+    others: dict[str, Samples],
+    out: Path,
+    site: Site,
+) -> ResultSet:
     """One side's results, not yet saved: the run's verdict goes into them first."""
     path = out / f"{side.lower()}.json"
     results = ResultSet(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.console import Console
+
 from nastune.bench import runner
 from nastune.bench.params import DEFAULTS, Params
 from nastune.bench.results import ResultSet
@@ -35,7 +37,7 @@ class Measured:
     degradation: list[dict] | None = None  # stress: how many times worse each metric got
 
 
-def run(spec: BenchSpec, site: Site, console) -> Measured:
+def run(spec: BenchSpec, site: Site, console: Console) -> Measured:
     names = spec.workloads or (UNDER_LOAD if spec.stress else site.default_workloads())
     params: Params = {**DEFAULTS, "files": spec.files}
     if spec.size is not None:

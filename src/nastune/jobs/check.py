@@ -25,6 +25,8 @@ from nastune.tune import executor
 from nastune.tune.system import TuneError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from nastune.stats.runs import Row
 
 
@@ -88,7 +90,7 @@ def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target
     return out
 
 
-def measure(name: str, site: Site, out: Path, console=None) -> ResultSet:
+def measure(name: str, site: Site, out: Path, console: Console | None = None) -> ResultSet:
     """Baseline `name`'s workloads measured again on its targets, with its parameters and repeats."""
     from nastune.stats import baseline as baselines  # lazy: scipy, the controller extra
 

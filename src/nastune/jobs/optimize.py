@@ -12,18 +12,18 @@ again, then optionally interleave the settings a second time) is kept for compar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nastune.bench.params import Params
-
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import TracebackType
+
+from rich.console import Console
 
 from nastune import rules as knowledge
 from nastune import wire
 from nastune.bench import runner
+from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
 from nastune.errors import Failure, UsageError
@@ -39,7 +39,7 @@ from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures
 from nastune.tune.knobs import KNOBS
-from nastune.tune.plan import Plan
+from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
 
 FLOWS = ("interleaved", "before-after")
@@ -130,7 +130,42 @@ class OptimizeError(Failure):
         self.code = 130 if interrupted else None
 
 
-def run(spec: OptimizeSpec, site: Site, console, consent: Consent, log=print) -> Outcome:
+@dataclass
+class _Run:
+    """What a flow works with: the request, the NAS and its tuning engine, what was read of it and
+    found, the plan as agreed (and why each change left out was), and where it reports."""
+
+    spec: OptimizeSpec
+    site: Site
+    tuner: Tuner
+    facts: Facts
+    findings: list[Finding]
+    plan: Plan
+    skipped: list[str]
+    console: Console
+    log: Callable[[str], None]
+
+    def measure(self, workloads: list[str], name: str, label: str) -> ResultSet:
+        pairs = self.site.pairs(self.spec.target, workloads)
+        spec = self.spec
+        return runner.run(
+            pairs, spec.params, spec.repeats, spec.out / name, self.site, label=label, console=self.console
+        )
+
+
+@dataclass
+class _Proof:
+    """What a flow measured: its runs, the before/after verdicts and notes, the interleaved run."""
+
+    runs: list[ResultSet]
+    rows: list[Row]
+    notes: list[str]
+    mixed: Interleaved | None
+
+
+def run(
+    spec: OptimizeSpec, site: Site, console: Console, consent: Consent, log: Callable[[str], None] = print
+) -> Outcome:
     """The targets are resolved for each measurement, because tuning changes what they are (an
     MTU change moves the link's goodput ceiling); bad workloads and unreachable clients are
     refused before anything is read or applied. The plan is shown and agreed to before anything
@@ -157,10 +192,12 @@ def run(spec: OptimizeSpec, site: Site, console, consent: Consent, log=print) ->
         except Declined as e:
             raise Declined(f"{e}; the plan is in {spec.out / 'plan.json'} (edit it, then --plan FILE)") from None
         flow = _before_after if spec.flow == "before-after" else _interleaved
-        return flow(spec, site, tuner, facts, findings, (plan, skipped), console, log)
+        return flow(_Run(spec, site, tuner, facts, findings, plan, skipped, console, log))
 
 
-def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet], log) -> list[Finding]:
+def _limiting(
+    spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet], log: Callable[[str], None]
+) -> list[Finding]:
     """The findings with what limited the measured runs first, written to findings.json."""
     findings = with_runtime(findings, runs)
     (spec.out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
@@ -170,45 +207,35 @@ def _limiting(spec: OptimizeSpec, findings: list[Finding], runs: list[ResultSet]
     return findings
 
 
-def _before_after(
-    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: Facts, findings, planned, console, log
-) -> Outcome:
+def _before_after(r: _Run) -> Outcome:
     """The classic flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
     settings interleaved a second time and applied again."""
-    out, params, repeats = spec.out, spec.params, spec.repeats
+    spec, tuner, plan, log = r.spec, r.tuner, r.plan, r.log
     log("measure: before")
-    pairs = site.pairs(spec.target, spec.workloads)
-    before = runner.run(pairs, params, repeats, out / "before.json", site, label="before", console=console)
-    findings = _limiting(spec, findings, [before], log)  # what limited the baseline leads
-    plan, skipped = planned
-    log(f"apply: {len(plan.changes)} changes ({len(skipped)} left out)")
+    before = r.measure(spec.workloads, "before.json", "before")
+    r.findings = _limiting(spec, r.findings, [before], log)  # what limited the baseline leads
+    log(f"apply: {len(plan.changes)} changes ({len(r.skipped)} left out)")
     journal = tuner.apply(plan, spec.accept_risk, log, persist=spec.persist and not spec.pairs)
     if journal is None:
         raise OptimizeError("the plan changes nothing here: every setting already is as planned")
-    with _undoing(out, tuner, journal) as undo:
+    with _undoing(spec.out, tuner, journal) as undo:
         log("measure: after")
-        pairs = site.pairs(spec.target, spec.workloads)
-        after = runner.run(pairs, params, repeats, out / "after.json", site, label="after", console=console)
+        after = r.measure(spec.workloads, "after.json", "after")
         rows, notes = compare_runs(before, after)
         mixed = None
         settings, _ = ab.reversible(plan)
         if spec.pairs and settings.changes:
             tuner.rollback(journal)
-            mixed, again = _interleave(plan, tuner, site, spec, log)
+            mixed, again = _interleave(plan, tuner, r.site, spec, log)
             journal = again or journal
             undo.journal = journal
-        return _finish(
-            spec, tuner, journal, plan, skipped, [before, after], rows, notes, mixed, facts, findings, site.name
-        )
+        return _finish(r, journal, _Proof([before, after], rows, notes, mixed))
 
 
-def _interleaved(
-    spec: OptimizeSpec, site: Site, tuner: Tuner, facts: Facts, findings, planned, console, log
-) -> Outcome:
+def _interleaved(r: _Run) -> Outcome:
     """The plan's one-off actions measured before and after on the workloads they change (after:
     the interleaved run's A), its settings proved by interleaving and left applied."""
-    out, params, repeats = spec.out, spec.params, spec.repeats
-    plan, skipped = planned
+    spec, tuner, plan, log = r.spec, r.tuner, r.plan, r.log
     settings, _ = ab.reversible(plan)
     actions = plan.model_copy(update={"changes": [c for c in plan.changes if c not in settings.changes]})
     runs: list[ResultSet] = []
@@ -217,22 +244,20 @@ def _interleaved(
     served = [w for w in spec.workloads if any(w in KNOBS[c.knob].measured_by for c in actions.changes)]
     if served:
         log(f"measure: before the one-off actions ({', '.join(served)})")
-        pairs = site.pairs(spec.target, served)
-        runs.append(runner.run(pairs, params, repeats, out / "before.json", site, label="before", console=console))
+        runs.append(r.measure(served, "before.json", "before"))
     journal = None
     if actions.changes:
         log(f"apply: {len(actions.changes)} one-off actions")
         journal = tuner.apply(actions, spec.accept_risk, log)
         if not served:
             notes.append("the one-off actions were applied; no chosen workload measures them (aged-read does)")
-    with _undoing(out, tuner, journal) as undo:
-        mixed, applied = _interleave(plan, tuner, site, spec, log)
+    with _undoing(spec.out, tuner, journal) as undo:
+        mixed, applied = _interleave(plan, tuner, r.site, spec, log)
         if served and mixed is None:  # no settings were switched: the after-measurement on its own
             log("measure: after the one-off actions")
-            pairs = site.pairs(spec.target, served)
-            runs.append(runner.run(pairs, params, repeats, out / "after.json", site, label="after", console=console))
+            runs.append(r.measure(served, "after.json", "after"))
         elif served and mixed and mixed.runs:  # the interleaved run's A is the system after them
-            runs.append(_after(mixed.runs[0], served, out / "after.json"))
+            runs.append(_after(mixed.runs[0], served, spec.out / "after.json"))
         if len(runs) == 2:
             rows, notes = compare_runs(runs[0], runs[1])
             notes = [f"before/after: the one-off actions only ({', '.join(served)})"] + notes
@@ -243,12 +268,12 @@ def _interleaved(
             raise OptimizeError("the plan changes nothing here: every setting already is as planned")
         undo.journal = journal
         runs += mixed.runs if mixed else []
-        as_it_was = [r for r in runs if r.label in ("before", "A")]
-        findings = _limiting(spec, findings, as_it_was, log)  # what limited the system as it was leads
-        return _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings, site.name)
+        as_it_was = [run for run in runs if run.label in ("before", "A")]
+        r.findings = _limiting(spec, r.findings, as_it_was, log)  # what limited the system as it was leads
+        return _finish(r, journal, _Proof(runs, rows, notes, mixed))
 
 
-def _applied(change, persisted: bool) -> dict:
+def _applied(change: PlannedChange, persisted: bool) -> dict:
     """A change as the report lists it: with whether it survives a reboot."""
     knob = KNOBS[change.knob]
     lasts = "persisted (survives a reboot)" if persisted and knob.persists != "action" else knob.lasts()
@@ -272,7 +297,9 @@ class _undoing:
     def __enter__(self) -> _undoing:
         return self
 
-    def __exit__(self, kind, error, trace) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if error is None or isinstance(error, OptimizeError) or self.journal is None:
             return
         undo = f"undo it with `{self.tuner.undo(self.journal)}`"
@@ -286,8 +313,17 @@ class _undoing:
             ) from error
 
 
-def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts, findings, site_name) -> Outcome:
+def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
     """compare.json and the report."""
+    spec, tuner, plan, runs, rows, notes, mixed = (
+        r.spec,
+        r.tuner,
+        r.plan,
+        proof.runs,
+        proof.rows,
+        proof.notes,
+        proof.mixed,
+    )
     failed = failures(runs)
     summary = wire.Optimize(
         flow=spec.flow,
@@ -302,10 +338,10 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         spec.out / "report.html",
         rows,
         notes,
-        facts=json.loads(facts.to_json()),
-        findings=[f.model_dump(mode="json") for f in findings],
+        facts=json.loads(r.facts.to_json()),
+        findings=[f.model_dump(mode="json") for f in r.findings],
         applied=[_applied(c, spec.persist) for c in plan.changes],
-        left_out=skipped,
+        left_out=r.skipped,
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
         undo=tuner.undo(journal),
@@ -313,11 +349,13 @@ def _finish(spec, tuner, journal, plan, skipped, runs, rows, notes, mixed, facts
         interleaved_runs=mixed.runs if mixed else None,
     )
     undo, lasting = tuner.undo(journal), None if spec.persist else tuner.persisting(journal)
-    done = Outcome(rows, notes, report, plan, skipped, journal, failed, undo, mixed, spec.flow, summary)
-    return replace(done, site=site_name, persisted=spec.persist, persisting=lasting)
+    done = Outcome(rows, notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
+    return replace(done, site=r.site.name, persisted=spec.persist, persisting=lasting)
 
 
-def _interleave(plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log) -> tuple[Interleaved | None, str | None]:
+def _interleave(
+    plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log: Callable[[str], None]
+) -> tuple[Interleaved | None, str | None]:
     """The plan's settings (not applied: A; its one-off actions stay as they are) alternated with
     B by the tuner, then applied. Returns the result and the journal of that last apply (None: no
     settings, or none that changes anything). An interleaved run that fails is reported, not fatal."""

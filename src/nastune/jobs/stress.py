@@ -6,22 +6,21 @@ NAS first, so the degradation is a ratio measured side by side."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nastune.bench.params import Params
-
 import random
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.console import Console
+
 from nastune.bench import runner
+from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import Measured
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.protocols.client import BenchError
+from nastune.sites.base import Pairs
 
 MIX = ("seq-write", "seq-read", "small-files")
 STREAM_SIZE = 32 << 20
@@ -77,7 +76,7 @@ class Load:
             loader.thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop.set()
         for loader in self.loaders:
             if loader.thread:
@@ -117,7 +116,15 @@ def degradation(idle: ResultSet, loaded: ResultSet) -> list[dict]:
     return rows
 
 
-def run(pairs, load_targets: list[Target], params: Params, repeats: int, out: Path, site: Measured, console=None):
+def run(
+    pairs: Pairs,
+    load_targets: list[Target],
+    params: Params,
+    repeats: int,
+    out: Path,
+    site: Measured,
+    console: Console | None = None,
+) -> tuple[ResultSet, ResultSet, Path]:
     """The measuring client's workloads on the idle NAS (`<out>.idle.json`), then under load
     (`out`); both result files, so `nastune compare` gives the statistics of the change."""
     idle_out = out.with_name(out.stem + ".idle.json")

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.console import Console
 from rich.text import Text
 
 from nastune.facts import Facts
+from nastune.facts.block import BlockFacts
+from nastune.facts.kernel_log import KernelLogFacts
+from nastune.facts.mdraid import MdFacts
 from nastune.facts.model import Fact
-from nastune.facts.network import OFFLOADS
-from nastune.facts.sysctl import EXPECTED
+from nastune.facts.mounts import MountFacts
+from nastune.facts.network import OFFLOADS, NetworkFacts
+from nastune.facts.nfs_client import NfsClientFacts
+from nastune.facts.nfs_server import NfsServerFacts
+from nastune.facts.smb import SmbFacts
+from nastune.facts.sysctl import EXPECTED, SysctlFacts
+from nastune.facts.system import SystemFacts
+from nastune.facts.zfs import ZfsFacts
 from nastune.report.layout import Records
 
 SMB_KNOBS = (
@@ -26,7 +38,7 @@ SMB_KNOBS = (
 _why = {"on": False}  # whether unknown cells also say why (-v); tables stay narrow otherwise
 
 
-def show(fact: Fact, fmt=str, why: bool = False) -> Text:
+def show(fact: Fact, fmt: Callable[[Any], str] = str, why: bool = False) -> Text:
     if fact.known:
         return Text(fmt(fact.value))
     if why or _why["on"]:
@@ -64,7 +76,7 @@ def _line(title: str, *rest: str | Text) -> Text:
     return Text.assemble((title, "bold"), ": ", *rest)
 
 
-def _system(s, out: list) -> None:
+def _system(s: SystemFacts, out: list) -> None:
     t = _table("System", "fact", "value")
     t.add_row("kernel", show(s.kernel))
     t.add_row("distribution", show(s.distribution))
@@ -79,7 +91,7 @@ def _system(s, out: list) -> None:
     out.append(t)
 
 
-def _sysctl(sysctl, out: list, verbose: bool) -> None:
+def _sysctl(sysctl: SysctlFacts, out: list, verbose: bool) -> None:
     t = _table("Kernel tunables (sysctl)", "key", "value")
     for key, fact in sysctl.values.items():
         if verbose or key in EXPECTED:
@@ -87,7 +99,7 @@ def _sysctl(sysctl, out: list, verbose: bool) -> None:
     out.append(t)
 
 
-def _network(network, out: list) -> None:
+def _network(network: NetworkFacts, out: list) -> None:
     t = _table(
         "Network interfaces",
         "name",
@@ -105,16 +117,13 @@ def _network(network, out: list) -> None:
     )
     for i in network.interfaces:
         irq_cpus = sorted({c for irq in i.irqs for c in (irq.affinity.value or [])})
-        off = [
-            k for k in OFFLOADS if i.features.known and k in i.features.value and i.features.value[k].active is False
-        ]
+        features, ring, coalesce = i.features.known_value or {}, i.rings.known_value, i.coalesce.known_value
+        off = [k for k in OFFLOADS if k in features and features[k].active is False]
         rings = "-"
-        if i.rings.known:
-            cur, mx = i.rings.value.current, i.rings.value.maximum
+        if ring is not None:
+            cur, mx = ring.current, ring.maximum
             rings = f"{cur.get('rx', '?')}/{cur.get('tx', '?')} ({mx.get('rx', '?')}/{mx.get('tx', '?')})"
-        adaptive = (
-            "-" if not i.coalesce.known else {True: "on", False: "off", None: "n/a"}[i.coalesce.value.adaptive_rx]
-        )
+        adaptive = "-" if coalesce is None else {True: "on", False: "off", None: "n/a"}[coalesce.adaptive_rx]
         t.add_row(
             i.name,
             i.kind,
@@ -132,7 +141,7 @@ def _network(network, out: list) -> None:
     out.append(t)
 
 
-def _block(block, out: list) -> None:
+def _block(block: BlockFacts, out: list) -> None:
     t = _table("Block devices", "name", "kind", "rotational", "scheduler", "read-ahead", "nr_requests", "size")
     for d in block.devices:
         t.add_row(
@@ -147,7 +156,7 @@ def _block(block, out: list) -> None:
     out.append(t)
 
 
-def _md(md, out: list) -> None:
+def _md(md: MdFacts, out: list) -> None:
     if not md.personalities.known:
         out.append(_line("md RAID", show(md.personalities, why=True)))
         return
@@ -170,7 +179,7 @@ def _md(md, out: list) -> None:
     out.append(t)
 
 
-def _mounts(m, out: list) -> None:
+def _mounts(m: MountFacts, out: list) -> None:
     t = _table("File systems", "mountpoint", "device", "type", "options", "XFS log", "fragmentation")
     for mount in m.mounts.value or []:
         if mount.pseudo:
@@ -193,7 +202,7 @@ def _mounts(m, out: list) -> None:
     out.append(t)
 
 
-def _zfs(z, out: list) -> None:
+def _zfs(z: ZfsFacts, out: list) -> None:
     if not z.pools.known:
         out.append(_line("ZFS", show(z.pools, why=True)))
         return
@@ -204,26 +213,27 @@ def _zfs(z, out: list) -> None:
     out.append(t)
 
 
-def _nfs_server(n, out: list) -> None:
+def _nfs_server(n: NfsServerFacts, out: list) -> None:
     t = _table("NFS server", "what", "value")
     t.add_row("nfsd threads", show(n.nfsd_threads))
     for e in n.exports.value or []:
         t.add_row(f"export {e.path}", "; ".join(f"{c.host}({','.join(c.options)})" for c in e.clients))
     if not n.exports.known:
         t.add_row("/etc/exports", show(n.exports, why=True))
-    if n.ganesha.known:
-        for e in n.ganesha.value.exports:
+    ganesha = n.ganesha.known_value
+    if ganesha is not None:
+        for g in ganesha.exports:
             t.add_row(
-                f"ganesha export {e.path}",
-                f"pseudo {e.pseudo}, protocols {','.join(e.protocols)}, "
-                f"MaxRead {e.max_read or 'default'}, MaxWrite {e.max_write or 'default'}",
+                f"ganesha export {g.path}",
+                f"pseudo {g.pseudo}, protocols {','.join(g.protocols)}, "
+                f"MaxRead {g.max_read or 'default'}, MaxWrite {g.max_write or 'default'}",
             )
     else:
         t.add_row("NFS-Ganesha", show(n.ganesha, why=True))
     out.append(t)
 
 
-def _nfs_client(client, out: list) -> None:
+def _nfs_client(client: NfsClientFacts, out: list) -> None:
     mounts = client.mounts
     if not mounts.value:
         out.append(_line("NFS client mounts", show(mounts, lambda v: "none", why=True)))
@@ -236,11 +246,11 @@ def _nfs_client(client, out: list) -> None:
     out.append(t)
 
 
-def _smb(s, out: list) -> None:
-    if not s.config.known:
+def _smb(s: SmbFacts, out: list) -> None:
+    c = s.config.known_value
+    if c is None:
         out.append(_line("Samba", show(s.config, why=True)))
         return
-    c = s.config.value
     t = _table(
         f"Samba ({c.path}, {'resolved by testparm' if c.resolved else 'unresolved'}, "
         f"{'running' if s.running else 'not running'})",
@@ -253,7 +263,7 @@ def _smb(s, out: list) -> None:
     out.append(t)
 
 
-def _kernel_log(k, out: list) -> None:
+def _kernel_log(k: KernelLogFacts, out: list) -> None:
     out.append(_line("Kernel log", "page allocation failures: ", show(k.page_allocation_failures, why=True)))
     out.extend(Text(f"  {line}") for line in k.examples)
 

@@ -19,7 +19,7 @@ COLOURS = {
 
 
 def render(findings: list[Finding], console: Console, verbose: bool = False) -> None:
-    def say(*parts) -> None:
+    def say(*parts: str | tuple[str, str] | Text) -> None:
         console.print(Text.assemble(*parts), markup=False, highlight=False)
 
     if not findings:

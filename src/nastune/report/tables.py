@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.text import Text
 
 from nastune.report import layout
+
+if TYPE_CHECKING:  # the statistics (numpy) load only where a comparison is made
+    from nastune.stats.runs import Row
 
 
 def tally(rows: list) -> str:
@@ -49,7 +54,7 @@ class Verdicts(layout.Records):
         return Group(*parts)
 
 
-def comparison(rows, title: str, sides: tuple[str, str] = ("before", "after")) -> Verdicts:
+def comparison(rows: list[Row], title: str, sides: tuple[str, str] = ("before", "after")) -> Verdicts:
     """`sides`: what the two columns are (an interleaved run's A and B, or before and after)."""
     table = Verdicts(title, *("workload", "target", "metric", *sides, "change (95% CI)", "p", "verdict"))
     colour = {"better": "green", "worse": "red", "~": "dim"}

@@ -12,15 +12,17 @@ from nastune.report.layout import Records, styled
 from nastune.risks import RISKS
 
 if TYPE_CHECKING:  # the command line imports views at start: annotations only
+    from nastune.tune.executor import Pending
+    from nastune.tune.plan import Plan
     from nastune.tune.review import Review
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     text = "(absent)" if value is None else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def plan_table(plan) -> Records:
+def plan_table(plan: Plan) -> Records:
     table = Records("Plan", "id", "rule", "knob", "target", "current", "new", "risk")
     for c in plan.changes:
         table.add_row(
@@ -35,7 +37,7 @@ def plan_table(plan) -> Records:
     return table
 
 
-def diff_table(rows) -> Records:
+def diff_table(rows: list[Pending]) -> Records:
     table = Records("Changes (current value read now)", "id", "setting", "now", "new", "")
     for r in rows:
         status = (
@@ -53,7 +55,7 @@ def diff_table(rows) -> Records:
     return table
 
 
-def show_diff(shown: Console, err: Console, rows) -> None:
+def show_diff(shown: Console, err: Console, rows: list[Pending]) -> None:
     """The diff apply shows before it asks, with each risk's warning where a change trades it."""
     shown.print(diff_table(rows))
     for risk, text in RISKS.items():

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from nastune.bench.drivers import iperf3
 from nastune.bench.profile import Profiler, RemoteProfiler
@@ -60,7 +60,7 @@ class InventorySite(Site):
             raise UsageError(f"--clients {self.clients!r} names no client of {self.inventory.path}")
 
     @classmethod
-    def load(cls, path: Path, clients: str = "all", **options) -> Self:
+    def load(cls, path: Path, clients: str = "all", **options: Any) -> Self:
         """The inventory at `path`, its NAS answering; NasError says why not."""
         site = cls(inventories.load(path), clients, **options)
         why = site.agent.check()

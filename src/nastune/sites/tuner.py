@@ -48,10 +48,10 @@ class Here:
 
     system: System
 
-    def hold(self, what: str = "optimize"):
+    def hold(self, what: str = "optimize") -> AbstractContextManager[None]:
         return lock.hold(self.system, what)
 
-    def apply(self, plan: Plan, accept_risk: Risks, log, persist: bool = False) -> str | None:
+    def apply(self, plan: Plan, accept_risk: Risks, log: Callable[[str], None], persist: bool = False) -> str | None:
         """The journal's path; None when every setting already was as planned (and, with
         `persist`, already survives a reboot)."""
         journal = executor.apply(plan, self.system, accept_risk=accept_risk, persist=persist, log=log)
@@ -93,10 +93,10 @@ class OnNas:
     clients: list = field(default_factory=list)  # the measuring clients' Ssh
     confirm_timeout: int = 120
 
-    def hold(self, what: str = "optimize"):
+    def hold(self, what: str = "optimize") -> AbstractContextManager[None]:
         return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
 
-    def apply(self, plan: Plan, accept_risk: Risks, log, persist: bool = False) -> str | None:
+    def apply(self, plan: Plan, accept_risk: Risks, log: Callable[[str], None], persist: bool = False) -> str | None:
         timeout = self.confirm_timeout
         try:
             done = self.agent.apply(plan, accept_risk, timeout, persist)

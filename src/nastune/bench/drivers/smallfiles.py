@@ -15,11 +15,11 @@ def small_files(directory: Path, count: int, size: int) -> dict[str, list[float]
     names = [directory / f"small-{i}" for i in range(count)]
     phases: dict[str, list[float]] = {}
 
-    def create(p):
+    def create(p: Path) -> None:
         with open(p, "wb") as f:
             f.write(data)
 
-    def read(p):
+    def read(p: Path) -> None:
         with open(p, "rb") as f:
             f.read()
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
-from nastune.protocols import PROTOCOLS
+from nastune.protocols import PROTOCOLS, Protocol
 
 
-def _protocol(target: Target):
+def _protocol(target: Target) -> Protocol:
     found = PROTOCOLS.get(target.kind)
     if found is None:
         raise UsageError(f"no transfer client for {target.kind}")

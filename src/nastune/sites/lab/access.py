@@ -135,7 +135,7 @@ def start(
         wait_for(f"fio-{ns}", fio, partial(_listening, ns, FIO_PORT))
 
 
-def _answers(ssh) -> bool:
+def _answers(ssh: Ssh) -> bool:
     return ssh.check(10) is None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nastune.areas import AREAS
@@ -48,7 +48,7 @@ class Lab:
         self.state = State(directory)
 
     # -- up -----------------------------------------------------------------
-    def up(self, scenario: Scenario, log=print) -> bool:
+    def up(self, scenario: Scenario, log: Callable[[str], None] = print) -> bool:
         """Build the lab; False when an identical lab was already up (nothing done)."""
         if self.state.exists:
             if (
@@ -105,7 +105,7 @@ class Lab:
         return True
 
     # -- down ---------------------------------------------------------------
-    def down(self, log=print) -> None:
+    def down(self, log: Callable[[str], None] = print) -> None:
         """Remove every recorded resource, newest first; safe to repeat and after any failure."""
         st = self.state
         if not st.exists and not self.dir.exists():
@@ -145,7 +145,7 @@ class Lab:
         new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups, old.get("env"))
         servers.wait_ready(name, new, credentials.load(self.dir))
 
-    def reset(self, log=print) -> None:
+    def reset(self, log: Callable[[str], None] = print) -> None:
         """Back to the scenario's state: rebuild from the recorded scenario."""
         if not self.state.exists:
             raise LabError("no lab to reset: run `nastune lab up` first")

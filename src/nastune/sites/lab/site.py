@@ -6,7 +6,7 @@ NAS and its clients are reached (optimize and autotune use it)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
@@ -185,14 +185,14 @@ class LabInventorySite(InventorySite):
         return lab_servers()
 
 
-def inventory_site(clients: str = "all", **options) -> LabInventorySite:
+def inventory_site(clients: str = "all", **options: Any) -> LabInventorySite:
     """The running lab through its inventory; its SMB server's pid for the profiler's counters."""
     lab = up()
     server_pid = next(iter(lab_targets().values())).server_pid
     return LabInventorySite.load(lab.inventory_path, clients, server_pid=server_pid, **options)
 
 
-def fresh(name: str, log=print) -> None:
+def fresh(name: str, log: Callable[[str], None] = print) -> None:
     """A fresh lab in scenario `name` (the one running is taken down): optimize and autotune on
     the lab start from its as-shipped state."""
 
@@ -205,7 +205,9 @@ def fresh(name: str, log=print) -> None:
     Lab().up(chosen, log=log)
 
 
-def started(scenario_name: str, resume: bool = False, clients: str = "all", log=print, **options) -> LabInventorySite:
+def started(
+    scenario_name: str, resume: bool = False, clients: str = "all", log: Callable[[str], None] = print, **options: Any
+) -> LabInventorySite:
     """The lab through its inventory, from a fresh lab of `scenario_name`; with `resume`, the lab
     as it runs when one is up (a resumed search's base)."""
     if not (resume and Lab().state.data.get("status") == "up"):
