@@ -2,7 +2,7 @@
 "upgrade" resets a tuned setting and slows the link, and the check reports the drift and the
 regression, in its metrics and its exit status. (Qumulo's own case, NIC interrupts pinned to their
 node, needs a NIC with IRQs: the lab's veth has none, so that case runs on a hand-made
-two-socket server in tests/tune/test_check.py.)"""
+two-socket server in tests/jobs/test_check.py.)"""
 
 from __future__ import annotations
 
