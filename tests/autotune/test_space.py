@@ -33,7 +33,32 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
         "dirty-background-ratio": 10,
         "read-ahead": 2560,  # the data device, loop0: between two of the powers of two searched
     }
-    assert left == []
+    assert left == [f"{name}: not on this system" for name in ("nfsd-threads", "zfs-arc-max", "zfs-recordsize")]
+
+
+def _facts(name: str, tmp_path_factory) -> Facts:
+    return collect(Root(str(extracted(name, tmp_path_factory.mktemp(name)))))
+
+
+def test_the_kernel_nfs_server_s_threads_are_searched_where_a_count_is_set(tmp_path_factory):
+    space, _ = build(_facts("small-nas-raid5", tmp_path_factory), ["nfsd-threads"], False, frozenset())
+    assert space.current() == {"nfsd-threads": 8}
+    (change,) = space.plan({"nfsd-threads": 32}).changes
+    assert (change.knob, change.target, change.new) == ("nfsd_threads", "nfsd", 32)
+    assert space.check({"nfsd-threads": 1000}) == ["nfsd-threads: 1000 is not a power of two from 4 to 512 threads"]
+
+
+def test_a_zfs_nas_s_arc_and_its_data_datasets_recordsize_are_searched(tmp_path_factory):
+    """The ARC's ceiling in force (zfs_arc_max 0: half the RAM here) and the recordsize of the
+    dataset that holds the data (tank/vm; not the pool's root, which only passes it on)."""
+    space, _ = build(_facts("zfs-vm-store", tmp_path_factory), ["zfs-arc-max", "zfs-recordsize"], False, frozenset())
+    assert space.current() == {"zfs-arc-max": 4172800000, "zfs-recordsize": 128 * 1024}
+    arc, record = space.plan({"zfs-arc-max": 4 << 30, "zfs-recordsize": 1 << 20}).changes
+    assert (arc.knob, arc.target, arc.new) == ("sysfs", "/sys/module/zfs/parameters/zfs_arc_max", 4 << 30)
+    assert (record.knob, record.target, record.key, record.new) == ("zfs_property", "tank/vm", "recordsize", "1024K")
+    assert space.check({"zfs-arc-max": 8 << 30}) == [
+        "zfs-arc-max 8 GiB: leaves less than 2 GiB of 7.8 GiB of RAM to the rest"
+    ]
 
 
 def test_a_current_value_between_the_domain_s_steps_is_kept_and_searched_around(soho):

@@ -11,7 +11,7 @@ from nastune.errors import Failure
 if TYPE_CHECKING:
     from optuna.trial import Trial
 
-KiB, MiB = 1 << 10, 1 << 20
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
 
 class SpaceError(Failure, ValueError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nastune.autotune.domains import Choice, KiB, MiB, PowersOfTwo, SpaceError, Steps
+from nastune.autotune.domains import Choice, GiB, KiB, MiB, PowersOfTwo, SpaceError, Steps
 from nastune.facts import Facts
 from nastune.risks import Risks
 from nastune.rules import query
@@ -178,6 +178,53 @@ class VmRatio(Tunable):
         return [Change(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
 
 
+class NfsdThreads(Tunable):
+    """The kernel NFS server's threads, where a count is set (not where the kernel sizes them)."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        threads = facts.nfs_server.nfsd_threads.known_value if facts.nfs_server else None
+        return (threads, ("nfsd",), {}) if threads else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="nfsd_threads", target=target, new=value)]
+
+
+ARC_MAX = "/sys/module/zfs/parameters/zfs_arc_max"
+
+
+class ZfsArcMax(Tunable):
+    """The ARC's ceiling; its current value the one in force (zfs_arc_max 0 means the module's default)."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        arc = facts.zfs.arc.known_value if facts.zfs else None
+        return (arc.max_param or arc.c_max, (ARC_MAX,), {}) if arc else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="sysfs", target=target, new=value)]
+
+
+class ZfsRecordsize(Tunable):
+    """The recordsize of the datasets that hold data (those with no child dataset), one value for all."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        datasets = (facts.zfs.datasets.known_value or []) if facts.zfs else []
+        names = {d.name for d in datasets}
+        leaves = [d for d in datasets if not any(n.startswith(d.name + "/") for n in names)]
+        sizes = {d.name: _bytes(d.properties.get("recordsize", "")) for d in leaves}
+        sized = [name for name, size in sizes.items() if size]
+        return (sizes[sized[0]], tuple(sized), {}) if sized else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="zfs_property", target=target, key="recordsize", new=f"{value // KiB}K")]
+
+
+def _bytes(size: str) -> int | None:
+    """A ZFS size as `zfs get -p` writes it (bytes) or as set (128K, 1M)."""
+    scale = {"K": KiB, "M": MiB}.get(size[-1:], 1)
+    digits = size[:-1] if scale > 1 else size
+    return int(digits) * scale if digits.isascii() and digits.isdigit() and len(digits) < 12 else None
+
+
 BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"
 TUNABLES: dict[str, Tunable] = {
     t.name: t
@@ -215,6 +262,9 @@ TUNABLES: dict[str, Tunable] = {
         Atime("atime", "how the data file system records access times", Choice(("strictatime", "relatime", "noatime"))),
         ReadAhead("read-ahead", "the data device's read-ahead", PowersOfTwo(128, 16384, "KiB")),
         Mtu("mtu", "the storage link's MTU (every host on the segment must accept it)", Choice((1500, 9000))),
+        NfsdThreads("nfsd-threads", "the kernel NFS server's threads", PowersOfTwo(4, 512, "threads")),
+        ZfsArcMax("zfs-arc-max", "the ZFS ARC's largest size (zfs_arc_max)", PowersOfTwo(GiB, 1 << 40, "bytes")),
+        ZfsRecordsize("zfs-recordsize", "the data datasets' ZFS recordsize", PowersOfTwo(16 * KiB, MiB, "bytes")),
         VmRatio(
             "dirty-ratio",
             "vm.dirty_ratio: the share of memory that may be dirty before writers wait",
@@ -253,7 +303,14 @@ def _tcp_memory(space: Space, config: dict) -> str | None:
     return None
 
 
-CONSTRAINTS = (_dirty_order, _tcp_memory)  # NfsTransferSize keeps MaxRead = MaxWrite by construction
+def _arc_memory(space: Space, config: dict) -> str | None:
+    value, memory = space.value(config, "zfs-arc-max"), query.ram(space.facts)
+    if not isinstance(value, int) or memory is None or value <= memory - 2 * GiB:
+        return None
+    return f"zfs-arc-max {query.human(value)}: leaves less than 2 GiB of {query.human(memory)} of RAM to the rest"
+
+
+CONSTRAINTS = (_dirty_order, _tcp_memory, _arc_memory)  # NfsTransferSize keeps MaxRead = MaxWrite by construction
 
 
 @dataclass
