@@ -637,6 +637,18 @@ CASES: dict[str, Case] = {
         lambda: _governed("performance", "performance"),
         lambda fs: changes(fs) == [("cpufreq", None, "powersave (16 CPUs)", "performance")] or _fail(fs),
     ),
+    "tcp-notsent-lowat": Case(
+        lambda: sysctl(nas(), net__ipv4__tcp_notsent_lowat=4294967295, net__ipv4__tcp_wmem="4096 16384 16777216"),
+        lambda: sysctl(nas(), net__ipv4__tcp_notsent_lowat=4294967295, net__ipv4__tcp_wmem="4096 16384 4194304"),
+        lambda fs: changes(fs) == [("net.ipv4.tcp_notsent_lowat", None, 4294967295, 131072)] or _fail(fs),
+    ),
+    "tcp-congestion-on-loss": Case(
+        lambda: _lossy(3_000),
+        lambda: _lossy(300),  # 0.3% of the segments: loss CUBIC copes with
+        lambda fs: changes(fs) == [("net.ipv4.tcp_congestion_control", None, "cubic", "bbr")]
+        and "default_qdisc = fq" in (_one(fs).advice or "")
+        or _fail(fs),
+    ),
     "tcp-slow-start-after-idle": Case(
         lambda: sysctl(nas(), net__ipv4__tcp_slow_start_after_idle=1),
         lambda: sysctl(nas(), net__ipv4__tcp_slow_start_after_idle=0),
@@ -646,6 +658,13 @@ CASES: dict[str, Case] = {
         lambda: _numa(6.3), lambda: _numa(25.0), lambda fs: len(fs) == 2 and "snoop" in (fs[0].advice or "")
     ),
 }
+
+
+def _lossy(retransmitted: int) -> Facts:
+    """The NAS after 100,000 segments sent, `retransmitted` of them again, with CUBIC."""
+    facts = sysctl(nas(), net__ipv4__tcp_congestion_control="cubic", net__core__default_qdisc="fq_codel")
+    need(facts.network).tcp_segments = F({"OutSegs": 100_000, "RetransSegs": retransmitted}, "/proc/net/snmp")
+    return facts
 
 
 def _fail(findings):

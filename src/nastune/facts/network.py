@@ -84,9 +84,19 @@ class Interface(BaseModel):
 class NetworkFacts(Section):
     interfaces: list[Interface]
     client_address: str | None = None  # the address clients reach the NAS at, as the caller said
+    tcp_segments: Fact[dict[str, int]] | None = None  # since boot: OutSegs and RetransSegs (/proc/net/snmp)
 
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)
+
+
+def tcp_segments(text: str) -> dict[str, int]:
+    """/proc/net/snmp's two Tcp lines, names then values: the segments sent and those sent again."""
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith("Tcp:")]
+    if len(rows) != 2 or len(rows[0]) != len(rows[1]):
+        raise ValueError("no Tcp counters")
+    counters = dict(zip(*rows))
+    return {key: integer(counters[key]) for key in ("OutSegs", "RetransSegs") if key in counters}
 
 
 MAX_SPEED = 10_000_000  # Mb/s: 10 Tb/s, beyond any NIC; a driver's -1 says "unknown"
@@ -250,7 +260,11 @@ def collect(ctx: Context) -> NetworkFacts:
         except ValueError as e:
             ctx.warn("/proc/interrupts", f"cannot parse: {e}")
     found = [_interface(ctx, n, lines) for n in ctx.listdir("/sys/class/net") if ctx.root.isdir(f"/sys/class/net/{n}")]
-    return NetworkFacts(interfaces=_judged(ctx, found), client_address=ctx.reading.address)
+    return NetworkFacts(
+        interfaces=_judged(ctx, found),
+        client_address=ctx.reading.address,
+        tcp_segments=ctx.fact("/proc/net/snmp", tcp_segments),
+    )
 
 
 def _judged(ctx: Context, interfaces: list[Interface]) -> list[Interface]:

@@ -46,6 +46,8 @@ EXPECTED = (
     "net.ipv4.tcp_congestion_control",
     "net.ipv4.tcp_moderate_rcvbuf",
     "net.ipv4.tcp_slow_start_after_idle",
+    "net.ipv4.tcp_notsent_lowat",
+    "net.core.default_qdisc",
     "vm.min_free_kbytes",
     "vm.dirty_ratio",
     "vm.dirty_background_ratio",
