@@ -13,6 +13,12 @@ from nastune.bench.usage import ProfileSummary
 GOODPUT = 117.7e6
 LINK: ProfileSummary = {"net": {"veth0": {"rx_MBps": 0.5, "tx_MBps": 116.0}}, "timeline": []}
 CASES: dict[str, tuple[ProfileSummary, ProfileSummary]] = {
+    "smb-protection": (
+        {"daemon_cores": {"smbd": 0.45}, "smb_protection": "sign", "cgroups": {"/lab": {
+            "quota_cpus": 0.5, "throttled_percent": 88.0, "throttled_s": 6.0, "holds": "smbd,ganesha.nfsd"}}},
+        {"daemon_cores": {"smbd": 0.45}, "cgroups": {"/lab": {  # the same run without signing: the quota's
+            "quota_cpus": 0.5, "throttled_percent": 88.0, "throttled_s": 6.0, "holds": "smbd,ganesha.nfsd"}}},
+    ),
     "cpu-quota": (
         {"daemon_cores": {"smbd": 0.38}, "cgroups": {"/lab": {"quota_cpus": 0.5, "throttled_percent": 77.0,
                                                                "throttled_s": 9.1, "holds": "smbd"}}},

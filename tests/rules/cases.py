@@ -645,9 +645,13 @@ CASES: dict[str, Case] = {
     "tcp-congestion-on-loss": Case(
         lambda: _lossy(3_000),
         lambda: _lossy(300),  # 0.3% of the segments: loss CUBIC copes with
-        lambda fs: changes(fs) == [("net.ipv4.tcp_congestion_control", None, "cubic", "bbr")]
-        and "default_qdisc = fq" in (_one(fs).advice or "")
-        or _fail(fs),
+        lambda fs: (
+            (
+                changes(fs) == [("net.ipv4.tcp_congestion_control", None, "cubic", "bbr")]
+                and "default_qdisc = fq" in (_one(fs).advice or "")
+            )
+            or _fail(fs)
+        ),
     ),
     "tcp-slow-start-after-idle": Case(
         lambda: sysctl(nas(), net__ipv4__tcp_slow_start_after_idle=1),

@@ -84,6 +84,39 @@ class CpuQuota(Factor):
         return out
 
 
+PROTECTED = {"sign": "signed", "encrypt": "encrypted"}
+
+
+class SmbProtection(Factor):
+    """smbd at its CPU while the client required every message signed or encrypted: the server's
+    CPU then works per byte, at a cost the algorithm order and the CPU's AES instructions decide.
+    Before cpu-quota in FACTORS: on the same cgroup the two score alike, and this one names why."""
+
+    name, title = "smb-protection", "The SMB server's CPU signing or encrypting every message"
+    rules = ("smb-signing-cost", "smb-encryption-cost")
+    threshold = 0.85
+
+    def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
+        done = PROTECTED.get(profile.get("smb_protection") or "")
+        smbd = profile.get("daemon_cores", {}).get("smbd", 0.0)
+        if done is None or not smbd:
+            return []
+        out = [(smbd, f"smbd used {smbd:.2f} of a core")]  # no quota: a core is its limit
+        for g in profile.get("cgroups", {}).values():
+            quota, throttled = g.get("quota_cpus"), g["throttled_percent"]
+            if quota and "smbd" in (g.get("holds") or "").split(","):
+                score = min(max(smbd / quota, throttled / 100 / SATURATED), 1.0)
+                out.append((score, f"smbd used {smbd:.2f} of its {quota:g} CPU quota (throttled {throttled:.0f}%)"))
+        score, used = max(out)
+        return [
+            (
+                score,
+                f"{used} while the client required every message {done}: the server's CPU {done[:-2]}s each byte "
+                "(the algorithm order and the CPU's AES instructions decide the cost)",
+            )
+        ]
+
+
 class ServingThread(Factor):
     name, title = "serving-thread", "One serving thread on a full core"
     rules = ("smb-aio-off", "nfsd-threads-low")
@@ -247,6 +280,7 @@ class IoStall(Factor):
 FACTORS: dict[str, Factor] = {
     f.name: f
     for f in (
+        SmbProtection(),
         CpuQuota(),
         ServingThread(),
         SoftirqOneCpu(),

@@ -170,6 +170,8 @@ def _result(
     """The measured run as a result: its metrics (flagged where other load disturbed a repeat),
     its profile, and what limited it."""
     summary = done.profile
+    if summary and target.protection in ("sign", "encrypt"):  # what the run asked of smbd, beside what it cost
+        summary = {**summary, "smb_protection": target.protection}
     limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
     limits = with_other_load(limits, [why for why in map(disturbed, done.others) if why], len(done.others))
     metrics = metrics_of(workload, params, target, done.rows, device) if done.rows else {}

@@ -211,6 +211,7 @@ class ProfileSummary(TypedDict, total=False):
     tcp: dict[str, Any] | None  # the busiest connection: request size, windows, limits
     timeline: list[dict[str, Any]]  # one point per sample interval
     unknown: dict[str, str]  # evidence missing, with the reason
+    smb_protection: str  # what the measuring client required of its SMB sessions (sign, encrypt): the runner's
 
 
 def summarize(samples: list[Sample]) -> ProfileSummary:
