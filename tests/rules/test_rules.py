@@ -11,7 +11,8 @@ import pytest
 from nastune import rules
 from nastune.tune.knobs import KNOBS
 from tests.conftest import documentation, need, run_cli
-from tests.rules.cases import CASES, nas
+from tests.rules.cases import CASES
+from tests.rules.kit import nas
 
 ALL = rules.all_rules()
 
@@ -171,9 +172,9 @@ def test_the_readme_counts_the_rules_there_are():
     ],
 )
 def test_chunk_advice_follows_the_level_and_the_disk_count(level, disks, chunk, expected):
-    from tests.rules.cases import _raid10
+    from tests.rules.kit import raid10
 
-    facts = _raid10(chunk)
+    facts = raid10(chunk)
     array = next(a for a in need(facts.md).arrays if a.name == "md0")
     array.level, array.raid_disks = level, disks
     found = _findings(rules.get("md-chunk-size"), facts)
@@ -185,9 +186,9 @@ def test_chunk_advice_follows_the_level_and_the_disk_count(level, disks, chunk, 
 
 def test_an_inactive_array_and_a_failed_member_beside_a_spare_are_findings():
     from nastune.facts.mdraid import MdMember
-    from tests.rules.cases import _healthy_md
+    from tests.rules.kit import healthy_md
 
-    facts = _healthy_md()
+    facts = healthy_md()
     md0, md1 = need(facts.md).arrays
     md0.state = "inactive"
     md1.members.append(MdMember(device="sdg1", slot=2, flags=["faulty"]))  # the spare rebuilt it: UU
@@ -198,7 +199,7 @@ def test_an_inactive_array_and_a_failed_member_beside_a_spare_are_findings():
 
 
 def test_nfs_client_rules_read_the_fstab_that_applies_at_the_next_mount():
-    from tests.rules.cases import client
+    from tests.rules.kit import client
 
     facts = client()  # /mnt/data mounted with 8192, fstab asking 8192
     fstab = need(need(facts.mounts).fstab.value)

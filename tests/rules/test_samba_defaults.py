@@ -17,7 +17,7 @@ from nastune.conf import samba
 from nastune.facts.model import Fact
 from nastune.facts.smb import _split
 from tests.conftest import run_cli
-from tests.rules.cases import nas
+from tests.rules.kit import nas
 
 CONF = """[global]
   aio read size = 0
