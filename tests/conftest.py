@@ -68,7 +68,8 @@ def check_schema(data: dict) -> dict:
     import jsonschema
 
     tag = data.get("schema") if isinstance(data, dict) else None
-    assert isinstance(tag, str) and tag.startswith("nastune."), f"no schema tag: {str(data)[:200]}"
+    assert isinstance(tag, str), f"no schema tag: {str(data)[:200]}"
+    assert tag.startswith("nastune."), f"no schema tag: {str(data)[:200]}"
     schema = json.loads((SCHEMAS / (tag.removeprefix("nastune.").replace("/", ".v") + ".json")).read_text())
     jsonschema.Draft202012Validator(schema).validate(data)
     return data

@@ -84,7 +84,9 @@ def test_a_failing_nastune_fails_the_task_with_its_message(nas_root, tmp_path):
         env=_env(),
         timeout=300,
     )
-    assert done.returncode != 0 and "FAILED" in done.stdout and "nastune apply failed" in done.stdout
+    assert done.returncode != 0
+    assert "FAILED" in done.stdout
+    assert "nastune apply failed" in done.stdout
     assert "none" in done.stdout
 
 
@@ -129,5 +131,7 @@ def test_a_build_ships_the_collection_and_nothing_else(tmp_path):
     (archive,) = tmp_path.glob("nastune-nas-*.tar.gz")
     with tarfile.open(archive) as tar:
         names = tar.getnames()
-    assert "LICENSE" in names and "meta/runtime.yml" in names and "roles/tune/meta/argument_specs.yml" in names
+    assert "LICENSE" in names
+    assert "meta/runtime.yml" in names
+    assert "roles/tune/meta/argument_specs.yml" in names
     assert not [n for n in names if n.split("/")[0] == ".ansible" or n.startswith("tests/output") or "__pycache__" in n]

@@ -56,17 +56,24 @@ def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
     done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--knobs", "smb-aio", "--budget", "4")
     summary = json.loads((out / "autotune.json").read_text())
     trials = {t["number"]: t for t in summary["trials"]}
-    assert trials[0]["origin"] == "current settings" and trials[0]["value"] == 1.0
-    assert trials[1]["origin"] == "rule-based plan" and trials[1]["config"]["smb-aio"] == "on"
-    assert trials[1]["state"] == "FAIL" and "smb.conf" in trials[1]["why"] and "nothing was changed" in trials[1]["why"]
+    assert trials[0]["origin"] == "current settings"
+    assert trials[0]["value"] == 1.0
+    assert trials[1]["origin"] == "rule-based plan"
+    assert trials[1]["config"]["smb-aio"] == "on"
+    assert trials[1]["state"] == "FAIL"
+    assert "smb.conf" in trials[1]["why"]
+    assert "nothing was changed" in trials[1]["why"]
     assert sum(t["state"] != "PRUNED" or not t["why"] for t in trials.values()) >= 4
     assert state(root) == before  # every trial rolled back
     # each trial measured says what it cost: its seconds, and how many of them went to measuring
     timed = [t for t in trials.values() if t["state"] != "PRUNED" or not t["why"]]
     assert all(0 <= t["measuring_seconds"] <= t["seconds"] for t in timed), timed
-    assert trials[1]["measuring_seconds"] == 0 and f"trial 1: {trials[1]['seconds']:.0f} s" in done.stderr
-    assert f"{len(timed)} trials, " in done.stdout and " s measuring; medians)" in done.stdout
-    assert (out / "report.html").exists() and "The search" in (out / "report.html").read_text()
+    assert trials[1]["measuring_seconds"] == 0
+    assert f"trial 1: {trials[1]['seconds']:.0f} s" in done.stderr
+    assert f"{len(timed)} trials, " in done.stdout
+    assert " s measuring; medians)" in done.stdout
+    assert (out / "report.html").exists()
+    assert "The search" in (out / "report.html").read_text()
     assert ("beats the base" in done.stdout) == (summary["plan"] is not None)
     best = max((t for t in trials.values() if t["state"] == "COMPLETE"), key=lambda t: t["value"])
     assert f"autotune: finalists, best so far {best['value']:.3f}x (trial {best['number']})" in done.stderr
@@ -81,9 +88,11 @@ def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
         run_cli("apply", summary["plan"], "--root", str(root), "--dry-run")
     # a finished study is not overwritten, and is resumed only with the same space
     again = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "4", check=False)
-    assert again.returncode == 1 and "exists: continue it with --resume" in again.stderr
+    assert again.returncode == 1
+    assert "exists: continue it with --resume" in again.stderr
     other = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "4", "--resume", check=False)
-    assert other.returncode == 1 and "searched another space or objective" in other.stderr
+    assert other.returncode == 1
+    assert "searched another space or objective" in other.stderr
     assert state(root) == before
 
 
@@ -128,7 +137,8 @@ def test_a_killed_search_resumes_after_rolling_back_its_killed_trial(soho, tmp_p
     assert "rolling back the killed trial's changes" in resumed.stderr
     trials = json.loads((out / "autotune.json").read_text())["trials"]
     killed = [t for t in trials if t["why"] == "killed while running; rolled back on resume"]
-    assert len(killed) == 1 and killed[0]["state"] == "FAIL"
+    assert len(killed) == 1
+    assert killed[0]["state"] == "FAIL"
     assert sum(1 for t in trials if t["state"] in ("COMPLETE", "PRUNED", "FAIL")) >= 3
     assert state(root) == before
 
@@ -141,7 +151,8 @@ def test_without_a_proven_winner_the_rule_based_plan_stands_unless_it_measured_w
     done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "2")
     summary = json.loads((out / "autotune.json").read_text())
     rule = next(t for t in summary["trials"] if t["origin"] == "rule-based plan")
-    assert rule["state"] == "COMPLETE" and rule["config"] == {"nfs-transfer-size": 1 << 20}
+    assert rule["state"] == "COMPLETE"
+    assert rule["config"] == {"nfs-transfer-size": 1 << 20}
     if "beats the base" not in done.stdout:
         assert (summary["plan"] is not None) == (rule["value"] >= 1.0)
         assert ("the rule-based plan (trial 1" in done.stdout) == (rule["value"] >= 1.0)
@@ -159,7 +170,8 @@ def test_a_current_value_off_the_domain_s_steps_is_the_base_as_it_is(soho, tmp_p
     out = tmp_path / "out"
     done = autotune(root, data, out, "--knobs", "read-ahead", "--budget", "3")
     trials = {t["number"]: t for t in json.loads((out / "autotune.json").read_text())["trials"]}
-    assert trials[0]["config"] == {"read-ahead": 2560} and trials[0]["state"] == "COMPLETE"
+    assert trials[0]["config"] == {"read-ahead": 2560}
+    assert trials[0]["state"] == "COMPLETE"
     assert "trial 0 (current settings): as it is" in done.stderr
     searched = [t["config"]["read-ahead"] for n, t in trials.items() if n > 0 and t["config"]]
     assert all(v & (v - 1) == 0 for v in searched if v != 2560), searched  # the search's own: powers of two
@@ -180,8 +192,10 @@ def test_bad_requests_are_refused_before_any_trial(soho, tmp_path, extra, messag
     root, data = soho
     before = state(root)
     refused = autotune(root, data, tmp_path / "out", *extra, check=False)
-    assert refused.returncode in (1, 2) and message in " ".join(refused.stderr.split()), refused.stderr
-    assert "Traceback" not in refused.stderr and state(root) == before
+    assert refused.returncode in (1, 2), refused.stderr
+    assert message in " ".join(refused.stderr.split()), refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert state(root) == before
 
 
 def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
@@ -240,9 +254,12 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     resume.touch()
     stdout, stderr = proc.communicate(timeout=600)
     text = " ".join((stdout + stderr).split())
-    assert proc.returncode == 1 and "Traceback" not in text, text[-2000:]
+    assert proc.returncode == 1, text[-2000:]
+    assert "Traceback" not in text, text[-2000:]
     assert "the search stops rather than go on from a changed base" in text
-    assert "the tree" in text and "NOT restored" in text and "by hand" in text
+    assert "the tree" in text
+    assert "NOT restored" in text
+    assert "by hand" in text
     summary = out / "autotune.json"
     assert not summary.exists() or all(t["number"] <= 1 for t in json.loads(summary.read_text())["trials"])
     conf.rmdir()

@@ -66,7 +66,8 @@ def test_a_current_value_between_the_domain_s_steps_is_kept_and_searched_around(
     the base, and the sampler's model places it at the nearest power of two."""
     space, _ = build(soho, ["read-ahead"], shared_kernel=True, accept_risk=frozenset())
     assert space.params(space.current()) == {"read-ahead": 11}  # 2048 = 2**11 stands for it
-    assert space.check({"read-ahead": 2560}) == [] and space.plan(space.current()).changes == []
+    assert space.check({"read-ahead": 2560}) == []
+    assert space.plan(space.current()).changes == []
     assert space.check({"read-ahead": 3000}) == ["read-ahead: 3000 is not a power of two from 128 to 16384 KiB"]
     (change,) = space.plan({"read-ahead": 4096}).changes
     assert (change.knob, change.target, change.new) == ("sysfs", "/sys/block/loop0/queue/read_ahead_kb", 4096)
@@ -95,7 +96,8 @@ def test_with_no_shared_directory_known_every_data_mount_counts(soho):
 
 def test_durability_and_machine_wide_tunables_need_their_opt_in(soho):
     space, left = build(soho, None, shared_kernel=True, accept_risk=frozenset())
-    assert "dirty-ratio" not in space.bound and "dirty-background-ratio" not in space.bound
+    assert "dirty-ratio" not in space.bound
+    assert "dirty-background-ratio" not in space.bound
     assert any(line.startswith("dirty-ratio: trades durability") for line in left)
     with pytest.raises(SpaceError, match="machine-wide"):
         build(soho, ["dirty-ratio"], shared_kernel=True, accept_risk=frozenset({"durability"}))
@@ -139,14 +141,17 @@ def test_a_configuration_plans_only_what_it_moves_and_keeps_transfer_sizes_equal
     assert [(c.knob, c.key, c.new) for c in plan.changes] == [
         ("ganesha_export", key, 1 << 20) for key in ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
     ]
-    assert [c.id for c in plan.changes] == [1, 2, 3, 4] and plan.changes[0].rule == "autotune:nfs-transfer-size"
+    assert [c.id for c in plan.changes] == [1, 2, 3, 4]
+    assert plan.changes[0].rule == "autotune:nfs-transfer-size"
     assert space.plan(space.current()).changes == []
 
 
 def test_the_rule_based_plan_is_a_point_of_the_space(soho):
     space, _ = build(soho, None, shared_kernel=False, accept_risk=frozenset({"durability"}))
     rule = space.of_plan(from_findings(knowledge.evaluate(soho)))
-    assert rule["nfs-transfer-size"] == 1 << 20 and rule["smb-aio"] == "on" and rule["smb-socket-buffers"] == "auto"
+    assert rule["nfs-transfer-size"] == 1 << 20
+    assert rule["smb-aio"] == "on"
+    assert rule["smb-socket-buffers"] == "auto"
     assert rule["tcp-buffer-max"] == 8 << 20  # the rule asks for 6 MiB: the next power of two meets it
     assert space.check(rule) == []
 
@@ -161,6 +166,8 @@ def test_a_configuration_names_the_durability_trades_it_makes(soho):
 
 def test_every_tunable_has_a_doc_and_a_domain_that_its_values_pass():
     for name, t in TUNABLES.items():
-        assert t.name == name and t.doc
+        assert t.name == name
+        assert t.doc
         values = t.domain.values()
-        assert len(values) >= 2 and all(t.domain.check(v) is None for v in values), name
+        assert len(values) >= 2, name
+        assert all(t.domain.check(v) is None for v in values), name

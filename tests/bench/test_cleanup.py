@@ -34,6 +34,7 @@ def test_a_failed_and_retried_upload_leaves_no_file(monkeypatch):
     state, retries = {"src": "/var/tmp/x"}, list[str]()
     monkeypatch.setattr("nastune.bench.workloads._drop_source", lambda target, path: None)
     runner.attempt(partial(workload.once, target, {"size": 1 << 20}, state), "repeat 1", retries)
-    assert len(retries) == 1 and len(server) == 1  # the first attempt's file is still there
+    assert len(retries) == 1
+    assert len(server) == 1  # the first attempt's file is still there
     workload.teardown(target, {}, state)
     assert server == set()

@@ -41,8 +41,12 @@ def stat(tid: int, comm: str, ticks: int) -> str:
 def test_tcp_info_of_the_serving_sockets():
     found = evidence.tcp(SS)
     nfs = found["10.77.0.1:2049>10.77.0.2:871"]
-    assert nfs["sndbuf_limited"] == 840 and nfs["busy"] == 1200 and nfs["rwnd_limited"] == 12
-    assert nfs["rtt"] == 0.231 and nfs["retrans"] == 3 and nfs["rcv_ssthresh"] == 64088
+    assert nfs["sndbuf_limited"] == 840
+    assert nfs["busy"] == 1200
+    assert nfs["rwnd_limited"] == 12
+    assert nfs["rtt"] == 0.231
+    assert nfs["retrans"] == 3
+    assert nfs["rcv_ssthresh"] == 64088
     assert found["10.77.0.1:445>10.77.0.2:50512"] == {"rtt": 0.1, "bytes_acked": 1, "bytes_received": 5}
 
 
@@ -101,8 +105,11 @@ def test_threads_and_connections_that_end_during_the_run_still_count():
     assert cores == {"smbd": round((80 + 90) / usage.TICKS / 2.0, 2)}
     assert busiest[0]["pid"] == 150
     conn = usage.tcp(samples)
-    assert conn is not None and conn["connection"] == "10.77.0.1:2049>10.77.0.2:871" and conn["sends"]
-    assert conn["sndbuf_limited_percent"] == 70.0 and conn["retrans"] == 3
+    assert conn is not None
+    assert conn["connection"] == "10.77.0.1:2049>10.77.0.2:871"
+    assert conn["sends"]
+    assert conn["sndbuf_limited_percent"] == 70.0
+    assert conn["retrans"] == 3
 
 
 def ranked(profile: ProfileSummary, limit: float | None = None) -> list[str]:
@@ -162,7 +169,9 @@ def test_every_factor_declares_itself_and_names_known_rules():
     known = {r.id for r in all_rules()}
     assert {type(f) for f in limits.FACTORS.values()} == set(limits.Factor.__subclasses__())  # all registered
     for name, factor in limits.FACTORS.items():
-        assert factor.name == name and factor.title and 0 < factor.threshold <= 1, name
+        assert factor.name == name, name
+        assert factor.title, name
+        assert 0 < factor.threshold <= 1, name
         assert set(factor.rules) <= known, (name, set(factor.rules) - known)
         assert factor.assess({}, None) == [], name  # no evidence, no claim
 
@@ -195,9 +204,12 @@ def test_a_system_without_psi_servers_or_ss_records_why_instead_of_failing(tmp_p
         },
     )
     sample = Profiler(root=root)._sample()
-    assert sample.psi == {} and sample.tcp == {} and sample.threads == {}
+    assert sample.psi == {}
+    assert sample.tcp == {}
+    assert sample.threads == {}
     unknown = sample.limits["unknown"]
-    assert set(unknown) == {"threads", "pressure", "tcp"} and "PSI" in unknown["pressure"]
+    assert set(unknown) == {"threads", "pressure", "tcp"}
+    assert "PSI" in unknown["pressure"]
     assert usage.summarize([sample, sample])["unknown"] == unknown
 
 
@@ -209,18 +221,16 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
                       "rwnd_limited_percent": 1.0, "rcv_ssthresh": 64088}}  # fmt: skip
     over_nfs = limits.rank(window, None, "nfs", "read")[0]
     over_smb = limits.rank(window, None, "smb", "read")[0]
-    assert "smb-socket-buffers-fixed" not in over_nfs.rules and "tcp-buffers-below-bdp" in over_nfs.rules
+    assert "smb-socket-buffers-fixed" not in over_nfs.rules
+    assert "tcp-buffers-below-bdp" in over_nfs.rules
     assert "smb-socket-buffers-fixed" in over_smb.rules
     assert "smb-socket-buffers-fixed" in limits.rank(window, None, "path", "read")[0].rules  # a mount: either
-    assert limits.acts_on("vm-dirty-writeback", "nfs", "write") and not limits.acts_on(
-        "vm-dirty-writeback", "nfs", "read"
-    )
-    assert limits.acts_on("xfs-fragmentation", "smb", "read") and not limits.acts_on(
-        "xfs-fragmentation", "smb", "write"
-    )
-    assert not limits.acts_on("ganesha-io-size-small", "smb", "both") and limits.acts_on(
-        "ganesha-io-size-small", "nfs", "both"
-    )
+    assert limits.acts_on("vm-dirty-writeback", "nfs", "write")
+    assert not limits.acts_on("vm-dirty-writeback", "nfs", "read")
+    assert limits.acts_on("xfs-fragmentation", "smb", "read")
+    assert not limits.acts_on("xfs-fragmentation", "smb", "write")
+    assert not limits.acts_on("ganesha-io-size-small", "smb", "both")
+    assert limits.acts_on("ganesha-io-size-small", "nfs", "both")
     stall: ProfileSummary = {
         "pressure_percent": {"io": 54.0}
     }  # the aged read on soho: no disk at its limit, tasks waiting
@@ -236,10 +246,12 @@ def test_a_busy_machine_is_named_before_any_server_factor():
     busy: ProfileSummary = {"cpus": {"cpu0": {"user": 95.0, "idle": 5.0}, "cpu1": {"idle": 90.0}}}
     found = limits.rank(busy)
     first = limits.with_other_load(found, ["make used 1.6 cores"] * 3, 5)
-    assert first[0].factor == "other-load" and "3 of 5 repeats (make used 1.6 cores)" in first[0].evidence
+    assert first[0].factor == "other-load"
+    assert "3 of 5 repeats (make used 1.6 cores)" in first[0].evidence
     assert limits.first_line(first, busy).startswith("other load on this machine")
     once = limits.with_other_load(found, ["make used 1.6 cores"], 5)
-    assert once[0].factor == "cpu" and once[-1].factor == "other-load"
+    assert once[0].factor == "cpu"
+    assert once[-1].factor == "other-load"
     assert limits.with_other_load(found, [], 5) == found
     # the aged read under a busy host: the disk at its limit comes before the busy CPU the other
     # load shares (a lab test failed so on a busy machine: cpu named before the injected disk)
@@ -252,7 +264,8 @@ def test_a_busy_machine_is_named_before_any_server_factor():
     found = limits.rank(busy_disk)
     assert [limit.factor for limit in found][:2] == ["cpu", "disk"]
     named = [limit.factor for limit in limits.with_other_load(found, ["make used 1.6 cores"] * 3, 3)]
-    assert named[:2] == ["other-load", "disk"] and named[-1] == "cpu"
+    assert named[:2] == ["other-load", "disk"]
+    assert named[-1] == "cpu"
     # other load in one repeat of three: the NAS's own factor still comes before the busy CPU
     # (a lab test named cpu before the injected 8 KiB requests so), the other load last
     named = [limit.factor for limit in limits.with_other_load(found, ["make used 1.6 cores"], 3)]

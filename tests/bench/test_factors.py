@@ -64,5 +64,6 @@ def test_every_factor_has_a_positive_and_a_negative_case():
 def test_the_factor_is_named_first_on_its_evidence_and_not_below_it(name):
     positive, negative = CASES[name]
     found = limits.rank(positive, GOODPUT)
-    assert found and found[0].factor == name, found
+    assert found, found
+    assert found[0].factor == name, found
     assert name not in {limit.factor for limit in limits.rank(negative, GOODPUT)}

@@ -37,10 +37,8 @@ def test_the_lab_s_htb_rate_carries_a_real_ethernet_link_s_goodput():
             assert abs(lab / goodput_bytes(line, mtu) - 1) < 1e-3, (mtu, line)
             assert network.line_rate(shaped, mtu) == line
             assert network.line_rate(network.htb_rate(line, 9000 - mtu + 1500), 9000 - mtu + 1500) == line
-    assert (
-        round(network.htb_rate(10**9, 1500) / 1e6, 1) == 984.4
-        and round(network.htb_rate(10**9, 9000) / 1e6, 1) == 997.3
-    )
+    assert round(network.htb_rate(10**9, 1500) / 1e6, 1) == 984.4
+    assert round(network.htb_rate(10**9, 9000) / 1e6, 1) == 997.3
     assert abs(goodput_bytes(network.htb_rate(10**9, 1500), 1500, overhead=network.HTB_FRAME) / 117.6853e6 - 1) < 1e-5
 
 
@@ -58,21 +56,25 @@ def test_each_way_of_the_link_has_its_own_ceiling():
     slow, line = goodput_bytes(9 * 10**8, 1500), goodput_bytes(10**9, 1500)
     iperf3 = Target("iperf3", "iperf3://nas", host="nas", link_bps=9 * 10**8, uplink_bps=10**9, mtu=1500)
     assert (iperf3.limit_for("read"), iperf3.limit_for("write"), iperf3.limit_for("both")) == (slow, line, line)
-    assert iperf3.limit_bytes == slow and iperf3.to_json()["uplink_bps"] == 10**9
+    assert iperf3.limit_bytes == slow
+    assert iperf3.to_json()["uplink_bps"] == 10**9
     both = metrics_of(WORKLOADS["network"], {}, iperf3, [{"upload MB/s": 114.8, "download MB/s": 103.1}])
     assert (both["upload MB/s"].limit, both["download MB/s"].limit) == (line / 1e6, slow / 1e6)
     assert both["upload MB/s"].flags == []  # measured at 1 Gbit/s: not above a ceiling it does not cross
     writes = metrics_of(WORKLOADS["seq-write"], {}, iperf3, [{"MB/s": 114.8}])["MB/s"]
-    assert writes.limit == line / 1e6 and writes.flags == []
+    assert writes.limit == line / 1e6
+    assert writes.flags == []
     same = Target("iperf3", "iperf3://nas", host="nas", link_bps=10**9, mtu=1500)
-    assert same.limit_for("read") == same.limit_for("write") == line and "uplink_bps" not in same.to_json()
+    assert same.limit_for("read") == same.limit_for("write") == line
+    assert "uplink_bps" not in same.to_json()
 
 
 def test_a_local_read_above_the_device_rate_is_flagged():
     local = Target("path", "/srv", share="/srv", extra={"device": "sdb"})
     assert local.device() == "/dev/sdb"
     m = metrics_of(WORKLOADS["seq-read"], {}, local, [{"MB/s": 900.0}], device_rate=200.0)["MB/s"]
-    assert m.limit == 200.0 and "device's sequential read rate (/dev/sdb)" in m.flags[0]
+    assert m.limit == 200.0
+    assert "device's sequential read rate (/dev/sdb)" in m.flags[0]
 
 
 def test_repeats_that_disagree_are_flagged():

@@ -51,4 +51,5 @@ def test_the_runner_tries_a_failure_again_but_not_a_missing_file(monkeypatch):
 
         with pytest.raises(type(failure)):
             runner.attempt(fails, "repeat 1", retries)
-        assert len(calls) == tries and len(retries) == tries
+        assert len(calls) == tries
+        assert len(retries) == tries

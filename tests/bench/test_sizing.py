@@ -24,7 +24,8 @@ def test_half_a_second_at_the_goodput_in_powers_of_two():
 
 def test_an_explicit_size_is_kept_and_auto_is_said():
     said: list[str] = []
-    assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB} and not said
+    assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB}
+    assert not said
     auto = sized({"files": 3, "seconds": 3}, [_smb(10**9)], said.append)
     assert auto == {"size": 64 * MiB, "files": 3, "seconds": 1}
     assert said == ["transfers: 64 MiB each, 0.6 s at the link's goodput of 117.7 MB/s"]
@@ -54,9 +55,11 @@ def test_the_one_off_actions_after_measurement_is_the_interleaved_a(tmp_path):
         }
     )
     after = _after(a, ["aged-read"], tmp_path / "after.json")
-    assert after.label == "after" and [r.workload for r in after.results] == ["aged-read"]
+    assert after.label == "after"
+    assert [r.workload for r in after.results] == ["aged-read"]
     assert ResultSet.model_validate_json((tmp_path / "after.json").read_text()) == after
-    assert a.label == "A" and len(a.results) == 2  # A itself is left as it was
+    assert a.label == "A"
+    assert len(a.results) == 2  # A itself is left as it was
 
 
 def test_fio_loops_a_small_file_on_a_local_disk_but_not_through_a_network_mount(monkeypatch):

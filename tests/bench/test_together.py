@@ -49,9 +49,11 @@ def targets(*spans, fail=None):
 def test_aggregate_is_all_bytes_over_the_common_span_not_the_sum_of_rates():
     together = Together(Spans(), targets(((0.0, 1.0), 5.0), ((0.5, 1.5), 9.0)))
     row = together.once(together.targets[0], {}, together.setup(together.targets[0], {}))
-    assert row["MB/s @c1"] == pytest.approx(100) and row["MB/s @c2"] == pytest.approx(100)
+    assert row["MB/s @c1"] == pytest.approx(100)
+    assert row["MB/s @c2"] == pytest.approx(100)
     assert row["MB/s"] == pytest.approx(200 / 1.5)  # a plain sum would say 200
-    assert row["p99 ms"] == 9.0 and row["p99 ms @c1"] == 5.0  # the worst client's latency
+    assert row["p99 ms"] == 9.0
+    assert row["p99 ms @c1"] == 5.0  # the worst client's latency
     assert row[FAIRNESS] == pytest.approx(1.0)
     assert set(together.metrics({})) == {"MB/s", "p99 ms", "MB/s @c1", "p99 ms @c1", "MB/s @c2", "p99 ms @c2", FAIRNESS}
 
@@ -76,7 +78,9 @@ def test_a_failing_client_is_named_and_every_client_is_cleaned_up(stage):
 
 
 def test_scaling_steps_double_up_to_all_clients():
-    assert scaling_steps(1) == [1] and scaling_steps(4) == [1, 2, 4] and scaling_steps(6) == [1, 2, 4, 6]
+    assert scaling_steps(1) == [1]
+    assert scaling_steps(4) == [1, 2, 4]
+    assert scaling_steps(6) == [1, 2, 4, 6]
     with pytest.raises(ValueError, match="two clients or more"):
         Together(Spans(), targets(((0, 1), 1.0)))
 
@@ -96,5 +100,8 @@ def test_clients_that_start_together_get_one_start_time_on_their_targets():
     together = Together(Starts(), targets(((0.0, 1.0), 5.0), ((0.5, 1.5), 9.0)))
     before = time.time()
     together.once(together.targets[0], {}, together.setup(together.targets[0], {}))
-    assert len(seen) == 2 and seen[0] == seen[1] and seen[0] is not None and seen[0] > before
+    assert len(seen) == 2
+    assert seen[0] == seen[1]
+    assert seen[0] is not None
+    assert seen[0] > before
     assert all(t.starts_at is None for t in together.targets)

@@ -33,9 +33,11 @@ def test_a_workload_whose_repeats_are_cold_by_design_has_no_warm_up(tmp_path):
     """The aged read: each repeat reads another file from dropped caches in a new client process."""
     from nastune.bench.workloads import WORKLOADS
 
-    assert not WORKLOADS["aged-read"].warm_up and WORKLOADS["seq-read"].warm_up
+    assert not WORKLOADS["aged-read"].warm_up
+    assert WORKLOADS["seq-read"].warm_up
     target = Target("path", str(tmp_path), share=str(tmp_path))
     workload = Counted()
     workload.warm_up = False
     run = runner.run([(workload, target)], {}, 3, tmp_path / "r.json", LiveSite(str(tmp_path), "/"), profile=False)
-    assert workload.calls == 3 and run.results[0].metrics["MB/s"].values == [1.0, 2.0, 3.0]
+    assert workload.calls == 3
+    assert run.results[0].metrics["MB/s"].values == [1.0, 2.0, 3.0]

@@ -14,8 +14,12 @@ VIEWS = {"bars": html.bar_charts, "iozone": html.iozone_charts, "heatmap": html.
 
 def test_every_workload_declares_itself():
     for name, w in WORKLOADS.items():
-        assert w.name == name and w.title and w.doc and w.source, name
-        assert w.kinds and set(w.kinds) <= set(KINDS), name
+        assert w.name == name, name
+        assert w.title, name
+        assert w.doc, name
+        assert w.source, name
+        assert w.kinds, name
+        assert set(w.kinds) <= set(KINDS), name
         assert w.view in VIEWS, f"{name}: the report draws no view {w.view!r}"
         assert w.path in ("read", "write", "both"), f"{name}: attribution knows no path {w.path!r}"
         if name == "numa-bandwidth":
@@ -23,7 +27,8 @@ def test_every_workload_declares_itself():
         metrics = w.metrics(DEFAULTS)
         assert metrics, name
         for metric, spec in metrics.items():
-            assert spec.unit and isinstance(spec.higher_is_better, bool), (name, metric)
+            assert spec.unit, (name, metric)
+            assert isinstance(spec.higher_is_better, bool), (name, metric)
             assert not spec.throughput or spec.higher_is_better, (name, metric)
 
 

@@ -39,7 +39,9 @@ def test_help_at_80_columns_shows_no_type_names(path):
 
 def test_the_exit_codes_are_stated_once_for_every_command_and_on_each_that_can_exit_3():
     shown = " ".join(run_cli("--help", env={"COLUMNS": "80"}).stdout.split())
-    assert "Exit codes: 0 done; 1" in shown and "2 bad input" in shown and "3 a failure left changes applied" in shown
+    assert "Exit codes: 0 done; 1" in shown
+    assert "2 bad input" in shown
+    assert "3 a failure left changes applied" in shown
     for command in ("apply", "optimize", "ab", "autotune"):
         shown = " ".join(run_cli(command, "--help", env={"COLUMNS": "80"}).stdout.split())
         assert "3 a failure left changes applied" in shown, command
@@ -51,7 +53,8 @@ def test_a_directory_output_is_out_dir_and_the_old_spelling_still_works():
         shown = run_cli(command, "--help", env={"COLUMNS": "200"}).stdout
         assert re.search(r"--out-dir, ?--out ", shown), shown
     shown = run_cli("rollback", "--help", env={"COLUMNS": "200"}).stdout
-    assert "--journal" in shown and "--to" in shown
+    assert "--journal" in shown
+    assert "--to" in shown
 
 
 def test_the_readme_states_the_exit_codes_as_the_help_does():
@@ -72,7 +75,8 @@ def test_every_command_shows_examples_that_its_own_parser_accepts():
     assert set(EXAMPLES) == set(PATHS)
     for path, lines in EXAMPLES.items():
         shown = run_cli(*path.split(), "--help", env={"COLUMNS": "80"}).stdout
-        assert "Examples:" in shown and all(line in shown for line in lines), path
+        assert "Examples:" in shown, path
+        assert all(line in shown for line in lines), path
         for line in lines:
             words = shlex.split(line.split("#")[0].split(" > ")[0])
             assert words[: 1 + len(path.split())] == ["nastune", *path.split()], line

@@ -8,4 +8,5 @@ from tests.conftest import run_cli
 
 def test_version_prints_and_exits_0():
     done = run_cli("--version")
-    assert done.returncode == 0 and done.stdout.strip() == f"nastune {__version__}"
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"nastune {__version__}"

@@ -12,7 +12,8 @@ README = (TOP / "README.md").read_text()
 
 def test_the_readme_is_short_and_opens_with_the_two_commands():
     lines = README.splitlines()
-    assert len(lines) <= 120 and len(README.split()) <= 1200
+    assert len(lines) <= 120
+    assert len(README.split()) <= 1200
     assert max(len(line) for line in lines) <= 120
     block = README.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     assert [line.split()[0] for line in block] == ["./scripts/main", "./scripts/test"]
@@ -20,5 +21,6 @@ def test_the_readme_is_short_and_opens_with_the_two_commands():
 
 def test_every_document_the_readme_links_exists():
     linked = re.findall(r"\]\(([^)#]+)\)", README)
-    assert linked and [link for link in linked if not (TOP / link).exists()] == []
+    assert linked
+    assert [link for link in linked if not (TOP / link).exists()] == []
     assert {p.name for p in (TOP / "docs").glob("*.md")} <= {Path(link).name for link in linked}

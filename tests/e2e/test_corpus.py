@@ -55,9 +55,12 @@ def test_every_file_is_read_diagnosed_and_planned(tmp_path, name):
         assert len(g.exports) + sum("EXPORT" in e for e in g.errors) >= written
     elif kind == "samba":
         config = facts.smb.config.value if facts.smb else None
-        assert config is not None and config.files == ["/etc/samba/smb.conf"]
+        assert config is not None
+        assert config.files == ["/etc/samba/smb.conf"]
     elif kind == "exports":
-        assert facts.nfs_server and facts.nfs_server.exports.known and facts.nfs_server.exports.value
+        assert facts.nfs_server
+        assert facts.nfs_server.exports.known
+        assert facts.nfs_server.exports.value
     else:  # every setting line read: a key it sets, or a problem named with its line
         where = "/" + target.relative_to(root).as_posix()
         lines = [x for x in target.read_text().splitlines() if x.strip() and x.strip()[0] not in "#;"]

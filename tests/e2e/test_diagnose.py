@@ -50,7 +50,8 @@ def test_findings_are_sorted_by_severity_then_impact_and_name_their_sources():
     keys = [(order.index(f["severity"]), f["impact"]) for f in out["findings"]]
     assert keys == sorted(keys, reverse=True)
     assert len({s for s, _ in keys}) > 1  # the order is tested across severities
-    assert out["schema"] == "nastune.findings/1" and out["rules"] >= 35
+    assert out["schema"] == "nastune.findings/1"
+    assert out["rules"] >= 35
     top = {f["rule"] for f in out["findings"][:4]}
     assert {"smb-sync-always", "md-stripe-cache-small"} <= top
 
@@ -64,19 +65,18 @@ def test_fail_on_sets_the_exit_code():
 def test_min_severity_and_only_filter():
     root = str(ROOTS / "small-nas-raid5.tar.gz")
     high = cli_json("diagnose", "--root", root, "--json", "--min-severity", "high")["findings"]
-    assert high and all(f["severity"] in ("high", "critical") for f in high)
+    assert high
+    assert all(f["severity"] in ("high", "critical") for f in high)
     only = cli_json("diagnose", "--root", root, "--json", "--only", "smb-aio-off")["findings"]
     assert {f["rule"] for f in only} == {"smb-aio-off"}
 
 
 def test_console_output_shows_evidence_change_and_source():
     out = run_cli("diagnose", "--root", str(ROOTS / "two-socket-numa.tar.gz")).stdout
-    assert (
-        "irq-numa-locality" in out
-        and "evidence:" in out
-        and "change:" in out
-        and "source: Qumulo engineering blog" in out
-    )
+    assert "irq-numa-locality" in out
+    assert "evidence:" in out
+    assert "change:" in out
+    assert "source: Qumulo engineering blog" in out
 
 
 def test_numa_matrix_feeds_the_numa_rule(tmp_path):
@@ -95,7 +95,8 @@ def test_numa_matrix_feeds_the_numa_rule(tmp_path):
     assert [f["target"] for f in out["findings"]] == ["node0", "node1"]
     matrix.write_text(json.dumps({"matrix": [[46.0, 6.3]]}))
     proc = run_cli("diagnose", "--numa-matrix", str(matrix), check=False)
-    assert proc.returncode == 2 and "must be square" in proc.stderr
+    assert proc.returncode == 2
+    assert "must be square" in proc.stderr
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,8 @@ def test_numa_matrix_feeds_the_numa_rule(tmp_path):
 )
 def test_bad_arguments_are_clear_errors(args, message):
     proc = run_cli(*args, check=False)
-    assert proc.returncode == 2 and message in proc.stderr
+    assert proc.returncode == 2
+    assert message in proc.stderr
 
 
 def test_explain_shows_the_rule_doc_and_lists_rules():
@@ -116,4 +118,5 @@ def test_explain_shows_the_rule_doc_and_lists_rules():
     for part in ("Problem", "Detection", "Fix", "Trade-off", "Source", "8192"):
         assert part in doc
     listing = run_cli("explain").stdout
-    assert "irq-numa-locality" in listing and "zfs-dedup-ram" in listing
+    assert "irq-numa-locality" in listing
+    assert "zfs-dedup-ram" in listing

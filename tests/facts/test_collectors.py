@@ -13,7 +13,8 @@ def test_every_collector_survives_an_empty_root(tmp_path):
     facts = collect(Root(tmp_path), AREAS)
     assert need(facts.system).kernel.unknown == "missing"
     assert need(need(facts.md).personalities.unknown).startswith("no md driver")
-    assert need(facts.network).interfaces == [] and need(facts.block).devices == []
+    assert need(facts.network).interfaces == []
+    assert need(facts.block).devices == []
     assert need(facts.smb).config.unknown == "missing"
     assert need(facts.zfs).pools.unknown == "not recorded in this snapshot"
     assert need(facts.sysctl).get("fs.xfs.xfsbufd_centisecs").unknown == "absent on this kernel"
@@ -81,7 +82,9 @@ def test_ganesha_includes_are_followed_under_the_root_and_other_sources_recorded
     ]
     assert g.files == [main, "/etc/ganesha/exports.d/a.conf"]
     assert [x.split(" ")[0] for x in g.external] == ["rados://nfs-ganesha/ns/conf", "/etc/ganesha/gone.conf"]
-    assert len(g.errors) == 2 and "a.conf line 1:" in g.errors[0] and "UPDATE-ME" in g.errors[1]
+    assert len(g.errors) == 2
+    assert "a.conf line 1:" in g.errors[0]
+    assert "UPDATE-ME" in g.errors[1]
     assert sum(w.source == main for w in facts.warnings) == 2
 
 
@@ -94,7 +97,8 @@ def test_the_boot_time_sysctl_files_are_read_in_their_order_and_bad_lines_named(
     tree("/etc/sysctl.conf", "# ours\nvm.dirty_ratio = 30 # was 20\n")
     facts = collect(Root(tree.root), ["sysctl"])
     s = need(facts.sysctl)
-    assert s.boot["vm.dirty_ratio"].file == "/etc/sysctl.conf" and s.boot["vm.dirty_ratio"].line == 2
+    assert s.boot["vm.dirty_ratio"].file == "/etc/sysctl.conf"
+    assert s.boot["vm.dirty_ratio"].line == 2
     assert s.boot["vm.dirty_background_ratio"].value == "5"
     assert [p.split(": ")[0] for p in s.boot_problems] == [
         "/etc/sysctl.d/60-nas.conf line 2",
@@ -127,4 +131,5 @@ def test_ganesha_sec_type_and_access_come_from_the_export_or_export_defaults(tre
     from nastune import rules
 
     found = rules.evaluate(facts, only=["nfs-export-krb5-integrity"])
-    assert [f.target for f in found] == ["ganesha export 1"] and "encrypts every RPC" in found[0].message
+    assert [f.target for f in found] == ["ganesha export 1"]
+    assert "encrypts every RPC" in found[0].message

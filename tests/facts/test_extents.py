@@ -55,4 +55,5 @@ def test_the_reading_is_recorded_and_replayed(tree, tmp_path_factory):
     replayed = Root(snapshot).probe(extents.key(str(tree)), lambda: pytest.fail("a tree never reads live"))
     assert replayed.stdout == found.stdout
     facts = collect(Root(snapshot), ["mounts"], Reading("sample"))
-    assert facts.mounts is not None and facts.mounts.fragmentation == {}  # no XFS in this snapshot
+    assert facts.mounts is not None
+    assert facts.mounts.fragmentation == {}  # no XFS in this snapshot

@@ -23,18 +23,23 @@ def test_mdstat_active_raid5():
     a = arrays("active")["md0"]
     assert (a["state"], a["level"], a["chunk_kb"], a["raid_disks"], a["active_disks"]) == ("active", "raid5", 512, 3, 3)
     assert [m.device for m in a["members"]] == ["sdd1", "sdc1", "sdb1"]
-    assert a["metadata"] == "1.2" and a["sync_action"] is None and a["bitmap"].startswith("0/15")
+    assert a["metadata"] == "1.2"
+    assert a["sync_action"] is None
+    assert a["bitmap"].startswith("0/15")
 
 
 def test_mdstat_inactive_spares():
     a = arrays("inactive")["md2"]
-    assert a["state"] == "inactive" and a["level"] is None
+    assert a["state"] == "inactive"
+    assert a["level"] is None
     assert all(m.flags == ["spare"] for m in a["members"])
 
 
 def test_mdstat_degraded_raid10_with_faulty_member():
     a = arrays("degraded")["md1"]
-    assert a["level"] == "raid10" and a["chunk_kb"] == 512 and a["member_status"] == "UUU_"
+    assert a["level"] == "raid10"
+    assert a["chunk_kb"] == 512
+    assert a["member_status"] == "UUU_"
     assert [m.flags for m in a["members"] if m.flags] == [["faulty"]]
 
 
@@ -50,7 +55,8 @@ def test_mdstat_degraded_raid10_with_faulty_member():
 def test_mdstat_sync_progress(name, array, action, percent):
     a = arrays(name)[array]
     assert (a["sync_action"], a["sync_percent"]) == (action, percent)
-    assert a["sync_finish"].endswith("min") and a["sync_speed"].endswith("K/sec")
+    assert a["sync_finish"].endswith("min")
+    assert a["sync_speed"].endswith("K/sec")
 
 
 def test_mdstat_pending_and_delayed_and_auto_read_only():
@@ -63,7 +69,8 @@ def test_mdstat_read_only_linear_and_external_metadata():
     assert arrays("read-only")["md9"]["read_only"] == "read-only"
     assert arrays("linear")["md10"]["level"] == "linear"
     ext = arrays("external")
-    assert ext["md126"]["metadata"] == "external:/md127/0" and ext["md127"]["metadata"] == "external:imsm"
+    assert ext["md126"]["metadata"] == "external:/md127/0"
+    assert ext["md127"]["metadata"] == "external:imsm"
     assert arrays("check")["md8"]["members"][0].flags == ["write-mostly"]
 
 
@@ -79,13 +86,16 @@ def test_interrupts_maps_counts_to_cpu_ids_and_names():
     )
     cpus, irqs = parse_interrupts(text)
     assert cpus == [0, 2]
-    assert irqs[0].counts == {0: 0, 2: 890} and irqs[0].names == ("virtio2-input.0",)
+    assert irqs[0].counts == {0: 0, 2: 890}
+    assert irqs[0].names == ("virtio2-input.0",)
     assert irqs[1].names == ("ehci_hcd:usb1", "ahci[0000:00:1f.2]")
 
 
 def test_mounts_unescape_spaces():
     m = parse_mounts("/dev/sdb1 /srv/my\\040share xfs rw,noatime 0 0\n")[0]
-    assert m.mountpoint == "/srv/my share" and m.option("noatime") == "" and m.option("atime") is None
+    assert m.mountpoint == "/srv/my share"
+    assert m.option("noatime") == ""
+    assert m.option("atime") is None
 
 
 def test_xfs_info_internal_and_external_log():
@@ -118,7 +128,8 @@ def test_ethtool_text_outputs():
         "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t4096\nRX Mini:\tn/a\nTX:\t\t4096\n"
         "Current hardware settings:\nRX:\t\t512\nTX:\t\t512\nTX Push:\toff\n"
     )
-    assert r.maximum == {"rx": 4096, "tx": 4096} and r.current == {"rx": 512, "tx": 512}
+    assert r.maximum == {"rx": 4096, "tx": 4096}
+    assert r.current == {"rx": 512, "tx": 512}
 
 
 def test_ganesha_blocks_lists_and_comments():
@@ -132,9 +143,11 @@ EXPORT {
 }
 """)
     top = parsed.top
-    assert parsed.includes == [(3, "/etc/ganesha/extra.conf")] and not parsed.errors
+    assert parsed.includes == [(3, "/etc/ganesha/extra.conf")]
+    assert not parsed.errors
     export = top.children("export")[0]
-    assert export.first("path") == "/srv/data" and export.first("MAXREAD") == "8192"
+    assert export.first("path") == "/srv/data"
+    assert export.first("MAXREAD") == "8192"
     assert export.children("FSAL")[0].first("name") == "VFS"
     assert top.children("NFS_CORE_PARAM")[0].get("protocols") == ["3", "4"]
 
@@ -144,7 +157,8 @@ EXPORT {
 )
 def test_ganesha_syntax_errors_name_the_line(text, line):
     errors = ganesha.parse(text).errors
-    assert errors and errors[0].line == line
+    assert errors
+    assert errors[0].line == line
     with pytest.raises(ganesha.GaneshaSyntaxError):
         ganesha.check(text)
 
@@ -159,7 +173,9 @@ def test_one_bad_ganesha_block_loses_only_itself():
     )
     assert parsed.urls == [(1, "rados://nfs-ganesha/ns/conf-nfs.a")]
     (error,) = parsed.errors
-    assert error.line == 2 and "Export_Id" in str(error) and "EXPORT block from line 2 is left out" in str(error)
+    assert error.line == 2
+    assert "Export_Id" in str(error)
+    assert "EXPORT block from line 2 is left out" in str(error)
     assert [b.first("path") for b in parsed.top.children("export")] == ["/c"]
     assert parsed.top.children("nfs_core_param")[0].get("protocols") == ["4"]
 
@@ -186,9 +202,11 @@ def test_exports_defaults_continuations_and_quotes():
     found = exports.parse(
         '"/srv/my data" -rw,sync a(ro) \\\n  b\n/srv/x *(async,no_root_squash)\n/srv/y\n', "/etc/exports"
     )
-    assert found[0].path == "/srv/my data" and found[0].line == 1
+    assert found[0].path == "/srv/my data"
+    assert found[0].line == 1
     assert [(c.host, c.options) for c in found[0].clients] == [("a", ["rw", "sync", "ro"]), ("b", ["rw", "sync"])]
-    assert found[1].has("async") and found[1].line == 3
+    assert found[1].has("async")
+    assert found[1].line == 3
     assert found[2].clients[0].host == "*"
 
 
@@ -199,5 +217,7 @@ def test_htb_class_rate_from_tc_text():
         "class htb 1:1 root rate 2Gbit ceil 2Gbit burst 1375b cburst 1375b\n"
         "class htb 1:10 parent 1:1 prio 0 rate 900Mbit ceil 900Mbit burst 1462b cburst 1462b\n"
     )
-    assert htb_class_rate(text, "1:10") == 900_000_000 and htb_class_rate(text, "1:1") == 2_000_000_000
-    assert htb_class_rate(text, "1:2") is None and htb_class_rate("", "1:10") is None
+    assert htb_class_rate(text, "1:10") == 900_000_000
+    assert htb_class_rate(text, "1:1") == 2_000_000_000
+    assert htb_class_rate(text, "1:2") is None
+    assert htb_class_rate("", "1:10") is None

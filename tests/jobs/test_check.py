@@ -32,7 +32,8 @@ def _pinned(server: Path, tmp_path: Path) -> list[dict]:
     plan = tmp_path / "plan.json"
     run_cli("plan", "--root", str(server), "--only", "irq-numa-locality", "--out", str(plan))
     changes = json.loads(plan.read_text())["changes"]
-    assert changes and all(c["knob"] == "irq_affinity" for c in changes)
+    assert changes
+    assert all(c["knob"] == "irq_affinity" for c in changes)
     run_cli("apply", str(plan), "--root", str(server), "--yes")
     return changes
 
@@ -47,16 +48,20 @@ def test_an_upgrade_that_resets_pinned_irqs_is_caught(server, tmp_path):
     irq = changes[0]["target"].split("/")[1]
     (server / f"proc/irq/{irq}/smp_affinity_list").write_text("0-63\n")  # the new driver's default: every CPU
     drifted = run_cli("check", "--root", str(server), "--metrics", str(metrics), check=False)
-    assert drifted.returncode == 1 and "Traceback" not in drifted.stderr
-    assert "DRIFT" in drifted.stdout and f"irq/{irq}" in " ".join(drifted.stdout.split())
+    assert drifted.returncode == 1
+    assert "Traceback" not in drifted.stderr
+    assert "DRIFT" in drifted.stdout
+    assert f"irq/{irq}" in " ".join(drifted.stdout.split())
     assert "irq-numa-locality" in drifted.stdout
     found = _metrics(metrics)
-    assert found["nastune_drifted_settings"][0].value == 1 and found["nastune_check_ok"][0].value == 0
+    assert found["nastune_drifted_settings"][0].value == 1
+    assert found["nastune_check_ok"][0].value == 0
     assert [s.labels["setting"] for s in found["nastune_setting_drifted"] if s.value == 1] == [
         s.labels["setting"] for s in found["nastune_setting_drifted"] if f"/{irq}" in s.labels["setting"]
     ]
     assert any(s.labels["rule"] == "irq-numa-locality" for s in found["nastune_findings"])
-    assert not list(metrics.parent.glob("*.tmp*")) and list(metrics.parent.iterdir()) == [metrics]  # renamed
+    assert not list(metrics.parent.glob("*.tmp*"))
+    assert list(metrics.parent.iterdir()) == [metrics]  # renamed
 
 
 def test_metric_names_follow_prometheus_rules(server, tmp_path):
@@ -64,7 +69,8 @@ def test_metric_names_follow_prometheus_rules(server, tmp_path):
 
     text = registry(Check(findings=[], journal=None)).collect()
     names = [m.name for m in text]
-    assert names and all(NAME.fullmatch(n) for n in names)
+    assert names
+    assert all(NAME.fullmatch(n) for n in names)
     assert all(not n.endswith("_total") for n in names)  # gauges, not counters
 
 
@@ -85,7 +91,8 @@ def test_watch_writes_two_units_that_systemd_accepts_and_removes_only_them(serve
     mine.write_text("[Service]\nExecStart=/bin/true\n")
     (units / "nastune-check.timer").write_text("[Timer]\nOnCalendar=daily\n")  # an admin's own now
     refused = run_cli("watch", "--uninstall", "--root", str(server), check=False)
-    assert refused.returncode != 0 and "not written by nastune" in refused.stderr
+    assert refused.returncode != 0
+    assert "not written by nastune" in refused.stderr
     (units / "nastune-check.timer").unlink()
     run_cli("watch", "--uninstall", "--root", str(server))
     assert sorted(p.name for p in units.iterdir()) == ["other.service"]
@@ -95,14 +102,21 @@ def test_the_watch_service_is_confined_benchmarks_as_its_baseline_and_refuses_a_
     units = server / "etc/systemd/system"
     metrics = "/var/lib/prometheus/node-exporter/nastune.prom"
     bad = run_cli("watch", "--install", "--root", str(server), "--every", "hourlyy", check=False)
-    assert bad.returncode != 0 and "--every 'hourlyy'" in bad.stderr and not units.exists()
+    assert bad.returncode != 0
+    assert "--every 'hourlyy'" in bad.stderr
+    assert not units.exists()
     run_cli("watch", "--install", "--root", str(server), "--metrics", metrics)
     service = (units / "nastune-check.service").read_text()
-    assert "Nice=10" in service and "WorkingDirectory=%S/nastune" in service and "StateDirectory=nastune" in service
-    assert "Wants=network-online.target" in service and (server / "var/lib/prometheus/node-exporter").is_dir()
+    assert "Nice=10" in service
+    assert "WorkingDirectory=%S/nastune" in service
+    assert "StateDirectory=nastune" in service
+    assert "Wants=network-online.target" in service
+    assert (server / "var/lib/prometheus/node-exporter").is_dir()
     run_cli("watch", "--install", "--root", str(server), "--metrics", metrics, "--baseline", "b1")
     benching = (units / "nastune-check.service").read_text()
-    assert "--bench" in benching and "Nice=" not in benching and "IOSchedulingClass" not in benching
+    assert "--bench" in benching
+    assert "Nice=" not in benching
+    assert "IOSchedulingClass" not in benching
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze is not installed")
     for text in (service, benching):

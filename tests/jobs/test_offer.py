@@ -55,13 +55,16 @@ def decided(choices: Choices, site, findings, answers: Answers) -> tuple[Plan, l
 def test_a_one_off_action_runs_only_when_allowed_and_for_the_time_allowed(soho):
     site, findings = soho
     plan, left = decided(Choices(), site, findings, Answers(action=False))
-    assert "xfs_fsr" not in kinds(plan) and any("--allow xfs_fsr" in why for why in left)
+    assert "xfs_fsr" not in kinds(plan)
+    assert any("--allow xfs_fsr" in why for why in left)
     allowed = Answers()
     plan, _ = decided(Choices(allow=["xfs_fsr"], action_seconds=600), site, findings, allowed)
-    assert [c.new for c in plan.changes if c.knob == "xfs_fsr"] == [600] and allowed.asked == []
+    assert [c.new for c in plan.changes if c.knob == "xfs_fsr"] == [600]
+    assert allowed.asked == []
     answered = Answers(action=True)
     plan, _ = decided(Choices(), site, findings, answered)
-    assert "xfs_fsr" in kinds(plan) and any(q.startswith("xfs_fsr ") for q in answered.asked)
+    assert "xfs_fsr" in kinds(plan)
+    assert any(q.startswith("xfs_fsr ") for q in answered.asked)
     with pytest.raises(Declined):
         decided(Choices(), site, findings, Answers(plan=False))
 
@@ -69,9 +72,11 @@ def test_a_one_off_action_runs_only_when_allowed_and_for_the_time_allowed(soho):
 def test_only_and_skip_choose_rules_and_say_what_was_left_out(soho):
     site, findings = soho
     plan, left = offered(Choices(only=["mtu-jumbo-frames"]), site, findings, frozenset())
-    assert {c.rule for c in plan.changes} == {"mtu-jumbo-frames"} and any("not chosen" in why for why in left)
+    assert {c.rule for c in plan.changes} == {"mtu-jumbo-frames"}
+    assert any("not chosen" in why for why in left)
     plan, _ = offered(Choices(skip=["mtu-jumbo-frames"]), site, findings, frozenset())
-    assert plan.changes and "mtu-jumbo-frames" not in {c.rule for c in plan.changes}
+    assert plan.changes
+    assert "mtu-jumbo-frames" not in {c.rule for c in plan.changes}
     with pytest.raises(ValueError, match="--only/--skip no-such-rule: no such rule"):
         offered(Choices(only=["no-such-rule"]), site, findings, frozenset())
 
@@ -103,4 +108,5 @@ def test_no_to_the_plan_changes_nothing_and_keeps_the_plan(tmp_path):
         with pytest.raises(Exception, match="nothing was changed; the plan is in"):
             run(spec, Here(target=root.path, root=root.path), Console(), answered)
         assert tree_digest(Path(root.path)) == before
-    assert answered.asked and json.loads((tmp_path / "out" / "plan.json").read_text())["changes"]
+    assert answered.asked
+    assert json.loads((tmp_path / "out" / "plan.json").read_text())["changes"]

@@ -71,18 +71,25 @@ def _run(root, probe, tmp_path):
 def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, tmp_path):
     probe = Probe(root)
     tuner, first, (mixed, journal) = _run(root, probe, tmp_path)
-    assert mixed is not None and mixed.pairs == 5 and not mixed.stopped
+    assert mixed is not None
+    assert mixed.pairs == 5
+    assert not mixed.stopped
     assert sorted(probe.seen) == [10] * 5 + [40] * 6  # A: warm-up and 5 repeats (its last is the control); B: 5
     (row,) = mixed.rows
-    assert row.result.verdict == "worse" and row.result.sizes == (5, 5)
-    assert (root / SETTING).read_text().strip() == "10" and need(journal) != first and tuner.verify(need(journal)) == []
+    assert row.result.verdict == "worse"
+    assert row.result.sizes == (5, 5)
+    assert (root / SETTING).read_text().strip() == "10"
+    assert need(journal) != first
+    assert tuner.verify(need(journal)) == []
     assert (tmp_path / "settings.json").exists()
 
 
 def test_a_failing_interleaved_run_is_reported_and_the_settings_applied_again(root, tmp_path):
     probe = Probe(root, fail_at=4)
     _, _, (mixed, _) = _run(root, probe, tmp_path)
-    assert mixed is not None and not mixed.rows and "the probe's server went away" in mixed.stopped
+    assert mixed is not None
+    assert not mixed.rows
+    assert "the probe's server went away" in mixed.stopped
     assert (root / SETTING).read_text().strip() == "10"
 
 
@@ -90,7 +97,8 @@ def test_an_interrupt_while_interleaving_leaves_a_and_says_how_to_apply_again(ro
     probe = Probe(root, interrupt_at=4)
     with pytest.raises(OptimizeError) as stopped:
         _run(root, probe, tmp_path)
-    assert stopped.value.interrupted and "settings.json" in str(stopped.value)
+    assert stopped.value.interrupted
+    assert "settings.json" in str(stopped.value)
     assert (root / SETTING).read_text().strip() == "40"
 
 
@@ -123,7 +131,8 @@ def test_a_settled_workload_is_measured_no_more_while_the_others_go_on(root, tmp
     tuner = site.tuner()
     with tuner.hold("ab"):  # as ab's measure holds it
         done = ab.run(spec, site, tuner, log=lambda m: None)
-    assert done.pairs == 8 and not done.decided  # the flat one never settled
+    assert done.pairs == 8
+    assert not done.decided  # the flat one never settled
     assert probe.seen.count(10) == 5  # B: settled at the first look, measured no more
     assert flat.calls == 1 + 8 * 2  # warm-up, both sides of every pair: no separate control pass
     a, b = done.runs

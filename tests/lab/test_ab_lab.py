@@ -42,18 +42,23 @@ def test_ab_interleaves_a_plan_and_leaves_the_lab_as_it_was(lab_dir, tmp_path):
         str(out),
         "--json",
     )
-    assert "in 5 pairs" in proc.stderr and "switching took" in proc.stderr  # --json: the summary alone on stdout
+    assert "in 5 pairs" in proc.stderr
+    assert "switching took" in proc.stderr  # --json: the summary alone on stdout
     a, b = (json.loads((out / f"{side}.json").read_text()) for side in ("a", "b"))
     for side in (a, b):
         (result,) = side["results"]
-        assert result["workload"] == "seq-write" and len(result["metrics"]["MB/s"]["values"]) == 5
-    assert a["label"] == "A" and b["label"] == "B"
+        assert result["workload"] == "seq-write"
+        assert len(result["metrics"]["MB/s"]["values"]) == 5
+    assert a["label"] == "A"
+    assert b["label"] == "B"
     assert sha256(conf) == before  # the plan is off again: A, byte for byte
     verdicts = [line for line in proc.stderr.splitlines() if "seq-write" in line or "MB/s" in line]
     assert not any("better" in line for line in verdicts)  # 8 KiB transfers never speed NFS up
     summary = check_schema(json.loads((out / "ab.json").read_text()))  # the same verdicts, for scripts
     assert json.loads(proc.stdout) == summary
-    assert summary["pairs"] == 5 and [r["verdict"] for r in summary["rows"]] and summary["seconds"] > 0
+    assert summary["pairs"] == 5
+    assert [r["verdict"] for r in summary["rows"]]
+    assert summary["seconds"] > 0
     assert all(r["verdict"] != "better" for r in summary["rows"])
     again = json.loads(nastune(lab_dir, "compare", str(out / "a.json"), str(out / "b.json"), "--json").stdout)
     rows = again["comparisons"][0]["rows"]  # compare of the run's own files: the run's own verdicts

@@ -39,8 +39,10 @@ def test_the_role_tunes_the_lab_nas_idempotently_and_rolls_back(lab_dir):
     before = sha256(conf)
     dry = _play(lab_dir, "tune.yml", "--check")
     assert dry.returncode == 0, dry.stdout[-3000:] + dry.stderr[-2000:]
-    assert "changed: [nas]" in dry.stdout and sha256(conf) == before  # would change, changed nothing
+    assert "changed: [nas]" in dry.stdout
+    assert sha256(conf) == before  # would change, changed nothing
     done = _play(lab_dir, "lab.yml")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "failed=0" in done.stdout and "All assertions passed" in done.stdout
+    assert "failed=0" in done.stdout
+    assert "All assertions passed" in done.stdout
     assert sha256(conf) == before

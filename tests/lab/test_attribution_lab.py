@@ -34,19 +34,23 @@ def test_the_injected_limit_is_named_first(lab_dir, tmp_path, scenario, args, in
     # (8 KiB reads cost the client and Ganesha a wake-up each) can outrank it: the injected limit
     # must lead what remains, as it does in bench/attribution.py's runs on a quiet machine.
     named = [limit["factor"] for limit in result["limits"] if limit["factor"] not in ("other-load", "cpu")]
-    assert named and named[0] in injected, result["limits"]
+    assert named, result["limits"]
+    assert named[0] in injected, result["limits"]
     lead = next(limit for limit in result["limits"] if limit["factor"] == named[0])
     assert result["attribution"] == result["limits"][0]["evidence"]
     assert result["attribution"][:40] in " ".join(shown.stdout.split())  # the console shows it
     timeline = result["profile"]["timeline"]
     # every sample has each series; how many samples there are depends on how fast the machine is
-    assert timeline and all({"net_MBps", "daemon_cores", "throttled_percent"} <= set(s) for s in timeline)
+    assert timeline
+    assert all({"net_MBps", "daemon_cores", "throttled_percent"} <= set(s) for s in timeline)
     if injected != ("rpc-size",):
         return
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--profile", str(out)).stdout)["findings"]
     first = findings[0]
-    assert first["rule"] == "ganesha-io-size-small" and "KiB per request" in first["limiting"], first
+    assert first["rule"] == "ganesha-io-size-small", first
+    assert "KiB per request" in first["limiting"], first
     assert all(f["limiting"] is None for f in findings[1:] if f["rule"] not in lead["rules"])
     report = tmp_path / "report.html"
     nastune(lab_dir, "report", str(out), "--out", str(report))
-    assert "KiB per request" in report.read_text() and "over time" in report.read_text()
+    assert "KiB per request" in report.read_text()
+    assert "over time" in report.read_text()

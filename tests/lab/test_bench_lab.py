@@ -57,9 +57,11 @@ def test_transfers_and_network_stay_under_the_link_and_repeat(lab, tmp_path):
     assert {(w, k) for w in ("seq-write", "seq-read") for k in ("smb", "nfs", "ftp", "path")} <= kinds
     assert ("network", "iperf3") in kinds
     for r in data["results"]:
-        assert r["profile"]["cpus"] and r["attribution"]
+        assert r["profile"]["cpus"]
+        assert r["attribution"]
         for name, m in r["metrics"].items():
-            assert len(m["values"]) == 3 and min(m["values"]) > 0
+            assert len(m["values"]) == 3
+            assert min(m["values"]) > 0
             if r["target"]["kind"] == "path":
                 if r["workload"] == "seq-read":
                     assert m["limit"] > 0  # the device's own sequential read rate, measured
@@ -70,8 +72,10 @@ def test_transfers_and_network_stay_under_the_link_and_repeat(lab, tmp_path):
     prov = data["provenance"]
     facts = Path(prov["facts_path"]).read_text()
     assert hashlib.sha256(facts.encode()).hexdigest() == prov["facts_sha256"]
-    assert prov["lab_scenario"] == "modern" and prov["kernel"] == os.uname().release
-    assert prov["tools"]["fio"].startswith("fio-") and prov["settings"]["mtu"]["lab0"] == 1500
+    assert prov["lab_scenario"] == "modern"
+    assert prov["kernel"] == os.uname().release
+    assert prov["tools"]["fio"].startswith("fio-")
+    assert prov["settings"]["mtu"]["lab0"] == 1500
     assert leftover_test_files(lab) == []
 
 
@@ -149,7 +153,8 @@ def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     (result,) = json.loads(out.read_text())["results"]
-    assert result["interrupted"] is True and 1 <= len(result["metrics"]["MB/s"]["values"]) < 20
+    assert result["interrupted"] is True
+    assert 1 <= len(result["metrics"]["MB/s"]["values"]) < 20
     assert leftover_test_files(lab) == []
 
 
@@ -164,7 +169,8 @@ def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
 )
 def test_bad_bench_arguments_are_clear_errors(lab, args, message):
     proc = nastune(lab, "bench", *args, check=False)
-    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr, proc.stderr
 
 
 def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
@@ -217,6 +223,9 @@ def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab
         str(tmp_path / "r.json"),
         check=False,
     )
-    assert proc.returncode == 1 and "10.77.0.1" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    assert "10.77.0.1" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
     (result,) = json.loads((tmp_path / "r.json").read_text())["results"]
-    assert result["error"] and len(result["retries"]) == 3  # tried three times, each reason kept
+    assert result["error"]
+    assert len(result["retries"]) == 3  # tried three times, each reason kept

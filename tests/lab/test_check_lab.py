@@ -42,7 +42,8 @@ def test_check_catches_a_drifted_setting_and_a_regression(lab_dir, tmp_path):
     tc = ["tc", "class", "change", "dev", "lab0", "classid", "1:10", "htb", "rate", "500mbit", "ceil", "500mbit"]
     subprocess.run(["ip", "netns", "exec", NAS, *tc], check=True)
     caught = nastune(lab_dir, *args, "--json", check=False, env=env)
-    assert caught.returncode == 1 and "Traceback" not in caught.stderr
+    assert caught.returncode == 1
+    assert "Traceback" not in caught.stderr
     report = json.loads(caught.stdout)
     assert [d["setting"] for d in report["drift"]] == ["sysctl net.ipv4.tcp_keepalive_time"]
     assert [r["verdict"] for r in report["rows"]] == ["worse"]

@@ -34,7 +34,8 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     assert {p["part"] for p in status if p["ok"]} >= {"ssh to c1", "ssh to c2", "ssh to c3"}
     text = nastune(lab3, "lab", "inventory").stdout
     inv = inventory.parse(text, "lab")
-    assert [c.name for c in inv.clients] == ["c1", "c2", "c3"] and inv.nas.data_address == network.NAS_IP
+    assert [c.name for c in inv.clients] == ["c1", "c2", "c3"]
+    assert inv.nas.data_address == network.NAS_IP
 
     # SMB and NFS writes and reads from all three at once
     out = tmp_path / "together.json"
@@ -42,7 +43,8 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     for target in ("smb", "nfs"):
         nastune(lab3, "bench", *args, "--target", target, "-w", "seq-write", "-w", "seq-read")
         for r in results(out):
-            assert r["target"]["client"] == "c1,c2,c3" and not r["error"]
+            assert r["target"]["client"] == "c1,c2,c3"
+            assert not r["error"]
             m = r["metrics"]
             assert {"MB/s @c1", "MB/s @c2", "MB/s @c3", "fairness"} <= set(m)
             assert 1 / 3 <= med(m["fairness"]) <= 1.0
@@ -57,14 +59,17 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     # fio's client/server mode on each client's own smbnetfs mount (FUSE: 8M is enough to see it)
     nastune(lab3, "bench", *[a if a != "24M" else "8M" for a in args], "--target", "mount", "-w", "seq-write")
     (r,) = results(out)
-    assert med(r["metrics"]["MB/s @c3"]) > 0 and med(r["metrics"]["fairness"]) > 0
+    assert med(r["metrics"]["MB/s @c3"]) > 0
+    assert med(r["metrics"]["fairness"]) > 0
 
     # stress: c1 measures on the idle NAS, then while c2 and c3 load it
     shown = nastune(lab3, "bench", *args, "--target", "nfs", "-w", "sync-write", "--stress").stdout
     loaded = json.loads(out.read_text())
-    assert loaded["label"].startswith("loaded by c2 ") and "; c3 " in loaded["label"]
+    assert loaded["label"].startswith("loaded by c2 ")
+    assert "; c3 " in loaded["label"]
     assert results(out.with_name(out.stem + ".idle.json"))[0]["target"]["client"] == "c1"
-    assert "times worse" in shown and "sync 4K latency p99" in shown
+    assert "times worse" in shown
+    assert "sync 4K latency p99" in shown
 
     # a share name that is shell syntax, or smbclient's, is refused when the inventory is read
     flag = tmp_path / "pwned"
@@ -72,7 +77,9 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     hostile.write_text(text.replace("nastune_smb_share=data", f"nastune_smb_share='data;touch {flag}'"))
     bench = ("--clients", "c2", "--target", "smb", "-w", "seq-write", "--size", "8M", "--repeats", "1")
     proc = nastune(lab3, "bench", "--inventory", str(hostile), *bench, "--out", str(out), check=False)
-    assert proc.returncode == 2 and "nastune_smb_share" in proc.stderr and not flag.exists()
+    assert proc.returncode == 2
+    assert "nastune_smb_share" in proc.stderr
+    assert not flag.exists()
 
     # the aged-read set through each real client tool: a name with spaces is one name to smbclient,
     # curl and nfs-cp; a file that is not there is an error naming it and the client, never 0 MB/s
@@ -91,7 +98,8 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
                 assert med(results(out)[0]["metrics"]["MB/s"]) > 0
             else:
                 assert proc.returncode != 0, (target, proc.stdout)
-                assert "gone.bin" in proc.stdout + proc.stderr and "c1" in proc.stdout + proc.stderr, proc.stderr
+                assert "gone.bin" in proc.stdout + proc.stderr, proc.stderr
+                assert "c1" in proc.stdout + proc.stderr, proc.stderr
     assert sorted(p.name for p in share.rglob("*")) == before  # nothing written by a second command
 
     # a dead client: everything in its namespace killed; the run names it
@@ -99,4 +107,6 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     subprocess.run(["kill", "-9", *pids.split()], check=False)
     subprocess.run(["ip", "-n", network.client_ns(3), "link", "set", "mgmt0", "down"], check=True)
     proc = nastune(lab3, "bench", *args, "--target", "smb", "-w", "seq-write", check=False)
-    assert proc.returncode != 0 and "c3" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode != 0
+    assert "c3" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -51,7 +51,8 @@ def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
     assert "already up" in again.stdout
     other = lab_dir.parent / "other"
     refused = nastune(other, "lab", "up", "--scenario", "modern", check=False)
-    assert refused.returncode == 2 and f"another lab is up in {lab_dir}" in refused.stderr
+    assert refused.returncode == 2
+    assert f"another lab is up in {lab_dir}" in refused.stderr
     assert not other.exists()
     facts = json.loads(
         nastune(lab_dir, "inspect", "--lab", "--json", "--area", "network", "--area", "nfs", "--area", "smb").stdout
@@ -59,7 +60,8 @@ def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
     assert [i["name"] for i in facts["network"]["interfaces"]] == ["lab0", "lo"]
     assert facts["nfs_server"]["ganesha_running"] is True
     assert facts["nfs_server"]["ganesha"]["value"]["exports"][0]["path"] == str(lab_dir / "mnt" / "share")
-    assert facts["smb"]["running"] is True and facts["smb"]["config"]["value"]["resolved"] is True
+    assert facts["smb"]["running"] is True
+    assert facts["smb"]["config"]["value"]["resolved"] is True
 
 
 def test_soho_is_the_factory_state_the_rules_find(lab_dir):
@@ -92,22 +94,24 @@ def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[network]\nrate = "fast"\n')
     proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
-    assert proc.returncode == 2 and f"{bad}: field network.rate" in proc.stderr
+    assert proc.returncode == 2
+    assert f"{bad}: field network.rate" in proc.stderr
     bad.write_text('[storage]\nexternal_log = true\nlog_size = "32M"\n')
     proc = nastune(lab_dir, "lab", "up", "--scenario", str(bad), check=False)
-    assert proc.returncode == 2 and "field storage.log_size" in proc.stderr and "at least 64M" in proc.stderr
+    assert proc.returncode == 2
+    assert "field storage.log_size" in proc.stderr
+    assert "at least 64M" in proc.stderr
     proc = nastune(lab_dir, "lab", "up", "--scenario", "nosuch", check=False)
-    assert (
-        proc.returncode == 2
-        and "no scenario 'nosuch'; built in: limit-cpu-quota," in proc.stderr
-        and "soho" in proc.stderr
-    )
+    assert proc.returncode == 2
+    assert "no scenario 'nosuch'; built in: limit-cpu-quota," in proc.stderr
+    assert "soho" in proc.stderr
     assert leftovers(lab_dir) == []
 
 
 def test_exec_without_a_lab_is_a_clear_error(lab_dir):
     proc = nastune(lab_dir, "lab", "exec", "client", "--", "true", check=False)
-    assert proc.returncode == 2 and "no lab host 'client'" in proc.stderr
+    assert proc.returncode == 2
+    assert "no lab host 'client'" in proc.stderr
 
 
 def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
@@ -116,7 +120,8 @@ def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
     subprocess.run(["ip", "netns", "add", "nt-c1"], check=True)
     try:
         proc = nastune(lab_dir, "lab", "up", "--scenario", "modern", check=False)
-        assert proc.returncode == 2 and "network namespace nt-c1 already exists and is not a lab's" in proc.stderr
+        assert proc.returncode == 2
+        assert "network namespace nt-c1 already exists and is not a lab's" in proc.stderr
     finally:
         subprocess.run(["ip", "netns", "del", "nt-c1"], check=True)
 
@@ -148,7 +153,8 @@ def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, 
         assert sha256(lab_dir / "mnt" / "share" / f"from-{host}.bin") == sha256(source)
     facts = json.loads(nastune(lab_dir, "inspect", "--lab", "--json", "--area", "mounts", "--area", "network").stdout)
     xfs = facts["mounts"]["xfs"][str(lab_dir / "mnt")]["value"]
-    assert xfs["log"] == "external" and xfs["log_bytes"] == 64 << 20
+    assert xfs["log"] == "external"
+    assert xfs["log_bytes"] == 64 << 20
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
     assert 0.4e9 < iperf3_from(lab_dir, "client2")["end"]["sum_received"]["bits_per_second"] <= 0.5e9
     nastune(lab_dir, "lab", "down")

@@ -35,20 +35,26 @@ def test_optimize_soho_makes_smb_and_nfs_significantly_faster(lab_dir, tmp_path)
         "--json",
         timeout=900,
     )
-    assert "Report:" in proc.stderr and "the settings, interleaved" in proc.stderr  # stdout: the summary alone
+    assert "Report:" in proc.stderr
+    assert "the settings, interleaved" in proc.stderr  # stdout: the summary alone
     compared = check_schema(json.loads((out / "compare.json").read_text()))
     assert json.loads(proc.stdout) == compared
     assert compared["flow"] == "interleaved"
     once = {(r["workload"], r["target"].split(":")[0]): r["verdict"] for r in compared["rows"]}
     assert {w for w, _ in once} == {"aged-read"}  # before/after: only what the one-off action changes
-    assert once[("aged-read", "smb")] == "better" and once[("aged-read", "nfs")] == "better"
+    assert once[("aged-read", "smb")] == "better"
+    assert once[("aged-read", "nfs")] == "better"
     mixed = compared["interleaved"]  # the settings, interleaved
-    assert mixed["pairs"] >= 3 and not mixed["stopped"] and mixed["switch_seconds"] > 0, mixed
+    assert mixed["pairs"] >= 3, mixed
+    assert not mixed["stopped"], mixed
+    assert mixed["switch_seconds"] > 0, mixed
     # interleaving judged the settings (a run whose every verdict is refused must fail); whether 3 pairs
     # suffice for a significant verdict depends on the machine's noise, so the test asks for the
     # direction of NFS writes (8 KiB -> 1 MiB transfers), not for significance
     nfs_writes = [r for r in mixed["rows"] if r["workload"] == "seq-write" and r["target"].startswith("nfs:")]
-    assert nfs_writes and nfs_writes[0]["change"] > 0 and nfs_writes[0]["verdict"] != "worse", mixed
+    assert nfs_writes, mixed
+    assert nfs_writes[0]["change"] > 0, mixed
+    assert nfs_writes[0]["verdict"] != "worse", mixed
     worse = [(r["workload"], r["target"]) for r in compared["rows"] + mixed["rows"] if r["verdict"] == "worse"]
     assert not [w for w in worse if w[1].split(":")[0] in ("smb", "nfs", "ftp")], worse
     assert any("xfs_fsr" in n for n in mixed["notes"])  # the one-off action: before/after only
@@ -133,13 +139,19 @@ def test_a_workload_failing_in_the_after_run_is_reported_and_the_rest_compared(l
         if squatter:
             squatter.kill()
     stderr = "".join(seen) + stderr
-    assert proc.returncode == 1 and "Traceback" not in stderr, stderr
-    assert "FAILED" in stdout and "network @ iperf3://10.77.0.1" in stdout and "nastune rollback --inventory" in stdout
+    assert proc.returncode == 1, stderr
+    assert "Traceback" not in stderr, stderr
+    assert "FAILED" in stdout
+    assert "network @ iperf3://10.77.0.1" in stdout
+    assert "nastune rollback --inventory" in stdout
     compared = json.loads((out / "compare.json").read_text())
     assert {r["workload"] for r in compared["rows"]} == {"seq-write"}  # the other workload is still compared
     assert any("network" in f and "failed" in f for f in compared["failed"])
     after = {r["workload"]: r for r in json.loads((out / "after.json").read_text())["results"]}
-    assert after["network"]["error"] and len(after["network"]["retries"]) == 3
-    assert "the iperf3 server on NAS nas" in after["network"]["error"] and "in use" in after["network"]["error"]
-    assert "network" in (out / "report.html").read_text() and "FAILED" in (out / "report.html").read_text()
+    assert after["network"]["error"]
+    assert len(after["network"]["retries"]) == 3
+    assert "the iperf3 server on NAS nas" in after["network"]["error"]
+    assert "in use" in after["network"]["error"]
+    assert "network" in (out / "report.html").read_text()
+    assert "FAILED" in (out / "report.html").read_text()
     nastune(lab_dir, "rollback")

@@ -129,7 +129,12 @@ def test_the_operator_s_page_on_a_lab_standing_in_for_a_nas(lab_dir, tmp_path):
                 timeout=1200,
             )
             code, said = EXPECTED.get(line, (0, ""))
-            assert done.returncode == code and said in done.stdout + done.stderr, (
+            assert done.returncode == code, (
+                line,
+                done.stdout[-3000:],
+                done.stderr[-3000:],
+            )
+            assert said in done.stdout + done.stderr, (
                 line,
                 done.stdout[-3000:],
                 done.stderr[-3000:],
@@ -142,11 +147,14 @@ def test_the_operator_s_page_on_a_lab_standing_in_for_a_nas(lab_dir, tmp_path):
         sampler.done.set()
         subprocess.run(["ip", "netns", "del", CONTAINER_NS], capture_output=True)
     print("seconds per command:", json.dumps(took, indent=1))
-    assert sampler.seen and not [cmd for cmd in sampler.seen if password in cmd]
+    assert sampler.seen
+    assert not [cmd for cmd in sampler.seen if password in cmd]
     written = [p for p in [*work.rglob("*"), *(lab_dir / "journal").rglob("*")] if p.is_file()]
-    assert written and not [p for p in written if password.encode() in p.read_bytes()]
+    assert written
+    assert not [p for p in written if password.encode() in p.read_bytes()]
     roles = outputs["nastune inspect --inventory hosts.ini --area network"]
-    assert "the NAS's link: it holds 10.77.0.1" in roles and "docker0" in roles  # shown, and said why not judged
+    assert "the NAS's link: it holds 10.77.0.1" in roles
+    assert "docker0" in roles  # shown, and said why not judged
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json").stdout)["findings"]
     assert not [f for f in findings if any(name in f["target"] for name in ("docker0", "veth", "tap0"))]
     assert (

@@ -24,7 +24,10 @@ INSTALLED = set(need(re.search(r"^apt_packages=\((.*?)\)", SETUP, re.M | re.S)).
 def test_every_protocol_declares_its_server_and_client():
     assert set(PROTOCOLS) == {"smb", "nfs", "ftp"}
     for name, p in PROTOCOLS.items():
-        assert p.name == name and p.title and p.server and p.lab_share, name
+        assert p.name == name, name
+        assert p.title, name
+        assert p.server, name
+        assert p.lab_share, name
         for method in ("check", "start_lab", "upload", "download", "remove"):
             assert getattr(type(p), method) is not getattr(Protocol, method), f"{name}: no {method}"
         check = p.check("10.0.0.1", p.lab_share)

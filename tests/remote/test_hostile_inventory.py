@@ -78,7 +78,8 @@ def test_values_in_the_model_itself_are_checked_too():
 def test_ssh_puts_the_host_after_the_end_of_options():
     argv = Ssh(Host(name="c1", address="192.0.2.1")).argv(["true"])
     end = argv.index("--")
-    assert argv[end + 1] == "192.0.2.1" and all(not a.startswith("192.0.2.1") for a in argv[:end])
+    assert argv[end + 1] == "192.0.2.1"
+    assert all(not a.startswith("192.0.2.1") for a in argv[:end])
 
 
 # -- the client tools see one name and one command --------------------------------------------
@@ -151,7 +152,9 @@ def test_curl_and_nfs_cp_get_one_url_with_the_name_inside_it(tools, name):
     ftp = Target("ftp", "ftp://192.0.2.10/pub", host="192.0.2.10", share="pub")
     PROTOCOLS["ftp"].download(ftp, name)
     url = _argv(tools, "curl")[-1]
-    assert " " not in url and unquote(urlsplit(url).path) == f"/pub/{name}" and not urlsplit(url).query
+    assert " " not in url
+    assert unquote(urlsplit(url).path) == f"/pub/{name}"
+    assert not urlsplit(url).query
     nfs = Target("nfs", "nfs://192.0.2.10/data", host="192.0.2.10", share="data")
     PROTOCOLS["nfs"].upload(nfs, "/tmp/x", name)
     assert _argv(tools, "nfs-cp")[-1] == f"nfs://192.0.2.10/data/{name}"

@@ -30,23 +30,32 @@ ansible_user=root
 
 def test_hosts_groups_and_variables_as_ansible_reads_them():
     inv = inventory.parse(GOOD.replace("\\\n", ""), "hosts.ini")
-    assert inv.nas.name == "filer" and inv.nas.address == "192.0.2.10" and inv.nas.data_address == "198.51.100.10"
-    assert inv.nas.shares == {"smb": "data", "nfs": "/export/data"} and inv.nas.link_bps == 10**10
+    assert inv.nas.name == "filer"
+    assert inv.nas.address == "192.0.2.10"
+    assert inv.nas.data_address == "198.51.100.10"
+    assert inv.nas.shares == {"smb": "data", "nfs": "/export/data"}
+    assert inv.nas.link_bps == 10**10
     assert inv.nas.user == "root"  # [all:vars] only: the clients' group vars do not reach it
     ws1, ws2 = inv.clients
     assert (ws1.user, ws1.port, ws2.port) == ("ops", 22, 2222)  # group vars above all:vars
     assert ws1.ssh_args == ["-o", "UserKnownHostsFile=/etc/nastune/known_hosts", "-o", "ProxyJump=bastion"]
-    assert str(ws1.key) == "/root/.ssh/id_ed25519" and ws1.mount == "/mnt/nas" and ws1.fio_server == "192.0.2.21,8765"
-    assert inv.protocols_of(ws1) == ["smb", "nfs"] and inv.protocols_of(ws2) == ["nfs"]
-    assert [h.name for h in inv.select("ws2,ws1")] == ["ws2", "ws1"] and len(inv.select("all")) == 2
+    assert str(ws1.key) == "/root/.ssh/id_ed25519"
+    assert ws1.mount == "/mnt/nas"
+    assert ws1.fio_server == "192.0.2.21,8765"
+    assert inv.protocols_of(ws1) == ["smb", "nfs"]
+    assert inv.protocols_of(ws2) == ["nfs"]
+    assert [h.name for h in inv.select("ws2,ws1")] == ["ws2", "ws1"]
+    assert len(inv.select("all")) == 2
 
 
 def test_how_nastune_runs_on_the_nas():
     plain = inventory.parse("[nas]\nn\n[clients]\nc1\n", "x").nas
-    assert plain.command == ["nastune"] and plain.lab is False
+    assert plain.command == ["nastune"]
+    assert plain.lab is False
     text = "[nas]\nn nastune_command='env A=1 /opt/nastune/bin/nastune' nastune_lab=true\n[clients]\nc1\n"
     nas = inventory.parse(text, "x").nas
-    assert nas.command == ["env", "A=1", "/opt/nastune/bin/nastune"] and nas.lab is True
+    assert nas.command == ["env", "A=1", "/opt/nastune/bin/nastune"]
+    assert nas.lab is True
 
 
 def test_a_read_set_names_files_below_the_shares_with_their_sizes():
@@ -89,7 +98,8 @@ def test_children_groups_are_followed():
 def test_bad_inventories_name_the_file_and_what_is_wrong(text, message):
     with pytest.raises(inventory.InventoryError) as e:
         inventory.parse(text, "x")
-    assert str(e.value).startswith("x") and message in str(e.value)
+    assert str(e.value).startswith("x")
+    assert message in str(e.value)
 
 
 def test_unknown_client_and_unreadable_file(tmp_path):

@@ -29,7 +29,9 @@ def private(path: Path, text: str) -> Path:
 
 def test_a_password_goes_only_to_the_tools_standard_input_and_never_prints():
     login = make("alice", SECRET, "OFFICE", "test")
-    assert SECRET not in repr(login) and SECRET not in str(login) and "**" in str(login.password)
+    assert SECRET not in repr(login)
+    assert SECRET not in str(login)
+    assert "**" in str(login.password)
     assert login.smbclient_file() == f"username = alice\npassword = {SECRET}\ndomain = OFFICE\n"
     # curl's configuration quotes backslash and double quote
     assert login.curl_config() == 'user = "alice:p4ss \\"word\\" \\\\ with; $pace"\n'
@@ -42,7 +44,8 @@ def test_user_and_password_variables_and_a_client_s_own_login():
     )
     c1, c2 = inv.clients
     assert [getattr(inv.login(c, "smb"), "user", None) for c in (c1, c2)] == ["alice", "bob"]
-    assert inv.login(c1, "ftp") is None and inv.login(c1, "nfs") is None  # none given: a guest
+    assert inv.login(c1, "ftp") is None
+    assert inv.login(c1, "nfs") is None  # none given: a guest
 
 
 @pytest.mark.parametrize(
@@ -63,7 +66,8 @@ def test_user_and_password_variables_and_a_client_s_own_login():
 def test_a_wrong_login_variable_names_the_host_and_the_variable(nas, message):
     with pytest.raises(inventory.InventoryError) as e:
         ini(nas)
-    assert str(e.value).startswith("hosts.ini, host filer: ") and message in str(e.value)
+    assert str(e.value).startswith("hosts.ini, host filer: ")
+    assert message in str(e.value)
 
 
 def test_a_password_with_a_line_break_is_refused_without_showing_it():
@@ -102,7 +106,8 @@ def test_a_netrc_gives_the_login_of_the_nas_s_address_or_its_default(tmp_path):
     assert from_netrc(path, ["192.0.2.99"]).user == "anon"
     inv = ini(f"nastune_address=198.51.100.10 nastune_ftp_dir=pub nastune_ftp_netrc={path}")
     found = inv.login(inv.clients[0], "ftp")
-    assert isinstance(found, Login) and found.password.get_secret_value() == "one"
+    assert isinstance(found, Login)
+    assert found.password.get_secret_value() == "one"
     private(path, "machine other login x password y\n")
     with pytest.raises(inventory.InventoryError, match=r"no machine entry for 198\.51\.100\.10 or 192\.0\.2\.10"):
         ini(f"nastune_address=198.51.100.10 nastune_ftp_netrc={path}")
@@ -132,7 +137,8 @@ def test_a_password_in_ansible_vault_is_decrypted_through_ansible_vault(tmp_path
     private(secret_file, "wrong\n")
     with pytest.raises(inventory.InventoryError) as e:
         inventory.load(hosts)
-    assert "ansible-vault could not decrypt it" in str(e.value) and SECRET not in str(e.value)
+    assert "ansible-vault could not decrypt it" in str(e.value)
+    assert SECRET not in str(e.value)
 
 
 def test_a_login_file_without_the_targets_entry_is_a_usage_error(tmp_path):
@@ -141,5 +147,8 @@ def test_a_login_file_without_the_targets_entry_is_a_usage_error(tmp_path):
     netrc.chmod(0o600)
     args = ["bench", "--target", "ftp://127.0.0.1/", "--login-file", str(netrc), "-w", "seq-read", "--size", "1M"]
     proc = run_cli(*args, check=False)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr
-    assert "no machine entry for 127.0.0.1" in proc.stderr and "s3cret" not in proc.stderr
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "internal error" not in proc.stderr
+    assert "no machine entry for 127.0.0.1" in proc.stderr
+    assert "s3cret" not in proc.stderr

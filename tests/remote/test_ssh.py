@@ -14,7 +14,8 @@ HOSTILE = ["x; touch {flag}", "$(touch {flag})", "`touch {flag}`", "a'b\"c", "--
 def test_options_never_prompt_and_share_one_connection():
     ssh = Ssh(Host(name="c1", address="192.0.2.1", user="ops", port=2222, key="/k", ssh_args=["-o", "ProxyJump=b"]))
     argv = ssh.argv(["true"])
-    assert argv[0] == "ssh" and argv[-3:-1] == ["--", "192.0.2.1"]
+    assert argv[0] == "ssh"
+    assert argv[-3:-1] == ["--", "192.0.2.1"]
     opts = " ".join(argv)
     for want in ("BatchMode=yes", "ControlMaster=auto", "ServerAliveInterval=5", "-p 2222", "-l ops", "-i /k"):
         assert want in opts

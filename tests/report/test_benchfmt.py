@@ -44,12 +44,14 @@ def parse(text: str):
 def test_every_repeat_comes_back_with_its_unit_and_direction():
     results = result_set("before", 1.0)
     config, units, values = parse(export(results))
-    assert config["kernel"] == "6.1.0" and "label" not in config  # the label would split benchstat's tables
+    assert config["kernel"] == "6.1.0"
+    assert "label" not in config  # the label would split benchstat's tables
     assert units == {"MB/s": "higher", "us": "lower", "GB/s": "higher"}
     seq = next(v for (name, unit), v in values.items() if name.startswith("BenchmarkSeqWrite/") and unit == "MB/s")
     assert seq == pytest.approx(results.results[0].metrics["MB/s"].values, rel=1e-5)
     latency = [k for k in values if "metric=write_64K_rec_4K_latency" in k[0]]
-    assert latency and latency[0][1] == "us"
+    assert latency
+    assert latency[0][1] == "us"
     assert len(values) == sum(len(r.metrics) for r in results.results)  # one benchmark per metric
 
 
@@ -59,7 +61,9 @@ def test_the_cli_exports_a_result_file(tmp_path):
     proc = run_cli("export", "--format", "benchstat", str(path))
     assert parse(proc.stdout)[2]
     bad = run_cli("export", "--format", "benchstat", str(tmp_path / "none.json"), check=False)
-    assert bad.returncode != 0 and "none.json" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode != 0
+    assert "none.json" in bad.stderr
+    assert "Traceback" not in bad.stderr
 
 
 def test_benchstat_reads_two_exports_and_calls_the_change(tmp_path):
@@ -73,7 +77,8 @@ def test_benchstat_reads_two_exports_and_calls_the_change(tmp_path):
     after.write_text(export(result_set("after", 0.9)))
     out = subprocess.run([benchstat, str(before), str(after)], capture_output=True, text=True, check=True).stdout
     seq = next(line for line in out.splitlines() if line.startswith("SeqWrite/"))
-    assert "-10.00%" in seq and "p=0.008 n=5" in seq
+    assert "-10.00%" in seq
+    assert "p=0.008 n=5" in seq
 
 
 def test_benchstat_groups_by_the_whole_target(tmp_path):

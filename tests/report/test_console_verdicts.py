@@ -22,14 +22,18 @@ def test_a_narrow_console_gives_each_verdict_two_lines():
     rows, _ = compare_runs(result_set("before", 1.0), result_set("after", 1.2))
     shown = _shown(rows, ("A", "B"), 100).splitlines()
     assert len(shown) == 1 + 2 * len(rows)
-    assert shown[1].startswith("- seq-write @ smb://nas/") and " -> " in shown[1]
-    assert shown[2].strip().startswith("+20.0% (") and shown[2].rstrip().endswith(": better")
+    assert shown[1].startswith("- seq-write @ smb://nas/")
+    assert " -> " in shown[1]
+    assert shown[2].strip().startswith("+20.0% (")
+    assert shown[2].rstrip().endswith(": better")
 
 
 def test_a_wide_console_names_an_interleaved_run_s_sides_a_and_b():
     rows, _ = compare_runs(result_set("before", 1.0), result_set("after", 1.2))
     header = next(line for line in _shown(rows, ("A", "B"), 400).splitlines() if "workload" in line)
-    assert " A " in header and " B " in header and "before" not in header
+    assert " A " in header
+    assert " B " in header
+    assert "before" not in header
 
 
 def test_a_link_limit_that_moved_for_every_workload_is_one_note():

@@ -103,7 +103,8 @@ def report(tmp_path) -> Path:
 
 def test_system_text_is_escaped(report):
     text = report.read_text()
-    assert EVIL not in text and "&lt;script&gt;alert" in text
+    assert EVIL not in text
+    assert "&lt;script&gt;alert" in text
 
 
 def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
@@ -111,7 +112,8 @@ def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
     rows = re.findall(r"<tr><td>(.*?)</tr>", report.read_text(), re.S)
     latency = [r for r in rows if " latency</td>" in r]
     throughput = [r for r in rows if " MB/s</td>" in r and "iozone" in r]
-    assert len(latency) == 16 and len(throughput) == 16
+    assert len(latency) == 16
+    assert len(throughput) == 16
     assert all('class="worse">worse<' in r for r in latency)
     assert all('class="better">better<' in r for r in throughput)
 
@@ -179,7 +181,8 @@ def test_the_answer_is_above_the_fold_at_1280_by_800(report, tmp_path):
     found = re.search(r'data-fold="([^"]+)"', dom)
     assert found, dom[-2000:]
     fold = json.loads(found.group(1).replace("&quot;", '"'))
-    assert fold["drawn"] and 0 < fold["headline"] < fold["moved"] < fold["overview"] <= 800, fold
+    assert fold["drawn"], fold
+    assert 0 < fold["headline"] < fold["moved"] < fold["overview"] <= 800, fold
 
 
 def test_report_and_compare_commands(tmp_path):
@@ -189,11 +192,13 @@ def test_report_and_compare_commands(tmp_path):
     out = run_cli("compare", str(before), str(after), "--json").stdout
     assert '"verdict": "better"' in out
     run_cli("report", str(before), str(after), "--out", str(tmp_path / "r.html"))
-    assert (tmp_path / "r.html").stat().st_size > 1_000_000 and (tmp_path / "r.csv").exists()
+    assert (tmp_path / "r.html").stat().st_size > 1_000_000
+    assert (tmp_path / "r.csv").exists()
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     proc = run_cli("compare", str(before), str(bad), check=False)
-    assert proc.returncode == 2 and "not a nastune result file" in proc.stderr
+    assert proc.returncode == 2
+    assert "not a nastune result file" in proc.stderr
 
 
 def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
@@ -215,17 +220,23 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
         [before, after], tmp_path / "r.html", rows, notes, undo="nastune rollback --journal J", refused=["nfs seq-read"]
     ).read_text()
     line = headline(rows, [], ["nfs seq-read"])
-    assert line.startswith("before/after: ") and line.endswith("1 metric(s) refused by the A/A control (no verdict)")
-    assert page.index(line) < page.index("<h2>") and "<code>nastune rollback --journal J</code>" in page
+    assert line.startswith("before/after: ")
+    assert line.endswith("1 metric(s) refused by the A/A control (no verdict)")
+    assert page.index(line) < page.index("<h2>")
+    assert "<code>nastune rollback --journal J</code>" in page
     transfers = [r for r in rows if view(r.workload) == "bars"]  # the IOzone matrix, NUMA: their own sections
     gains = [str(escape(g)) for g in moved(transfers)]  # each gain, before -> after, above everything else
-    assert gains and all(page.index(g) < page.index("<h2>") for g in gains) and " -&gt; " in gains[0]
+    assert gains
+    assert all(page.index(g) < page.index("<h2>") for g in gains)
+    assert " -&gt; " in gains[0]
     assert f"{gains[0]}. What limited it before: network-bound; after: network-bound</li>" in page  # the profile's why
-    assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012") and "0.000<" not in page
+    assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012")
+    assert "0.000<" not in page
     seq = rows[[r.workload for r in rows].index("seq-write")]
     assert f"{seq.result.before_median:.4g} {seq.unit}</td>" in page
     figure = jsonlib.loads(bar_charts([before, after])[0]["json"])
-    assert figure["layout"]["yaxis"]["title"]["text"] and figure["layout"]["xaxis"]["title"]["text"] == "metric"
+    assert figure["layout"]["yaxis"]["title"]["text"]
+    assert figure["layout"]["xaxis"]["title"]["text"] == "metric"
     lines = [s for s in figure["layout"]["shapes"] if s["type"] == "line"]
     assert sorted(s["y0"] for s in lines) == [117.7, 123.8]
 
@@ -280,5 +291,7 @@ def test_the_changes_say_whether_they_survive_a_reboot_and_what_was_left_out(tmp
     ]
     left = ["vm-dirty-writeback: machine-wide (the lab shares this kernel)"]
     page = render([before, after], tmp_path / "r.html", rows, notes, applied=applied, left_out=left).read_text()
-    assert "<th>after a reboot</th>" in page and "<td>lost at reboot unless persisted</td>" in page
-    assert "<h2>Left out of the plan</h2>" in page and f"<li>{left[0]}</li>" in page
+    assert "<th>after a reboot</th>" in page
+    assert "<td>lost at reboot unless persisted</td>" in page
+    assert "<h2>Left out of the plan</h2>" in page
+    assert f"<li>{left[0]}</li>" in page

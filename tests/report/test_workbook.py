@@ -18,15 +18,19 @@ def test_the_workbook_holds_verdicts_repeats_and_the_matrix(tmp_path):
     book = load_workbook(write([before, after], tmp_path / "r.xlsx", ["before", "after/2"], Sheets(rows)))
     assert book.sheetnames == ["verdicts", "before", "before iozone", "after_2", "after_2 iozone"]
     verdicts = list(book["verdicts"].values)
-    assert verdicts[0][0] == "workload" and len(verdicts) == len(rows) + 1
+    assert verdicts[0][0] == "workload"
+    assert len(verdicts) == len(rows) + 1
     seq = next(r for r in verdicts[1:] if r[0] == "seq-write")
-    assert seq[6] > 0.15 and seq[10] == "better"
+    assert seq[6] > 0.15
+    assert seq[10] == "better"
     repeats = list(book["before"].values)
     first = next(r for r in repeats if r[0] == "seq-write")
-    assert first[1] == '=HYPERLINK("http://x")' and book["before"]["B2"].data_type == "s"  # text, not a formula
+    assert first[1] == '=HYPERLINK("http://x")'
+    assert book["before"]["B2"].data_type == "s"  # text, not a formula
     assert list(first[6:11]) == before.results[0].metrics["MB/s"].values
     matrix = list(book["before iozone"].values)
-    assert matrix[0][1:3] == ("4K", "64K") and [r[0] for r in matrix[1:3]] == ["64K", "1M"]
+    assert matrix[0][1:3] == ("4K", "64K")
+    assert [r[0] for r in matrix[1:3]] == ["64K", "1M"]
     assert matrix[1][1] == before.results[1].metrics["write 64K rec 4K MB/s"].median
 
 
@@ -38,7 +42,8 @@ def test_the_workbook_is_usable_as_it_opens_and_holds_the_interleaved_run(tmp_pa
     assert book.sheetnames[:2] == ["verdicts", "verdicts, interleaved"]
     for name in ("verdicts", "verdicts, interleaved", "before"):
         sheet = book[name]
-        assert sheet.freeze_panes == "A2" and sheet.auto_filter.ref == sheet.dimensions
+        assert sheet.freeze_panes == "A2"
+        assert sheet.auto_filter.ref == sheet.dimensions
     verdicts = book["verdicts"]
     header = [c.value for c in verdicts[1]]
     assert verdicts.cell(row=2, column=header.index("change") + 1).number_format == "+0.0%;-0.0%;0.0%"
@@ -71,6 +76,7 @@ def test_the_workbook_holds_the_plan_and_the_findings_each_run_once_and_wide_eno
         "default",
         "security",
     )
-    assert list(book["findings"].values)[1][3] == "=cmd|' /C calc'!A0" and book["findings"]["D2"].data_type == "s"
+    assert list(book["findings"].values)[1][3] == "=cmd|' /C calc'!A0"
+    assert book["findings"]["D2"].data_type == "s"
     longest = max(len(str(r.target["url"])) for r in before.results)
     assert book["before"].column_dimensions["B"].width >= min(60, longest)

@@ -26,7 +26,8 @@ def test_rule_fires_with_evidence_and_values(rule):
     findings = _findings(rule, CASES[rule.id].fires())
     assert findings, f"{rule.id} did not fire"
     for f in findings:
-        assert f.evidence and all(e.source for e in f.evidence)
+        assert f.evidence
+        assert all(e.source for e in f.evidence)
         assert f.changes or f.advice or f.severity.name == "info"
         assert all(c.knob in KNOBS for c in f.changes)
     assert CASES[rule.id].check(findings), f"{rule.id}: its check found the findings wrong or empty"
@@ -36,7 +37,8 @@ def test_stripe_cache_is_capped_by_ram_on_a_small_box():
     facts = CASES["md-stripe-cache-small"].fires()
     need(facts.system).memory_bytes = need(facts.system).memory_bytes.model_copy(update={"value": 1 << 30})
     (finding,) = _findings(rules.get("md-stripe-cache-small"), facts)
-    assert finding.changes[0].new == 4096 and "48 MiB" in finding.tradeoff  # 64 MiB budget
+    assert finding.changes[0].new == 4096
+    assert "48 MiB" in finding.tradeoff  # 64 MiB budget
 
 
 @pytest.mark.parametrize("rule", ALL, ids=lambda r: r.id)
@@ -67,7 +69,10 @@ def test_registry_conformance():
         assert doc.startswith(f"# {r.id}:"), f"{r.id}: doc must start with its id"
         for heading in ("## Problem", "## Detection", "## Fix", "## Trade-off", "## Source"):
             assert heading in doc, f"{r.id}: doc lacks {heading}"
-        assert r.source and r.gain and r.tradeoff and r.title
+        assert r.source
+        assert r.gain
+        assert r.tradeoff
+        assert r.title
 
 
 @pytest.mark.parametrize(
@@ -120,7 +125,8 @@ def test_an_export_line_is_one_finding_with_its_clients_inside():
     export.clients = [Client(host=h, options=["rw", "async"]) for h in ("a", "b", "@staff")]
     export.clients.append(Client(host="backup", options=["ro", "async"]))
     (finding,) = _findings(rules.get("nfs-export-sync-mode"), facts)
-    assert finding.target == export.path and "a, b, @staff" in finding.message
+    assert finding.target == export.path
+    assert "a, b, @staff" in finding.message
     assert [c.key for c in finding.changes] == ["a:sync", "b:sync", "@staff:sync"]
     assert len(finding.evidence) == 3
 
@@ -193,8 +199,10 @@ def test_an_inactive_array_and_a_failed_member_beside_a_spare_are_findings():
     md0.state = "inactive"
     md1.members.append(MdMember(device="sdg1", slot=2, flags=["faulty"]))  # the spare rebuilt it: UU
     found = {f.target: f for f in _findings(rules.get("md-degraded-or-syncing"), facts)}
-    assert found["md0"].severity.name == "high" and "inactive" in found["md0"].message
-    assert "still holds failed member(s) sdg1" in found["md1"].message and "sdg1(faulty)" in str(found["md1"].evidence)
+    assert found["md0"].severity.name == "high"
+    assert "inactive" in found["md0"].message
+    assert "still holds failed member(s) sdg1" in found["md1"].message
+    assert "sdg1(faulty)" in str(found["md1"].evidence)
     assert len(found) == 2
 
 
@@ -209,11 +217,13 @@ def test_nfs_client_rules_read_the_fstab_that_applies_at_the_next_mount():
     assert [(c.key, c.current) for c in rsize["/mnt/archive"].changes] == [("rsize", 4096)]
     assert rsize["/mnt/archive"].evidence[0].source == "/etc/fstab:3"
     atime = {f.target: f for f in _findings(rules.get("nfs-client-atime"), facts)}
-    assert "(/etc/fstab line 3) will keep" in atime["/mnt/archive"].message and atime["/mnt/archive"].changes
+    assert "(/etc/fstab line 3) will keep" in atime["/mnt/archive"].message
+    assert atime["/mnt/archive"].changes
 
     fstab[1].options = ["rw", "hard", "rsize=1048576", "wsize=1048576"]  # asked for more: the server cut it
     cut = {f.target: f for f in _findings(rules.get("nfs-client-rsize-small"), facts)}["/mnt/data"]
-    assert cut.changes == [] and "the server cut it" in (cut.advice or "")
+    assert cut.changes == []
+    assert "the server cut it" in (cut.advice or "")
 
     fstab[:] = [fstab[0]]  # mounted by hand: nastune edits fstab only, so advice
     by_hand = _findings(rules.get("nfs-client-rsize-small"), facts) + _findings(rules.get("nfs-client-atime"), facts)

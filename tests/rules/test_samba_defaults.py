@@ -95,9 +95,8 @@ def test_an_include_loop_and_a_bad_line_are_named_and_the_rest_read(tmp_path):
     texts = {a: f"[global]\ninclude = {a}\nnot a parameter\naio read size = 0\n"}
     done = samba.read(a, texts[a], texts.get, lambda p: "missing")
     assert done.sections == {"global": {"include": a, "aio read size": "0"}}
-    assert "included again" in done.external[0] and done.problems == [
-        f"{a} line 3: expected 'name = value' (Samba ignores the line)"
-    ]
+    assert "included again" in done.external[0]
+    assert done.problems == [f"{a} line 3: expected 'name = value' (Samba ignores the line)"]
 
 
 def test_a_tree_follows_includes_under_its_root_and_diagnose_sees_them(tmp_path):

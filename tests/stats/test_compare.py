@@ -26,7 +26,8 @@ def test_a_a_comparison_says_no_change(seed):
 def test_a_ten_percent_shift_is_detected(seed):
     result = compare(draws(seed, 100), draws(seed + 1000, 110))
     assert result.verdict == "better"
-    assert result.change_ci[0] > 0.03 and 0.05 < result.change < 0.15
+    assert result.change_ci[0] > 0.03
+    assert 0.05 < result.change < 0.15
 
 
 def test_direction_follows_the_metric():
@@ -43,7 +44,8 @@ def test_small_samples_give_wide_intervals_not_verdicts():
 
 def test_changes_inside_the_noise_floor_are_not_counted():
     result = compare(draws(3, 100, 20, 0.002), draws(4, 101.5, 20, 0.002))
-    assert result.p_value < 0.05 and result.verdict == "~"  # significant, but under 3%
+    assert result.p_value < 0.05
+    assert result.verdict == "~"  # significant, but under 3%
 
 
 def _run(label: str, values: list[float], kernel="6.1.0", params=None, rmem="4096 16384 65536") -> ResultSet:
@@ -75,7 +77,8 @@ def test_runs_of_different_parameters_are_refused_unless_forced():
     with pytest.raises(Incomparable, match="workload parameters differ \\(size\\)"):
         compare_runs(a, b)
     rows, notes = compare_runs(a, b, force=True)
-    assert rows and any("compared anyway" in n for n in notes)
+    assert rows
+    assert any("compared anyway" in n for n in notes)
 
 
 def test_kernel_and_setting_changes_are_noted():
@@ -97,13 +100,16 @@ def test_baseline_save_and_check(tmp_path):
     run_cli("baseline", "save", "tuned", str(good), env=env)
     assert run_cli("baseline", "check", "tuned", str(good), env=env).returncode == 0
     worse = run_cli("baseline", "check", "tuned", str(bad), env=env, check=False)
-    assert worse.returncode == 1 and "worse" in worse.stdout
+    assert worse.returncode == 1
+    assert "worse" in worse.stdout
     summary = run_cli("baseline", "check", "tuned", str(bad), "--json", env=env, check=False)  # schema-checked
     (compared,) = json.loads(summary.stdout)["comparisons"]
-    assert summary.returncode == 1 and compared["before"] == "baseline tuned"
+    assert summary.returncode == 1
+    assert compared["before"] == "baseline tuned"
     assert {r["verdict"] for r in compared["rows"]} == {"worse"}
     missing = run_cli("baseline", "check", "nosuch", str(good), env=env, check=False)
-    assert missing.returncode == 2 and "no baseline 'nosuch'" in missing.stderr
+    assert missing.returncode == 2
+    assert "no baseline 'nosuch'" in missing.stderr
 
 
 def test_too_few_repeats_are_explained():
@@ -164,7 +170,8 @@ def test_result_files_with_unusable_values_name_the_file_workload_and_metric(tmp
     with pytest.raises(ValueError) as refused:
         load(path)
     text = str(refused.value)
-    assert str(path) in text and message in text
+    assert str(path) in text
+    assert message in text
     if message != "not JSON":
         assert "workload seq-write, metric MB/s" in text
 
@@ -196,13 +203,15 @@ def test_compare_json_is_strict_json(tmp_path):
     out = run_cli("compare", *paths, "--json").stdout
     json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in compare --json"))
     single = run_cli("compare", paths[0], check=False)
-    assert single.returncode == 2 and "give at least two result files" in single.stderr
+    assert single.returncode == 2
+    assert "give at least two result files" in single.stderr
 
 
 def test_ties_get_an_exact_p_not_the_normal_approximation():
     # scipy's asymptotic test says p = 0.047 here; the exact permutation p (and benchstat's) is 0.100
     result = compare([100.0] * 3, [110.0] * 3)
-    assert result.p_value == pytest.approx(0.1) and result.verdict == "~"
+    assert result.p_value == pytest.approx(0.1)
+    assert result.verdict == "~"
 
 
 @pytest.mark.parametrize("n_b, exact", [(5, 2 / 21), (6, 2 / 28)])
@@ -212,7 +221,8 @@ def test_tied_samples_of_unequal_size_get_twice_the_smaller_tail(n_b, exact):
     from scipy.stats import mannwhitneyu
 
     result = compare([100.0] * 2, [110.0] * n_b)
-    assert result.p_value == pytest.approx(exact) and result.verdict == "~"
+    assert result.p_value == pytest.approx(exact)
+    assert result.verdict == "~"
     distinct = compare([100.0, 100.5], [110.0 + i for i in range(n_b)])
     assert distinct.p_value == pytest.approx(mannwhitneyu([100.0, 100.5], [110.0 + i for i in range(n_b)]).pvalue)
 
@@ -220,12 +230,14 @@ def test_tied_samples_of_unequal_size_get_twice_the_smaller_tail(n_b, exact):
 def test_the_repeats_note_depends_on_both_sample_sizes():
     rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 5)))
     assert rows[0].result.min_p == pytest.approx(2 / 56)  # 3 + 5 repeats can reach p < 0.05
-    assert rows[0].result.verdict == "better" and not any("cannot reach" in n for n in notes)
+    assert rows[0].result.verdict == "better"
+    assert not any("cannot reach" in n for n in notes)
 
 
 def test_a_tilde_says_what_it_could_have_seen():
     result = compare(draws(1, 100, 5, sd=0.02), draws(2, 100, 5, sd=0.02))
-    assert result.verdict == "~" and result.detectable is not None
+    assert result.verdict == "~"
+    assert result.detectable is not None
     assert 0.03 < result.detectable < 0.2
     assert result.verdict_text() == f"~ (no change larger than about {result.detectable:.0%})"
     wider = compare(draws(1, 100, 5, sd=0.08), draws(2, 100, 5, sd=0.08))
@@ -236,7 +248,8 @@ def test_unit_and_direction_mismatches_are_refused_and_other_provenance_noted():
     a, b = _run("a", draws(1, 100)), _run("b", draws(2, 110))
     b.provenance.host, b.provenance.lab_scenario = "other-host", "modern"
     _, notes = compare_runs(a, b)
-    assert any("different hosts" in n for n in notes) and any("lab scenario changed" in n for n in notes)
+    assert any("different hosts" in n for n in notes)
+    assert any("lab scenario changed" in n for n in notes)
     for change in ({"unit": "GB/s"}, {"higher_is_better": False}):
         c = _run("c", draws(2, 110))
         for r in c.results:

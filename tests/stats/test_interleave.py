@@ -38,16 +38,23 @@ def test_drift_fools_before_after_but_not_interleaving(seed):
 def test_settled_means_a_verdict_an_interval_inside_the_noise_floor_or_a_small_change_known_to_it():
     assert settled(compare([100, 101, 99, 100, 100.5], [120, 121, 119, 120, 120.5]))
     same = compare([100, 100.2, 99.9, 100.1, 100.05, 99.95], [100.1, 99.9, 100, 100.2, 99.95, 100.05])
-    assert same.verdict == "~" and settled(same)
+    assert same.verdict == "~"
+    assert settled(same)
     noisy = compare([100, 80, 120], [90, 110, 100])
     assert not settled(noisy)
     a = [100, 100.4, 99.6, 100.2, 99.8, 100.1]
     near = compare(a, [v * 1.03 for v in reversed(a)])  # +3%, on the floor: neither side proven
-    assert near.verdict == "~" and 0 < near.change_ci[0] < 0.03 < near.change_ci[1] and settled(near)
+    assert near.verdict == "~"
+    assert 0 < near.change_ci[0] < 0.03 < near.change_ci[1]
+    assert settled(near)
     wide = compare(a, [v * 1.03 + d for v, d in zip(a, (-6, 5, -4, 6, -5, 4))])  # the same, far noisier
-    assert wide.verdict == "~" and wide.change_ci[1] - wide.change_ci[0] > 0.06 and not settled(wide)
+    assert wide.verdict == "~"
+    assert wide.change_ci[1] - wide.change_ci[0] > 0.06
+    assert not settled(wide)
     clear = compare(a, [93, 92.8, 93.3, 93.1, 92.9, 100.3], alpha=0.01)  # -7%: clear of the floor, p = 0.04
-    assert clear.verdict == "~" and clear.change_ci[1] < -0.03 and not settled(clear)  # more repeats decide it
+    assert clear.verdict == "~"
+    assert clear.change_ci[1] < -0.03
+    assert not settled(clear)  # more repeats decide it
 
 
 def test_one_off_actions_are_left_out_of_an_interleaved_run():
@@ -58,7 +65,8 @@ def test_one_off_actions_are_left_out_of_an_interleaved_run():
         ]
     )
     kept, left = reversible(plan)
-    assert [c.knob for c in kept.changes] == ["sysctl"] and "xfs_fsr /srv" in left[0]
+    assert [c.knob for c in kept.changes] == ["sysctl"]
+    assert "xfs_fsr /srv" in left[0]
 
 
 def test_a_last_repeat_of_a_outside_its_earlier_range_refuses_the_verdict():
@@ -85,4 +93,5 @@ def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does()
     draws = [rng.normal(100, 2, 7) for _ in range(2000)]
     calm = np.mean([outside(list(d[:6]), d[6], 0.03) for d in draws])
     moved = np.mean([outside(list(d[:6]), d[6] * 0.85, 0.03) for d in draws])
-    assert calm <= 0.05 and moved >= 0.9
+    assert calm <= 0.05
+    assert moved >= 0.9

@@ -63,10 +63,13 @@ def test_what_the_run_s_control_refused_stays_left_out(tmp_path):
 def test_a_change_of_known_sign_within_the_noise_floor_is_small_not_unchanged():
     small = compare([100, 101, 99, 100.5, 99.5, 100.2, 99.8], [103, 105, 102.5, 104.5, 103, 104, 103.5])
     low, high = small.change_ci
-    assert small.verdict == "~" and 0 < low < 0.03 < high and small.small()
+    assert small.verdict == "~"
+    assert 0 < low < 0.03 < high
+    assert small.small()
     assert small.verdict_text() == "~ (small: above zero, not clearly beyond the noise floor)"
     same = compare([100, 101, 99, 100.5, 99.5], [100.2, 100.8, 99.1, 100.4, 99.6])
-    assert not same.small() and same.verdict_text().startswith("~ (no change larger than")
+    assert not same.small()
+    assert same.verdict_text().startswith("~ (no change larger than")
     rows = [Row("w", "t", "m", "MB/s", True, None, c) for c in (small, same)]
     assert (
         tally(rows) == "0 better, 0 worse, 1 small (a known sign, within the noise floor), 1 unchanged (within noise)"

@@ -32,7 +32,8 @@ def test_a_disturbance_longer_than_a_pair_cancels_in_the_pairs_not_in_the_ranks(
 def test_an_unchanged_system_gets_no_verdict(seed):
     a, b = disturbed(seed, 0.0)
     result = compare_pairs(a, b)
-    assert result.verdict == "~" and abs(result.change) < 0.03
+    assert result.verdict == "~"
+    assert abs(result.change) < 0.03
 
 
 def test_a_pair_a_disturbance_split_is_trimmed():
@@ -41,10 +42,12 @@ def test_a_pair_a_disturbance_split_is_trimmed():
     b = [v * 0.9 * math.exp(e) for v, e in zip(a, rng.normal(0, 0.01, 7))]
     a[3] *= 0.6  # the load began between this pair's B and its A: one side hit
     result = compare_pairs(a, b)
-    assert result.verdict == "worse" and -0.13 < result.change < -0.07
+    assert result.verdict == "worse"
+    assert -0.13 < result.change < -0.07
     d = np.log(b) - np.log(a)
     centre, se, df = trimmed_t(d)
-    assert df == 4 and math.isclose(centre, float(np.mean(np.sort(d)[1:-1])))
+    assert df == 4
+    assert math.isclose(centre, float(np.mean(np.sort(d)[1:-1])))
     plain = float(np.std(d, ddof=1)) / math.sqrt(7)
     assert se < plain  # the split pair would have widened a plain paired t's interval
 
@@ -52,7 +55,9 @@ def test_a_pair_a_disturbance_split_is_trimmed():
 def test_up_to_five_pairs_it_is_the_plain_paired_t():
     d = np.log([1.1, 1.05, 1.12, 1.08, 1.3])
     centre, se, df = trimmed_t(d)
-    assert df == 4 and math.isclose(centre, d.mean()) and math.isclose(se, d.std(ddof=1) / math.sqrt(5))
+    assert df == 4
+    assert math.isclose(centre, d.mean())
+    assert math.isclose(se, d.std(ddof=1) / math.sqrt(5))
     assert trimmed_t(np.append(d, 1.0))[2] == 3  # from six pairs, one trimmed from each end
 
 
@@ -60,20 +65,27 @@ def test_direction_follows_the_metric_and_a_settled_change_stops_the_pairs():
     a = [10.0, 10.2, 9.9, 10.1, 10.0]
     b = [v * 1.2 for v in (10.1, 10.0, 10.0, 10.2, 9.9)]
     result = compare_pairs(a, b, higher_is_better=False)
-    assert result.verdict == "worse" and settled(result)
-    assert result.sizes == (5, 5) and result.min_p == 0.0
+    assert result.verdict == "worse"
+    assert settled(result)
+    assert result.sizes == (5, 5)
+    assert result.min_p == 0.0
 
 
 def test_pairs_that_all_moved_alike_are_known_exactly():
     same = compare_pairs([100.0, 90.0, 110.0], [100.0, 90.0, 110.0])
-    assert same.verdict == "~" and same.p_value == 1.0 and same.change_ci == (0.0, 0.0) and settled(same)
+    assert same.verdict == "~"
+    assert same.p_value == 1.0
+    assert same.change_ci == (0.0, 0.0)
+    assert settled(same)
     faster = compare_pairs([100.0, 90.0, 110.0], [110.0, 99.0, 121.0])
-    assert faster.verdict == "better" and faster.p_value == 0.0
+    assert faster.verdict == "better"
+    assert faster.p_value == 0.0
 
 
 def test_one_pair_proves_nothing_and_unmatched_values_are_refused():
     one = compare_pairs([100.0], [150.0])
-    assert one.verdict == "~" and one.verdict_text() == "~ (too few repeats to tell)"
+    assert one.verdict == "~"
+    assert one.verdict_text() == "~ (too few repeats to tell)"
     with pytest.raises(ValueError, match="as many A values as B values"):
         compare_pairs([100.0, 101.0], [100.0])
     with pytest.raises(ValueError, match="finite and positive"):

@@ -104,15 +104,19 @@ def test_malformed_plans_are_refused_and_change_nothing(root, tmp_path, content,
     plan_file.write_text(content)
     before = snapshot(root)
     proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
-    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
-    assert snapshot(root) == before and not (root / "var/lib/nastune/journal").exists()
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr, proc.stderr
+    assert snapshot(root) == before
+    assert not (root / "var/lib/nastune/journal").exists()
 
 
 def test_durability_trade_needs_explicit_opt_in(root, tmp_path):
     plan_file = write_plan(tmp_path, [CHANGES[11]])
     proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
-    assert proc.returncode != 0 and "refused without --accept-risk durability" in proc.stderr
-    assert "can be lost" in proc.stderr and b"(rw,sync" in (root / "etc/exports").read_bytes()
+    assert proc.returncode != 0
+    assert "refused without --accept-risk durability" in proc.stderr
+    assert "can be lost" in proc.stderr
+    assert b"(rw,sync" in (root / "etc/exports").read_bytes()
     run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "durability")
     assert b"async" in (root / "etc/exports").read_bytes()
 
@@ -121,10 +125,10 @@ def test_security_trade_needs_its_own_opt_in(root, tmp_path):
     plan_file = write_plan(tmp_path, [CHANGES[-1]])  # SMB signing no longer required
     for accepted in ([], ["--accept-risk", "durability"]):  # accepting one risk is not accepting another
         proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", *accepted, check=False)
-        assert proc.returncode != 0 and "refused without --accept-risk security" in proc.stderr
-        assert (
-            "man in the middle" in proc.stderr and b"server signing" not in (root / "etc/samba/smb.conf").read_bytes()
-        )
+        assert proc.returncode != 0
+        assert "refused without --accept-risk security" in proc.stderr
+        assert "man in the middle" in proc.stderr
+        assert b"server signing" not in (root / "etc/samba/smb.conf").read_bytes()
     run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "security")
     assert b"server signing = disabled" in (root / "etc/samba/smb.conf").read_bytes()
 
@@ -133,7 +137,8 @@ def test_dry_run_shows_the_diff_and_changes_nothing(root, tmp_path):
     plan_file = write_plan(tmp_path, CHANGES[:3])
     before = snapshot(root)
     out = run_cli("apply", str(plan_file), "--root", str(root), "--dry-run").stdout
-    assert "vm.dirty_ratio" in out and "dry run: nothing changed" in out
+    assert "vm.dirty_ratio" in out
+    assert "dry run: nothing changed" in out
     assert snapshot(root) == before
 
 
@@ -161,21 +166,25 @@ def test_persist_after_the_fact_keeps_what_an_apply_left_and_rollback_removes_it
     assert "persisted the settings of" in done
     assert (root / "etc/sysctl.d/90-nastune.conf").read_text().endswith("vm.dirty_ratio = 10\n")
     again = run_cli("persist", "--root", str(root), check=False)  # the newest journal is the persistence
-    assert again.returncode == 1 and "holds what `persist` wrote" in again.stderr
+    assert again.returncode == 1
+    assert "holds what `persist` wrote" in again.stderr
     assert "already survive a reboot" in run_cli("persist", "--root", str(root), "--journal", applied).stdout
     run_cli("rollback", "--root", str(root))  # the newest journal: the persistence alone
     assert not (root / "etc/sysctl.d/90-nastune.conf").exists()
     assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"
     (root / "proc/sys/vm/dirty_ratio").write_text("33\n")
     refused = run_cli("persist", "--root", str(root), "--journal", applied, check=False)
-    assert refused.returncode == 1 and "no longer read as applied" in refused.stderr
+    assert refused.returncode == 1
+    assert "no longer read as applied" in refused.stderr
 
 
 def test_verify_reports_drift_with_exit_1(root, tmp_path):
     run_cli("apply", str(write_plan(tmp_path, [CHANGES[0]])), "--root", str(root), "--yes")
     (root / "proc/sys/vm/dirty_ratio").write_text("33\n")
     proc = run_cli("verify", "--root", str(root), check=False)
-    assert proc.returncode == 1 and "DRIFT" in proc.stdout and "33" in proc.stdout
+    assert proc.returncode == 1
+    assert "DRIFT" in proc.stdout
+    assert "33" in proc.stdout
     data = json.loads(run_cli("verify", "--root", str(root), "--json", check=False).stdout)
     assert data["settings"] == [{"setting": "sysctl vm.dirty_ratio", "expected": "10", "actual": "33", "ok": False}]
 
@@ -199,7 +208,9 @@ def test_unconfirmed_changes_are_reverted_and_confirmed_ones_kept(root, tmp_path
     plan_file = write_plan(tmp_path, [{"knob": "mtu", "target": "eth0", "new": 9000}])
     run_cli("apply", str(plan_file), "--root", str(root), "--yes")
     report = revert_unless_confirmed(Journal.latest(system), 0)
-    assert report is not None and report.ok and (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
+    assert report is not None
+    assert report.ok
+    assert (root / "sys/class/net/eth0/mtu").read_text().strip() == "1500"
     run_cli("apply", str(plan_file), "--root", str(root), "--yes")
     run_cli("confirm", "--root", str(root))
     assert revert_unless_confirmed(Journal.latest(system), 0) is None
@@ -252,7 +263,8 @@ def test_a_torn_last_journal_line_is_ignored_and_a_corrupt_middle_one_is_reporte
     with open(journal.host, "a") as f:
         f.write('\n{"type": "confirm"}\n')
     contents = journal.read()
-    assert len(contents.problems) == 1 and contents.problems[0].startswith("line 3: not JSON")
+    assert len(contents.problems) == 1
+    assert contents.problems[0].startswith("line 3: not JSON")
     assert journal.has("confirm")
 
 
@@ -262,12 +274,16 @@ def test_a_plan_on_standard_input_and_a_json_summary_as_a_coordinator_uses_them(
     text = json.dumps(make_plan([{"knob": "sysctl", "target": "vm.dirty_ratio", "new": 10}]))
     proc = run_cli("apply", "-", "--root", str(root), "--yes", "--json", input=text)
     done = json.loads(proc.stdout)
-    assert done["changes"] == 1 and done["watchdog"] == 0  # a tree root: nothing to revert by itself
-    assert "vm.dirty_ratio" in proc.stderr and (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"
+    assert done["changes"] == 1
+    assert done["watchdog"] == 0  # a tree root: nothing to revert by itself
+    assert "vm.dirty_ratio" in proc.stderr
+    assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "10"
     run_cli("confirm", "--root", str(root), "--journal", done["journal"])
     assert '"confirm"' in (root / done["journal"].lstrip("/")).read_text()
     bad = run_cli("apply", "-", "--root", str(root), "--yes", "--json", input="{not json", check=False)
-    assert bad.returncode == 2 and "standard input: not JSON" in bad.stderr and not bad.stdout
+    assert bad.returncode == 2
+    assert "standard input: not JSON" in bad.stderr
+    assert not bad.stdout
 
 
 def test_a_log_whose_reader_is_gone_does_not_stop_the_tuning_engine():
@@ -299,7 +315,8 @@ def test_a_samba_edit_an_include_would_override_is_refused_before_any_write(root
     plan = write_plan(tmp_path, [CHANGES[0], aio])  # a sysctl, then the overridden Samba parameter
     before = snapshot(root)
     done = run_cli("apply", str(plan), "--root", str(root), "--yes", check=False)
-    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
     assert "[global] aio read size is set again in /etc/samba/t.conf line 2, which smbd reads last" in done.stderr
     assert snapshot(root) == before  # refused before the sysctl was written
 
@@ -324,4 +341,6 @@ def test_confirm_says_whether_it_kept_anything_and_when_it_is_too_late(root, tmp
     journal.record({"type": "watchdog", "after": 0})  # as a live apply arms it
     assert revert_unless_confirmed(journal, 0) is not None
     late = run_cli("confirm", "--root", str(root), "--json", check=False)
-    assert late.returncode != 0 and "too late" in late.stderr and not late.stdout
+    assert late.returncode != 0
+    assert "too late" in late.stderr
+    assert not late.stdout

@@ -32,9 +32,11 @@ def test_samba_set_keeps_a_crlf_file_crlf():
     crlf = SMB.replace("\n", "\r\n")
     for section, key in (("global", "aio read size"), ("data", "use sendfile"), ("new", "x")):
         out = edits.samba_set(crlf, section, key, "1")
-        assert out.count("\n") == out.count("\r\n") and edits.samba_get(out, section, key) == "1"
+        assert out.count("\n") == out.count("\r\n")
+        assert edits.samba_get(out, section, key) == "1"
         removed = edits.samba_set(out, section, key, None)
-        assert removed.count("\n") == removed.count("\r\n") and edits.samba_get(removed, section, key) is None
+        assert removed.count("\n") == removed.count("\r\n")
+        assert edits.samba_get(removed, section, key) is None
 
 
 def test_ganesha_set_touches_only_the_export_and_not_nested_blocks():
@@ -44,7 +46,8 @@ def test_ganesha_set_touches_only_the_export_and_not_nested_blocks():
         "    MaxRead = 8192; # small\n", "    # small\n"
     )
     assert edits.ganesha_set(GANESHA, "1", "Path", None) == GANESHA.replace("    Path = /srv;\n", "")
-    assert "MaxRead = 99" in out and edits.ganesha_get(out, "1", "maxread") == "1048576"
+    assert "MaxRead = 99" in out
+    assert edits.ganesha_get(out, "1", "maxread") == "1048576"
     added = edits.ganesha_set(GANESHA, "2", "MaxWrite", "65536")
     assert "Path = /other;    MaxWrite = 65536;\n}" in added
     assert edits.ganesha_get(GANESHA, "2", "MaxRead") is None

@@ -40,9 +40,11 @@ def test_the_client_is_edited_where_it_is_written_and_nothing_else_changes(name,
     edited = exports_set(text, path, host, option)
     clients = [c for e in exports.parse(edited, "x") if e.path == path for c in e.clients if c.host == host]
     opposite = "sync" if option == "async" else "async"
-    assert clients and clients[-1].last(option, opposite) == option
+    assert clients
+    assert clients[-1].last(option, opposite) == option
     before, after = text.splitlines(keepends=True), edited.splitlines(keepends=True)
-    assert len(before) == len(after) and sum(a != b for a, b in zip(before, after)) <= 1
+    assert len(before) == len(after)
+    assert sum(a != b for a, b in zip(before, after)) <= 1
     others = [
         (e.path, c.host, c.options)
         for e in exports.parse(text, "x")
@@ -78,14 +80,17 @@ def test_a_plan_from_a_real_shaped_file_applies_and_rolls_back_byte_for_byte(tmp
     run_cli("plan", "--root", str(tmp_path), "--only", "nfs-export-sync-mode", "--out", str(plan))
     changes = json.loads(plan.read_text())["changes"]
     # three continued clients, ws1 (@staff(ro) after -rw is read-only: none), (rw,sync), the netmask
-    assert len(changes) == 3 + 1 + 1 + 1 and all(c["durability_risk"] for c in changes)
+    assert len(changes) == 3 + 1 + 1 + 1
+    assert all(c["durability_risk"] for c in changes)
     refused = run_cli("apply", str(plan), "--root", str(tmp_path), "--yes", check=False)
-    assert refused.returncode != 0 and "--accept-risk durability" in refused.stderr
+    assert refused.returncode != 0
+    assert "--accept-risk durability" in refused.stderr
     assert (tmp_path / "etc/exports").read_bytes() == text.encode()
     run_cli("apply", str(plan), "--root", str(tmp_path), "--yes", "--accept-risk", "durability")
     applied = exports.parse((tmp_path / "etc/exports").read_text(), "x")
     modes = {(e.path, c.host): c.last("sync", "async") for e in applied for c in e.clients}
-    assert modes[("/home", "164.54.160.108")] == "sync" and modes[("/srv/x", "ws1")] == "async"
+    assert modes[("/home", "164.54.160.108")] == "sync"
+    assert modes[("/srv/x", "ws1")] == "async"
     run_cli("rollback", "--root", str(tmp_path))
     assert (tmp_path / "etc/exports").read_bytes() == text.encode()
 
@@ -95,5 +100,7 @@ def test_a_client_the_file_lacks_fails_the_plan_before_any_write(root, tmp_path)
     plan = write_plan(tmp_path, [CHANGES[0], missing])
     before = snapshot(root)
     done = run_cli("apply", str(plan), "--root", str(root), "--yes", "--accept-risk", "durability", check=False)
-    assert done.returncode != 0 and "/etc/exports line 1: /srv/data has no client 'ws9'" in done.stderr
-    assert "Traceback" not in done.stderr and snapshot(root) == before  # the sysctl before it was not written
+    assert done.returncode != 0
+    assert "/etc/exports line 1: /srv/data has no client 'ws9'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert snapshot(root) == before  # the sysctl before it was not written

@@ -60,7 +60,8 @@ def test_two_applies_racing_never_leave_a_rollback_that_restores_nothing(root, t
         with_changes = [j for j in _journals(root) if '"state": "applied"' in j.read_text().replace('":"', '": "')]
         assert len(_journals(root)) == len(with_changes)  # no empty journal
         undone = run_cli("rollback", "--root", str(root))
-        assert "rolled back 3 change(s)" in undone.stdout and _journals(root)[-1].name in undone.stdout
+        assert "rolled back 3 change(s)" in undone.stdout
+        assert _journals(root)[-1].name in undone.stdout
         assert snapshot(root) == before
 
 
@@ -70,7 +71,8 @@ def test_rollback_says_so_when_the_journal_it_finds_restores_nothing_but_another
     older, newer = _journals(root)
     run_cli("rollback", "--root", str(root), "--to", f"/var/lib/nastune/journal/{newer.name}")
     again = run_cli("rollback", "--root", str(root), check=False)
-    assert again.returncode == 1 and newer.name in again.stdout
+    assert again.returncode == 1
+    assert newer.name in again.stdout
     assert f"{older.name} still holds applied changes" in " ".join(again.stderr.split())
     run_cli("rollback", "--root", str(root), "--to", f"/var/lib/nastune/journal/{older.name}")
 
@@ -84,9 +86,11 @@ def test_a_journal_cut_at_a_line_boundary_is_not_taken_for_a_complete_one(root, 
     journal.write_text("".join(lines[: first_applied + 1]))  # changes 2 and 3 lost whole lines
     cut = run_cli("rollback", "--root", str(root), check=False)
     out = " ".join((cut.stdout + cut.stderr).split())
-    assert cut.returncode == 1 and "Traceback" not in out
+    assert cut.returncode == 1
+    assert "Traceback" not in out
     assert "sysctl net.ipv4.tcp_rmem: NOT restored" in out or "sysctl net.ipv4.tcp_rmem (the journal ends" in out
-    assert "cut short" in out and "read_ahead_kb" in out
+    assert "cut short" in out
+    assert "read_ahead_kb" in out
     after = snapshot(root)
     assert after["proc/sys/vm/dirty_ratio"] == before["proc/sys/vm/dirty_ratio"]  # what it knew, it restored
 
@@ -103,7 +107,8 @@ def test_a_journal_entry_may_only_name_the_files_of_its_own_change(root, tmp_pat
             entry["before"]["files"] = {"/srv/other/smb.conf": "pwned\n"}
     journal.write_text("".join(json.dumps(e) + "\n" for e in lines))
     refused = run_cli("rollback", "--root", str(root), check=False)
-    assert refused.returncode == 1 and "this change does not edit: refused" in " ".join(refused.stdout.split())
+    assert refused.returncode == 1
+    assert "this change does not edit: refused" in " ".join(refused.stdout.split())
     assert decoy.read_text() == "untouched\n"
 
 
@@ -121,8 +126,11 @@ def test_a_failed_apply_whose_rollback_fails_exits_3_naming_what_is_still_applie
     resume.touch()
     out, errors = applying.communicate(timeout=600)
     text = " ".join((out + errors).split())
-    assert applying.returncode == 3 and "Traceback" not in text, text
-    assert "could NOT restore everything" in text and "sysctl vm.dirty_ratio" in text and "by hand" in text
+    assert applying.returncode == 3, text
+    assert "Traceback" not in text, text
+    assert "could NOT restore everything" in text
+    assert "sysctl vm.dirty_ratio" in text
+    assert "by hand" in text
     assert "changes[1] (sysfs /sys/block/sda/queue/read_ahead_kb)" in text  # the change that failed, by index
 
 
@@ -139,9 +147,12 @@ def test_a_config_file_that_cannot_be_written_is_an_error_naming_the_change_and_
         subprocess.run(["chattr", "-i", str(root / "etc/ganesha")], capture_output=True)
         (root / "etc/ganesha").chmod(0o755)
     text = " ".join((failed.stdout + failed.stderr).split())
-    assert failed.returncode == 1 and "Traceback" not in text, text
-    assert "changes[1] (ganesha_export 1 MaxRead)" in text and "every change was undone" in text
-    assert snapshot(root) == before and not _leftovers(root)
+    assert failed.returncode == 1, text
+    assert "Traceback" not in text, text
+    assert "changes[1] (ganesha_export 1 MaxRead)" in text
+    assert "every change was undone" in text
+    assert snapshot(root) == before
+    assert not _leftovers(root)
 
 
 def _tmpfs(directory: Path, size: str) -> None:
@@ -174,7 +185,8 @@ def test_a_disk_that_fills_at_any_step_of_apply_leaves_every_original_restored(r
         if done.returncode == 0:  # the fill came after the last write that needed room
             run_cli("rollback", "--root", str(tree))
         else:
-            assert done.returncode == 1 and "every change was undone" in text, (point, text)
+            assert done.returncode == 1, (point, text)
+            assert "every change was undone" in text, (point, text)
         assert snapshot(tree) == before, point
         assert not _leftovers(tree), point
     # a disk already too full is refused before anything is written, naming the file system
@@ -187,7 +199,9 @@ def test_a_disk_that_fills_at_any_step_of_apply_leaves_every_original_restored(r
         except OSError:
             pass
     refused = run_cli("apply", str(plan), "--root", str(tree), "--yes", check=False)
-    assert refused.returncode == 1 and "nothing was changed" in refused.stderr and "free" in refused.stderr
+    assert refused.returncode == 1
+    assert "nothing was changed" in refused.stderr
+    assert "free" in refused.stderr
     assert snapshot(tree) == before
 
 
@@ -254,6 +268,9 @@ def test_a_remounted_atime_option_is_restored_on_the_real_kernel(xfs_mount, tmp_
     change = {"id": 1, "knob": "mount_option", "target": str(xfs_mount), "key": "noatime", "new": "noatime"}
     plan = Plan.model_validate({"schema": "nastune.plan/1", "lab": False, "changes": [change]})
     journal = applied(plan, system, log=lambda m: None)
-    assert journal is not None and atime() == "noatime"
+    assert journal is not None
+    assert atime() == "noatime"
     report = rolled_back(Journal.at(system, journal.path), system, log=lambda m: None)
-    assert report.ok and report.restored == 1 and atime() == "relatime"
+    assert report.ok
+    assert report.restored == 1
+    assert atime() == "relatime"

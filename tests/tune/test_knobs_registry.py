@@ -21,9 +21,11 @@ ON_LAB = WANTED | {HTB_CHANGE["knob"]}  # tests/lab/test_tune_lab.py: the real l
 def test_every_knob_declares_itself():
     for kind, knob in KNOBS.items():
         assert knob.kind == kind, kind
-        assert knob.doc and "target" in knob.doc, f"{kind}: its doc must say what its target is"
+        assert knob.doc, f"{kind}: its doc must say what its target is"
+        assert "target" in knob.doc, f"{kind}: its doc must say what its target is"
         assert knob.persists in PERSISTS, kind
-        assert type(knob).read is not Knob.read and type(knob).write is not Knob.write, kind
+        assert type(knob).read is not Knob.read, kind
+        assert type(knob).write is not Knob.write, kind
         assert knob.action == (knob.persists == "action"), kind
 
 

@@ -35,7 +35,8 @@ def test_a_log_gets_timestamped_lines_with_an_honest_estimate():
     assert lines[0].endswith("benchmark: 0/10, 0:00:00 elapsed, left unknown")
     assert lines[1].endswith("seq-read @ smb://nas/data: 0/10, 0:00:30 elapsed, left unknown")
     assert lines[2].endswith(": 2/10, 0:01:30 elapsed, about 0:06:00 left")
-    assert lines[3].endswith(": 3/10, 0:01:30 elapsed, about 0:03:30 left") and len(lines) == 4
+    assert lines[3].endswith(": 3/10, 0:01:30 elapsed, about 0:03:30 left")
+    assert len(lines) == 4
 
 
 def test_a_terminal_gets_a_bar_and_a_log_gets_lines():

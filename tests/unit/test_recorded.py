@@ -41,4 +41,6 @@ def test_a_stale_figure_is_named(tmp_path):
     done = subprocess.run(
         [sys.executable, str(tmp_path / "bench" / "results_page.py"), "--check"], capture_output=True, text=True
     )
-    assert done.returncode == 1 and "README.md" in done.stderr and "docs" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stderr
+    assert "README.md" in done.stderr, done.stderr
+    assert "docs" not in done.stderr, done.stderr

@@ -23,7 +23,8 @@ def test_the_published_schemas_are_the_models():
 def test_every_tag_is_nastune_kind_and_version():
     for model in schemas.MODELS:
         kind, _, version = wire.tag(model).removeprefix("nastune.").partition("/")
-        assert kind and version.isdigit(), wire.tag(model)
+        assert kind, wire.tag(model)
+        assert version.isdigit(), wire.tag(model)
 
 
 def test_a_summary_off_its_schema_is_caught():

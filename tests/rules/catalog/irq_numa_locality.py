@@ -15,7 +15,8 @@ def _irqs_local():
 
 def check_irq_numa(findings):
     f = one(findings)
-    assert f.target == "ens1f0" and len(f.changes) == 9
+    assert f.target == "ens1f0"
+    assert len(f.changes) == 9
     assert {c.new for c in f.changes} == {str(c) for c in range(8, 16)}
     assert all(c.current == "0,1,2,3,4,5,6,7" for c in f.changes)
     return True
