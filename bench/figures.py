@@ -243,7 +243,16 @@ def replay_soho_wide() -> str:
 
 @figure("peers")
 def peers() -> str:
-    r = record("peers")
+    return peers_of("peers")
+
+
+@figure("peers-signing")
+def peers_signing() -> str:
+    return peers_of("peers-signing")
+
+
+def peers_of(name: str) -> str:
+    r = record(name)
     labels = ("TuneD throughput-performance", "TuneD network-throughput", "nastune plan", "nastune autotune")
     rows = [f"| | {' | '.join(r['rows'])} |", "|---" * (len(r["rows"]) + 1) + "|"]
     for label in labels:

@@ -56,6 +56,8 @@ def plan_won(verdicts: dict[str, dict]) -> bool:
         won = verdicts["soho"]["plan_over_tuned"]
         return won["ratio"] >= 1.15 and won["p"] < 0.05
     return all(v["plan_over_tuned"]["ratio"] > 1.0 and v["plan_over_tuned"]["p"] < 0.05 for v in verdicts.values())
+
+
 VM_KEYS = ("vm.dirty_ratio", "vm.dirty_background_ratio", "vm.swappiness")
 
 
