@@ -210,19 +210,12 @@ class ZfsRecordsize(Tunable):
         datasets = (facts.zfs.datasets.known_value or []) if facts.zfs else []
         names = {d.name for d in datasets}
         leaves = [d for d in datasets if not any(n.startswith(d.name + "/") for n in names)]
-        sizes = {d.name: _bytes(d.properties.get("recordsize", "")) for d in leaves}
+        sizes = {d.name: query.byte_count(d.properties.get("recordsize")) for d in leaves}
         sized = [name for name, size in sizes.items() if size]
         return (sizes[sized[0]], tuple(sized), {}) if sized else None
 
     def changes(self, target: str, value: Any, context: dict) -> list[Change]:
         return [Change(knob="zfs_property", target=target, key="recordsize", new=f"{value // KiB}K")]
-
-
-def _bytes(size: str) -> int | None:
-    """A ZFS size as `zfs get -p` writes it (bytes) or as set (128K, 1M)."""
-    scale = {"K": KiB, "M": MiB}.get(size[-1:], 1)
-    digits = size[:-1] if scale > 1 else size
-    return int(digits) * scale if digits.isascii() and digits.isdigit() and len(digits) < 12 else None
 
 
 BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"

@@ -58,6 +58,13 @@ class Factor:
 SATURATED = 0.7
 
 
+def saturation(used: float, quota: float, throttled_percent: float) -> float:
+    """How close a cgroup is to its CPU quota: throttled in a period = its whole quota used in it,
+    so throttled in SATURATED of the periods is a cgroup at its quota, as saturated as a link at
+    90% or more."""
+    return min(max(used / quota, throttled_percent / 100 / SATURATED), 1.0)
+
+
 class CpuQuota(Factor):
     name, title = "cpu-quota", "The servers' cgroup CPU quota"
     threshold = 0.1
@@ -71,11 +78,9 @@ class CpuQuota(Factor):
                 continue
             names = [n for n in (g.get("holds") or "").split(",") if n]
             used = sum(cores.get(n, 0.0) for n in names)
-            # throttled in a period = its whole quota used in it: throttled in SATURATED of the
-            # periods is a cgroup at its quota, as saturated as a link at 90% or more
             out.append(
                 (
-                    min(max(used / quota, throttled / 100 / SATURATED), 1.0),
+                    saturation(used, quota, throttled),
                     f"{', '.join(names) or path} used {used:.2f} of its {quota:g} CPU quota and was throttled in "
                     f"{throttled:.0f}% of its CPU periods ({g['throttled_s']:g} s stalled): raise the cgroup's "
                     f"quota ({path})",
@@ -105,8 +110,12 @@ class SmbProtection(Factor):
         for g in profile.get("cgroups", {}).values():
             quota, throttled = g.get("quota_cpus"), g["throttled_percent"]
             if quota and "smbd" in (g.get("holds") or "").split(","):
-                score = min(max(smbd / quota, throttled / 100 / SATURATED), 1.0)
-                out.append((score, f"smbd used {smbd:.2f} of its {quota:g} CPU quota (throttled {throttled:.0f}%)"))
+                out.append(
+                    (
+                        saturation(smbd, quota, throttled),
+                        f"smbd used {smbd:.2f} of its {quota:g} CPU quota (throttled {throttled:.0f}%)",
+                    )
+                )
         score, used = max(out)
         return [
             (
