@@ -191,6 +191,27 @@ class Optimize(Wire):
     interleaved: Interleaved | None
 
 
+class Answer(BaseModel):
+    """What nastune said on one host: its exit status and its own JSON (None: it printed none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str
+    exit: int
+    output: dict | None
+
+
+class Across(Wire):
+    """A tuning command on the hosts of an inventory (apply, or verify, rollback, confirm and
+    persist of a journal spanning the NAS and its clients): the --journal value naming each
+    host's journal, and what each host said."""
+
+    schema_: Literal["nastune.across/1"] = Field("nastune.across/1", alias="schema")
+    command: str
+    journal: str | None  # None: nothing was changed
+    hosts: list[Answer]
+
+
 def tag(model: type[BaseModel]) -> str:
     """The schema tag a model writes, e.g. nastune.apply/1."""
     return str(model.model_fields["schema_"].default)
@@ -206,4 +227,5 @@ KINDS: dict[str, type[Wire]] = {
     "check": Check,
     "lab-status": LabStatus,
     "optimize": Optimize,
+    "across": Across,
 }

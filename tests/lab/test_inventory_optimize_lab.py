@@ -14,7 +14,7 @@ import pytest
 
 from nastune.lab import network
 from nastune.remote import inventory
-from nastune.remote.nas import NasAgent
+from nastune.remote.agent import Agent
 from nastune.tune.plan import Plan
 from tests.lab.conftest import nastune
 
@@ -74,7 +74,7 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
     assert nas_mtu() == 1500
 
     # a network change nobody confirms: the NAS reverts it by itself
-    agent = NasAgent(inventory.load(inv_path).nas)
+    agent = Agent(inventory.load(inv_path).nas)
     plan = Plan.model_validate(
         {
             "schema": "nastune.plan/1",

@@ -111,3 +111,10 @@ def test_unknown_client_and_unreadable_file(tmp_path):
     (tmp_path / "bin.ini").write_bytes(b"\xff\xfe[nas]")
     with pytest.raises(inventory.InventoryError, match=re.escape("bin.ini: not UTF-8")):
         inventory.load(tmp_path / "bin.ini", ansible=False)
+
+
+def test_a_client_runs_nastune_only_where_the_inventory_says():
+    text = "[nas]\nn\n[clients]\nc1 nastune_command='/opt/nastune/bin/nastune --quiet'\nc2\n"
+    c1, c2 = inventory.parse(text, "x").clients
+    assert c1.command == ["/opt/nastune/bin/nastune", "--quiet"]
+    assert c2.command is None

@@ -41,7 +41,7 @@ from nastune.bench.results import ResultSet
 from nastune.errors import Failure
 from nastune.jsonfile import dumps
 from nastune.progress import Lines, display
-from nastune.remote.nas import NasError
+from nastune.remote.agent import NasError
 from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.stats.runs import Row, compare_runs

@@ -245,15 +245,26 @@ def load_results(paths: list[Path]) -> list[ResultSet]:
         return [load(p) for p in paths]
 
 
-def on_nas(inventory: Path, *args: str) -> NoReturn:
-    """Run this tuning command on the inventory's NAS, where its journal is; its output and
-    exit status are this command's."""
-    from nastune.remote.nas import NasAgent
+def on_nas(inventory: Path, command: str, journal: str | None, *flags: str) -> NoReturn:
+    """Run this tuning command where its journal is (the NAS, and each client a journal of
+    several hosts names); their output and the worst exit status are this command's."""
+    import json
+
+    from nastune import wire
+    from nastune.sites.handles import forwarded
 
     with failing():
-        agent = NasAgent.of(inventory)
-    with failing(code=1):
-        result = agent.forward(list(args))
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
-    raise typer.Exit(result.returncode or 0)
+        answers = forwarded(inventory, command, journal, list(flags))
+    several, as_json = len(answers) > 1, "--json" in flags
+    for a in answers:
+        if not (several and as_json):
+            sys.stdout.write(f"{a.host}:\n{a.stdout}" if several else a.stdout)
+        sys.stderr.write(a.stderr)
+    if several and as_json:
+        with failing(code=1):
+            said = [
+                wire.Answer(host=a.host, exit=a.code, output=json.loads(a.stdout) if a.stdout else None)
+                for a in answers
+            ]
+            print(wire.Across(command=command, journal=journal, hosts=said).dumps())
+    raise typer.Exit(max(a.code for a in answers))

@@ -39,7 +39,7 @@ class Asked:
             return None
         asked = [s for s in review.actions if not s.allowed and typer.confirm(f"Run {s.label} ({s.disruption})?")]
         if not typer.confirm(
-            "Apply these changes, prove them and leave them applied (`nastune rollback` undoes them)?"
+            "Apply these changes, prove them and leave them applied (the command shown at the end undoes them)?"
         ):
             return None
         return allowed + asked

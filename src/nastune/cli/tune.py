@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -22,8 +22,15 @@ from nastune.cli.common import (
 )
 from nastune.risks import RISKS
 
+if TYPE_CHECKING:
+    from nastune.jobs.apply import ApplySpec
+
 NasInventory = Annotated[
-    Path | None, typer.Option("--inventory", help="Act on this inventory's NAS, with nastune there (over SSH).")
+    Path | None,
+    typer.Option(
+        "--inventory",
+        help="Act on this inventory's NAS and the clients that run nastune, with nastune there (over SSH).",
+    ),
 ]
 
 
@@ -37,20 +44,24 @@ def plan(
     xfs_fragmentation_exact: opt.FragExact = False,
     address: opt.Address = None,
     link_rate: opt.LinkRate = None,
+    inventory: NasInventory = None,
 ) -> None:
     """Write the changes the findings recommend to a plan file that you can read and edit,
-    then `nastune apply` it."""
+    then `nastune apply` it. With --inventory, read on its NAS and on each client that runs
+    nastune (its nastune_command), each client's changes named by host."""
     from nastune.jobs import plan as planning
     from nastune.report.tune_view import plan_table
 
-    where = site(lab, root=root)
+    with failing():
+        where = site(lab, inventory, root=root)
     facts = facts_of(where, None, reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate))
     with failing():  # the lab's plans say so, for a later apply
         made = planning.run(facts, only, out, where)
+    later = f" --inventory {inventory}" if inventory else ""
     console.print(plan_table(made))
     risky = [f"{sum(r in c.risks() for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
     console.print(
-        f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out} --dry-run",
+        f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out}{later} --dry-run",
         highlight=False,
     )
 
@@ -73,10 +84,12 @@ def apply(
         ),
     ] = None,
     json: opt.Json = False,
+    inventory: NasInventory = None,
 ) -> None:
     """Apply a plan (`-`: read it from standard input): show the diff, journal each original
-    value, change, read back, and roll everything back on any failure. Exit 1: nothing applied
-    (refused, or failed and rolled back); 3: failed, and the changes listed remain applied."""
+    value, change, read back, and roll everything back on any failure. With --inventory, nastune
+    on the NAS and on each client the plan names applies that host's changes. Exit 1: nothing
+    applied (refused, or failed and rolled back); 3: failed, and the changes listed remain applied."""
     from functools import partial
 
     from nastune.jobs.apply import ApplySpec, run
@@ -84,12 +97,41 @@ def apply(
 
     shown = err if json else console  # --json: standard output is the summary alone
     spec = ApplySpec(plan_file, dry_run, persist, frozenset(accept_risk or ()), confirm_timeout)
+    if inventory:
+        _apply_across(spec, inventory, yes, json)
     show = partial(show_diff, shown, err)
     ask = partial(consent, yes, "Apply these changes?", "not applying")
     with failing(code=1):
         done = run(spec, site(lab, root=root), show, ask, lines_to(shown))
     if json:
         print(done.dumps(None))
+
+
+def _apply_across(spec: ApplySpec, inventory: Path, yes: bool, json: bool) -> NoReturn:
+    """`apply --inventory`: each host's changes applied by nastune there; --json prints the
+    --journal value that names each host's journal."""
+    from functools import partial
+
+    from nastune import wire
+    from nastune.jobs.apply import across
+    from nastune.report.tune_view import plan_table
+
+    shown = err if json else console
+    show = lambda plan: shown.print(plan_table(plan))
+    ask = partial(consent, yes, "Apply these changes on these hosts?", "not applying")
+    with failing():
+        where = site(False, inventory, confirm_timeout=spec.confirm_timeout or 120)
+    with failing(code=1):
+        journal = across(spec, where, show, ask, lines_to(shown))
+    if json:
+        print(wire.Across(command="apply", journal=journal, hosts=[]).dumps())
+    elif journal:
+        console.print(
+            f"applied; --journal {journal} names each host's journal. "
+            f"Undo: nastune rollback --inventory {inventory} --journal {journal}",
+            highlight=False,
+        )
+    raise typer.Exit(0)
 
 
 @app.command(short_help="Read back every setting of the last applied plan")
@@ -105,7 +147,7 @@ def verify(
     from nastune.tune.executor import verified
 
     if inventory:
-        on_nas(inventory, "verify", *(["--journal", journal] if journal else []), *(["--json"] if json else []))
+        on_nas(inventory, "verify", journal, *(["--json"] if json else []))
     with failing():
         found = site(lab, root=root).journal(journal)
         done = verified(found, found.system)
@@ -133,7 +175,7 @@ def rollback(
 
     if inventory:
         flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
-        on_nas(inventory, "rollback", *(["--journal", to] if to else []), *flags)
+        on_nas(inventory, "rollback", to, *flags)
     with failing():
         found = site(lab, root=root).journal(to)
     shown = err if json else console  # --json: standard output is the summary alone
@@ -160,7 +202,7 @@ def persist(
     from nastune.jobs import persist as persisting
 
     if inventory:
-        on_nas(inventory, "persist", *(["--journal", journal] if journal else []))
+        on_nas(inventory, "persist", journal)
     with failing():
         found = site(False, root=root).journal(journal)
     with failing(code=1):
@@ -173,25 +215,29 @@ def persist(
         )
 
 
-@app.command(short_help="Install nastune on an inventory's NAS (no servers)")
+@app.command(short_help="Install nastune on a NAS or client (no servers)")
 def install(
     inventory: Annotated[Path, typer.Option("--inventory", help="The inventory whose NAS gets nastune.")],
     venv: Annotated[str, typer.Option(metavar="DIR", help="Where on the NAS: a virtual environment.")] = "/opt/nastune",
     wheel: Annotated[
         Path | None, typer.Option(metavar="WHEEL", help="The wheel to install (default: built from this checkout).")
     ] = None,
+    client: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Install on this client instead, to read and tune it too.")
+    ] = None,
 ) -> None:
-    """Install nastune's core on the inventory's NAS, over its SSH: a wheel built from this
-    checkout, into a virtual environment of its own (its dependencies from the NAS's package
-    index). It installs no server and enables nothing. Then set nastune_command=DIR/bin/nastune
-    in the inventory.
+    """Install nastune's core on the inventory's NAS (or --client's), over its SSH: a wheel built
+    from this checkout, into a virtual environment of its own (its dependencies from the host's
+    package index). It installs no server and enables nothing. Then set
+    nastune_command=DIR/bin/nastune on that host in the inventory.
 
     Example: nastune install --inventory hosts.ini --venv /opt/nastune"""
     from nastune.jobs.install import InstallSpec, run
-    from nastune.remote.nas import NasAgent
+    from nastune.remote.agent import Agent
+    from nastune.remote.inventory import load
 
     with failing():
-        agent = NasAgent.of(inventory)
+        agent = Agent(load(inventory).client(client), "client") if client else Agent.of(inventory)
     with failing(code=1):
         version = run(InstallSpec(venv, wheel), agent, lambda m: err.print(f"install: {m}", highlight=False))
     console.print(f"{version} on {agent.name}; in {inventory}, set nastune_command={venv}/bin/nastune", highlight=False)
@@ -210,7 +256,7 @@ def confirm(
     from nastune.tune import watchdog
 
     if inventory:
-        on_nas(inventory, "confirm", *(["--journal", journal] if journal else []), *(["--json"] if json_out else []))
+        on_nas(inventory, "confirm", journal, *(["--json"] if json_out else []))
     with failing():
         found = site(lab, root=root).journal(journal)
         confirmed = watchdog.confirm(found)

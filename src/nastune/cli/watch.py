@@ -73,7 +73,9 @@ def watch(
         fail("say --install or --uninstall")
     if inventory:
         mode = ["--install", "--every", every] if install else ["--uninstall"]
-        on_nas(inventory, "watch", *mode, *(["--baseline", baseline] if baseline else []), "--metrics", str(metrics))
+        on_nas(
+            inventory, "watch", None, *mode, *(["--baseline", baseline] if baseline else []), "--metrics", str(metrics)
+        )
     log = say("watch")
     args = ["--metrics", str(metrics.absolute())] + (["--baseline", baseline, "--bench"] if baseline else [])
     with failing():

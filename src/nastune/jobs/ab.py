@@ -41,7 +41,7 @@ from nastune.bench.targets import Target
 from nastune.bench.workloads import Workload
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
-from nastune.remote.nas import NasError
+from nastune.remote.agent import NasError
 from nastune.risks import Risks
 from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner

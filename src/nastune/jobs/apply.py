@@ -15,7 +15,7 @@ from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.tune import executor, lock, watchdog
 from nastune.tune.executor import Pending
-from nastune.tune.plan import load
+from nastune.tune.plan import Plan, load
 from nastune.tune.system import TuneError
 
 CONFIRM_TIMEOUT = 120  # seconds a live host waits for `nastune confirm` after a network change
@@ -49,6 +49,7 @@ def run(
     with lock.hold(system, "apply"):
         try:
             plan = load(spec.plan_file)
+            _only_here(plan, spec.plan_file)
             system = site.system_for(plan)  # a plan written for the lab is the lab's, whoever applies it
             rows = executor.diff(plan, system)
         except TuneError as e:
@@ -87,6 +88,36 @@ def run(
         if armed:
             log(f"network changes will be reverted in {armed} s unless you run `nastune confirm`")
         return wire.Apply(journal=journal.path, watchdog=armed, changed=len(pending), **counts)
+
+
+def _only_here(plan: Plan, path: Path) -> None:
+    """A plan that changes a client is applied through the inventory that names the client."""
+    for i, c in enumerate(plan.changes):
+        if c.host:
+            raise TuneError(
+                f"{path}: changes[{i}].host: a change for client {c.host}; apply the plan with --inventory, "
+                "whose nastune on each host applies that host's changes"
+            )
+
+
+def across(
+    spec: ApplySpec, site: Site, show: Callable[[Plan], None], ask: Callable[[], None], log: Callable[[str], None]
+) -> str | None:
+    """The plan applied by nastune on each host it changes (the NAS, the clients), once shown
+    and agreed to (`ask` raises to stop): the --journal value naming each host's journal, None
+    when nothing changed."""
+    try:
+        plan = load(spec.plan_file)
+    except TuneError as e:
+        raise Unusable(str(e)) from e
+    show(plan)
+    if spec.dry_run or not plan.changes:
+        log("dry run: nothing changed" if spec.dry_run else "the plan changes nothing")
+        return None
+    ask()
+    tuner = site.tuner()
+    with tuner.hold("apply"):
+        return tuner.apply(plan, spec.accept_risk, log, spec.persist)
 
 
 def _text(value: object) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nastune
 from nastune import commands
-from nastune.remote.nas import NasAgent, NasError
+from nastune.remote.agent import Agent, NasError
 
 VENV = "/opt/nastune"
 MANYLINUX = ("manylinux2014", "manylinux_2_28", "manylinux_2_34")  # glibc 2.17 up: Debian 10 and later
@@ -64,12 +64,12 @@ def wheels(out: Path, wheel: Path | None, python: tuple[str, str, str]) -> list[
     return [wheel] + sorted(p for p in out.glob("*.whl") if p.name != wheel.name)
 
 
-def run(spec: InstallSpec, agent: NasAgent, log: Callable[[str], None]) -> str:
+def run(spec: InstallSpec, agent: Agent, log: Callable[[str], None]) -> str:
     """Install on the NAS; the version its new nastune reports."""
     why = agent.check()
     if why:
         raise InstallError(why)
-    found = agent.run(["python3", "-c", ABOUT], "python3 on the NAS").split()
+    found = agent.run(["python3", "-c", ABOUT], "python3").split()
     agent.run(["python3", "-c", "import venv, ensurepip"], "python3's venv (apt-get install python3-venv)")
     with tempfile.TemporaryDirectory(prefix="nastune-wheels-") as tmp:
         sent = wheels(Path(tmp), spec.wheel, (found[0], found[1], found[2]))

@@ -20,7 +20,6 @@ from types import TracebackType
 
 from rich.console import Console
 
-from nastune import rules as knowledge
 from nastune import wire
 from nastune.bench import runner
 from nastune.bench.params import Params
@@ -30,7 +29,7 @@ from nastune.errors import Failure, UsageError
 from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
-from nastune.remote.nas import NasError
+from nastune.remote.agent import NasError
 from nastune.report import html
 from nastune.risks import Risks
 from nastune.rules.model import Finding
@@ -182,8 +181,9 @@ def run(
     with tuner.hold():
         spec.out.mkdir(parents=True, exist_ok=True)
         (spec.out / "facts.json").write_text(facts.to_json())
-        findings = knowledge.evaluate(facts)
-        log(f"diagnose: {len(findings)} findings")
+        findings = site.findings(facts)
+        on_clients = sum(1 for f in findings if f.host)
+        log(f"diagnose: {len(findings)} findings" + (f" ({on_clients} on clients)" if on_clients else ""))
         plan, skipped = offered(spec.choices, site, findings, spec.accept_risk)
         (spec.out / "plan.json").write_text(plan.to_json() + "\n")
         switches = 2 * spec.pairs[1] if spec.pairs else 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nastune import rules as knowledge
 from nastune.facts import Facts
 from nastune.sites.base import Site
 from nastune.tune.plan import Plan, from_findings
@@ -14,6 +13,6 @@ from nastune.tune.plan import Plan, from_findings
 def run(facts: Facts, only: list[str] | None, out: Path, site: Site) -> Plan:
     """The plan, written to `out`, as `site` stamps it (the lab's say so: a later apply from
     outside the lab's nas host needs to know)."""
-    made = site.stamp(from_findings(knowledge.evaluate(facts, only=only)))
+    made = site.stamp(from_findings(site.findings(facts, only)))
     out.write_text(made.to_json() + "\n")
     return made

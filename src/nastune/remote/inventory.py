@@ -49,6 +49,9 @@ class Host(BaseModel):
     fio_server: str | None = Field(default=None, pattern=r"^[^\s,/]+,\d{1,5}$")
     logins: dict[str, Login] = {}  # by protocol; a client's own override the NAS's
     smb_protection: Literal["sign", "encrypt", "off"] | None = None  # the client's SMB sessions' requirement
+    # nastune on the host; on a client only when the inventory says so: then nastune reads and
+    # tunes that client too (its TCP stack, its NFS mounts)
+    command: list[str] | None = Field(default=None, min_length=1)
 
     @field_validator("address")
     @classmethod
@@ -83,7 +86,7 @@ class Nas(Host):
     shares: dict[str, str] = {}
     link_bps: int | None = Field(default=None, gt=0)
     link_overhead: int = Field(default=38, ge=0, le=1000)
-    command: list[str] = Field(default=["nastune"], min_length=1)
+    command: list[str] | None = Field(default=["nastune"], min_length=1)
     lab: bool = False
     iperf3_port: int = Field(default=5201, ge=1, le=65535)
     read_set: list[tuple[str, int]] = []
@@ -180,6 +183,7 @@ def _host_fields(name: str, v: Vars, where: str, nas_address: str | None = None)
         "mount": get("nastune_mount"),
         "fio_server": get("nastune_fio_server"),
         "smb_protection": get("nastune_smb_protection"),
+        **({"command": _words(v["nastune_command"], where, "nastune_command")} if "nastune_command" in v else {}),
         "logins": _logins(v, where, [a for a in (nas_address, address, name) if a]),
     }
 
@@ -203,7 +207,7 @@ def build(members: Members, where: str) -> Inventory:
         "shares": {p: share for p, var in SHARE_VARS.items() if (share := get(var))},
         "link_bps": _rate(get("nastune_link_rate"), at),
         "link_overhead": get("nastune_link_overhead") or 38,
-        "command": _words(v.get("nastune_command", "nastune"), at, "nastune_command"),
+        "command": fields.get("command", ["nastune"]),
         "lab": get("nastune_lab") or "false",
         "read_set": _read_set(get("nastune_read_set") or "", at),
         "iperf3_port": get("nastune_iperf3_port") or 5201,

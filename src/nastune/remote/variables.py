@@ -124,7 +124,14 @@ NASTUNE = [
         "old/a.bin:1073741824",
         "read_set",
     ),
-    Variable("nastune_command", "nas", "how to run nastune on the NAS", "/opt/nastune/bin/nastune", "command"),
+    Variable(
+        "nastune_command",
+        "any",
+        "how to run nastune on the NAS; on a client, nastune there also reads and tunes that client (its "
+        "TCP settings, its NFS mounts), its changes journaled there (without it, a client is only measured from)",
+        "/opt/nastune/bin/nastune",
+        "command",
+    ),
     Variable(
         "nastune_lab", "nas", "true only for the built-in lab's NAS (a namespace of this machine)", "false", "lab"
     ),

@@ -23,10 +23,12 @@ def _short(value: object) -> str:
 
 
 def plan_table(plan: Plan) -> Records:
-    table = Records("Plan", "id", "rule", "knob", "target", "current", "new", "risk")
+    on_clients = any(c.host for c in plan.changes)
+    table = Records("Plan", "id", *(["host"] if on_clients else []), "rule", "knob", "target", "current", "new", "risk")
     for c in plan.changes:
         table.add_row(
             str(c.id),
+            *([c.host or "NAS"] if on_clients else []),
             c.rule,
             c.knob,
             f"{c.target} {c.key or ''}".strip(),

@@ -30,14 +30,18 @@ def get(rule_id: str) -> Rule:
     raise KeyError(rule_id)
 
 
-def evaluate(facts: Facts, only: list[str] | None = None, min_severity: Severity = Severity.info) -> list[Finding]:
-    """Every finding of every applicable rule, the most severe first, then the most impact."""
+def evaluate(
+    facts: Facts, only: list[str] | None = None, min_severity: Severity = Severity.info, client: str | None = None
+) -> list[Finding]:
+    """Every finding of every applicable rule, the most severe first, then the most impact; on
+    the facts of `client`, only the rules true of clients, each finding naming that client."""
     findings: list[Finding] = []
     for rule in all_rules():
-        if only and rule.id not in only:
+        if (only and rule.id not in only) or (client and not rule.clients):
             continue
         if rule.applies(facts):
-            findings.extend(_boot_source(f, facts) for f in rule.check(rule, facts) if f.severity >= min_severity)
+            found = (f for f in rule.check(rule, facts) if f.severity >= min_severity)
+            findings.extend(_boot_source(f, facts).model_copy(update={"host": client}) for f in found)
     return sorted(findings, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target))
 
 

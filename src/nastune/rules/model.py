@@ -64,6 +64,7 @@ class Finding(BaseModel):
     tradeoff: str
     source: str
     limiting: str | None = None  # runtime evidence that this finding's subject limited a measured run
+    host: str | None = None  # the client whose facts it was read from (None: the NAS, or this host)
 
     @field_serializer("severity")
     def _severity(self, value: Severity) -> str:
@@ -106,6 +107,9 @@ class Rule:
     source: str
     check: Callable[[Rule, Facts], Iterable[Finding]]
     needs: tuple[str, ...] = ()  # fact areas the rule reads; it is skipped when one was not collected
+    # it is also true of a client (its TCP stack, its NFS mounts): checked on each client that
+    # runs nastune, its changes made there
+    clients: bool = False
     module: str = field(default="", repr=False)
 
     @property

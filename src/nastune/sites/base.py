@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nastune import __version__
+from nastune import rules as knowledge
 from nastune.bench import runner
 from nastune.bench import targets as bench_targets
 from nastune.bench.profile import Profiler
@@ -23,6 +24,7 @@ from nastune.bench.selection import choose, known
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
 from nastune.facts import AREAS, Facts, Reading
+from nastune.rules.model import Finding
 from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
@@ -45,6 +47,19 @@ class Site(ABC):
     def facts(self, reading: Reading | None = None, areas: Sequence[str] = AREAS) -> Facts:
         """The NAS's facts of `areas`, read where the NAS is, as `reading` says (fragmentation;
         the NAS's address and link rate, which the site fills in where it knows them)."""
+
+    def client_facts(self) -> dict[str, Facts]:
+        """The facts of each client that runs nastune, by name, read there (none: the site's
+        clients are only measured from)."""
+        return {}
+
+    def findings(self, facts: Facts, only: list[str] | None = None) -> list[Finding]:
+        """Every rule on the NAS's `facts`, and the rules true of clients on each client's own,
+        the most severe first."""
+        found = knowledge.evaluate(facts, only=only)
+        for name, client in self.client_facts().items():
+            found += knowledge.evaluate(client, only=only, client=name)
+        return sorted(found, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target, f.host or ""))
 
     @abstractmethod
     def tuner(self) -> Tuner:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Self
 
+from nastune import rules as knowledge
 from nastune.bench.drivers import iperf3
 from nastune.bench.profile import Profiler, RemoteProfiler
 from nastune.bench.selection import known, scaling_steps
@@ -22,8 +23,8 @@ from nastune.packages import PACKAGES, install_hint
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
 from nastune.remote import inventory as inventories
+from nastune.remote.agent import Agent, NasError
 from nastune.remote.inventory import Host, Inventory
-from nastune.remote.nas import NasAgent, NasError
 from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import OnNas
 from nastune.ssh import Ssh, missing_tools
@@ -52,7 +53,7 @@ class InventorySite(Site):
 
     def __post_init__(self) -> None:
         self._reached: set[tuple[str | None, str]] = set()
-        self.agent = NasAgent(self.inventory.nas)
+        self.agent = Agent(self.inventory.nas)
         self.name = self.agent.name
         self.shared_kernel = self.inventory.nas.lab
         self.hosts = self.inventory.select(self.clients)
@@ -81,8 +82,27 @@ class InventorySite(Site):
         except ValueError as e:
             raise NasError(f"inspect on {self.agent.name}: not facts nastune reads ({str(e)[:200]})") from None
 
+    def client_facts(self) -> dict[str, Facts]:
+        """Read by nastune on each client the inventory gives a nastune_command, with what the
+        inventory says of the NAS's link (a client's path to the NAS runs at its rate)."""
+        nas = self.inventory.nas
+        reading = Reading().knowing(nas.data_address, nas.link_bps)
+        areas = sorted({a for rule in knowledge.all_rules() if rule.clients for a in rule.needs})
+        found = {}
+        for name, agent in self.tuned().items():
+            try:
+                found[name] = Facts.model_validate(agent.facts(reading, areas))
+            except ValueError as e:
+                raise NasError(f"inspect on {agent.name}: not facts nastune reads ({str(e)[:200]})") from None
+        return found
+
+    def tuned(self) -> dict[str, Agent]:
+        """The clients nastune reads and tunes: those the inventory gives a nastune_command."""
+        return {h.name: Agent(h, "client") for h in self.inventory.clients if h.command}
+
     def tuner(self) -> OnNas:
-        return OnNas(self.agent, self.inventory.path, [Ssh(h) for h in self.hosts], self.confirm_timeout)
+        measuring = [Ssh(h) for h in self.hosts]
+        return OnNas(self.agent, self.inventory.path, measuring, self.confirm_timeout, self.tuned())
 
     def default_workloads(self) -> list[str]:
         """Sequential write and read, the read set's read when the NAS names one, and the network

@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from nastune import commands
-from nastune.remote.nas import NasAgent, NasError
+from nastune.errors import UsageError
+from nastune.remote.agent import Agent, NasError
+from nastune.remote.inventory import Nas
 from nastune.risks import Risks
+from nastune.sites import handles
+from nastune.ssh import Ssh
 from nastune.tune import executor, lock
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
@@ -82,51 +86,106 @@ class Here:
 
 @dataclass
 class OnNas:
-    """Tuning the NAS of an inventory with nastune on the NAS: the journal and the
-    confirm-or-revert watchdog live there. After a network change the coordinator proves, over
-    new connections, that it still reaches the NAS and that every client still reaches the
-    NAS's data address with full-size packets; only then does it confirm. If that fails, or the
-    session is cut, nothing confirms and the NAS reverts by itself."""
+    """Tuning the NAS of an inventory with nastune on the NAS, and each client the plan changes
+    with nastune on that client: each host's journal and confirm-or-revert watchdog live there.
+    After a network change the coordinator proves, over new connections, that it still reaches
+    the host and that every client still reaches the NAS's data address with full-size packets;
+    only then does it confirm. If that fails, or the session is cut, nothing confirms and the
+    host reverts by itself. A failure on one host rolls back what the plan changed on the others."""
 
-    agent: NasAgent
+    agent: Agent
     inventory: str
-    clients: list = field(default_factory=list)  # the measuring clients' Ssh
+    clients: list[Ssh] = field(default_factory=list)  # the measuring clients
     confirm_timeout: int = 120
+    tuned: dict[str, Agent] = field(default_factory=dict)  # the clients that run nastune, by name
+
+    @property
+    def nas(self) -> Nas:
+        if not isinstance(self.agent.host, Nas):
+            raise TypeError(f"{self.agent.name} is not an inventory's NAS")
+        return self.agent.host
 
     def hold(self, what: str = "optimize") -> AbstractContextManager[None]:
-        return contextlib.nullcontext()  # nastune on the NAS holds the NAS's lock for each command
+        return contextlib.nullcontext()  # nastune on each host holds its lock for each command
 
     def apply(self, plan: Plan, accept_risk: Risks, log: Callable[[str], None], persist: bool = False) -> str | None:
-        timeout = self.confirm_timeout
-        try:
-            done = self.agent.apply(plan, accept_risk, timeout, persist)
+        """Each host's part of the plan on that host, the NAS first; one --journal value naming
+        each host's journal (handles.py), None when nothing needed changing."""
+        done: list[handles.Part] = []
+        for host, part in self._parts(plan):
+            try:
+                journal = self._apply_on(host, part, accept_risk, log, persist)
+            except (NasError, TuneError) as e:
+                self._undo_after(done, e)
+                if not done or isinstance(e, Stranded):
+                    raise
+                restored = ", ".join(self._agent(h).name for h, _ in done)
+                raise NasError(f"{e}; what the plan changed on {restored} was rolled back") from e
+            if journal:
+                done.append((host, journal))
+        return handles.joined(done) if done else None
+
+    def _parts(self, plan: Plan) -> list[tuple[str | None, Plan]]:
+        """The plan's changes by host, the NAS's first, each as the host's own plan."""
+        hosts = list(dict.fromkeys([None, *(c.host for c in plan.changes)]))
+        unknown = [h for h in hosts if h is not None and h not in self.tuned]
+        if unknown:
+            raise UsageError(
+                f"the plan changes client {unknown[0]}, which {self.inventory} gives no nastune_command "
+                "(nastune reads and tunes only the clients that run it)"
+            )
+        parts = []
+        for host in hosts:
+            changes = [c.model_copy(update={"host": None}) for c in plan.changes if c.host == host]
+            if changes or host is None:
+                parts.append((host, plan.model_copy(update={"changes": changes})))
+        return parts
+
+    def _agent(self, host: str | None) -> Agent:
+        return self.agent if host is None else self.tuned[host]
+
+    def _apply_on(
+        self, host: str | None, plan: Plan, accept_risk: Risks, log: Callable[[str], None], persist: bool
+    ) -> str | None:
+        agent, timeout = self._agent(host), self.confirm_timeout
+        if not plan.changes:
+            return None
+        try:  # the lab's clients share this host's files: nothing of theirs to persist
+            done = agent.apply(plan, accept_risk, timeout, persist and not (host and self.nas.lab))
         except Stranded:
             raise
         except NasError as e:
             raise NasError(
-                f"{e}. If the session was cut, nastune on the NAS finishes or rolls back the apply by itself "
-                f"and reverts its network changes within {timeout} s; check with `nastune verify --inventory "
-                f"{self.inventory}`"
+                f"{e}. If the session was cut, nastune on {agent.name} finishes or rolls back the apply by "
+                f"itself and reverts its network changes within {timeout} s; check with `nastune verify` there"
             ) from e
         if not done.journal:
-            log(f"nothing to change on {self.agent.name}: every setting already is as planned")
+            log(f"nothing to change on {agent.name}: every setting already is as planned")
             return None
-        journal = done.journal
-        log(f"applied on {self.agent.name}; its journal is there: {journal}")
+        log(f"applied on {agent.name}; its journal is there: {done.journal}")
         if done.watchdog:
-            why = self.agent.fresh_check() or self.unreached()
+            why = agent.fresh_check() or self.unreached()
             if why:
                 raise NasError(
-                    f"after the network changes, {why}: not confirming, so the NAS reverts them by itself "
-                    f"within {done.watchdog} s; then `{self.undo(journal)}` restores the rest"
+                    f"after the network changes, {why}: not confirming, so {agent.name} reverts them by itself "
+                    f"within {done.watchdog} s; then `nastune rollback --journal {done.journal}` there "
+                    "restores the rest"
                 )
-            self.agent.confirm(journal)
-            log("network changes confirmed: the NAS and every client still reach each other")
-        return journal
+            agent.confirm(done.journal)
+            log(f"network changes on {agent.name} confirmed: the NAS and every client still reach each other")
+        return done.journal
+
+    def _undo_after(self, done: list[handles.Part], cause: BaseException) -> None:
+        """After a failure on one host, the hosts already changed are restored; Stranded when one
+        of them cannot be."""
+        try:
+            self.rollback(handles.joined(done))
+        except NasError as e:
+            raise Stranded(f"{cause}; and restoring the hosts already changed failed: {e}") from e
 
     def unreached(self) -> str | None:
         """Why a client no longer reaches the NAS's data address with packets of its MTU."""
-        address = self.agent.host.data_address
+        address = self.nas.data_address
         for ssh in self.clients:
             mtu = ssh.mtu_toward(address) or 1500
             probe = ["ping", "-c", "2", "-W", "3", "-M", "do", "-s", str(mtu - 28), "--", address]
@@ -136,16 +195,33 @@ class OnNas:
         return None
 
     def verify(self, journal: str) -> list[str]:
-        return [s.setting for s in self.agent.verify(journal).settings if not s.ok]
+        """The settings of each host's journal that do not read as applied (a client's named)."""
+        drifted = []
+        for host, path in self._split(journal):
+            where = f"{host}: " if host else ""
+            drifted += [where + s.setting for s in self._agent(host).verify(path).settings if not s.ok]
+        return drifted
 
     def rollback(self, journal: str) -> None:
-        self.agent.rollback(journal)
+        """Each host's journal rolled back, the last applied first; every host is tried, and
+        NasError names those that failed."""
+        failed = []
+        for host, path in reversed(self._split(journal)):
+            try:
+                self._agent(host).rollback(path)
+            except NasError as e:
+                failed.append(str(e))
+        if failed:
+            raise NasError("; ".join(failed))
+
+    def _split(self, journal: str) -> list[handles.Part]:
+        return handles.split(journal, self.tuned)
 
     def undo(self, journal: str) -> str:
         return f"nastune rollback --inventory {self.inventory} --journal {journal}"
 
     def persisting(self, journal: str) -> str | None:
-        if self.agent.host.lab:  # the lab's NAS, a namespace of this machine: gone at a reboot
+        if self.nas.lab:  # the lab's hosts, namespaces of this machine: gone at a reboot
             return None
         return f"nastune persist --inventory {self.inventory} --journal {journal}"
 

@@ -23,6 +23,7 @@ class PlannedChange(Change):
     why: str = ""
     target: str = Field(min_length=1, max_length=4096)
     key: str | None = Field(None, max_length=256)
+    host: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")  # a client (None: the NAS)
 
     @field_validator("new", "current")
     @classmethod
@@ -51,15 +52,17 @@ class Plan(BaseModel):
 
 def from_findings(findings: list[Finding]) -> Plan:
     """Each finding's changes, once each, numbered; a Site stamps the plan as its own."""
-    seen: set[tuple] = set()
+    seen: set[tuple[str, str, str | None, str | None]] = set()
     changes: list[PlannedChange] = []
     for f in findings:
         for c in f.changes:
-            key = (c.knob, c.target, c.key)
+            key = (c.knob, c.target, c.key, f.host)
             if key in seen:
                 continue
             seen.add(key)
-            changes.append(PlannedChange(**c.model_dump(), id=len(changes) + 1, rule=f.rule, why=f.message))
+            changes.append(
+                PlannedChange(**c.model_dump(), id=len(changes) + 1, rule=f.rule, why=f.message, host=f.host)
+            )
     return Plan(created=datetime.now(UTC).isoformat(timespec="seconds"), changes=changes)
 
 

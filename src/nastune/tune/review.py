@@ -22,7 +22,8 @@ class Step:
     @classmethod
     def of(cls, change: PlannedChange, allow: list[str] | tuple[str, ...] = ()) -> Step:
         knob = KNOBS[change.knob]
-        return cls(change, knob.label(change), knob.lasts(), knob.disruption, knob.action, change.knob in allow)
+        label = (f"on client {change.host}: " if change.host else "") + knob.label(change)
+        return cls(change, label, knob.lasts(), knob.disruption, knob.action, change.knob in allow)
 
 
 @dataclass

@@ -4,6 +4,7 @@ and runs its network tools there; commands run only on a live system, never on a
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -36,7 +37,8 @@ class System:
     root: Root
     server_pids: list[int] = field(default_factory=list)  # one per mount namespace that serves files
     config_paths: dict[str, str] = field(default_factory=dict)  # daemon -> config file it runs with
-    state_dir: str = "/var/lib/nastune"  # where nastune keeps its journals, under the root
+    # where nastune keeps its journals, under the root (a host of the lab keeps them in the lab)
+    state_dir: str = field(default_factory=lambda: os.environ.get("NASTUNE_STATE_DIR", "/var/lib/nastune"))
     boots: ClassVar[bool] = True  # it reboots, so its settings can be made to last (apply --persist)
     # its network stack is not the root's /proc/sys/net and /sys/class/net (a namespace): its
     # network values are read and written with tools run where it is (run_net)

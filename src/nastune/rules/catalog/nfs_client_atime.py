@@ -51,6 +51,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("mounts",),
+    clients=True,
     gain="MiNET (2014) mounts its NFS shares noatime,nodiratime to avoid access-time traffic.",
     tradeoff="Access times seen through this client are not updated by its reads.",
     source=f"{MINET_NFS} (NFS client mount options)",

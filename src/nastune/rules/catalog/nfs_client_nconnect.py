@@ -50,6 +50,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("nfs_client", "network", "system"),
+    clients=True,
     gain="Microsoft measured up to 2-4x the read and 3x the write throughput of one NFS client with nconnect=4; "
     "the connections spread over the NIC's queues and the CPUs.",
     tradeoff="Takes effect at the next mount of the server (every mount of one server shares its connections). "

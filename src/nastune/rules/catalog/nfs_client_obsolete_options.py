@@ -56,6 +56,7 @@ RULE = Rule(
     severity=Severity.info,
     check=check,
     needs=("mounts", "nfs_client"),
+    clients=True,
     gain="Options that do what their writer expected; TCP transport allows large rsize/wsize.",
     tradeoff="None.",
     source=f"{MINET_NFS} (intr is ignored since 2.6.25); nfs(5)",

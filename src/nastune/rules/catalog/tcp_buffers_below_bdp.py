@@ -55,6 +55,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("network", "sysctl", "system"),
+    clients=True,
     gain="A single SMB or NFS connection can keep the link full; the lab measured 5-7% lost to small TCP "
     "memory limits under 1 Gbit shaping.",
     tradeoff="Each connection may use up to the new maximum of kernel memory: on a box with little RAM and "

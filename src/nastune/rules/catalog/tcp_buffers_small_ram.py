@@ -47,6 +47,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("sysctl", "system"),
+    clients=True,
     gain="Socket buffers cannot starve the page cache or trigger allocation failures under many clients.",
     tradeoff="Each connection's window is capped: a single client on a long or fast path gets less.",
     source=f"{GAZETTE}, section 1.3.1 (larger buffers cost RAM on small boxes)",

@@ -44,6 +44,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("sysctl", "network", "system"),
+    clients=True,
     gain="On paths with random loss, BBR keeps sending near the path's measured bottleneck rate, where CUBIC "
     "cuts its window at every loss.",
     tradeoff="BBR (v1) can take more than its share of a bottleneck shared with CUBIC flows, and with shallow "

@@ -29,6 +29,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("sysctl",),
+    clients=True,
     gain="A session that pauses between files keeps its congestion window: the next read starts at full speed, "
     "most of all on links with a long round trip.",
     tradeoff="After a long pause the window may no longer suit a path whose capacity changed: a burst into a "

@@ -143,6 +143,12 @@ def _listening(ns: str, port: int) -> bool:
     return bool(run(in_ns(ns, ["ss", "-Hltn", f"sport = :{port}"]), check=False).stdout.strip())
 
 
+def _on_client(directory: Path, i: int) -> str:
+    """nastune on a lab client: this very nastune, in the client's namespace (its TCP stack is the
+    client's own), its journals kept in the lab (gone with it), never in this host's."""
+    return shlex.join(["env", f"NASTUNE_STATE_DIR={directory}/hosts/c{i}", sys.executable, "-m", "nastune"])
+
+
 def inventory_text(
     directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]], protection: str | None = None
 ) -> str:
@@ -174,7 +180,7 @@ def inventory_text(
         "[clients]",
         *(
             f"c{i} ansible_host={mgmt_ip(i)} nastune_mount={smbfs_path(directory, i)} "
-            f"nastune_fio_server={mgmt_ip(i)},{FIO_PORT}"
+            f"nastune_fio_server={mgmt_ip(i)},{FIO_PORT} nastune_command={shlex.quote(_on_client(directory, i))}"
             + (f" nastune_smb_protection={protection}" if protection else "")  # as the scenario's clients require
             for i in range(1, clients + 1)
         ),

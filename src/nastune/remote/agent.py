@@ -1,8 +1,9 @@
-"""The NAS as the coordinator reaches it: nastune's own commands run on the NAS (over SSH, or
-here when the inventory says `ansible_connection=local`), so that its facts are read there,
-its journal is written there (a NAS that reboots mid-apply is rolled back there, by `nastune
-rollback` on the NAS), and its confirm-or-revert watchdog runs there: when a network change
-cuts the coordinator off, the NAS reverts by itself. The plan travels on standard input."""
+"""A host as the coordinator reaches it, the NAS or a client that runs nastune: nastune's own
+commands run there (over SSH, or here when the inventory says `ansible_connection=local`), so
+that its facts are read there, its journal is written there (a host that reboots mid-apply is
+rolled back there, by `nastune rollback` on it), and its confirm-or-revert watchdog runs there:
+when a network change cuts the coordinator off, the host reverts by itself. The plan travels on
+standard input."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 from nastune import commands, wire
 from nastune.errors import Failure
 from nastune.facts.context import Reading
-from nastune.remote.inventory import Nas, load
+from nastune.remote.inventory import Host, Nas, load
 from nastune.risks import Risks
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
 from nastune.tune.plan import Plan
@@ -30,7 +31,8 @@ STRANDED = 3  # `nastune apply`: failed, and changes remain applied
 
 
 class NasError(Failure):
-    """A command on the NAS failed; the message names the NAS and the command."""
+    """A command on the NAS (or a client that runs nastune) failed; the message names the host
+    and the command."""
 
     def __init__(self, message: str, returncode: int | None = None):
         super().__init__(message)
@@ -38,11 +40,12 @@ class NasError(Failure):
 
 
 @dataclass(frozen=True)
-class NasAgent:
-    host: Nas
+class Agent:
+    host: Host
+    role: str = "NAS"  # or "client", for messages
 
     @classmethod
-    def of(cls, inventory: Path) -> NasAgent:
+    def of(cls, inventory: Path) -> Agent:
         """The NAS of the inventory at `inventory` (InventoryError names what is wrong in it)."""
         return cls(load(inventory).nas)
 
@@ -63,25 +66,26 @@ class NasAgent:
 
     @property
     def name(self) -> str:
-        return f"NAS {self.host.name}" + ("" if self.host.local else f" ({self.host.address})")
+        return f"{self.role} {self.host.name}" + ("" if self.host.local else f" ({self.host.address})")
 
     @property
     def nastune_argv(self) -> list[str]:
-        """nastune on the NAS: the inventory's nastune_command; on this host, this very nastune."""
-        if self.host.local and self.host.command == ["nastune"]:
+        """nastune on the host: the inventory's nastune_command; on this host, this very nastune."""
+        command = self.host.command or ["nastune"]
+        if self.host.local and command == ["nastune"]:
             return [sys.executable, "-m", "nastune"]
-        return list(self.host.command)
+        return list(command)
 
     @property
     def lab_args(self) -> list[str]:
-        return ["--lab"] if self.host.lab else []
+        return ["--lab"] if isinstance(self.host, Nas) and self.host.lab else []
 
     def argv(self, argv: list[str]) -> list[str]:
         return argv if self.ssh is None else self.ssh.argv(argv)
 
     def check(self) -> str | None:
         """None when the NAS runs commands for us, else why not."""
-        return None if self.ssh is None else self.ssh.check(role="NAS")
+        return None if self.ssh is None else self.ssh.check(role=self.role)
 
     def fresh_check(self) -> str | None:
         """Like check, over a new connection: after a network change the shared one may be a
@@ -101,7 +105,7 @@ class NasAgent:
         if result.returncode == NOT_FOUND:
             raise NasError(
                 f"{what} on {self.name}: {argv[0]} is not installed there (nastune_command: "
-                f"{' '.join(self.host.command)}): {result.tail(1)}"
+                f"{' '.join(self.host.command or ['nastune'])}): {result.tail(1)}"
             )
         if result.returncode not in ok:
             raise NasError(

@@ -1,0 +1,71 @@
+"""An apply across an inventory's hosts leaves one journal on each host it changed, named back
+to the operator as one `--journal` value: the NAS's journal path, then `CLIENT=PATH` for each
+client, separated by commas. A plan that changed only the NAS is its journal path alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune.errors import UsageError
+from nastune.remote.agent import Agent, NasError
+from nastune.remote.inventory import load
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")  # an inventory host's name
+
+Part = tuple[str | None, str]  # (the client, None for the NAS; its journal there)
+
+
+def joined(parts: list[Part]) -> str:
+    return ",".join(path if host is None else f"{host}={path}" for host, path in parts)
+
+
+def split(handle: str, clients: Collection[str]) -> list[Part]:
+    """The journal on each host, in the order they were applied; UsageError names a client the
+    inventory does not tune."""
+    parts: list[Part] = []
+    for item in filter(None, handle.split(",")):
+        name, eq, path = item.partition("=")
+        if not (eq and NAME.fullmatch(name) and path.startswith("/")):
+            parts.append((None, item))
+        elif name not in clients:
+            raise UsageError(f"--journal names client {name!r}, which the inventory has no nastune_command for")
+        else:
+            parts.append((name, path))
+    if sum(host is None for host, _ in parts) > 1:
+        raise UsageError(f"--journal {handle!r}: more than one journal of the NAS")
+    return parts
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What nastune said on one host: its output and exit status (1 with the reason when the
+    host could not be asked)."""
+
+    host: str
+    stdout: str
+    stderr: str
+    code: int
+
+
+def forwarded(inventory: Path, command: str, journal: str | None, flags: list[str]) -> list[Answer]:
+    """The tuning `command` run where its journal is: on the NAS, and on each client `journal`
+    names, the last applied first when rolling back. Every host is asked, whatever another said."""
+    inv = load(inventory)
+    parts = split(journal or "", [c.name for c in inv.clients if c.command])
+    if command == "persist" and inv.nas.lab and any(host for host, _ in parts):
+        raise UsageError("the lab's hosts are gone at a reboot: nothing of theirs to persist")
+    if not any(host for host, _ in parts):
+        parts = [(None, journal or "")]
+    order = list(reversed(parts)) if command == "rollback" else parts
+    answers = []
+    for host, path in order:
+        agent = Agent(inv.nas) if host is None else Agent(inv.client(host), "client")
+        try:
+            result = agent.forward([command, *(["--journal", path] if path else []), *flags])
+            answers.append(Answer(agent.name, result.stdout, result.stderr, result.returncode or 0))
+        except NasError as e:
+            answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
+    return answers

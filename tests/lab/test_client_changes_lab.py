@@ -1,0 +1,81 @@
+"""A plan that changes a client as well as the NAS, through the lab's inventory: the lab's client
+runs nastune in its own network namespace (its TCP stack is the client's), so a change there
+is made, journaled and rolled back by nastune on that client over SSH, exactly as on the NAS.
+One lab for the module; each test leaves it as it found it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from nastune.lab import network
+from tests.lab.conftest import nastune
+from tests.tune.conftest import write_plan
+
+KEY = "net.ipv4.tcp_slow_start_after_idle"
+PROC = "/proc/sys/net/ipv4/tcp_slow_start_after_idle"
+NAS_CHANGE = {"knob": "sysctl", "target": KEY, "new": 0, "rule": "tcp-slow-start-after-idle"}
+
+
+@pytest.fixture(scope="module")
+def lab(module_lab_dir):
+    nastune(module_lab_dir, "lab", "up", "--scenario", "soho")
+    return module_lab_dir
+
+
+def read(ns: str | None) -> bytes:
+    """The setting's file as the host `ns` (None: this machine) reads it, byte for byte."""
+    argv = ["cat", PROC] if ns is None else ["ip", "netns", "exec", ns, "cat", PROC]
+    return subprocess.run(argv, capture_output=True, check=True).stdout
+
+
+def everywhere() -> dict[str | None, bytes]:
+    return {ns: read(ns) for ns in (network.NAS_NS, network.client_ns(1), None)}
+
+
+def test_the_plan_names_a_change_for_the_client(lab, tmp_path):
+    out = tmp_path / "plan.json"
+    nastune(lab, "plan", "--inventory", str(lab / "inventory.ini"), "--out", str(out))
+    changes = json.loads(out.read_text())["changes"]
+    on_client = [c for c in changes if c.get("host") == "c1"]
+    assert [(c["rule"], c["target"], c["new"]) for c in on_client] == [("tcp-slow-start-after-idle", KEY, 0)]
+
+
+def test_apply_verify_and_rollback_on_the_nas_and_its_client(lab, tmp_path):
+    before = everywhere()
+    plan = write_plan(tmp_path, [NAS_CHANGE, {**NAS_CHANGE, "host": "c1"}])
+    inv = str(lab / "inventory.ini")
+    done = nastune(lab, "apply", str(plan), "--inventory", inv, "--yes", "--json")
+    journal = json.loads(done.stdout)["journal"]
+    assert ",c1=" in journal
+    after = everywhere()
+    assert (after[network.NAS_NS], after[network.client_ns(1)]) == (b"0\n", b"0\n")
+    assert after[None] == before[None]  # this machine's own stack is not the client's
+    checked = json.loads(nastune(lab, "verify", "--inventory", inv, "--journal", journal, "--json").stdout)
+    assert [a["host"] for a in checked["hosts"]] == ["NAS nas (nastune-lab-nas)", "client c1 (10.78.1.2)"]
+    assert [s["ok"] for a in checked["hosts"] for s in a["output"]["settings"]] == [True, True]
+    undone = nastune(lab, "rollback", "--inventory", inv, "--journal", journal)
+    assert undone.stdout.index("client c1") < undone.stdout.index("NAS nas")  # the last applied first
+    assert everywhere() == before
+
+
+def test_a_failure_on_the_client_rolls_the_nas_back(lab, tmp_path):
+    before = everywhere()
+    broken = {**NAS_CHANGE, "host": "c1", "target": "net.ipv4.tcp_no_such_setting"}
+    plan = write_plan(tmp_path, [NAS_CHANGE, broken])
+    failed = nastune(lab, "apply", str(plan), "--inventory", str(lab / "inventory.ini"), "--yes", check=False)
+    assert failed.returncode == 1
+    assert "net.ipv4.tcp_no_such_setting: the current value cannot be read" in failed.stderr
+    assert "what the plan changed on NAS nas (nastune-lab-nas) was rolled back" in failed.stderr
+    assert everywhere() == before
+
+
+def test_a_change_for_a_client_that_runs_no_nastune_is_refused(lab, tmp_path):
+    before = everywhere()
+    plan = write_plan(tmp_path, [NAS_CHANGE, {**NAS_CHANGE, "host": "c2"}])
+    refused = nastune(lab, "apply", str(plan), "--inventory", str(lab / "inventory.ini"), "--yes", check=False)
+    assert refused.returncode == 2
+    assert "the plan changes client c2" in refused.stderr
+    assert everywhere() == before
