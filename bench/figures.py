@@ -289,7 +289,17 @@ def interval(row: dict) -> str:
 
 @figure("signing")
 def signing() -> str:
-    r = record("signing")
+    return protection_runs("signing")
+
+
+@figure("signing-10gbit")
+def signing_10gbit() -> str:
+    return protection_runs("signing-10gbit")
+
+
+def protection_runs(name: str) -> str:
+    """Every interleaved A/B of a bench/signing.py record: medians, change with its interval, verdict."""
+    r = record(name)
     lines = [
         f"- {run}, {change}: {row['workload']} {row['before_median']:.1f} -> {row['after_median']:.1f} MB/s, "
         f"{interval(row)}, verdict {row['verdict']}"

@@ -21,6 +21,7 @@ class Entry:
     severity: str
     source: str
     page: str  # its doc's file name in rules/catalog/
+    clients: bool = False  # also checked on each client that runs nastune
 
     @property
     def doc_path(self) -> Path:

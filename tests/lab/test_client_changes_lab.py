@@ -79,3 +79,16 @@ def test_a_change_for_a_client_that_runs_no_nastune_is_refused(lab, tmp_path):
     assert refused.returncode == 2
     assert "the plan changes client c2" in refused.stderr
     assert everywhere() == before
+
+
+def test_rollback_without_a_journal_undoes_each_host_s_newest(lab, tmp_path):
+    before = everywhere()
+    plan = write_plan(tmp_path, [NAS_CHANGE, {**NAS_CHANGE, "host": "c1"}])
+    inv = str(lab / "inventory.ini")
+    nastune(lab, "apply", str(plan), "--inventory", inv, "--yes")
+    checked = json.loads(nastune(lab, "verify", "--inventory", inv, "--json").stdout)
+    assert [a["host"] for a in checked["hosts"]] == ["NAS nas (nastune-lab-nas)", "client c1 (10.78.1.2)"]
+    nastune(lab, "rollback", "--inventory", inv)
+    assert everywhere() == before
+    again = nastune(lab, "verify", "--inventory", inv, "--json")  # nothing is applied on the client now
+    assert json.loads(again.stdout)["schema"] == "nastune.verify/1"

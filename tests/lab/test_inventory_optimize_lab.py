@@ -58,7 +58,7 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
         "--out",
         str(out),
     )
-    assert "network changes confirmed" in run.stderr + run.stdout
+    assert "network changes on NAS nas (nastune-lab-nas) confirmed" in run.stderr + run.stdout
     before = json.loads((out / "before.json").read_text())
     assert before["provenance"]["host"] == "nas (nastune-lab-nas)"  # the NAS's facts, read there
     (result,) = before["results"]

@@ -12,15 +12,17 @@ from nastune.facts import Facts
 from nastune.remote.agent import Agent
 from nastune.remote.inventory import Host, Nas
 from nastune.report.tune_view import plan_table
+from nastune.root import Root
 from nastune.sites import handles
 from nastune.sites.live import LiveSite
 from nastune.sites.tuner import OnNas
+from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan, PlannedChange, from_findings, load
 from nastune.tune.review import Review
-from nastune.tune.system import TuneError
+from nastune.tune.system import System, TuneError
 from tests.conftest import run_cli
 from tests.rules import kit
-from tests.tune.conftest import write_plan
+from tests.tune.conftest import applied, write_plan
 
 SLOW_START = {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0}
 
@@ -81,6 +83,15 @@ def test_a_plan_for_a_client_is_refused_outside_an_inventory(root, tmp_path):
     assert "changes[0].host: a change for client c1; apply the plan with --inventory" in refused.stderr
 
 
+def test_no_engine_here_applies_a_client_s_change_to_this_host(root):
+    """ab, optimize and autotune on this host or the lab apply through the engine itself."""
+    plan = Plan(changes=[PlannedChange(id=1, **SLOW_START, host="c1")])
+    system = System(root=Root(root))
+    with pytest.raises(TuneError, match=r"changes\[0\]\.host: a change for client c1"):
+        applied(plan, system, log=print)
+    assert Journal.all(system) == []
+
+
 def _on_nas(*tuned: str) -> OnNas:
     nas = Nas(name="nas", address="192.0.2.5", data_address="192.0.2.5")
     clients = {n: Agent(Host(name=n, address="192.0.2.6", command=["nastune"]), "client") for n in tuned}
@@ -111,3 +122,9 @@ def test_one_journal_value_names_each_host_s_journal():
         handles.split(handle, {"c2"})
     with pytest.raises(UsageError, match="more than one journal of the NAS"):
         handles.split("/a.jsonl,/b.jsonl", set())
+
+
+def test_explain_says_which_rules_also_look_at_clients():
+    said = "also checked on each client of an inventory that runs nastune"
+    assert said in run_cli("explain", "tcp-slow-start-after-idle").stdout
+    assert said not in run_cli("explain", "smb-aio-off").stdout

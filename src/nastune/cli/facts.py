@@ -139,3 +139,5 @@ def explain(
 
     console.print(Markdown(rule.doc()))
     console.print(f"\narea: {rule.area}; severity: {rule.severity}; source: {rule.source}", highlight=False)
+    if rule.clients:
+        console.print("also checked on each client of an inventory that runs nastune (nastune_command)")

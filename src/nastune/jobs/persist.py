@@ -20,7 +20,7 @@ def settings(journal: Journal) -> Plan:
     changes: list[PlannedChange] = []
     files = 0
     for entry in journal.read().changes:
-        parsed = journal_change(entry) if entry.get("state") == "applied" else None
+        parsed = journal_change(entry.get("change")) if entry.get("state") == "applied" else None
         if parsed is None or isinstance(parsed, str):
             continue
         change, knob = parsed

@@ -12,7 +12,10 @@ from nastune.rules import all_rules
 
 
 def made() -> list[rulebook.Entry]:
-    return [rulebook.Entry(r.id, r.title, r.area, r.severity.name, r.source, r.doc_path.name) for r in all_rules()]
+    return [
+        rulebook.Entry(r.id, r.title, r.area, r.severity.name, r.source, r.doc_path.name, r.clients)
+        for r in all_rules()
+    ]
 
 
 def text() -> str:

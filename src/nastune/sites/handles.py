@@ -11,7 +11,7 @@ from pathlib import Path
 
 from nastune.errors import UsageError
 from nastune.remote.agent import Agent, NasError
-from nastune.remote.inventory import load
+from nastune.remote.inventory import Inventory, load
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")  # an inventory host's name
 
@@ -52,15 +52,19 @@ class Answer:
 
 def forwarded(inventory: Path, command: str, journal: str | None, flags: list[str]) -> list[Answer]:
     """The tuning `command` run where its journal is: on the NAS, and on each client `journal`
-    names, the last applied first when rolling back. Every host is asked, whatever another said."""
+    names (without one: the NAS's newest, and each client's newest while it holds applied
+    settings), the last applied first when rolling back. Every host is asked, whatever another
+    said."""
     inv = load(inventory)
+    answers: list[Answer] = []
     parts = split(journal or "", [c.name for c in inv.clients if c.command])
-    if command == "persist" and inv.nas.lab and any(host for host, _ in parts):
-        raise UsageError("the lab's hosts are gone at a reboot: nothing of theirs to persist")
     if not any(host for host, _ in parts):
         parts = [(None, journal or "")]
+        if not journal and command in ("verify", "rollback", "confirm", "persist"):
+            parts += _still_applied(inv, answers)
+    if command == "persist" and inv.nas.lab and any(host for host, _ in parts):
+        raise UsageError("the lab's hosts are gone at a reboot: nothing of theirs to persist")
     order = list(reversed(parts)) if command == "rollback" else parts
-    answers = []
     for host, path in order:
         agent = Agent(inv.nas) if host is None else Agent(inv.client(host), "client")
         try:
@@ -69,3 +73,20 @@ def forwarded(inventory: Path, command: str, journal: str | None, flags: list[st
         except NasError as e:
             answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
     return answers
+
+
+def _still_applied(inv: Inventory, answers: list[Answer]) -> list[Part]:
+    """Each client that runs nastune and whose newest journal still holds applied settings; a
+    client that cannot be asked is said in `answers`."""
+    found: list[Part] = []
+    for host in (c for c in inv.clients if c.command):
+        agent = Agent(host, "client")
+        try:
+            newest = agent.verify()
+        except NasError as e:
+            if "no journal" not in str(e):
+                answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
+            continue
+        if newest.settings:
+            found.append((host.name, newest.journal))
+    return found

@@ -42,7 +42,14 @@ class Pending:
 
 
 def validate(plan: Plan) -> None:
+    """Every change names a known knob and suits it, and none is a client's: those are applied by
+    nastune on that client, through the inventory that names it."""
     for i, change in enumerate(plan.changes):
+        if change.host:
+            raise TuneError(
+                f"changes[{i}].host: a change for client {change.host}; apply the plan with --inventory, "
+                "whose nastune on each host applies that host's changes"
+            )
         knob = KNOBS.get(change.knob)
         if knob is None:
             raise TuneError(f"changes[{i}]: unknown knob {change.knob!r}")
@@ -241,7 +248,7 @@ def verify(journal: Journal, system: System) -> list[tuple[str, str, str, bool]]
     for entry in contents.changes:
         if entry.get("state") != "applied":
             continue
-        parsed = journal_change(entry)
+        parsed = journal_change(entry.get("change"))
         if isinstance(parsed, str):
             rows.append((f"journal line {entry['lines'][0]}", "a change", parsed, False))
             continue

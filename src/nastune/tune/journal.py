@@ -16,6 +16,7 @@ import re
 import stat
 import time
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict
 
 from nastune.errors import UsageError
 from nastune.jsonfile import dumps, loads
@@ -28,10 +29,24 @@ NAME = re.compile(r"\d{8}T\d{6}(\.\d{6})?-\d+\.jsonl")  # microseconds: an A/B r
 STATES = ("started", "applied", "failed", "rolled_back")
 
 
+class Entry(TypedDict):
+    """One change of a journal, its lines merged: its seq and latest state (both checked as
+    read), the line numbers it was read from, and what its lines recorded, unchecked (the
+    change as apply announced it, the original value or files, the value read back, the error)."""
+
+    seq: int
+    state: str
+    lines: list[int]
+    change: NotRequired[object]
+    before: NotRequired[object]
+    after: NotRequired[object]
+    error: NotRequired[object]
+
+
 @dataclass
 class Contents:
     header: dict | None
-    changes: list[dict]  # merged per seq: change, before, latest state, and the line numbers
+    changes: list[Entry]  # one per seq, in seq order
     extra: list[dict]  # confirm records and other typed lines
     problems: list[str] = field(default_factory=list)  # "line N: why", for lines that were not usable
 
@@ -162,7 +177,7 @@ class Journal:
         if len(raw) > MAX_LINES:
             raise TuneError(f"{self.path}: {len(raw)} lines, more than a journal nastune writes ({MAX_LINES})")
         contents = Contents(None, [], [])
-        merged: dict[int, dict] = {}
+        merged: dict[int, Entry] = {}
         for n, line in enumerate(raw, 1):
             try:
                 entry = loads(line, f"line {n}")
@@ -184,8 +199,8 @@ class Journal:
                 elif state not in STATES:
                     contents.problems.append(f"line {n}: unknown state {str(state)[:40]!r}")
                 else:
-                    merged.setdefault(seq, {"lines": []}).update(entry)
-                    merged[seq]["lines"].append(n)
+                    merged.setdefault(seq, Entry(seq=seq, state=state, lines=[]))
+                    _merge(merged[seq], entry, n)
             else:
                 contents.extra.append(entry)
         if contents.header is None:
@@ -198,11 +213,19 @@ class Journal:
         assert header is not None
         return header
 
-    def changes(self) -> list[dict]:
+    def changes(self) -> list[Entry]:
         return self.read().changes
 
     def has(self, kind: str) -> bool:
         return any(e.get("type") == kind for e in self.read().extra)
+
+
+def _merge(into: Entry, line: dict, n: int) -> None:
+    """A change line's state and what it recorded, over what earlier lines of its seq said."""
+    into["state"], into["lines"] = line["state"], [*into["lines"], n]
+    for key in ("change", "before", "after", "error"):
+        if key in line:
+            into[key] = line[key]
 
 
 def find(host: System, path: str | None = None, lab: System | None = None) -> Journal:

@@ -68,9 +68,8 @@ class Report:
         )
 
 
-def journal_change(entry: dict) -> tuple[PlannedChange, Knob] | str:
-    """The change a journal entry records, validated like a plan's; or why it is unusable."""
-    raw = entry.get("change")
+def journal_change(raw: object) -> tuple[PlannedChange, Knob] | str:
+    """The change a journal line records, validated like a plan's; or why it is unusable."""
     if not isinstance(raw, dict):
         return "no change recorded on this line"
     name = raw.get("knob")
@@ -167,7 +166,7 @@ def _unrecorded(journal: Journal, system: System, contents: Contents) -> list[Fa
     for seq, raw in sorted(contents.steps().items(), reverse=True):
         if seq in recorded:
             continue
-        parsed = journal_change({"change": raw})
+        parsed = journal_change(raw)
         if isinstance(parsed, str):
             failures.append(Failure(f"{journal.path} step {seq}", parsed, "check that step's setting by hand"))
             continue
@@ -220,7 +219,7 @@ def rollback(journal: Journal, system: System, log: Callable[[str], None] = prin
     for entry in reversed(contents.changes):
         if entry.get("state") == "rolled_back":
             continue
-        parsed = journal_change(entry)
+        parsed = journal_change(entry.get("change"))
         if isinstance(parsed, str):
             report.failures.append(
                 Failure(f"{journal.path} line {entry['lines'][0]}", parsed, "check that line's setting by hand")
