@@ -23,8 +23,9 @@ its interval over the plan reaches 1.00x) in every scenario.
         [--out bench/results/peers.json]
 
 On the newer scenarios (signing: Samba requiring signing with HMAC-SHA256 first, clients requiring
-it, half a core), run without soho, the goal is the plan better than TuneD's best in each
-(`--scenarios signing --out bench/results/peers-signing.json`)."""
+it, half a core; encrypted: the same with encryption, AES-CCM first), run without soho, the goal is
+the plan better than TuneD's best in each (`--scenarios signing --out bench/results/peers-signing.json`,
+`--scenarios encrypted --out bench/results/peers-encrypted.json`)."""
 
 from __future__ import annotations
 

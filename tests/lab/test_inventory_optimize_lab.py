@@ -1,7 +1,8 @@
 """The main job on real hosts, as the lab's inventory describes them: the NAS reached over SSH
 (nastune runs there: its facts, its journal, its confirm-or-revert watchdog) and measured from
-two clients at once; then the faults: an unconfirmed network change reverted by the NAS
-itself, a client lacking a tool, a client that dies mid-run."""
+two clients at once; then the faults, one test each on the same lab, in this order (the last
+cuts a client off): an unconfirmed network change reverted by the NAS itself, a client lacking
+a tool, a client that dies mid-run."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from nastune.tune.plan import Plan
 from tests.lab.conftest import nastune
 
 
-@pytest.fixture
-def soho2(lab_dir):
-    nastune(lab_dir, "lab", "up", "--scenario", "soho", "--clients", "2")
-    return lab_dir
+@pytest.fixture(scope="module")
+def soho2(module_lab_dir):
+    nastune(module_lab_dir, "lab", "up", "--scenario", "soho", "--clients", "2")
+    return module_lab_dir
 
 
 def nas_mtu() -> int:
@@ -30,7 +31,7 @@ def nas_mtu() -> int:
     return json.loads(shown.stdout)[0]["mtu"]
 
 
-def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
+def test_optimize_through_the_inventory(soho2, tmp_path):
     inv_path = soho2 / "inventory.ini"
     status = json.loads(nastune(soho2, "lab", "status", "--json").stdout)["parts"]
     assert {"ssh to nas", "ssh to c1", "ssh to c2"} <= {p["part"] for p in status if p["ok"]}
@@ -68,13 +69,21 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
     assert any(c["knob"] == "mtu" for c in applied)
     time.sleep(12)  # past the watchdog's 10 s: confirmed, so nothing was reverted
     assert nas_mtu() == 9000
+    assert [slow_start(network.client_ns(i)) for i in (1, 2)] == ["0", "0"]  # each client's own change
     nastune(soho2, "verify", "--inventory", str(inv_path))
     undone = nastune(soho2, "rollback", "--inventory", str(inv_path))
     assert "rolled back" in undone.stdout
     assert nas_mtu() == 1500
+    assert [slow_start(network.client_ns(i)) for i in (1, 2)] == ["1", "1"]
 
-    # a network change nobody confirms: the NAS reverts it by itself
-    agent = Agent(inventory.load(inv_path).nas)
+
+def slow_start(ns: str) -> str:
+    read = ["ip", "netns", "exec", ns, "sysctl", "-n", "net.ipv4.tcp_slow_start_after_idle"]
+    return subprocess.run(read, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_network_change_nobody_confirms_is_reverted_by_the_nas(soho2):
+    agent = Agent(inventory.load(soho2 / "inventory.ini").nas)
     plan = Plan.model_validate(
         {
             "schema": "nastune.plan/1",
@@ -90,7 +99,13 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
         time.sleep(1)
     assert nas_mtu() == 1500
 
-    # a client lacking a tool: smbclient hidden in c2's sshd's mount namespace
+
+def bench_args(soho2) -> tuple[str, ...]:
+    return ("bench", "--inventory", str(soho2 / "inventory.ini"), "--target", "smb", "-w", "seq-write", "--size", "8M")
+
+
+def test_a_client_lacking_a_tool_is_named_with_its_package(soho2, tmp_path):
+    """smbclient hidden in c2's sshd's mount namespace."""
     sshd = next(
         r["pid"]
         for r in json.loads((soho2 / "state.json").read_text())["resources"]
@@ -98,16 +113,16 @@ def test_optimize_through_the_inventory_then_the_faults(soho2, tmp_path):
     )
     hide = ["nsenter", "-t", str(sshd), "-m", "mount", "--bind", "/dev/null", "/usr/bin/smbclient"]
     subprocess.run(hide, check=True)
-    args = ("bench", "--inventory", str(inv_path), "--target", "smb", "-w", "seq-write", "--size", "8M")
-    proc = nastune(soho2, *args, "--repeats", "1", "--out", str(tmp_path / "t.json"), check=False)
+    proc = nastune(soho2, *bench_args(soho2), "--repeats", "1", "--out", str(tmp_path / "t.json"), check=False)
     subprocess.run(["nsenter", "-t", str(sshd), "-m", "umount", "/usr/bin/smbclient"], check=True)
     assert proc.returncode != 0
     assert "client c2" in proc.stderr
     assert "apt-get install smbclient" in proc.stderr
 
-    # a client that dies mid-run: the run fails naming it, the finished workload is kept
+
+def test_a_client_that_dies_mid_run_is_named_and_the_finished_workload_kept(soho2, tmp_path):
     kept = tmp_path / "mid.json"
-    mid = [a if a != "8M" else "32M" for a in args]
+    mid = [a if a != "8M" else "32M" for a in bench_args(soho2)]
     cmd = [sys.executable, "-m", "nastune", *mid, "-w", "seq-read", "--repeats", "3", "--out", str(kept)]
     env = {"NASTUNE_LAB_DIR": str(soho2), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
     bench = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

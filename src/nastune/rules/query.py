@@ -111,6 +111,12 @@ def rate(i: Interface) -> Fact[int]:
     return i.rate_mbps or i.speed_mbps
 
 
+def link_mbit(facts: Facts) -> int | None:
+    """The fastest of the NAS's links in Mbit/s, where a rate is known."""
+    rates = [r.value for r in (rate(i) for i in links(facts)) if r.known and r.value]
+    return max(rates) if rates else None
+
+
 def data_mounts(facts: Facts) -> list[Mount]:
     """Local file systems that hold data (not the pseudo ones, not /boot)."""
     if facts.mounts is None:

@@ -2,21 +2,16 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import kernel_at_least, links, nfs_fstab, present, rate
+from nastune.rules.query import kernel_at_least, link_mbit, nfs_fstab, present
 
 FAST = 10_000  # Mbit/s: below this one TCP connection fills the link
 CONNECTIONS = 4  # Microsoft's measured sweet spot; the kernel allows up to 16
 
 
-def _fast_link(facts: Facts) -> int | None:
-    rates = [r.value for r in (rate(i) for i in links(facts)) if r.known and r.value]
-    return max(rates) if rates and max(rates) >= FAST else None
-
-
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     nfs_client = present(facts.nfs_client)
-    mbit = _fast_link(facts)
-    if mbit is None or not kernel_at_least(facts, 5, 3):
+    mbit = link_mbit(facts)
+    if mbit is None or mbit < FAST or not kernel_at_least(facts, 5, 3):
         return
     fstab = nfs_fstab(facts)
     for m in nfs_client.mounts.value or []:

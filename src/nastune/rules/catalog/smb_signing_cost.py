@@ -2,11 +2,12 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import crypto_evidence, present, samba_globals, samba_order, slow_crypto
+from nastune.rules.query import crypto_evidence, link_mbit, present, samba_globals, samba_order, slow_crypto
 
 FAST = "AES-128-GMAC"  # GMAC rides the CPU's AES and carry-less multiply: the cheapest signature
 ORDER = "AES-128-GMAC, AES-128-CMAC, HMAC-SHA256"  # Samba's own default order
 REQUIRED = ("mandatory", "required", "yes", "true", "on")
+FAST_LINK = 10_000  # Mbit/s: from here the CPU each byte costs, not the link, limits a small NAS
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
@@ -20,13 +21,14 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     slow = slow_crypto(facts)
     if algorithms[:1] == [FAST] and not (required and slow):
         return
+    # with AES-NI a slow algorithm costs a few percent on 1 Gbit and a third of the reads on
+    # 10 Gbit (bench/results/signing.json, signing-10gbit.json); any signing is dear without it
+    dear = (required and slow) or (algorithms[:1] != [FAST] and (link_mbit(facts) or 0) >= FAST_LINK)
     source = smb.config.source
     yield rule.finding(
         target="global:server signing",
-        # measured on a CPU with AES-NI (bench/results/signing.json): a few percent at half a core;
-        # dear only where the CPU lacks the instructions
-        impact=15 if required and slow else 6 if required else 4,
-        severity=Severity.medium if required and slow else Severity.low,
+        impact=15 if dear else 6 if required else 4,
+        severity=Severity.medium if dear else Severity.low,
         message=(
             f"Signed SMB3 sessions use {algorithms[0] if algorithms else 'no algorithm'} first, not {FAST}"
             if algorithms[:1] != [FAST]
@@ -69,12 +71,12 @@ RULE = Rule(
     area="smb",
     severity=Severity.medium,
     check=check,
-    needs=("smb", "system"),
+    needs=("smb", "system", "network"),
     gain="AES-128-GMAC signs at close to memory speed on a CPU with AES-NI and PCLMULQDQ; HMAC-SHA256 and "
     "AES-128-CMAC cost several times more CPU per byte. Azure NetApp Files measured a single-connection read "
-    "fall from about 875 to about 250 MiB/s with signing required. On nastune's lab (a CPU with AES-NI, the "
-    "servers at half a core, 1 Gbit) signing with HMAC-SHA256 first cost 5.9% of SMB reads and GMAC first "
-    "won back 5.1%: small where the CPU has the instructions, large where it has not.",
+    "fall from about 875 to about 250 MiB/s with signing required. On nastune's lab (a CPU with AES-NI) "
+    "signing with HMAC-SHA256 first cost a few percent of SMB reads on 1 Gbit and over a third on 10 Gbit, where "
+    "GMAC first won back over 40%.",
     tradeoff="None for the algorithm order: GMAC is as strong as CMAC, and clients that do not offer it (before "
     "Windows 11 and Samba 4.15) fall back to the next one. Not requiring signing is a security trade (a man in "
     "the middle can alter data): nastune makes it only with --accept-risk security.",
