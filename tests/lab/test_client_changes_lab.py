@@ -43,6 +43,14 @@ def test_the_plan_names_a_change_for_the_client(lab, tmp_path):
     assert [(c["rule"], c["target"], c["new"]) for c in on_client] == [("tcp-slow-start-after-idle", KEY, 0)]
 
 
+def test_diagnose_names_the_client_s_findings(lab):
+    inv = str(lab / "inventory.ini")
+    found = json.loads(nastune(lab, "diagnose", "--inventory", inv, "--json").stdout)["findings"]
+    assert [f["rule"] for f in found if f["host"] == "c1"] == ["tcp-slow-start-after-idle"]
+    shown = nastune(lab, "diagnose", "--inventory", inv).stdout
+    assert "tcp-slow-start-after-idle (client c1: net.ipv4.tcp_slow_start_after_idle)" in shown
+
+
 def test_apply_verify_and_rollback_on_the_nas_and_its_client(lab, tmp_path):
     before = everywhere()
     plan = write_plan(tmp_path, [NAS_CHANGE, {**NAS_CHANGE, "host": "c1"}])

@@ -112,7 +112,8 @@ def diagnose(
     with failing():
         runs = check(spec)  # before the facts are read: a bad argument fails at once
         how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
-        done = run(spec, facts_of(site(lab, inventory, root=root), area, how), runs)
+        where = site(lab, inventory, root=root)
+        done = run(spec, where, facts_of(where, area, how), runs)
     print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)

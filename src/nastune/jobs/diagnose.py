@@ -16,6 +16,7 @@ from nastune.faults import checkpoint
 from nastune.rules.model import Findings
 from nastune.rules.runtime import with_runtime
 from nastune.severity import Severity
+from nastune.sites.base import Site
 
 
 @dataclass
@@ -35,11 +36,12 @@ def check(spec: DiagnoseSpec) -> list:
     return [results.load(path) for path in spec.profiles]
 
 
-def run(spec: DiagnoseSpec, facts: Facts, runs: list) -> Findings:
+def run(spec: DiagnoseSpec, site: Site, facts: Facts, runs: list) -> Findings:
+    """Every rule on the NAS's `facts`, and on each client of `site` that runs nastune."""
     checkpoint("diagnose")
     if spec.numa_matrix is not None:
         facts.numa_bandwidth = numa_matrix_file.load(spec.numa_matrix)
-    found = knowledge.evaluate(facts, only=spec.only or None, min_severity=spec.min_severity)
+    found = [f for f in site.findings(facts, spec.only or None) if f.severity >= spec.min_severity]
     if runs:
         found = with_runtime(found, runs)
     return Findings(rules=len(knowledge.all_rules()), findings=found, warnings=facts.warnings)

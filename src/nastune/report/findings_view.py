@@ -41,7 +41,7 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
                 (f"{f.severity.name.upper():8}", COLOURS[f.severity]),
                 " ",
                 (f.rule, "bold"),
-                f" ({f.target}): {f.message}",
+                f" ({f'client {f.host}: ' if f.host else ''}{f.target}): {f.message}",
             )
             if f.limiting:
                 say(("    limiting now: ", "red"), f.limiting)
