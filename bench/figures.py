@@ -255,6 +255,11 @@ def peers_signing() -> str:
     return peers_of("peers-signing")
 
 
+@figure("peers-encrypted")
+def peers_encrypted() -> str:
+    return peers_of("peers-encrypted")
+
+
 def peers_of(name: str) -> str:
     r = record(name)
     labels = ("TuneD throughput-performance", "TuneD network-throughput", "nastune plan", "nastune autotune")

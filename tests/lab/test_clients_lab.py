@@ -1,6 +1,7 @@
 """Real clients: the lab's client namespaces reached over SSH from their inventory, exactly as
 real client machines are; several at once, fairness, scaling, fio's client/server mode, and
-the faults: a hostile share name, a dead client."""
+the faults: a hostile share name, a dead client. One lab for the module, one scenario per test,
+in this order (the last kills a client)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,18 @@ from nastune.remote import inventory
 from tests.lab.conftest import nastune
 
 
-@pytest.fixture
-def lab3(lab_dir):
-    nastune(lab_dir, "lab", "up", "--scenario", "modern", "--clients", "3")
-    return lab_dir
+@pytest.fixture(scope="module")
+def lab3(module_lab_dir):
+    nastune(module_lab_dir, "lab", "up", "--scenario", "modern", "--clients", "3")
+    return module_lab_dir
+
+
+def bench_args(out) -> tuple[str, ...]:
+    return ("--lab", "--clients", "all", "--size", "24M", "--repeats", "1", "--out", str(out))
+
+
+def inventory_text(lab3) -> str:
+    return nastune(lab3, "lab", "inventory").stdout
 
 
 def med(metric: dict) -> float:
@@ -29,17 +38,17 @@ def results(path) -> list[dict]:
     return json.loads(path.read_text())["results"]
 
 
-def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
+def test_three_clients_answer_over_ssh_as_the_inventory_names_them(lab3):
     status = json.loads(nastune(lab3, "lab", "status", "--json").stdout)["parts"]
     assert {p["part"] for p in status if p["ok"]} >= {"ssh to c1", "ssh to c2", "ssh to c3"}
-    text = nastune(lab3, "lab", "inventory").stdout
-    inv = inventory.parse(text, "lab")
+    inv = inventory.parse(inventory_text(lab3), "lab")
     assert [c.name for c in inv.clients] == ["c1", "c2", "c3"]
     assert inv.nas.data_address == network.NAS_IP
 
-    # SMB and NFS writes and reads from all three at once
+
+def test_smb_and_nfs_from_all_three_at_once(lab3, tmp_path):
     out = tmp_path / "together.json"
-    args = ("--lab", "--clients", "all", "--size", "24M", "--repeats", "1", "--out", str(out))
+    args = bench_args(out)
     for target in ("smb", "nfs"):
         nastune(lab3, "bench", *args, "--target", target, "-w", "seq-write", "-w", "seq-read")
         for r in results(out):
@@ -52,18 +61,27 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
             assert not [f for f in m["MB/s"]["flags"] if "above" in f]
             assert all(med(m[f"MB/s @c{i}"]) > 0 for i in (1, 2, 3))
 
-    # scaling: 1, 2, then all 3 clients
-    nastune(lab3, "bench", *args, "--target", "nfs", "-w", "seq-write", "--scaling")
+
+def test_scaling_over_one_two_then_three_clients(lab3, tmp_path):
+    out = tmp_path / "scaling.json"
+    nastune(lab3, "bench", *bench_args(out), "--target", "nfs", "-w", "seq-write", "--scaling")
     assert [r["target"].get("client") for r in results(out)] == ["c1", "c1,c2", "c1,c2,c3"]
 
-    # fio's client/server mode on each client's own smbnetfs mount (FUSE: 8M is enough to see it)
-    nastune(lab3, "bench", *[a if a != "24M" else "8M" for a in args], "--target", "mount", "-w", "seq-write")
+
+def test_fio_s_client_server_mode_on_each_client_s_own_mount(lab3, tmp_path):
+    """smbnetfs, a FUSE mount: 8M is enough to see it."""
+    out = tmp_path / "mount.json"
+    nastune(
+        lab3, "bench", *[a if a != "24M" else "8M" for a in bench_args(out)], "--target", "mount", "-w", "seq-write"
+    )
     (r,) = results(out)
     assert med(r["metrics"]["MB/s @c3"]) > 0
     assert med(r["metrics"]["fairness"]) > 0
 
-    # stress: c1 measures on the idle NAS, then while c2 and c3 load it
-    shown = nastune(lab3, "bench", *args, "--target", "nfs", "-w", "sync-write", "--stress").stdout
+
+def test_stress_measures_from_c1_idle_then_loaded_by_the_others(lab3, tmp_path):
+    out = tmp_path / "stress.json"
+    shown = nastune(lab3, "bench", *bench_args(out), "--target", "nfs", "-w", "sync-write", "--stress").stdout
     loaded = json.loads(out.read_text())
     assert loaded["label"].startswith("loaded by c2 ")
     assert "; c3 " in loaded["label"]
@@ -71,18 +89,22 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
     assert "times worse" in shown
     assert "sync 4K latency p99" in shown
 
-    # a share name that is shell syntax, or smbclient's, is refused when the inventory is read
-    flag = tmp_path / "pwned"
+
+def test_a_share_name_that_is_shell_syntax_is_refused_when_the_inventory_is_read(lab3, tmp_path):
+    flag, out = tmp_path / "pwned", tmp_path / "hostile.json"
     hostile = tmp_path / "hostile.ini"
-    hostile.write_text(text.replace("nastune_smb_share=data", f"nastune_smb_share='data;touch {flag}'"))
+    hostile.write_text(inventory_text(lab3).replace("nastune_smb_share=data", f"nastune_smb_share='data;touch {flag}'"))
     bench = ("--clients", "c2", "--target", "smb", "-w", "seq-write", "--size", "8M", "--repeats", "1")
     proc = nastune(lab3, "bench", "--inventory", str(hostile), *bench, "--out", str(out), check=False)
     assert proc.returncode == 2
     assert "nastune_smb_share" in proc.stderr
     assert not flag.exists()
 
-    # the aged-read set through each real client tool: a name with spaces is one name to smbclient,
-    # curl and nfs-cp; a file that is not there is an error naming it and the client, never 0 MB/s
+
+def test_the_aged_read_set_through_each_client_tool(lab3, tmp_path):
+    """A name with spaces is one name to smbclient, curl and nfs-cp; a file that is not there is
+    an error naming it and the client, never 0 MB/s."""
+    text, out = inventory_text(lab3), tmp_path / "aged.json"
     share = lab3 / "mnt" / "share"
     (share / "old files").mkdir()
     (share / "old files" / "a b.bin").write_bytes(b"x" * (1 << 20))
@@ -102,11 +124,15 @@ def test_three_clients_over_ssh_together_scaling_and_faults(lab3, tmp_path):
                 assert "c1" in proc.stdout + proc.stderr, proc.stderr
     assert sorted(p.name for p in share.rglob("*")) == before  # nothing written by a second command
 
-    # a dead client: everything in its namespace killed; the run names it
+
+def test_a_dead_client_is_named(lab3, tmp_path):
+    """Everything in its namespace killed (the module's last test: the lab goes down after it)."""
     pids = subprocess.run(["ip", "netns", "pids", network.client_ns(3)], capture_output=True, text=True).stdout
     subprocess.run(["kill", "-9", *pids.split()], check=False)
     subprocess.run(["ip", "-n", network.client_ns(3), "link", "set", "mgmt0", "down"], check=True)
-    proc = nastune(lab3, "bench", *args, "--target", "smb", "-w", "seq-write", check=False)
+    proc = nastune(
+        lab3, "bench", *bench_args(tmp_path / "dead.json"), "--target", "smb", "-w", "seq-write", check=False
+    )
     assert proc.returncode != 0
     assert "c3" in proc.stderr
     assert "Traceback" not in proc.stderr
