@@ -10,7 +10,7 @@ import signal
 import pytest
 
 from nastune.bench.targets import goodput_bytes
-from nastune.lab import network
+from nastune.lab import network, scenario
 from tests.lab.conftest import iperf3_from, leftovers, nastune, sha256, status
 
 SIZE = 16 << 20
@@ -103,7 +103,8 @@ def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
     assert "at least 64M" in proc.stderr
     proc = nastune(lab_dir, "lab", "up", "--scenario", "nosuch", check=False)
     assert proc.returncode == 2
-    assert "no scenario 'nosuch'; built in: limit-cpu-quota," in proc.stderr
+    built_in = sorted(f.stem for f in scenario.HERE.glob("*.toml"))
+    assert f"no scenario 'nosuch'; built in: {', '.join(built_in)}; or give a .toml file" in proc.stderr
     assert "soho" in proc.stderr
     assert leftovers(lab_dir) == []
 
