@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 
 from record import RESULTS
 
@@ -245,21 +245,6 @@ def replay_soho_wide() -> str:
     return printed("autotune-replay-soho-wide")
 
 
-@figure("peers")
-def peers() -> str:
-    return peers_of("peers")
-
-
-@figure("peers-signing")
-def peers_signing() -> str:
-    return peers_of("peers-signing")
-
-
-@figure("peers-encrypted")
-def peers_encrypted() -> str:
-    return peers_of("peers-encrypted")
-
-
 def peers_of(name: str) -> str:
     r = record(name)
     labels = ("TuneD throughput-performance", "TuneD network-throughput", "nastune plan", "nastune autotune")
@@ -292,16 +277,6 @@ def interval(row: dict) -> str:
     return f"{row['change']:+.1%} ({low:+.1%}..{high:+.1%})"
 
 
-@figure("signing")
-def signing() -> str:
-    return protection_runs("signing")
-
-
-@figure("signing-10gbit")
-def signing_10gbit() -> str:
-    return protection_runs("signing-10gbit")
-
-
 def protection_runs(name: str) -> str:
     """Every interleaved A/B of a bench/signing.py record: medians, change with its interval, verdict."""
     r = record(name)
@@ -313,6 +288,12 @@ def protection_runs(name: str) -> str:
         for row in ab["rows"]
     ]
     return "\n".join(lines) + f"\n\nGoal: {goal(r['met'])}."
+
+
+for _record in ("peers", "peers-signing", "peers-encrypted"):  # one table per peers.py record
+    figure(_record)(partial(peers_of, _record))
+for _record in ("signing", "signing-10gbit"):  # one list per signing.py record
+    figure(_record)(partial(protection_runs, _record))
 
 
 @figure("signing-rule")

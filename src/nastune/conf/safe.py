@@ -17,6 +17,7 @@ SAMBA_SECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.$-]{0,79}")
 SAMBA_VALUE = re.compile(r"[A-Za-z0-9 _.,:/=%@+*-]{0,512}")
 GANESHA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 GANESHA_VALUE = re.compile(r"[A-Za-z0-9_./:+-]{1,256}")
+HOST_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}"  # an inventory host's name, as plans and journals name it
 MOUNT_OPTION = re.compile(r"[A-Za-z0-9_.:/@+-]{1,128}")  # one option or value: no comma, no space
 HOST = re.compile(r"[A-Za-z0-9_.:/*@\[\]-]{1,255}")
 # A file or share name that reaches a client tool (smbclient's command language, which splits

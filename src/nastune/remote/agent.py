@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from nastune import commands, wire
 from nastune.errors import Failure
+from nastune.facts import Facts
 from nastune.facts.context import Reading
 from nastune.remote.inventory import Host, Nas, load
 from nastune.risks import Risks
@@ -118,12 +119,15 @@ class Agent:
     ) -> str:
         return self.run([*self.nastune_argv, *args], what, timeout, input, ok)
 
-    def facts(self, reading: Reading, areas: Sequence[str]) -> dict:
-        """The NAS's facts of `areas`, read there as `reading` says (facts.Reading: its options
+    def facts(self, reading: Reading, areas: Sequence[str]) -> Facts:
+        """The host's facts of `areas`, read there as `reading` says (facts.Reading: its options
         travel as inspect's own)."""
         chosen = [a for area in areas for a in ("--area", area)]
         out = self.nastune("inspect", "--json", *self.lab_args, *reading.args(), *chosen, what="inspect")
-        return self._json(out, "inspect")
+        try:
+            return Facts.model_validate(self._json(out, "inspect"))
+        except ValueError as e:
+            raise NasError(f"inspect on {self.name}: not facts nastune reads ({str(e)[:200]})") from None
 
     def apply(self, plan: Plan, accept_risk: Risks, confirm_timeout: int, persist: bool = False) -> wire.Apply:
         """Apply `plan` on the NAS: its journal there, and the watchdog's seconds (0: none armed);

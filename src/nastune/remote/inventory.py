@@ -37,7 +37,7 @@ class InventoryError(Failure, ValueError):
 class Host(BaseModel):
     model_config = {"extra": "forbid"}
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+    name: str = Field(pattern=f"^{safe.HOST_NAME}$")
     address: str
     user: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_.-]{0,31}$")
     port: int = Field(default=22, ge=1, le=65535)
@@ -125,6 +125,11 @@ class Inventory(BaseModel):
             if host.name == name:
                 return host
         raise InventoryError(f"{self.path}: no client {name!r}; clients: {', '.join(h.name for h in self.clients)}")
+
+    @property
+    def tuned_clients(self) -> list[Host]:
+        """The clients nastune reads and tunes: those the inventory gives a nastune_command."""
+        return [c for c in self.clients if c.command]
 
     def select(self, names: str) -> list[Host]:
         """`all`, or client names separated by commas."""

@@ -42,7 +42,12 @@ def evaluate(
         if rule.applies(facts):
             found = (f for f in rule.check(rule, facts) if f.severity >= min_severity)
             findings.extend(_boot_source(f, facts).model_copy(update={"host": client}) for f in found)
-    return sorted(findings, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target))
+    return ranked(findings)
+
+
+def ranked(findings: list[Finding]) -> list[Finding]:
+    """The most severe first, then the most impact (a client's after the NAS's on a tie)."""
+    return sorted(findings, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target, f.host or ""))
 
 
 def _boot_source(finding: Finding, facts: Facts) -> Finding:

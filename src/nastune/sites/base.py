@@ -59,7 +59,7 @@ class Site(ABC):
         found = knowledge.evaluate(facts, only=only)
         for name, client in self.client_facts().items():
             found += knowledge.evaluate(client, only=only, client=name)
-        return sorted(found, key=lambda f: (-f.severity, -f.impact, f.area, f.rule, f.target, f.host or ""))
+        return knowledge.ranked(found)
 
     @abstractmethod
     def tuner(self) -> Tuner:

@@ -9,11 +9,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from nastune.conf import safe
 from nastune.errors import UsageError
 from nastune.remote.agent import Agent, NasError
 from nastune.remote.inventory import Inventory, load
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")  # an inventory host's name
+NAME = re.compile(safe.HOST_NAME)
 
 Part = tuple[str | None, str]  # (the client, None for the NAS; its journal there)
 
@@ -57,7 +58,7 @@ def forwarded(inventory: Path, command: str, journal: str | None, flags: list[st
     said."""
     inv = load(inventory)
     answers: list[Answer] = []
-    parts = split(journal or "", [c.name for c in inv.clients if c.command])
+    parts = split(journal or "", [c.name for c in inv.tuned_clients])
     if not any(host for host, _ in parts):
         parts = [(None, journal or "")]
         if not journal and command in ("verify", "rollback", "confirm", "persist"):
@@ -79,7 +80,7 @@ def _still_applied(inv: Inventory, answers: list[Answer]) -> list[Part]:
     """Each client that runs nastune and whose newest journal still holds applied settings; a
     client that cannot be asked is said in `answers`."""
     found: list[Part] = []
-    for host in (c for c in inv.clients if c.command):
+    for host in inv.tuned_clients:
         agent = Agent(host, "client")
         try:
             newest = agent.verify()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from nastune.conf import safe
 from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
 from nastune.rules.model import Change, Finding
@@ -23,7 +24,7 @@ class PlannedChange(Change):
     why: str = ""
     target: str = Field(min_length=1, max_length=4096)
     key: str | None = Field(None, max_length=256)
-    host: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")  # a client (None: the NAS)
+    host: str | None = Field(None, pattern=f"^{safe.HOST_NAME}$")  # a client (None: the NAS)
 
     @field_validator("new", "current")
     @classmethod
