@@ -257,7 +257,7 @@ def search(land: Landscape, sampler, budget: int, seeds: list[dict], rng) -> tup
         medians = land.observe(config, land.repeats, rng)
         base = base or medians  # trial 0 is the system as it is: the base of every ratio
         study.tell(trial, land.score(medians, base))
-    done = choose_finalists(study.trials[1:], FINALISTS, seeds[0])
+    done = choose_finalists(study.trials[1:], FINALISTS, lambda config: config != seeds[0])
     base = land.observe(seeds[0], FINAL_REPEATS, rng)
     again = [(land.score(land.observe(t.user_attrs["config"], FINAL_REPEATS, rng), base), t) for t in done]
     chosen = max(again, key=lambda x: x[0])[1].user_attrs["config"]

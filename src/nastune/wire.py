@@ -50,6 +50,8 @@ class Planned(BaseModel):
     current: str  # as read before the apply
     new: str
     change: bool  # False: already as planned
+    index: int = 0  # its place in the plan
+    error: str | None = None  # why it cannot be made there (apply then refuses the whole plan)
 
 
 class Apply(Wire):

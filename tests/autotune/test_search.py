@@ -206,6 +206,7 @@ def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
     from nastune.autotune.trials import choose_finalists
 
     current, rule = {"x": 0}, {"x": 1}
+    moves = lambda config: config != current
 
     def trial(number, value, config, origin="search"):
         made = create_trial(
@@ -218,11 +219,11 @@ def test_the_rule_based_plan_is_a_finalist_even_when_its_trial_ranked_lower():
         return made
 
     done = [trial(1, 1.01, rule, "rule-based plan")] + [trial(n, 1.0 + n / 10, {"x": n}) for n in range(2, 6)]
-    assert [t.number for t in choose_finalists(done, 3, current)] == [5, 4, 3, 1]
-    assert [t.number for t in choose_finalists(done, 5, current)] == [5, 4, 3, 2, 1]
+    assert [t.number for t in choose_finalists(done, 3, moves)] == [5, 4, 3, 1]
+    assert [t.number for t in choose_finalists(done, 5, moves)] == [5, 4, 3, 2, 1]
     # a rule plan that changes nothing is the base itself: it is not measured twice
     done[0] = trial(1, 1.01, current, "rule-based plan")
-    assert [t.number for t in choose_finalists(done, 3, current)] == [5, 4, 3]
+    assert [t.number for t in choose_finalists(done, 3, moves)] == [5, 4, 3]
 
 
 def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, tmp_path):
@@ -235,7 +236,8 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     conf = root / "var/lib/nastune/lab/ganesha.conf"
     args = ["--knobs", "nfs-transfer-size", "--budget", "4"]
     resume = tmp_path / "resume"  # held until the file is broken, however busy the machine
-    env = {"NASTUNE_PAUSE_AT": "apply:2:journaled:600", "NASTUNE_RESUME_FILE": str(resume)}
+    # the plan's five sysctls beside the search come first: change 7 is the export's second
+    env = {"NASTUNE_PAUSE_AT": "apply:7:journaled:600", "NASTUNE_RESUME_FILE": str(resume)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "nastune", "autotune", "--live", "--root", str(root), "--target", str(data)]
         + ["--out", str(out), *TINY, *args],
@@ -246,11 +248,11 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     )
     journals = root / "var/lib/nastune/journal"
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and not any('"seq": 2' in j.read_text() for j in journals.glob("*.jsonl")):
+    while time.monotonic() < deadline and not any('"seq": 7' in j.read_text() for j in journals.glob("*.jsonl")):
         time.sleep(0.05)
     kept = conf.read_bytes()
     conf.unlink()
-    conf.mkdir()  # change 2 cannot be written, nor change 1 put back
+    conf.mkdir()  # change 7 cannot be written, nor change 6 put back
     resume.touch()
     stdout, stderr = proc.communicate(timeout=600)
     text = " ".join((stdout + stderr).split())
@@ -264,3 +266,24 @@ def test_a_trial_whose_rollback_fails_stops_the_search_naming_the_system(soho, t
     assert not summary.exists() or all(t["number"] <= 1 for t in json.loads(summary.read_text())["trials"])
     conf.rmdir()
     conf.write_bytes(kept)
+
+
+def test_every_trial_but_the_base_makes_the_plan_s_changes_no_tunable_searches(soho, tmp_path):
+    """Searching the transfer size alone, trial 1 is the whole rule-based plan (its dirty ratios
+    journaled beside the export's sizes); the changes this tree cannot take (no smb.conf) are left
+    out, named, rather than failing every trial; trial 0 stays the system as it is."""
+    root, data = soho
+    before = state(root)
+    out = tmp_path / "out"
+    done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--budget", "3")
+    assert "every trial also makes: sysctl vm.dirty_ratio: 20 -> 5 (rule vm-dirty-writeback" in done.stderr
+    assert "left out of every trial: samba global aio read size: cannot read" in done.stderr
+    assert "trial 0 (current settings): as it is" in done.stderr
+    assert "trial 1 (rule-based plan): nfs-transfer-size=1048576, the plan's 6 other changes" in done.stderr
+    trials = {t["number"]: t for t in json.loads((out / "autotune.json").read_text())["trials"]}
+    assert trials[1]["state"] == "COMPLETE"
+    journals = sorted((root / "var/lib/nastune/journal").glob("*.jsonl"))
+    first = journals[0].read_text()  # trial 1's: the base applies nothing
+    assert "vm.dirty_ratio" in first
+    assert "MaxRead" in first
+    assert state(root) == before

@@ -10,7 +10,7 @@ from nastune.autotune.space import TUNABLES, SpaceError, build
 from nastune.facts import Facts, collect
 from nastune.root import Root
 from nastune.rules import query
-from nastune.tune.plan import from_findings
+from nastune.tune.plan import PlannedChange, from_findings
 from tests.conftest import extracted
 
 
@@ -171,3 +171,25 @@ def test_every_tunable_has_a_doc_and_a_domain_that_its_values_pass():
         values = t.domain.values()
         assert len(values) >= 2, name
         assert all(t.domain.check(v) is None for v in values), name
+
+
+def test_the_plan_s_changes_no_tunable_searches_go_beside_every_trial(soho):
+    """Searching the NFS transfer size alone, the rule-based plan's other settings (the dirty
+    ratios, TCP buffers, MTU...) are made beside it; its own transfer size, and its one-off
+    defragmentation, are not."""
+    space, _ = build(soho, ["nfs-transfer-size"], shared_kernel=False, accept_risk=frozenset())
+    plan = from_findings(knowledge.evaluate(soho))
+    fsr = PlannedChange(id=99, knob="xfs_fsr", target="/srv", current="31.0%", new="defragmented")
+    beside = space.unsearched(plan.model_copy(update={"changes": [*plan.changes, fsr]}))
+    targets = {c.target for c in beside}
+    assert "vm.dirty_ratio" in targets
+    assert "/srv" not in targets
+    assert not [c for c in beside if c.knob == "ganesha_export"]  # the search's own
+    assert not space.changes_anything(space.current())
+    on_top = space.on_top_of(beside)
+    assert on_top.changes_anything(on_top.current())
+    made = on_top.plan({"nfs-transfer-size": 1 << 20}).changes
+    assert [c.id for c in made] == list(range(1, len(beside) + 5))  # numbered anew, beside first
+    assert [c.target for c in made[: len(beside)]] == [c.target for c in beside]
+    assert {c.rule for c in made[len(beside) :]} == {"autotune:nfs-transfer-size"}
+    assert on_top.plan(on_top.current()).changes == [c.model_copy(update={"id": i + 1}) for i, c in enumerate(beside)]

@@ -4,9 +4,11 @@ Every trial is a configuration applied with the journal, proved (verify), measur
 back before the next; a trial whose apply fails is recorded as failed and never left applied; a
 rollback that fails stops the search and names the command that finishes it. Trial 0 is the
 system as it is (the base every score is a ratio to), trial 1 the rule-based plan, so the search
-cannot end below what `plan` gives. The sampler is Optuna's TPE (multivariate, seeded): its
-GP sampler needs PyTorch, far too heavy a dependency for a tuning tool, and TPE is its advice for
-budgets of tens of trials. A trial in the bottom quarter after its first repeat is pruned. The
+cannot end below what `plan` gives; every trial but the base also makes the plan's changes no
+tunable searches, so the search looks on top of the plan rather than without its other changes.
+The sampler is Optuna's TPE (multivariate, seeded): its GP sampler needs PyTorch, far too heavy a
+dependency for a tuning tool, and TPE is its advice for budgets of tens of trials. A trial in the
+bottom quarter after its first repeat is pruned. The
 study lives in SQLite in the output directory, so a killed search resumes (`--resume`), first
 rolling back whatever the killed trial had applied. At the end the best few, and the rule-based
 plan, are measured again beside the base; the winner must beat the base beyond the noise floor
@@ -24,6 +26,7 @@ from rich.progress import Progress
 
 from nastune.autotune.objective import Objective
 from nastune.autotune.report import render
+from nastune.autotune.resume import STUDY, AutotuneError
 from nastune.autotune.space import Space
 from nastune.autotune.trials import (
     CURRENT,
@@ -38,7 +41,6 @@ from nastune.autotune.trials import (
 )
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
-from nastune.errors import Failure
 from nastune.jsonfile import dumps
 from nastune.progress import Lines, display
 from nastune.remote.agent import NasError
@@ -60,17 +62,12 @@ if TYPE_CHECKING:
     from nastune.bench.params import Params
     from nastune.sites.base import Pairs
 
-STUDY = "autotune"
 FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
 PRUNE_PERCENTILE = 25.0
 
 
 class TrialFailed(RuntimeError):
     """A trial that gave no score (a workload failed, the objective's bound was broken)."""
-
-
-class AutotuneError(Failure):
-    """The search stopped; the message says what state the system is in and how to finish."""
 
 
 @dataclass
@@ -148,7 +145,6 @@ class Search:
                     f"--resume: {db} searched another space or objective ({study.user_attrs.get('shape')}); "
                     "start a new study with another --out"
                 )
-            self.recover(study)
         else:
             study.set_user_attr("shape", shape)
             current = self.space.current()
@@ -171,30 +167,8 @@ class Search:
             "tunables": {n: b.tunable.domain.describe() for n, b in self.space.bound.items()},
             "objective": [t.spec + (f":{t.metric}" if t.metric else "") for t in self.objective.terms],
             "repeats": self.s.repeats,
+            "beside": [c.describe() for c in self.space.beside],
         }
-
-    def recover(self, study: Study) -> None:
-        """After a kill: roll back what the killed trial applied, mark it failed."""
-        from optuna.trial import TrialState
-
-        applied = study.user_attrs.get("applied")
-        applying = study.user_attrs.get("applying")
-        if not applied and applying:  # killed inside apply: its journal is the one newer than before it
-            newest = self.tuner.newest()
-            applied = newest if newest != applying["before"] else None
-        if applied:
-            self.log(f"resume: rolling back the killed trial's changes ({applied})")
-            try:
-                self.tuner.rollback(applied)
-            except (TuneError, NasError) as e:
-                raise AutotuneError(
-                    f"resume: the killed trial's changes could not be rolled back ({e}); `{self.tuner.undo(applied)}`"
-                ) from e
-            study.set_user_attr("applied", None)
-        study.set_user_attr("applying", None)
-        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            study._storage.set_trial_user_attr(t._trial_id, "failed", "killed while running; rolled back on resume")
-            study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
 
     # trials
 
@@ -229,10 +203,9 @@ class Search:
         from optuna.trial import TrialState
 
         n, started, self.measuring = trial.number, time.monotonic(), 0.0
-        plan = self.site.stamp(self.space.plan(config))
-        moved = ", ".join(f"{name}={config[name]}" for name in sorted({c.rule.split(":", 1)[1] for c in plan.changes}))
+        plan = self.site.stamp(self.space.plan(config)) if n else Plan(changes=[])  # trial 0 is the base
         origin = trial.user_attrs.get("origin", "search")
-        self.log(f"trial {n} ({origin}): {moved or 'as it is'}")
+        self.log(f"trial {n} ({origin}): {self.describe(config) if n else 'as it is'}")
         journal = None
         try:
             if plan.changes:
@@ -263,6 +236,11 @@ class Search:
             took = time.monotonic() - started
             self.seconds[n] = {"seconds": round(took, 1), "measuring_seconds": round(self.measuring, 1)}
             self.log(f"trial {n}: {took:.0f} s, {took - self.measuring:.0f} s of it applying and rolling back")
+
+    def describe(self, config: dict) -> str:
+        moved = [f"{name}={value}" for name, value in sorted(config.items()) if value != self.space.bound[name].current]
+        beside = [f"the plan's {len(self.space.beside)} other changes"] if self.space.beside else []
+        return ", ".join(moved + beside) or "as it is"
 
     def apply(self, plan: Plan, study: Study) -> str | None:
         """Apply and prove a trial's plan (None: it changes nothing here); a failed apply is rolled
@@ -335,7 +313,7 @@ class Search:
         done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.number != 0]
         if not done or study.user_attrs.get("base") is None:
             raise AutotuneError("no trial was measured beside the base: nothing to choose from")
-        finalists = choose_finalists(done, self.s.finalists, self.space.current())
+        finalists = choose_finalists(done, self.s.finalists, self.space.changes_anything)
         base, again = self.finals(study, finalists)
         _, best_trial, best_run = max(again, key=lambda x: x[0])
         rows, notes = compare_runs(base, best_run)
@@ -390,7 +368,12 @@ class Search:
         """autotune never ends below `plan`: when no finalist is proven better, the rule-based
         plan stands if its own trial did not measure worse than the base."""
         rule = rule_trial(done)
-        if winner or rule is None or (rule.value or 0.0) < 1.0 or rule.user_attrs["config"] == self.space.current():
+        if (
+            winner
+            or rule is None
+            or (rule.value or 0.0) < 1.0
+            or not self.space.changes_anything(rule.user_attrs["config"])
+        ):
             return best_trial, winner, verdict
         verdict += (
             f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "

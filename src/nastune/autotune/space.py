@@ -5,7 +5,7 @@ before anything is applied."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from nastune.autotune.domains import Choice, GiB, KiB, MiB, PowersOfTwo, SpaceError, Steps
@@ -14,6 +14,7 @@ from nastune.risks import Risks
 from nastune.rules import query
 from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
 from nastune.rules.model import Change
+from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan, PlannedChange
 
 if TYPE_CHECKING:
@@ -312,6 +313,9 @@ class Space:
 
     facts: Facts
     bound: dict[str, Bound]
+    # the rule-based plan's changes no tunable searches: every trial but the base makes them too,
+    # so the search looks for the best on top of the plan rather than without its other changes
+    beside: tuple[PlannedChange, ...] = ()
 
     def value(self, config: dict, name: str) -> Any:
         """`name`'s value in `config`, or its current one when the config leaves it out."""
@@ -358,21 +362,32 @@ class Space:
         return {name: b.current for name, b in self.bound.items()}
 
     def plan(self, config: dict) -> Plan:
-        """The plan that sets `config`: a change for every tunable it moves from its current value."""
+        """The plan that sets `config`: the plan's changes beside the search, and a change for
+        every tunable it moves from its current value."""
         errors = self.check(config)
         if errors:
             raise SpaceError("; ".join(errors))
         made = [
-            (name, c)
+            PlannedChange(id=0, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c.model_dump())
             for name, value in config.items()
             if value != self.bound[name].current
             for c in self.bound[name].changes(value)
         ]
-        changes = [
-            PlannedChange(id=i + 1, rule=f"autotune:{name}", why=self.bound[name].tunable.doc, **c.model_dump())
-            for i, (name, c) in enumerate(made)
-        ]
+        changes = [c.model_copy(update={"id": i + 1}) for i, c in enumerate([*self.beside, *made])]
         return Plan(changes=changes)
+
+    def changes_anything(self, config: dict) -> bool:
+        return bool(self.beside) or config != self.current()
+
+    def unsearched(self, plan: Plan) -> list[PlannedChange]:
+        """`plan`'s changes that no tunable searches, but its one-off actions (a trial sets; it
+        does not run a defragmenter each time)."""
+        searched = {key for b in self.bound.values() if b.current is not None for key in _keys(b, b.current)}
+        return [c for c in plan.changes if (c.knob, c.target, c.key) not in searched and not KNOBS[c.knob].action]
+
+    def on_top_of(self, changes: list[PlannedChange]) -> Space:
+        """This space with `changes` made beside every trial but the base."""
+        return replace(self, beside=tuple(changes))
 
     def of_plan(self, plan: Plan) -> dict:
         """The configuration a plan (the rule-based one) sets, current values elsewhere; a
@@ -380,7 +395,7 @@ class Space:
         value is a minimum it needs met), one it cannot read is left to the search."""
         config = {}
         for name, b in self.bound.items():
-            sets = {(c.knob, c.target, c.key) for c in b.changes(b.current)} if b.current is not None else set()
+            sets = _keys(b, b.current) if b.current is not None else set()
             planned = [p for p in plan.changes if (p.knob, p.target, p.key) in sets]
             if not planned:
                 config[name] = b.current
@@ -391,6 +406,10 @@ class Space:
             if wanted is not None:
                 config[name] = wanted
         return config
+
+
+def _keys(bound: Bound, value: Any) -> set[tuple[str, str, str | None]]:
+    return {(c.knob, c.target, c.key) for c in bound.changes(value)}
 
 
 def _sets(bound: Bound, value: Any, planned: list[PlannedChange]) -> bool:

@@ -9,6 +9,8 @@ from nastune.bench.results import ResultSet
 from nastune.stats.runs import Row
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from optuna.samplers import BaseSampler
     from optuna.study import Study
     from optuna.trial import FrozenTrial
@@ -34,12 +36,12 @@ def rule_trial(done: list[FrozenTrial]) -> FrozenTrial | None:
     return next((t for t in done if t.user_attrs.get("origin") == RULE), None)
 
 
-def choose_finalists(done: list, n: int, current: dict) -> list:
+def choose_finalists(done: list, n: int, changes_anything: Callable[[dict], bool]) -> list:
     """The `n` best trials, and the rule-based plan beside them when it is not one of them (and
     changes something): what the search found displaces the plan only by measuring better beside it."""
     best = sorted(done, key=lambda t: -t.value)[:n]
     rule = rule_trial(done)
-    if rule is not None and rule.number not in {t.number for t in best} and rule.user_attrs["config"] != current:
+    if rule is not None and rule.number not in {t.number for t in best} and changes_anything(rule.user_attrs["config"]):
         best.append(rule)
     return best
 

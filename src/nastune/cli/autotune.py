@@ -66,6 +66,6 @@ def autotune(
         settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
         options: dict[str, Any] = {"root": root, "scenario": scenario, "resume": resume, "log": log}
         where = site(bool(lab), inventory, target, clients, login_file=login_file, **options)
-        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log)
+        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log, resume=resume)
         outcome = search.run(resume, rule_plan)
     outcomes.autotune(console, outcome)

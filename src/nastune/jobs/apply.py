@@ -57,7 +57,12 @@ def run(
         pending = [r for r in rows if not r.noop]
         settings = [
             wire.Planned(
-                setting=r.knob.label(r.change), current=_text(r.current), new=_text(r.change.new), change=not r.noop
+                setting=r.knob.label(r.change),
+                current=_text(r.current),
+                new=_text(r.change.new),
+                change=not r.noop,
+                index=r.index,
+                error=r.error,
             )
             for r in rows
         ]

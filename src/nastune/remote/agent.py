@@ -153,6 +153,15 @@ class Agent:
             raise
         return self._wire(out, "apply", wire.Apply)
 
+    def refusals(self, plan: Plan) -> dict[int, str]:
+        """Why each change of `plan` the host cannot make cannot, by its place in the plan (a
+        dry run there: nothing changes)."""
+        out = self.nastune(
+            "apply", "-", "--dry-run", "--json", *self.lab_args, what="apply --dry-run", input=plan.to_json()
+        )
+        done = self._wire(out, "apply --dry-run", wire.Apply)
+        return {s.index: s.error for s in done.settings if s.error}
+
     def confirm(self, journal: str) -> None:
         self.nastune("confirm", "--journal", journal, what="confirm")
 

@@ -45,6 +45,11 @@ class Tuner(Protocol):
 
     def newest(self) -> str | None: ...
 
+    def refusals(self, plan: Plan) -> dict[int, str]:
+        """Why each change of `plan` that cannot be made cannot, by its place in the plan
+        (nothing is changed)."""
+        ...
+
 
 @dataclass
 class Here:
@@ -75,6 +80,9 @@ class Here:
 
     def persisting(self, journal: str) -> str | None:
         return f"nastune persist --journal {journal}" if self.system.boots else None
+
+    def refusals(self, plan: Plan) -> dict[int, str]:
+        return {r.index: r.error for r in executor.diff(plan, self.system) if r.error and r.index >= 0}
 
     def newest(self) -> str | None:
         """The newest journal on the tuned system (to find what a killed apply left)."""
@@ -140,6 +148,15 @@ class OnNas:
             if changes or host is None:
                 parts.append((host, plan.model_copy(update={"changes": changes})))
         return parts
+
+    def refusals(self, plan: Plan) -> dict[int, str]:
+        """Each host's refusals of its part, by the change's place in the whole plan."""
+        found: dict[int, str] = {}
+        for host, part in self._parts(plan):
+            places = [i for i, c in enumerate(plan.changes) if c.host == host]
+            if part.changes:
+                found |= {places[i]: why for i, why in self._agent(host).refusals(part).items()}
+        return found
 
     def _agent(self, host: str | None) -> Agent:
         return self.agent if host is None else self.tuned[host]
