@@ -10,7 +10,7 @@ from nastune.autotune.space import TUNABLES, SpaceError, build
 from nastune.facts import Facts, collect
 from nastune.root import Root
 from nastune.rules import query
-from nastune.tune.plan import PlannedChange, from_findings
+from nastune.tune.plan import Plan, PlannedChange, from_findings
 from tests.conftest import extracted
 
 
@@ -32,6 +32,7 @@ def test_the_soho_space_holds_what_its_facts_show(soho):
         "dirty-ratio": 20,
         "dirty-background-ratio": 10,
         "read-ahead": 2560,  # the data device, loop0: between two of the powers of two searched
+        "tcp-notsent-lowat": 4294967295,  # the kernel's default: no limit
     }
     assert left == [f"{name}: not on this system" for name in ("nfsd-threads", "zfs-arc-max", "zfs-recordsize")]
 
@@ -171,6 +172,17 @@ def test_every_tunable_has_a_doc_and_a_domain_that_its_values_pass():
         values = t.domain.values()
         assert len(values) >= 2, name
         assert all(t.domain.check(v) is None for v in values), name
+
+
+def test_the_unsent_data_a_socket_may_queue_is_searched_from_no_limit_down(soho):
+    space, _ = build(soho, ["tcp-notsent-lowat"], shared_kernel=True, accept_risk=frozenset())
+    (change,) = space.plan({"tcp-notsent-lowat": 131072}).changes
+    assert (change.knob, change.target, change.new) == ("sysctl", "net.ipv4.tcp_notsent_lowat", 131072)
+    rule = PlannedChange(id=1, rule="tcp-notsent-lowat", knob="sysctl", target=change.target, new=131072)
+    assert space.of_plan(Plan(changes=[rule])) == {"tcp-notsent-lowat": 131072}
+    assert space.check({"tcp-notsent-lowat": 4096}) == [
+        "tcp-notsent-lowat: 4096 is not one of 4294967295, 1048576, 131072, 16384"
+    ]
 
 
 def test_the_plan_s_changes_no_tunable_searches_go_beside_every_trial(soho):

@@ -179,6 +179,14 @@ class VmRatio(Tunable):
         return [Change(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
 
 
+class NotsentLowat(VmRatio):
+    """How much unsent data a TCP socket may queue (its kernel default, 4294967295, is no limit)."""
+
+    @property
+    def key(self) -> str:
+        return "net.ipv4.tcp_notsent_lowat"
+
+
 class NfsdThreads(Tunable):
     """The kernel NFS server's threads, where a count is set (not where the kernel sizes them)."""
 
@@ -252,6 +260,11 @@ TUNABLES: dict[str, Tunable] = {
         ),
         SambaChoice(
             "smb-sendfile", "Samba's use sendfile", {"no": {"use sendfile": "no"}, "yes": {"use sendfile": "yes"}}
+        ),
+        NotsentLowat(
+            "tcp-notsent-lowat",
+            "the unsent data a TCP socket may queue (net.ipv4.tcp_notsent_lowat)",
+            Choice((4294967295, 1 * MiB, 128 * KiB, 16 * KiB)),
         ),
         Atime("atime", "how the data file system records access times", Choice(("strictatime", "relatime", "noatime"))),
         ReadAhead("read-ahead", "the data device's read-ahead", PowersOfTwo(128, 16384, "KiB")),
