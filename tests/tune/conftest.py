@@ -21,7 +21,8 @@ FILES = {
     "/etc/ganesha/ganesha.conf": "EXPORT {\n    Export_Id = 1;\n    Path = /srv/data;\n    Pseudo = /data;\n"
     "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
     "/etc/exports": "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check)\n",
-    "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n",
+    "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n"
+    "//nas/data /mnt/smb cifs credentials=/root/.smb,vers=3.1.1 0 0\n",
     # two CPUs left at different governors: a rollback must put back each one's own
     **{
         f"/sys/devices/system/cpu/cpu{n}/cpufreq/{name}": text
@@ -54,6 +55,8 @@ CHANGES: list[dict] = [
     },
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize", "new": 1048576},
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "intr", "new": None},
+    {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "multichannel", "new": "multichannel"},
+    {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "max_channels", "new": 4},
     {"knob": "cpu_governor", "target": "cpufreq", "new": "performance"},
     {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled", "security_risk": True},
 ]

@@ -183,8 +183,13 @@ def byte_count(text: str | None) -> int | None:
 def nfs_fstab(facts: Facts) -> dict[str, FstabEntry]:
     """The NFS entries of /etc/fstab by mount point: what applies at the next mount, and where
     the nfs_client_mount knob makes its change."""
+    return fstab_of(facts, ("nfs", "nfs4"))
+
+
+def fstab_of(facts: Facts, types: tuple[str, ...]) -> dict[str, FstabEntry]:
+    """The entries of /etc/fstab of these file system types, by mount point."""
     entries = facts.mounts.fstab.value if facts.mounts and facts.mounts.fstab.known else None
-    return {e.file: e for e in entries or [] if e.vfstype in ("nfs", "nfs4")}
+    return {e.file: e for e in entries or [] if e.vfstype in types}
 
 
 def fstab_size(entry: FstabEntry, key: str) -> int | None:

@@ -88,7 +88,8 @@ class MountOption(Knob):
 
 
 class FstabOption(Knob):
-    """An option in /etc/fstab: NFS client options (rsize, noatime) take effect at the next mount."""
+    """An option in /etc/fstab: client options (NFS rsize and nconnect, SMB max_channels) take
+    effect at the next mount. The kind keeps its first name: plans and journals record it."""
 
     doc = "a mount option in /etc/fstab, used at the next mount (target: mountpoint, key: option)"
     persists = "persistent"
