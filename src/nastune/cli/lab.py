@@ -27,7 +27,7 @@ def lab_up(
         final = scenarios.load(scenario, network, **({"clients": clients} if clients is not None else {}))
         built = Lab().up(final, log=say("lab"))
         console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
-        for name, url in Lab().state.data.get("targets", {}).items():
+        for name, url in Lab().state.record.targets.items():
             console.print(f"  {name:7} {url}", highlight=False)
 
     lab_action(action)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from nastune.facts.network import htb_class_rate
 from nastune.lab.sh import LabError, run
-from nastune.lab.state import State
+from nastune.lab.state import Netns, State
 from nastune.units import rate_bits
 
 NAS_NS = "nt-nas"
@@ -76,7 +76,7 @@ def owner(ns: str) -> Path | None:
 
 
 def _namespace(state: State, ns: str) -> None:
-    state.add("netns", name=ns)
+    state.add(Netns(name=ns))
     OWNERS.mkdir(parents=True, exist_ok=True)
     (OWNERS / ns).write_text(f"{state.dir.resolve()}\n")
     run(["ip", "netns", "add", ns])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from nastune import commands
 from nastune.lab import network
 from nastune.lab.sh import HOST, LabError, in_ns, run
-from nastune.lab.state import State
+from nastune.lab.state import Cgroup, Process, State
 from nastune.root import Unavailable
 from nastune.units import size_bytes
 
@@ -35,15 +35,16 @@ def start_time(pid: int) -> int | None:
     return None if fields[0] == "Z" else int(fields[19])
 
 
-def alive(entry: dict) -> bool:
-    return start_time(entry["pid"]) == entry["start"]
+def alive(entry: Process) -> bool:
+    """The recorded process still runs (its pid not reused by another)."""
+    return entry.pid is not None and start_time(entry.pid) == entry.start
 
 
 def spawn(
     state: State, name: str, argv: list[str], log: Path, cgroups: Sequence[str] = (), env: dict[str, str] | None = None
-) -> dict:
+) -> Process:
     """Start a daemon in its own session, record it, and put it in the lab's cgroups."""
-    entry = state.add("process", name=name, argv=argv, log=str(log), pid=None, start=None, env=env)
+    entry = state.add(Process(name=name, argv=argv, log=str(log), env=env))
     with open(log, "ab") as out:
         proc = commands.start(argv, stdout=out, env=env)
     started = None
@@ -52,7 +53,8 @@ def spawn(
         if started is not None:
             break
         time.sleep(0.01)
-    state.update(entry, pid=proc.pid, start=started)
+    entry.pid, entry.start = proc.pid, started
+    state.save()
     for group in cgroups:
         try:
             (Path(group) / "cgroup.procs").write_text(str(proc.pid))
@@ -98,7 +100,7 @@ def make_cgroups(state: State, name: str, limits: Limits, device: str | None) ->
         if not base.is_dir():
             raise LabError(f"the {controller} cgroup controller is not mounted at {base}: limits need cgroup v1")
         path = base / name
-        state.add("cgroup", path=str(path))
+        state.add(Cgroup(path=str(path)))
         path.mkdir(exist_ok=True)
         made.append(str(path))
         if controller == "cpu" and limits.cpus is not None:
@@ -144,19 +146,17 @@ def write_file(path: Path, text: str) -> Path:
     return path
 
 
-def wait_for(name: str, entry: dict, check: Callable[[], bool], timeout: float = 30) -> None:
+def wait_for(name: str, entry: Process, check: Callable[[], bool], timeout: float = 30) -> None:
     """Wait until a real client check passes; a server that died shows the tail of its log."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not alive(entry):
-            raise LabError(
-                f"{name} exited during start-up; its log ({entry['log']}) ends with:\n" + tail_of(entry["log"])
-            )
+            raise LabError(f"{name} exited during start-up; its log ({entry.log}) ends with:\n" + tail_of(entry.log))
         if check():
             return
         time.sleep(0.3)
     raise LabError(
-        f"{name} did not answer within {timeout:g} s; its log ({entry['log']}) ends with:\n" + tail_of(entry["log"])
+        f"{name} did not answer within {timeout:g} s; its log ({entry.log}) ends with:\n" + tail_of(entry.log)
     )
 
 
@@ -183,9 +183,9 @@ def private_mounts(state: State, name: str, logs: Path) -> list[str]:
         in_ns(network.NAS_NS, ["unshare", "-m", "--propagation", "private", "--", "sleep", "infinity"]),
         logs / f"{name}.out",
     )
-    enter = ["nsenter", "-t", str(holder["pid"]), "-m", "-n"]
+    enter = ["nsenter", "-t", str(holder.pid), "-m", "-n"]
     for _ in range(50):  # the namespace exists once unshare has exec'd sleep
-        if os.path.realpath(f"/proc/{holder['pid']}/exe").endswith("/sleep"):
+        if os.path.realpath(f"/proc/{holder.pid}/exe").endswith("/sleep"):
             break
         time.sleep(0.02)
     return enter

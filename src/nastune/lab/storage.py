@@ -9,17 +9,17 @@ from pathlib import Path
 from nastune.facts.mounts import parse_mounts
 from nastune.lab.scenario import Storage
 from nastune.lab.sh import HOST, LabError, run
-from nastune.lab.state import State
+from nastune.lab.state import Disk, Image, Loop, Mounted, State
 from nastune.units import size_bytes
 
 
 def _image(state: State, path: Path, size: int) -> str:
     """A preallocated image attached to a loop device with direct I/O (the host's page cache
     stays out of the measurements)."""
-    state.add("image", path=str(path))
+    state.add(Image(path=str(path)))
     with open(path, "wb") as f:
         os.posix_fallocate(f.fileno(), 0, size)
-    state.add("loop", image=str(path))
+    state.add(Loop(image=str(path)))
     return run(["losetup", "--find", "--show", "--direct-io=on", str(path)]).stdout.strip()
 
 
@@ -33,7 +33,7 @@ def mounted(path: str) -> bool:
     return any(m.mountpoint == target for m in parse_mounts(HOST.read("/proc/self/mounts")))
 
 
-def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:
+def build(state: State, directory: Path, storage: Storage) -> Disk:
     data = _image(state, directory / "data.img", size_bytes(storage.size))
     mkfs = ["mkfs.xfs", "-f", "-q"]
     options = list(storage.mount_options)
@@ -59,11 +59,11 @@ def build(state: State, directory: Path, storage: Storage) -> dict[str, str]:
     (share / "pub").mkdir(parents=True, exist_ok=True)
     share.chmod(0o755)  # vsftpd refuses a writable anonymous root
     (share / "pub").chmod(0o777)
-    return {"device": data, "log_device": log or "", "mountpoint": str(mnt), "share": str(share)}
+    return Disk(device=data, log_device=log or "", mountpoint=str(mnt), share=str(share))
 
 
 def _mount(state: State, device: str, mnt: Path, options: list[str]) -> None:
-    state.add("mount", path=str(mnt))
+    state.add(Mounted(path=str(mnt)))
     run(["mount", "-t", "xfs"] + (["-o", ",".join(options)] if options else []) + [device, str(mnt)])
 
 

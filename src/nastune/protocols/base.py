@@ -12,7 +12,7 @@ from nastune.protocols.client import Call, Target, Words
 
 if TYPE_CHECKING:
     from nastune.lab.scenario import Scenario
-    from nastune.lab.state import State
+    from nastune.lab.state import Process, State
     from nastune.login import Login
 
 
@@ -56,7 +56,7 @@ class Protocol:
 
     def start_lab(
         self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> dict:
+    ) -> Process:
         """Configure and start the lab's server, which asks for `login` where the protocol has
         logins; return its process entry once it answers."""
         raise NotImplementedError

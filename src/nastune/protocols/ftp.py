@@ -15,7 +15,7 @@ from nastune.protocols.client import Call, Words, client_name, located, on_clien
 
 if TYPE_CHECKING:
     from nastune.lab.scenario import Scenario
-    from nastune.lab.state import State
+    from nastune.lab.state import Process, State
     from nastune.login import Login
     from nastune.protocols.client import Target
 
@@ -96,7 +96,7 @@ class Ftp(Protocol):
 
     def start_lab(
         self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> dict:
+    ) -> Process:
         (directory / "ftp-empty").mkdir(exist_ok=True)
         conf = write_file(directory / "vsftpd.conf", vsftpd_conf(directory, share))
         enter = private_mounts(state, "ftp-mount-namespace", directory / "logs")

@@ -16,7 +16,7 @@ from nastune.protocols.base import Protocol
 from nastune.protocols.client import Call, Words, client_name, located, on_client, timed
 
 if TYPE_CHECKING:
-    from nastune.lab.state import State
+    from nastune.lab.state import Process, State
     from nastune.login import Login
     from nastune.protocols.client import Target
 
@@ -58,7 +58,7 @@ class Nfs(Protocol):
 
     def start_lab(
         self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> dict:
+    ) -> Process:
         logs = directory / "logs"
         enter = private_mounts(state, "mount-namespace", logs)
         run(enter + ["mount", "-t", "tmpfs", "lab-run", "/run"])

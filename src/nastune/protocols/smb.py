@@ -17,7 +17,7 @@ SAMBA_DIRS = ("private", "lock", "state", "cache", "pid", "ncalrpc")
 
 if TYPE_CHECKING:
     from nastune.commands import CommandResult
-    from nastune.lab.state import State
+    from nastune.lab.state import Process, State
     from nastune.login import Login
     from nastune.protocols.client import Target
 
@@ -79,7 +79,7 @@ class Smb(Protocol):
 
     def start_lab(
         self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> dict:
+    ) -> Process:
         for d in SAMBA_DIRS:
             (directory / "samba" / d).mkdir(parents=True, exist_ok=True)
         write_file(directory / USER_MAP, f"root = {login.user}\n")

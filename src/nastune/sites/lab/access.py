@@ -18,7 +18,7 @@ from pathlib import Path
 from nastune.lab import network
 from nastune.lab.procs import spawn, wait_for
 from nastune.lab.sh import LabError, in_ns, run
-from nastune.lab.state import State
+from nastune.lab.state import Link, State
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
 from nastune.remote.inventory import SHARE_VARS
@@ -61,7 +61,7 @@ def links(state: State, clients: int) -> None:
     """One veth per client: `ntmI` here, `mgmt0` in the client's namespace."""
     for i in range(1, clients + 1):
         here, ns = f"ntm{i}", network.client_ns(i)
-        state.add("link", name=here)
+        state.add(Link(name=here))
         run(["ip", "link", "add", here, "type", "veth", "peer", "name", f"{here}p"])
         run(["ip", "link", "set", f"{here}p", "netns", ns])
         run(["ip", "-n", ns, "link", "set", f"{here}p", "name", "mgmt0"])

@@ -14,7 +14,7 @@ from nastune.faults import checkpoint
 from nastune.lab import network, procs, storage
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, need, run
-from nastune.lab.state import DEFAULT_DIR, State
+from nastune.lab.state import DEFAULT_DIR, Cgroup, Link, Loop, Mounted, Netns, Process, Record, State
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
 from nastune.sites.lab import access, credentials, servers
@@ -51,11 +51,7 @@ class Lab:
     def up(self, scenario: Scenario, log: Callable[[str], None] = print) -> bool:
         """Build the lab; False when an identical lab was already up (nothing done)."""
         if self.state.exists:
-            if (
-                self.state.data.get("status") == "up"
-                and self.state.data.get("scenario") == scenario.model_dump()
-                and all(part["ok"] for part in self.status())
-            ):
+            if self.state.up and self.state.record.scenario == scenario and all(part["ok"] for part in self.status()):
                 return False
             log("an earlier lab is here: removing it first")
             self.down(log)
@@ -68,7 +64,8 @@ class Lab:
         if taken:
             raise LabError(taken_message(taken))
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.state.set(status="building", scenario=scenario.model_dump(), dir=str(self.dir))
+        self.state.record = Record(status="building", scenario=scenario, dir=str(self.dir))
+        self.state.save()
         try:
             log(f"network: {scenario.clients} client(s), {scenario.network.rate}, MTU {scenario.network.mtu}")
             network.build(self.state, scenario.clients, scenario.network.rate, scenario.network.mtu)
@@ -84,24 +81,27 @@ class Lab:
             )
             disk = storage.build(self.state, self.dir, scenario.storage)
             checkpoint("lab:storage")
-            groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk["device"]) if scenario.limits else []
+            groups = procs.make_cgroups(self.state, CGROUP, scenario.limits, disk.device) if scenario.limits else []
             checkpoint("lab:cgroups")
             log("servers: smbd, rpcbind + ganesha, vsftpd (shares need a login); client: smbnetfs")
-            servers.start(self.state, self.dir, disk["share"], scenario, groups, credentials.create(self.dir))
+            servers.start(self.state, self.dir, disk.share, scenario, groups, credentials.create(self.dir))
             log("clients: sshd and a fio server on each, reached over a management link")
-            read_set = storage.aged_files(Path(disk["share"]))
+            read_set = storage.aged_files(Path(disk.share))
             access.start(
                 self.state, self.dir, scenario.clients, scenario.network.rate, read_set, scenario.client_protection
             )
         except BaseException:
-            self.state.set(status="failed")
+            self.state.record.status = "failed"
+            self.state.save()
             log("up failed: removing what it made")
             try:
                 self.down(log)
             except LabError as cleanup:
                 log(f"cleanup incomplete ({cleanup}); run `nastune lab down` again")
             raise
-        self.state.set(status="up", storage=disk, targets=servers.targets(), clients=scenario.clients)
+        record = self.state.record
+        record.status, record.storage, record.targets, record.clients = "up", disk, servers.targets(), scenario.clients
+        self.state.save()
         return True
 
     # -- down ---------------------------------------------------------------
@@ -111,22 +111,22 @@ class Lab:
         if not st.exists and not self.dir.exists():
             return
         access.close(self.inventory_path)
-        namespaces = [r["name"] for r in st.of("netns")]
-        pids = [r["pid"] for r in st.of("process") if r.get("pid") and procs.alive(r)]
+        namespaces = [r.name for r in st.of(Netns)]
+        pids = [r.pid for r in st.of(Process) if r.pid and procs.alive(r)]
         for ns in namespaces:  # anything running in our namespaces is ours, even if unrecorded
             if ns in network.existing_namespaces():
                 pids += procs.namespace_pids(ns)
         procs.kill(sorted(set(pids)))
-        for r in reversed(st.of("cgroup")):
-            procs.remove_cgroup(r["path"])
-        for r in reversed(st.of("mount")):
-            storage.unmount(r["path"])
-        for r in reversed(st.of("loop")):
-            storage.detach(r["image"])
+        for group in reversed(st.of(Cgroup)):
+            procs.remove_cgroup(group.path)
+        for mount in reversed(st.of(Mounted)):
+            storage.unmount(mount.path)
+        for loop in reversed(st.of(Loop)):
+            storage.detach(loop.image)
         for ns in reversed(namespaces):
             network.remove(ns)
-        for r in st.of("link"):
-            access.remove_link(r["name"])
+        for link in st.of(Link):
+            access.remove_link(link.name)
         shutil.rmtree(self.dir, ignore_errors=True)
         st.clear()
         log("lab removed")
@@ -134,22 +134,22 @@ class Lab:
     def restart(self, name: str) -> None:
         """Restart one server with the command it was started with (its config files as they are
         now), and wait until a client gets an answer again."""
-        entries = [r for r in self.state.of("process") if r["name"] == name]
+        entries = [r for r in self.state.of(Process) if r.name == name]
         if not entries:
             raise LabError(f"the lab has no server {name!r}")
         old = entries[-1]
-        if old.get("pid") and procs.alive(old):
-            procs.kill([old["pid"]])
-        self.state.resources.remove(old)
-        groups = [r["path"] for r in self.state.of("cgroup")]
-        new = procs.spawn(self.state, name, old["argv"], Path(old["log"]), groups, old.get("env"))
+        if old.pid and procs.alive(old):
+            procs.kill([old.pid])
+        self.state.remove(old)
+        groups = [r.path for r in self.state.of(Cgroup)]
+        new = procs.spawn(self.state, name, old.argv, Path(old.log), groups, old.env)
         servers.wait_ready(name, new, credentials.load(self.dir))
 
     def reset(self, log: Callable[[str], None] = print) -> None:
         """Back to the scenario's state: rebuild from the recorded scenario."""
         if not self.state.exists:
             raise LabError("no lab to reset: run `nastune lab up` first")
-        scenario = Scenario.model_validate(self.state.data["scenario"])
+        scenario = self.state.scenario
         self.down(log)
         self.up(scenario, log)
 
@@ -161,10 +161,10 @@ class Lab:
             return [{"part": "lab", "ok": False, "check": f"no state file at {st.path}"}]
         parts = []
         existing = network.existing_namespaces()
-        for r in st.of("netns"):
-            parts.append({"part": f"namespace {r['name']}", "ok": r["name"] in existing, "check": "ip netns list"})
+        for ns in st.of(Netns):
+            parts.append({"part": f"namespace {ns.name}", "ok": ns.name in existing, "check": "ip netns list"})
         rate = network.qdisc_rate(network.NAS_NS) if network.NAS_NS in existing else None
-        want = st.data.get("scenario", {}).get("network", {}).get("rate")
+        want = st.record.scenario.network.rate if st.record.scenario else None
         parts.append(
             {
                 "part": "shaping",
@@ -172,24 +172,24 @@ class Lab:
                 "check": f"htb on {network.NAS_NS}/{network.LINK}: {rate or 'no'} bit/s of Ethernet (scenario {want})",
             }
         )
-        for r in st.of("mount"):
-            parts.append({"part": f"mount {r['path']}", "ok": storage.mounted(r["path"]), "check": "/proc/self/mounts"})
-        for r in st.of("process"):
+        for m in st.of(Mounted):
+            parts.append({"part": f"mount {m.path}", "ok": storage.mounted(m.path), "check": "/proc/self/mounts"})
+        for r in st.of(Process):
             parts.append(
                 {
-                    "part": f"process {r['name']}",
-                    "ok": bool(r.get("pid")) and procs.alive(r),
-                    "check": f"pid {r.get('pid')} with its start time",
+                    "part": f"process {r.name}",
+                    "ok": procs.alive(r),
+                    "check": f"pid {r.pid} with its start time",
                 }
             )
-        if st.of("mount") and st.data.get("status") == "up":
+        if st.of(Mounted) and st.up:
             smbfs = servers.smbfs_path(self.dir)
             parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
         if network.client_ns(1) in existing and (self.dir / "credentials").exists():
             for name, call in servers.checks(credentials.load(self.dir)).items():
                 ok = procs.client_ok(call)
                 parts.append({"part": f"{name} answers a client", "ok": ok, "check": " ".join(call.argv)})
-        if self.inventory_path.exists() and st.data.get("status") == "up":
+        if self.inventory_path.exists() and st.up:
             hosts = inventory.load(self.inventory_path)
             for host in [hosts.nas, *hosts.clients]:
                 why = Ssh(host).check(10, role="NAS" if host is hosts.nas else "client")
@@ -212,7 +212,7 @@ class Lab:
 
     def reading(self, fragmentation: str | None = None) -> Reading:
         """What the lab knows of its NAS's link, for a collection of its facts."""
-        rate = self.state.data.get("scenario", {}).get("network", {}).get("rate")
+        rate = self.state.record.scenario.network.rate if self.state.record.scenario else None
         return Reading(fragmentation, network.NAS_IP, rate_bits(rate) if rate else None)
 
     def facts_json(self, reading: Reading, areas: Sequence[str] = AREAS) -> str:

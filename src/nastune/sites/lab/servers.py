@@ -12,7 +12,7 @@ from nastune.faults import checkpoint
 from nastune.lab import network
 from nastune.lab.procs import client_ok, spawn, wait_for
 from nastune.lab.scenario import Scenario
-from nastune.lab.state import State
+from nastune.lab.state import Mounted, Process, State
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import Call
@@ -28,7 +28,7 @@ def checks(login: Login) -> dict[str, Call]:
     return {p.server: p.check(network.NAS_IP, p.lab_share, login) for p in PROTOCOLS.values()}
 
 
-def wait_ready(name: str, entry: dict, login: Login) -> None:
+def wait_ready(name: str, entry: Process, login: Login) -> None:
     """Wait for a (re)started server to answer its client check."""
     found = checks(login).get(name)
     if found is not None:
@@ -74,7 +74,7 @@ def mount_smbnetfs(state: State, directory: Path, client: int, login: Login) -> 
     (home / ".smb" / "smb.conf").touch()
     mnt = _smbfs_mount(directory, client)
     mnt.mkdir(exist_ok=True)
-    state.add("mount", path=str(mnt))
+    state.add(Mounted(path=str(mnt)))
     options = f"config={conf},big_writes,max_read=1048576,max_write=1048576,max_rw_block_size=1048576"
     name = "smbnetfs" if client == 1 else f"smbnetfs-c{client}"
     entry = spawn(

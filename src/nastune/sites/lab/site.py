@@ -21,6 +21,7 @@ from nastune.lab import network
 from nastune.lab import scenario as scenarios
 from nastune.lab.procs import alive
 from nastune.lab.sh import LabError, in_ns
+from nastune.lab.state import Process
 from nastune.lab.storage import aged_files
 from nastune.protocols import PROTOCOLS
 from nastune.sites.base import Site
@@ -40,7 +41,7 @@ SHARED_KERNEL = True  # the lab's NAS is a namespace of this machine's kernel, s
 
 def up() -> Lab:
     lab = Lab()
-    if lab.state.data.get("status") != "up":
+    if not lab.state.up:
         raise UsageError("the lab is not up: run `nastune lab up` first")
     return lab
 
@@ -50,11 +51,11 @@ def lab_targets() -> dict[str, Target]:
     lab = up()
     # the shaping as it is now (an htb_rate change moves it), else as the scenario built it
     mtu = network.mtu_of(network.NAS_NS, network.LINK)
-    rate = network.qdisc_rate(network.NAS_NS, mtu=mtu) or rate_bits(lab.state.data["scenario"]["network"]["rate"])
+    rate = network.qdisc_rate(network.NAS_NS, mtu=mtu) or rate_bits(lab.state.scenario.network.rate)
     # toward the NAS its own shaping, which a plan on the NAS (htb_rate on its lab0) leaves as it is
     uplink = network.qdisc_rate(*network.into_nas(), mtu=mtu)
-    pids = {r["name"]: r["pid"] for r in lab.state.of("process") if r.get("pid") and alive(r)}
-    share = lab.state.data["storage"]["share"]
+    pids = {r.name: r.pid for r in lab.state.of(Process) if alive(r)}
+    share = lab.state.disk.share
     common: dict[str, Any] = {
         "client_via": ("ip", "netns", "exec", network.client_ns(1)),
         "link_bps": rate,
@@ -64,7 +65,7 @@ def lab_targets() -> dict[str, Target]:
         "extra": {"aged": [list(f) for f in aged_files(Path(share))]},
     }
     ip, smbfs, login = network.NAS_IP, str(smbfs_path(lab.dir)), credentials.load(lab.dir)
-    protection = lab.state.data["scenario"].get("client_protection")
+    protection = lab.state.scenario.client_protection
     return {
         **{
             name: Target(
@@ -87,7 +88,7 @@ def lab_targets() -> dict[str, Target]:
             share,
             share=share,
             server_pid=pids.get(profiled()),
-            extra={"device": re.sub(r"^/dev/", "", lab.state.data["storage"]["device"])},
+            extra={"device": re.sub(r"^/dev/", "", lab.state.disk.device)},
         ),
     }
 
@@ -105,11 +106,12 @@ def profiled() -> str:
 
 def lab_servers() -> list[int]:
     """The lab's processes (its servers), whose work is the measurement."""
-    return [r["pid"] for r in Lab().state.of("process") if r.get("pid")]
+    return [r.pid for r in Lab().state.of(Process) if r.pid]
 
 
 def scenario() -> str | None:
-    return Lab().state.data.get("scenario", {}).get("name")
+    scenario = Lab().state.record.scenario
+    return scenario.name if scenario else None
 
 
 class LabSite(Site):
@@ -210,6 +212,6 @@ def started(
 ) -> LabInventorySite:
     """The lab through its inventory, from a fresh lab of `scenario_name`; with `resume`, the lab
     as it runs when one is up (a resumed search's base)."""
-    if not (resume and Lab().state.data.get("status") == "up"):
+    if not (resume and Lab().state.up):
         fresh(scenario_name, log)
     return inventory_site(clients, **options)

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from nastune.lab import network, procs
 from nastune.lab.sh import HOST, LabError
-from nastune.lab.state import DEFAULT_DIR
+from nastune.lab.state import DEFAULT_DIR, Netns, Process
 from nastune.sites.lab.lab import Lab
 from nastune.tune.system import System, TuneError
 
@@ -57,16 +57,16 @@ class LabSystem(System):
 def running() -> LabSystem:
     """The lab that is up; TuneError when it is not."""
     lab = Lab()
-    if lab.state.data.get("status") != "up":
+    if not lab.state.up:
         raise TuneError("the lab is not up: run `nastune lab up` first")
     seen, pids = set(), []
-    for entry in lab.state.of("process"):
-        if entry.get("pid") and procs.alive(entry):
-            ns = HOST.readlink(f"/proc/{entry['pid']}/ns/mnt")
+    for entry in lab.state.of(Process):
+        if entry.pid and procs.alive(entry):
+            ns = HOST.readlink(f"/proc/{entry.pid}/ns/mnt")
             if ns not in seen:
                 seen.add(ns)
-                pids.append(entry["pid"])
-    peers = [r["name"] for r in lab.state.of("netns") if r["name"] != network.NAS_NS]
+                pids.append(entry.pid)
+    peers = [r.name for r in lab.state.of(Netns) if r.name != network.NAS_NS]
     return LabSystem(root=HOST, netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
 
 
