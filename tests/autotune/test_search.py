@@ -280,8 +280,13 @@ def test_every_trial_but_the_base_makes_the_plan_s_changes_no_tunable_searches(s
     assert "left out of every trial: samba global aio read size: cannot read" in done.stderr
     assert "trial 0 (current settings): as it is" in done.stderr
     assert "trial 1 (rule-based plan): nfs-transfer-size=1048576, the plan's 6 other changes" in done.stderr
-    trials = {t["number"]: t for t in json.loads((out / "autotune.json").read_text())["trials"]}
+    summary = json.loads((out / "autotune.json").read_text())
+    trials = {t["number"]: t for t in summary["trials"]}
     assert trials[1]["state"] == "COMPLETE"
+    assert "sysctl vm.dirty_ratio: 20 -> 5" in summary["beside"]
+    assert len(summary["beside"]) == 6
+    assert "on top of the plan's 6 changes no tunable searches" in done.stdout
+    assert "no tunable searches: sysctl vm.dirty_ratio" in (out / "report.html").read_text()
     journals = sorted((root / "var/lib/nastune/journal").glob("*.jsonl"))
     first = journals[0].read_text()  # trial 1's: the base applies nothing
     assert "vm.dirty_ratio" in first

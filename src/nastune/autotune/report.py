@@ -34,9 +34,10 @@ def render(
     importance: dict,
     verdict: str,
     trades: list[str],
+    beside: list[str],
     out: Path,
 ) -> Path:
     base = base.model_copy(update={"label": "base"})
     best = best.model_copy(update={"label": "best trial"})
-    search = {"verdict": verdict, "trades": trades, "charts": charts(study), "importance": importance}
+    search = {"verdict": verdict, "trades": trades, "beside": beside, "charts": charts(study), "importance": importance}
     return html.render([base, best], out, rows, notes, title="nastune autotune", search=search)

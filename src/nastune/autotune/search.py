@@ -91,6 +91,7 @@ class Outcome:
     report: Path
     verdict: str
     left_out: list[str] = field(default_factory=list)
+    beside: list[str] = field(default_factory=list)  # the plan's changes every trial after the base made
 
 
 class Search:
@@ -325,15 +326,19 @@ class Search:
         plan_path = self.best_plan(best_trial, base) if winner else None
         importance = param_importance(study)
         trials = [self.trial_record(t) for t in study.trials]
-        report = render(study, base, best_run, rows, notes, importance, verdict, trades, self.s.out / "report.html")
+        beside = [c.describe() for c in self.space.beside]
+        report = render(
+            study, base, best_run, rows, notes, importance, verdict, trades, beside, self.s.out / "report.html"
+        )
         best = best_trial.user_attrs["config"] if winner else None
-        outcome = Outcome(trials, best, plan_path, rows, notes, importance, report, verdict)
+        outcome = Outcome(trials, best, plan_path, rows, notes, importance, report, verdict, beside=beside)
         summary = {
             "trials": trials,
             "best": outcome.best,
             "plan": str(plan_path) if plan_path else None,
             "verdict": verdict,
             "durability_trades": trades,
+            "beside": beside,
             "rows": [r.to_json() for r in rows],
             "notes": notes,
             "importance": importance,

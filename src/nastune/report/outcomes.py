@@ -163,6 +163,12 @@ def autotune(console: Console, outcome: AutotuneOutcome) -> None:
         console.print(f"{len(timed)} trials, {each:.0f} s each ({measuring:.0f} s measuring; medians)", highlight=False)
     if outcome.plan:
         console.print(f"best configuration: {outcome.best}; its plan: {outcome.plan} (`nastune apply {outcome.plan}`)")
+    if outcome.beside:
+        console.print(
+            f"on top of the plan's {len(outcome.beside)} changes no tunable searches, made by every trial after the "
+            "base (and in the winner's plan)",
+            highlight=False,
+        )
     if outcome.importance:
         ranked = ", ".join(f"{k} {v:.2f}" for k, v in outcome.importance.items())
         console.print(f"importance: {ranked}", highlight=False)
