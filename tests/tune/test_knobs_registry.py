@@ -29,6 +29,17 @@ def test_every_knob_declares_itself():
         assert knob.action == (knob.persists == "action"), kind
 
 
+def test_the_changes_vocabulary_is_the_registered_knobs():
+    """A change names a knob by a kind the model accepts; each such kind is a registered knob,
+    but persist's boot files."""
+    from typing import get_args
+
+    from nastune.rules.model import KnobKind
+    from nastune.tune.persist import FILE
+
+    assert sorted(get_args(KnobKind)) == sorted([*KNOBS, FILE.kind])
+
+
 def test_every_knob_is_applied_and_rolled_back_by_a_test():
     for kind, knob in KNOBS.items():
         tested = ON_FILES | ON_TOOLS | ON_LAB if not knob.needs_live else ON_TOOLS | ON_LAB

@@ -14,11 +14,35 @@ from nastune.facts import Facts
 from nastune.facts.model import Fact, Warning_
 from nastune.severity import Severity
 
+# the tuning engine's knobs by kind, one vocabulary for rules, tunables and plans (tune/knobs
+# registers one knob of each kind, a test keeps the two the same; "file" is persist's own, for
+# the boot files it journals, never in a plan)
+KnobKind = Literal[
+    "cpu_governor",
+    "ethtool_coalesce",
+    "ethtool_feature",
+    "ethtool_ring",
+    "file",
+    "ganesha_export",
+    "htb_rate",
+    "irq_affinity",
+    "mount_option",
+    "mtu",
+    "nfs_client_mount",
+    "nfs_export",
+    "nfsd_threads",
+    "samba",
+    "sysctl",
+    "sysfs",
+    "xfs_fsr",
+    "zfs_property",
+]
+
 
 class Change(BaseModel):
     """One typed change: which knob, on what, from what to what."""
 
-    knob: str
+    knob: KnobKind
     target: str
     key: str | None = None
     current: Any = None

@@ -50,9 +50,7 @@ def validate(plan: Plan) -> None:
                 f"changes[{i}].host: a change for client {change.host}; apply the plan with --inventory, "
                 "whose nastune on each host applies that host's changes"
             )
-        knob = KNOBS.get(change.knob)
-        if knob is None:
-            raise TuneError(f"changes[{i}]: unknown knob {change.knob!r}")
+        knob = KNOBS[change.knob]
         try:
             knob.validate(change)
         except TuneError as e:

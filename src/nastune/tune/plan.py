@@ -75,16 +75,17 @@ def load(path: Path) -> Plan:
         raise TuneError(str(e)) from e
     if not isinstance(data.get("changes"), list):
         raise TuneError(f"{path}: field changes: must be a list of changes")
+    for i, raw in enumerate(data["changes"]):
+        if isinstance(raw, dict) and "knob" in raw and raw["knob"] not in KNOBS:
+            raise TuneError(
+                f"{path}: changes[{i}].knob: unknown knob {str(raw['knob'])[:40]!r} (known: {', '.join(sorted(KNOBS))})"
+            )
     try:
         plan = Plan.model_validate(data)
     except ValidationError as e:
         raise TuneError(invalid(path, e)) from e
     for i, change in enumerate(plan.changes):
-        knob = KNOBS.get(change.knob)
-        if knob is None:
-            raise TuneError(
-                f"{path}: changes[{i}].knob: unknown knob {change.knob!r} (known: {', '.join(sorted(KNOBS))})"
-            )
+        knob = KNOBS[change.knob]
         try:
             knob.validate(change)
         except TuneError as e:
