@@ -169,9 +169,8 @@ def rollback(
 ) -> None:
     """Restore every original value of an applied plan, newest change first (safe to repeat,
     also after apply was killed)."""
+    from nastune.jobs import rollback as restoring
     from nastune.report.tune_view import rolled_back
-    from nastune.tune import lock
-    from nastune.tune.rollback import rollback as rollback_journal
 
     if inventory:
         flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
@@ -179,8 +178,8 @@ def rollback(
     with failing():
         found = site(lab, root=root).journal(to)
     shown = err if json else console  # --json: standard output is the summary alone
-    with failing(code=1), lock.hold(found.system, "rollback"):
-        report = rollback_journal(found, found.system, log=lambda m: shown.print(m, highlight=False), dry_run=dry_run)
+    with failing(code=1):
+        report = restoring.run(found, lambda m: shown.print(m, highlight=False), dry_run)
     done = report.wire(found)
     failed = rolled_back(shown, err, done, report.summary(), report.notes)
     if json:

@@ -203,7 +203,7 @@ def rollback(journal: Journal, system: System, log: Callable[[str], None] = prin
     """Restore originals newest first; entries already rolled back are skipped, so a second
     run (or one after a kill) is harmless. `dry_run`: count what it would restore, change nothing."""
     report = Report(dry_run=dry_run)
-    lock.require(system)  # whoever rolls back holds it: the CLI, a workflow, the watchdog
+    lock.require(system)  # whoever rolls back holds it: jobs/rollback, a workflow, the watchdog
     contents = journal.read()
     for problem in contents.problems:  # each named with its line and what the journal reader found
         report.failures.append(
