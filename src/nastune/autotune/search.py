@@ -8,12 +8,12 @@ cannot end below what `plan` gives; every trial but the base also makes the plan
 tunable searches, so the search looks on top of the plan rather than without its other changes.
 The sampler is Optuna's TPE (multivariate, seeded): its GP sampler needs PyTorch, far too heavy a
 dependency for a tuning tool, and TPE is its advice for budgets of tens of trials. A trial in the
-bottom quarter after its first repeat is pruned. The
-study lives in SQLite in the output directory, so a killed search resumes (`--resume`), first
-rolling back whatever the killed trial had applied. At the end the best few, and the rule-based
-plan, are measured again beside the base; the winner must beat the base beyond the noise floor
-with the statistics `compare` uses; otherwise the rule-based plan stands if its trial did not
-measure worse, or the answer is: keep what you have."""
+bottom quarter after its first repeat is pruned. The study lives in SQLite in the output
+directory, so a killed search resumes (`--resume`), first rolling back whatever the killed trial
+had applied. At the end the best few, and the rule-based plan, are measured again beside the base;
+the winner must beat the base beyond the noise floor with the statistics `compare` uses;
+otherwise the rule-based plan stands if its trial did not measure worse, or the answer is: keep
+what you have."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ class Search:
             "tunables": {n: b.tunable.domain.describe() for n, b in self.space.bound.items()},
             "objective": [t.spec + (f":{t.metric}" if t.metric else "") for t in self.objective.terms],
             "repeats": self.s.repeats,
-            "beside": [c.describe() for c in self.space.beside],
+            "beside": self.space.described_beside(),
         }
 
     # trials
@@ -326,7 +326,7 @@ class Search:
         plan_path = self.best_plan(best_trial, base) if winner else None
         importance = param_importance(study)
         trials = [self.trial_record(t) for t in study.trials]
-        beside = [c.describe() for c in self.space.beside]
+        beside = self.space.described_beside()
         report = render(
             study, base, best_run, rows, notes, importance, verdict, trades, beside, self.s.out / "report.html"
         )

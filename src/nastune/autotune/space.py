@@ -389,6 +389,9 @@ class Space:
         changes = [c.model_copy(update={"id": i + 1}) for i, c in enumerate([*self.beside, *made])]
         return Plan(changes=changes)
 
+    def described_beside(self) -> list[str]:
+        return [c.describe() for c in self.beside]
+
     def changes_anything(self, config: dict) -> bool:
         return bool(self.beside) or config != self.current()
 

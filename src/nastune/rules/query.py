@@ -27,6 +27,9 @@ def present(area: T | None) -> T:
 
 LOCAL_DATA_FS = {"xfs", "ext4", "ext3", "btrfs", "f2fs", "jfs", "reiserfs"}
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
+# Mbit/s: from here one TCP connection, and the CPU each byte costs, limit a client or a small
+# NAS before the link does
+FAST_LINK = 10_000
 
 
 def ram(facts: Facts) -> int | None:

@@ -2,16 +2,15 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import kernel_at_least, link_mbit, nfs_fstab, present
+from nastune.rules.query import FAST_LINK, kernel_at_least, link_mbit, nfs_fstab, present
 
-FAST = 10_000  # Mbit/s: below this one TCP connection fills the link
 CONNECTIONS = 4  # Microsoft's measured sweet spot; the kernel allows up to 16
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     nfs_client = present(facts.nfs_client)
     mbit = link_mbit(facts)
-    if mbit is None or mbit < FAST or not kernel_at_least(facts, 5, 3):
+    if mbit is None or mbit < FAST_LINK or not kernel_at_least(facts, 5, 3):
         return
     fstab = nfs_fstab(facts)
     for m in nfs_client.mounts.value or []:

@@ -3,10 +3,9 @@ from collections.abc import Iterator
 from nastune.facts import Facts
 from nastune.facts.mounts import Mount
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import fstab_of, kernel_at_least, link_mbit, present
+from nastune.rules.query import FAST_LINK, fstab_of, kernel_at_least, link_mbit, present
 
 SMB = ("cifs", "smb3")
-FAST = 10_000  # Mbit/s: below this one TCP connection fills the link
 CHANNELS = 4
 
 
@@ -19,7 +18,7 @@ def single(m: Mount) -> bool:
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     mounts = present(facts.mounts)
     mbit = link_mbit(facts)
-    if mbit is None or mbit < FAST or not kernel_at_least(facts, 5, 13):
+    if mbit is None or mbit < FAST_LINK or not kernel_at_least(facts, 5, 13):
         return
     fstab = fstab_of(facts, SMB)
     for m in filter(single, mounts.mounts.value or []):

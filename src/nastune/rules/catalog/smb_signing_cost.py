@@ -2,12 +2,11 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import crypto_evidence, link_mbit, present, samba_globals, samba_order, slow_crypto
+from nastune.rules.query import FAST_LINK, crypto_evidence, link_mbit, present, samba_globals, samba_order, slow_crypto
 
 FAST = "AES-128-GMAC"  # GMAC rides the CPU's AES and carry-less multiply: the cheapest signature
 ORDER = "AES-128-GMAC, AES-128-CMAC, HMAC-SHA256"  # Samba's own default order
 REQUIRED = ("mandatory", "required", "yes", "true", "on")
-FAST_LINK = 10_000  # Mbit/s: from here the CPU each byte costs, not the link, limits a small NAS
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
