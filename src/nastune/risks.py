@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+Risk = Literal["durability", "security"]
+
 # The guarantees a change can trade for speed, each accepted by name with --accept-risk, and what
 # accepting it means.
 RISKS = {

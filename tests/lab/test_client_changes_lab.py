@@ -100,3 +100,19 @@ def test_rollback_without_a_journal_undoes_each_host_s_newest(lab, tmp_path):
     assert everywhere() == before
     again = nastune(lab, "verify", "--inventory", inv, "--json")  # nothing is applied on the client now
     assert json.loads(again.stdout)["schema"] == "nastune.verify/1"
+
+
+@pytest.mark.parametrize(
+    ("risk", "key", "new"), [("security", "server signing", "disabled"), ("durability", "strict sync", "no")]
+)
+def test_an_inventory_s_nas_refuses_a_risky_change_whatever_flags_the_plan_carries(lab, tmp_path, risk, key, new):
+    """The gate is the NAS's own nastune judging what the change writes, not the plan's flags."""
+    conf = lab / "smb.conf"  # the one smbd was started with
+    before = conf.read_bytes()
+    change = {"knob": "samba", "target": "global", "key": key, "new": new}
+    plan = write_plan(tmp_path, [{**change, "durability_risk": False, "security_risk": False, "risks": []}])
+    inv = str(lab / "inventory.ini")
+    refused = nastune(lab, "apply", str(plan), "--inventory", inv, "--yes", check=False)
+    assert refused.returncode != 0
+    assert f"refused without --accept-risk {risk}" in refused.stderr
+    assert conf.read_bytes() == before

@@ -60,7 +60,7 @@ def test_the_workbook_holds_the_plan_and_the_findings_each_run_once_and_wide_eno
     before, a, b = result_set("before", 1.0), result_set("A", 1.0), result_set("B", 1.2)
     rows, notes = compare_runs(before, b)
     change = {"rule": "smb-signing-cost", "knob": "samba", "target": "global", "key": "server signing"}
-    plan = [{**change, "current": "required", "new": "default", "security_risk": True, "durability_risk": False}]
+    plan = [{**change, "current": "required", "new": "default", "risks": ["security"]}]
     found = [{"severity": "medium", "rule": "smb-signing-cost", "target": "smb", "message": "=cmd|' /C calc'!A0"}]
     page = render(
         [before, a, b], tmp_path / "r.html", rows, notes, applied=plan, findings=found, interleaved_runs=[a, b]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from nastune import rules
-from nastune.tune.knobs import KNOBS
+from nastune.tune.knobs import KNOBS, risks
 from tests.conftest import documentation, need, run_cli
 from tests.rules.cases import CASES
 from tests.rules.kit import nas
@@ -86,7 +86,7 @@ def test_registry_conformance():
     ],
 )
 def test_durability_trades_are_marked(rule, facts, key):
-    risky = {c.key for f in _findings(rules.get(rule), facts()) for c in f.changes if c.durability_risk}
+    risky = {c.key for f in _findings(rules.get(rule), facts()) for c in f.changes if "durability" in risks(c)}
     assert key in risky
 
 

@@ -51,14 +51,13 @@ CHANGES: list[dict] = [
         "target": "/srv/data",
         "key": "192.168.1.0/24:async",
         "new": "async",
-        "durability_risk": True,
     },
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "rsize", "new": 1048576},
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "intr", "new": None},
     {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "multichannel", "new": "multichannel"},
     {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "max_channels", "new": 4},
     {"knob": "cpu_governor", "target": "cpufreq", "new": "performance"},
-    {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled", "security_risk": True},
+    {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled"},
 ]
 
 

@@ -81,7 +81,7 @@ def test_a_plan_from_a_real_shaped_file_applies_and_rolls_back_byte_for_byte(tmp
     changes = json.loads(plan.read_text())["changes"]
     # three continued clients, ws1 (@staff(ro) after -rw is read-only: none), (rw,sync), the netmask
     assert len(changes) == 3 + 1 + 1 + 1
-    assert all(c["durability_risk"] for c in changes)
+    assert all(c["risks"] == ["durability"] for c in changes)
     refused = run_cli("apply", str(plan), "--root", str(tmp_path), "--yes", check=False)
     assert refused.returncode != 0
     assert "--accept-risk durability" in refused.stderr

@@ -176,7 +176,7 @@ class VmRatio(Tunable):
         return "vm." + self.name.replace("-", "_")
 
     def changes(self, target: str, value: Any, context: dict) -> list[Change]:
-        return [Change(knob="sysctl", target=target, new=value, durability_risk=self.durability)]
+        return [Change(knob="sysctl", target=target, new=value)]
 
 
 class NotsentLowat(VmRatio):

@@ -59,7 +59,7 @@ def plan(
         made = planning.run(facts, only, out, where)
     later = f" --inventory {inventory}" if inventory else ""
     console.print(plan_table(made))
-    risky = [f"{sum(r in c.risks() for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
+    risky = [f"{sum(r in c.risks for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
     console.print(
         f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out}{later} --dry-run",
         highlight=False,

@@ -97,7 +97,7 @@ def choose(plan: Plan, shared_kernel: bool, accept_risk: Risks) -> tuple[Plan, l
     shares this machine's kernel with its clients, as the lab's does)."""
     kept, skipped = [], []
     for c in plan.changes:
-        unaccepted = [r for r in c.risks() if r not in accept_risk]
+        unaccepted = [r for r in c.risks if r not in accept_risk]
         if unaccepted:
             skipped.append(
                 f"{c.knob} {c.target} {c.key or ''}: trades {unaccepted[0]} (needs --accept-risk {unaccepted[0]})"

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from nastune.rules.model import Finding, Severity
+from nastune.tune.knobs import risks
 
 COLOURS = {
     Severity.info: "dim",
@@ -48,7 +49,7 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
             for e in f.evidence[: None if verbose else 3]:
                 say(f"    evidence: {e.fact} = {e.value}  ", (f"({e.source})", "dim"))
             for c in f.changes:
-                trades = "; ".join(f"a {r} trade: needs --accept-risk {r}" for r in c.risks())
+                trades = "; ".join(f"a {r} trade: needs --accept-risk {r}" for r in risks(c))
                 risk = (f" ({trades})", "red") if trades else ""
                 say(f"    change:   {c.describe()}", risk)
             if f.advice:

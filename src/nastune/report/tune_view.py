@@ -34,7 +34,7 @@ def plan_table(plan: Plan) -> Records:
             f"{c.target} {c.key or ''}".strip(),
             _short(c.current),
             _short(c.new),
-            Text(", ".join(c.risks()), style="red"),
+            Text(", ".join(c.risks), style="red"),
         )
     return table
 
@@ -47,8 +47,8 @@ def diff_table(rows: list[Pending]) -> Records:
             if r.error
             else Text("no change", style="dim")
             if r.noop
-            else Text(f"{' and '.join(r.change.risks())} trade", style="red")
-            if r.change.risks()
+            else Text(f"{' and '.join(r.risks)} trade", style="red")
+            if r.risks
             else "change"
         )
         table.add_row(
@@ -61,7 +61,7 @@ def show_diff(shown: Console, err: Console, rows: list[Pending]) -> None:
     """The diff apply shows before it asks, with each risk's warning where a change trades it."""
     shown.print(diff_table(rows))
     for risk, text in RISKS.items():
-        if any(risk in r.change.risks() and not r.noop for r in rows):
+        if any(risk in r.risks and not r.noop for r in rows):
             err.print(Text.assemble((f"{risk} risk:", "yellow"), f" {text}"))
 
 

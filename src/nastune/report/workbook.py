@@ -153,8 +153,7 @@ def _records(sheet: Worksheet, columns: list[str], records: list[dict]) -> None:
     """One row per record, its fields as text; a change's risks in one column."""
     _header(sheet, 1, columns)
     for n, record in enumerate(records, 2):
-        risks = [r for r in ("durability", "security") if record.get(f"{r}_risk")]
-        values = {**record, "risk": ", ".join(risks)}
+        values = {**record, "risk": ", ".join(record.get("risks") or [])}
         _put(sheet, n, ["" if values.get(c) is None else str(values.get(c)) for c in columns])
     _usable(sheet, columns)
 

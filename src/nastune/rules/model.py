@@ -47,16 +47,9 @@ class Change(BaseModel):
     key: str | None = None
     current: Any = None
     new: Any = None
-    # changes a crash-safety trade: to speed (async) or back from a speed the operator chose
-    # (sync, 2-6x slower writes); never applied without --accept-risk durability
-    durability_risk: bool = False
-    # weakens what protects the data in flight (signing or encryption off, a weaker algorithm);
-    # never applied without --accept-risk security
-    security_risk: bool = False
-
-    def risks(self) -> list[str]:
-        """The guarantees this change trades, each needing its own --accept-risk."""
-        return [name for name, on in (("durability", self.durability_risk), ("security", self.security_risk)) if on]
+    # What a change trades (durability, security) is judged by its knob from the value it writes
+    # (tune/knobs/trades.py); a plan's own "durability_risk"/"security_risk" flags, which older
+    # plans carry, are ignored on input.
 
     def describe(self) -> str:
         what = f"{self.target} {self.key}" if self.key else self.target

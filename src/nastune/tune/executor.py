@@ -37,6 +37,12 @@ class Pending:
     index: int = 0  # position in the plan file: errors name changes[index] (-1: a persistence file)
 
     @property
+    def risks(self) -> list[str]:
+        """What the change trades, judged from the value read on the system now and the one it
+        writes (whatever the plan says of either)."""
+        return self.knob.trades(self.change, self.current)
+
+    @property
     def noop(self) -> bool:
         return not self.knob.action and self.error is None and norm(self.current) == norm(self.change.new)
 
@@ -120,7 +126,7 @@ def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: 
                 "tool: nastune does not fight it), or apply without --persist"
             )
     for risk, text in RISKS.items():
-        risky = [r.change for r in rows if risk in r.change.risks() and not r.noop]
+        risky = [r.change for r in rows if risk in r.risks and not r.noop]
         if risky and risk not in accept_risk:
             listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
             raise TuneError(f"refused without --accept-risk {risk}: {listed}. {text}")

@@ -6,12 +6,14 @@ import math
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, computed_field, field_validator
 
 from nastune.conf import safe
 from nastune.errors import UsageError
 from nastune.jsonfile import invalid, load_versioned
+from nastune.risks import Risk
 from nastune.rules.model import Change, Finding
+from nastune.tune import knobs
 from nastune.tune.knobs import KNOBS
 from nastune.tune.system import TuneError
 
@@ -37,6 +39,14 @@ class PlannedChange(Change):
         if isinstance(v, float) and math.isfinite(v):
             return v
         raise UsageError(f"must be text or a number, not {type(v).__name__}")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def risks(self) -> list[Risk]:
+        """What the change trades, as its knob judges it from the values: written for the reader
+        of a plan file, never read from one (a plan cannot vouch for itself); apply judges it once
+        more from the value it reads on the system."""
+        return knobs.risks(self)  # type: ignore[return-value]
 
 
 class Plan(BaseModel):

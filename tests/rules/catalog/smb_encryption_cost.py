@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from nastune.tune.knobs import risks
 from tests.rules.kit import Case, changes, fail, nas, one, smb
 
 CASE = Case(
     lambda: smb(nas(), "data", smb_encrypt="required"),
     nas,
     lambda fs: (
-        (changes(fs) == [("data", "smb encrypt", "required", "desired")] and one(fs).changes[0].security_risk)
+        (changes(fs) == [("data", "smb encrypt", "required", "desired")] and risks(one(fs).changes[0]) == ["security"])
         or fail(fs)
     ),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nastune.tune.knobs import risks
 from tests.rules.kit import Case, changes, fail, nas, one, smb
 
 CASE = Case(
@@ -21,7 +22,7 @@ CASE = Case(
                 ),
                 ("global", "server signing", "mandatory", "default"),
             ]
-            and [c.security_risk for c in one(fs).changes] == [False, True]
+            and [risks(c) for c in one(fs).changes] == [[], ["security"]]
             and "lacks AES" in one(fs).message  # the Atom N330
         )
         or fail(fs)

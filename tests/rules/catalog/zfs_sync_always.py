@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from nastune.tune.knobs import risks
 from tests.rules.kit import Case, changes, one, zfs
 
 CASE = Case(
     lambda: zfs({"sync": "always"}),
     lambda: zfs({"sync": "standard"}),
-    lambda fs: one(fs).changes[0].durability_risk and changes(fs) == [("tank/vm", "sync", "always", "standard")],
+    lambda fs: (
+        risks(one(fs).changes[0]) == ["durability"] and changes(fs) == [("tank/vm", "sync", "always", "standard")]
+    ),
 )

@@ -35,14 +35,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             other = "sync" if mode == "async" else "async"
             # both ways need consent: async may be the operator's choice, and sync costs 2-6x on writes
             changes = [
-                Change(
-                    knob="nfs_export",
-                    target=e.path,
-                    key=f"{c.host}:{other}",
-                    current=mode,
-                    new=other,
-                    durability_risk=True,
-                )
+                Change(knob="nfs_export", target=e.path, key=f"{c.host}:{other}", current=mode, new=other)
                 for c in clients
             ]
             if mode == "async":

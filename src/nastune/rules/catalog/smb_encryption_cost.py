@@ -24,7 +24,7 @@ def _required(g: dict[str, str], shares: dict[str, dict[str, str]]) -> list[tupl
 def _offered(required: list[tuple[str, str, str]]) -> list[Change]:
     """Encryption merely offered where it is required: a security trade, applied only with
     --accept-risk security."""
-    return [Change(knob="samba", target=s, key=k, current=v, new="desired", security_risk=True) for s, k, v in required]
+    return [Change(knob="samba", target=s, key=k, current=v, new="desired") for s, k, v in required]
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:

@@ -46,16 +46,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
         ],
         changes=reorder
         + (
-            [
-                Change(
-                    knob="samba",
-                    target="global",
-                    key="server signing",
-                    current=signing,
-                    new="default",
-                    security_risk=True,
-                )
-            ]
+            [Change(knob="samba", target="global", key="server signing", current=signing, new="default")]
             if required
             else []
         ),

@@ -25,11 +25,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                 message=f"[{scope}] strict sync = no: {RISK} It is often set for macOS clients' speed; if that "
                 "was the choice, keep it knowingly.",
                 evidence=[Evidence(fact=f"[{scope}] strict sync", value=value, source=smb.config.source)],
-                changes=[
-                    Change(
-                        knob="samba", target=scope, key="strict sync", current=value, new="yes", durability_risk=True
-                    )
-                ],
+                changes=[Change(knob="samba", target=scope, key="strict sync", current=value, new="yes")],
             )
 
 

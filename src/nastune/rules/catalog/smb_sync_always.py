@@ -26,9 +26,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                 message=f"[{scope}] sync always = yes: smbd flushes to disk after every write, so writes run at the "
                 "disks' commit latency (MiNET's 2013 benchmark: 10-20x the latency of async writes on small files).",
                 evidence=[Evidence(fact=f"[{scope}] sync always", value=value, source=smb.config.source)],
-                changes=[
-                    Change(knob="samba", target=scope, key="sync always", current=value, new="no", durability_risk=True)
-                ],
+                changes=[Change(knob="samba", target=scope, key="sync always", current=value, new="no")],
             )
 
 

@@ -23,16 +23,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                 severity=Severity.medium,
                 message=f"Dataset {d.name} has sync=always: every write waits for the intent log on disk.",
                 evidence=[Evidence(fact=f"{d.name} sync", value=value, source=zfs.datasets.source)],
-                changes=[
-                    Change(
-                        knob="zfs_property",
-                        target=d.name,
-                        key="sync",
-                        current=value,
-                        new="standard",
-                        durability_risk=True,
-                    )
-                ],
+                changes=[Change(knob="zfs_property", target=d.name, key="sync", current=value, new="standard")],
                 advice="If the dataset holds VM images or databases that need every write durable, keep "
                 "sync=always and add a fast mirrored log device (SLOG) instead.",
             )

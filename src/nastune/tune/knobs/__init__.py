@@ -4,6 +4,7 @@ and its doc. A new knob is one class in one of these modules; KNOBS finds it."""
 
 from __future__ import annotations
 
+from nastune.rules.model import Change
 from nastune.tune.knobs import daemons, kernel, network, storage
 from nastune.tune.knobs.base import Knob, norm
 from nastune.tune.knobs.daemons import ganesha_path, samba_path
@@ -20,4 +21,12 @@ def _collect() -> dict[str, Knob]:
 
 KNOBS: dict[str, Knob] = _collect()
 
-__all__ = ["KNOBS", "Knob", "ganesha_path", "norm", "samba_path"]
+
+def risks(change: Change, current: object = None, read: bool = False) -> list[str]:
+    """The guarantees `change` trades, judged by its knob from the value it writes and the one
+    it replaces: `current` when `read` (the value apply found), else the plan's own record."""
+    knob = KNOBS.get(change.knob)  # persist's boot files are no plan's knob: their values were judged
+    return knob.trades(change, current if read else change.current) if knob else []
+
+
+__all__ = ["KNOBS", "Knob", "ganesha_path", "norm", "risks", "samba_path"]

@@ -47,6 +47,11 @@ class Knob:
         """The command an operator runs to set `value` by hand when nastune cannot."""
         return f"set {self.label(change)} to {value!r} by hand"
 
+    def trades(self, change: Change, current: object) -> list[str]:
+        """The guarantees (durability, security) this change trades going from `current` to its
+        new value, judged from what it writes (knobs/trades.py), never from the plan's word."""
+        return []
+
     def validate(self, change: Change) -> None:
         """Reject malformed or out-of-range values before anything is touched."""
 

@@ -16,6 +16,7 @@ from nastune.facts.nfs_server import config_path
 from nastune.facts.system import daemons
 from nastune.rules.model import Change
 from nastune.tune import edits
+from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
 from nastune.tune.system import System, TuneError
 
@@ -51,6 +52,9 @@ class Samba(Knob):
 
     def files(self, system: System, change: Change) -> list[str]:
         return [samba_path(system)]
+
+    def trades(self, change: Change, current: object) -> list[str]:
+        return trades.samba(change.target, change.key or "", current, change.new)
 
     def applicable(self, system: System, change: Change) -> str | None:
         path = samba_path(system)
@@ -167,6 +171,9 @@ class NfsExport(Knob):
 
     def files(self, system: System, change: Change) -> list[str]:
         return ["/etc/exports"]
+
+    def trades(self, change: Change, current: object) -> list[str]:
+        return trades.changed(current, change.new)
 
     def applicable(self, system: System, change: Change) -> str | None:
         """The edit tried on the file as it is, so a client nastune cannot find fails the plan

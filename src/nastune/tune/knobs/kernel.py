@@ -10,6 +10,7 @@ from nastune.errors import UsageError
 from nastune.facts.context import cpu_list
 from nastune.root import Unavailable
 from nastune.rules.model import Change
+from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, norm
 from nastune.tune.system import System, TuneError
 
@@ -54,6 +55,9 @@ class Sysctl(FileValue):
 
     def path(self, change: Change) -> str:
         return "/proc/sys/" + change.target.replace(".", "/")
+
+    def trades(self, change: Change, current: object) -> list[str]:
+        return trades.sysctl(change.target, current, change.new)
 
     def manual(self, change: Change, value: Any) -> str:
         return f"sysctl -w {shlex.quote(f'{change.target}={value}')}"

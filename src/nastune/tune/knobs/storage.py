@@ -10,6 +10,7 @@ from nastune.conf import safe
 from nastune.facts.mounts import parse_mounts
 from nastune.rules.model import Change
 from nastune.tune import edits
+from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
 from nastune.tune.system import System, TuneError
 
@@ -106,6 +107,11 @@ class FstabOption(Knob):
     def files(self, system: System, change: Change) -> list[str]:
         return ["/etc/fstab"]
 
+    def trades(self, change: Change, current: object) -> list[str]:
+        if (change.key or "").lower() in trades.DURABLE_MOUNT_OPTIONS:
+            return trades.changed(current, change.new)
+        return []
+
     def read(self, system: System, change: Change) -> str | None:
         text = system.read("/etc/fstab")
         options = edits.fstab_options(text or "", change.target)
@@ -150,6 +156,9 @@ class ZfsProperty(Knob):
             raise TuneError(
                 f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}"
             )
+
+    def trades(self, change: Change, current: object) -> list[str]:
+        return trades.changed(current, change.new) if change.key == "sync" else []
 
     def read(self, system: System, change: Change) -> str | None:
         return norm(system.run(["zfs", "get", "-H", "-o", "value", self.key(change), change.target]))
