@@ -46,6 +46,8 @@ MAX_READ = 16 * 1024 * 1024
 MAX_LINKS = 40
 MAX_ENTRIES = 100_000  # names in one directory listing
 META = ".nastune"
+# a tree's hard link can name any file of its file system, outside the root too
+HARD_LINKED = "hard-linked (it may be a file outside the root): refused"
 
 
 class Unavailable(Failure):
@@ -193,15 +195,19 @@ class Root:
     def _read_host(self, host: str, limit: int) -> str:
         """Read a regular file, bounded; never blocks on a FIFO and never opens a device of a
         tree (a live /proc or /sys file is regular too)."""
-        if not self.live and not stat.S_ISREG(os.lstat(host).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
+        if not self.live:  # refused before it is opened: a tree's file is never even opened then
+            seen = os.lstat(host)
+            if not stat.S_ISREG(seen.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
+            if seen.st_nlink > 1:
+                raise OSError(errno.EPERM, HARD_LINKED)
         fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise OSError(errno.EINVAL, "not a regular file")
-            if not self.live and info.st_nlink > 1:  # a tree's hard link can name any file of its file system
-                raise OSError(errno.EPERM, "hard-linked (it may be a file outside the root): refused")
+            if not self.live and info.st_nlink > 1:  # linked since the lstat above
+                raise OSError(errno.EPERM, HARD_LINKED)
             chunks, size = [], 0
             while size <= limit:
                 chunk = os.read(fd, 1 << 16)
@@ -290,7 +296,7 @@ class Root:
             return list(self._listings[real])
         try:
             with os.scandir(self._host(logical(real))) as entries:
-                names = list(itertools.islice((e.name for e in entries), MAX_ENTRIES + 1))
+                names = list(itertools.islice((_text(e.name) for e in entries), MAX_ENTRIES + 1))
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
         if len(names) > MAX_ENTRIES:
@@ -305,7 +311,7 @@ class Root:
         self._recorded_error(path)
         real = self.canonical(path, follow_last=False)
         try:
-            target = os.readlink(self._host(logical(real)))
+            target = _text(os.readlink(self._host(logical(real))))
         except OSError as e:
             raise self._fail(path, _reason(e)) from e
         if self.recorder:
@@ -379,6 +385,12 @@ class Root:
         except ValueError as e:
             return CommandResult(argv, None, error=f"corrupt recorded output {where}: {e}")
         return CommandResult(argv, *fields)
+
+
+def _text(name: str) -> str:
+    """A file or link name as text: bytes that are not UTF-8 (which os gives as surrogates, and
+    no JSON can hold) shown as U+FFFD, as file contents are."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _reason(e: OSError) -> str:

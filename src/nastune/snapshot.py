@@ -79,7 +79,7 @@ def _extract(archive: Path, dest: Path) -> None:
             elif member.isreg() or member.isdir():
                 tar.extract(member, dest, filter="data")
     for member in links:
-        target = (dest / member.name).resolve(strict=False)
+        target = Path(os.path.realpath(dest / member.name))  # a loop of links is left as it is, not raised
         parent = target.parent
         if os.path.commonpath([parent, dest.resolve()]) != str(dest.resolve()):
             raise Unavailable(str(archive), f"member {member.name!r} is outside the snapshot")

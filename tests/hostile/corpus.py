@@ -793,8 +793,54 @@ def _second_round() -> list[Case]:
     ]
 
 
+def _fourth_round() -> list[Case]:
+    """Input at fault that once ended in an internal error (exit 70), or in a message without
+    the file it was about."""
+
+    def driver_not_utf8(work, outside):
+        root = tree(work)
+        link = root / "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/driver"
+        link.unlink()
+        os.symlink(b"../../../../bus/pci/drivers/\xff\xfe-nic", bytes(link))
+        return ["inspect", "--root", str(root), "--json"]
+
+    def snapshot_link_loop(work, outside):
+        archive = work / "snap.tar.gz"
+        with tarfile.open(archive, "w:gz") as tar:
+            tar.add(tree(work), arcname=".")
+            for name, target in (("etc/loop1", "loop2"), ("etc/loop2", "loop1"), ("etc/loop1/x", "y")):
+                info = tarfile.TarInfo(f"./{name}")
+                info.type, info.linkname = tarfile.SYMTYPE, target
+                tar.addfile(info)
+        return ["inspect", "--root", str(archive)]
+
+    def cpu_online_garbage(work, outside):
+        root = tree(work)
+        put(root, "/sys/devices/system/cpu/online", "x\n")
+        change = {"id": 1, "knob": "irq_affinity", "target": "irq/27", "new": "0"}
+        return ["apply", str(plan_file(work, [change])), "--root", str(root), "--yes"]
+
+    def exports_long_line(command):
+        def build(work, outside):
+            root = tree(work)
+            put(root, "/etc/exports", "/srv/data " + "h" * 70_000 + "(rw,sync)\n")
+            return [command, "--root", str(root)]
+
+        return build
+
+    return [
+        Case("driver-name-not-utf8", driver_not_utf8),
+        Case("snapshot-symlink-loop", snapshot_link_loop),
+        Case("cpu-online-garbage-apply", cpu_online_garbage, names="/sys/devices/system/cpu/online"),
+        Case("exports-long-line-diagnose", exports_long_line("diagnose"), names="/etc/exports"),
+        Case("exports-long-line-plan", exports_long_line("plan"), names="/etc/exports"),
+    ]
+
+
 def all_cases() -> list[Case]:
-    return _numbers() + _markup() + _escapes() + _hangs() + _structure() + _journals() + _second_round()
+    return (
+        _numbers() + _markup() + _escapes() + _hangs() + _structure() + _journals() + _second_round() + _fourth_round()
+    )
 
 
 def scenario_cases() -> dict[str, str | None]:

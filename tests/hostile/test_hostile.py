@@ -95,6 +95,7 @@ def test_hostile_input(case, tmp_path_factory):
     assert got.exception is None or isinstance(got.exception, SystemExit), (
         f"traceback: {type(got.exception).__name__}: {got.exception}"
     )
+    assert got.exit_code != 70, f"internal error on input at fault: {output[-1000:]}"  # the input's fault, not a bug
     assert "Traceback" not in output, output[-2000:]
     assert "Aborted" not in output, output[-2000:]
     assert not [words for words in PYTHON if words in output], output[-2000:]  # messages in an operator's words

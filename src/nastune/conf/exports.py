@@ -56,7 +56,7 @@ def parse(text: str, source: str, problems: list[str] | None = None) -> list[Exp
             start, size = number, 0
         size += len(line)
         if size > MAX_LINE:
-            raise UsageError(f"line {start}: longer than {MAX_LINE} characters")
+            raise UsageError(f"{source} line {start}: longer than {MAX_LINE} characters")
         if line.endswith("\\"):
             parts.append(line[:-1] + " ")
             continue

@@ -133,7 +133,11 @@ class IrqAffinity(FileValue):
 
     def write(self, system: System, change: Change, value: Any) -> None:
         online = system.read("/sys/devices/system/cpu/online")
-        if online and not set(cpu_list(str(value))) <= set(cpu_list(online)):
+        try:
+            known = set(cpu_list(online)) if online else None
+        except ValueError as e:
+            raise TuneError(f"{self.label(change)}: /sys/devices/system/cpu/online: {e}") from e
+        if online and known is not None and not set(cpu_list(str(value))) <= known:
             raise TuneError(f"{self.label(change)}: CPUs {value} are not all online ({online.strip()})")
         super().write(system, change, value)
 
