@@ -17,10 +17,15 @@ def lab_up(
     rate: Annotated[str | None, typer.Option(help="Link rate, both directions (e.g. 1gbit, 100mbit).")] = None,
     mtu: Annotated[int | None, typer.Option(help="MTU of every lab interface.")] = None,
     clients: Annotated[int | None, typer.Option(help="Number of client hosts (1-8).")] = None,
+    kernel: Annotated[bool, typer.Option("--kernel", help=KERNEL_HELP)] = False,
 ) -> None:
-    """Build the lab (idempotent: an identical lab that is up is left alone)."""
+    """Build the lab (idempotent: an identical lab that is up is left alone). With --kernel, the
+    NAS runs on a real Debian kernel in a QEMU guest (scenario `kernel` unless one is named)."""
     from nastune.lab import scenario as scenarios
     from nastune.sites.lab.lab import Lab
+
+    if kernel:
+        return lab_up_kernel("kernel" if scenario == "soho" else scenario, rate, mtu)
 
     def action() -> None:
         network = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
@@ -33,12 +38,39 @@ def lab_up(
     lab_action(action)
 
 
+def lab_up_kernel(scenario: str, rate: str | None, mtu: int | None) -> None:
+    from nastune.lab import scenario as scenarios
+    from nastune.sites.lab.kernel import KernelLab
+
+    def action() -> None:
+        network = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
+        final = scenarios.load(scenario, network)
+        built = KernelLab().up(final, log=say("lab"))
+        state = "kernel lab is up" if built else "kernel lab was already up"
+        console.print(f"{state} (scenario {final.name}); hosts: nastune lab inventory --kernel", highlight=False)
+
+    lab_action(action)
+
+
+def shown(message: str) -> None:
+    console.print(message, highlight=False)
+
+
+KERNEL_HELP = "Run the NAS on a real Debian kernel in a QEMU guest (kernel nfsd, the kernel's NFS and SMB clients)."
+
+
 @lab_app.command("down", short_help="Remove everything the lab created")
 def lab_down() -> None:
-    """Remove everything the lab created (namespaces, mounts, loop devices, cgroups, processes, files)."""
+    """Remove everything the labs created (namespaces, mounts, loop devices, cgroups, processes,
+    the kernel lab's guest, taps and bridge, files); the kernel lab's cached image stays."""
+    from nastune.sites.lab.kernel import KernelLab
     from nastune.sites.lab.lab import Lab
 
-    lab_action(lambda: Lab().down(log=lambda m: console.print(m, highlight=False)))
+    def action() -> None:
+        Lab().down(log=shown)
+        KernelLab().down(log=shown)
+
+    lab_action(action)
 
 
 @lab_app.command("reset", short_help="Rebuild the lab in its scenario's state")
@@ -50,11 +82,14 @@ def lab_reset() -> None:
 
 
 @lab_app.command("status", short_help="Each part of the lab, up or down")
-def lab_status(json: opt.Json = False) -> None:
+def lab_status(
+    json: opt.Json = False, kernel: Annotated[bool, typer.Option("--kernel", help="The kernel lab's parts.")] = False
+) -> None:
     """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
+    from nastune.sites.lab.kernel import KernelLab
     from nastune.sites.lab.lab import Lab
 
-    parts = lab_action(lambda: Lab().status())
+    parts = lab_action(lambda: KernelLab().status() if kernel else Lab().status())
     if json:
         from nastune import wire
 
@@ -66,14 +101,18 @@ def lab_status(json: opt.Json = False) -> None:
 
 
 @lab_app.command("inventory", short_help="Print the lab's Ansible inventory")
-def lab_inventory() -> None:
+def lab_inventory(
+    kernel: Annotated[bool, typer.Option("--kernel", help="The kernel lab's hosts.")] = False,
+) -> None:
     """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
+    from nastune.sites.lab.kernel import KernelLab
     from nastune.sites.lab.lab import Lab, LabError
 
     def action() -> str:
-        path = Lab().inventory_path
+        path = KernelLab().inventory_path if kernel else Lab().inventory_path
         if not path.exists():
-            raise LabError("the lab is not up: run `nastune lab up` first")
+            which = " --kernel" if kernel else ""
+            raise LabError(f"the lab is not up: run `nastune lab up{which}` first")
         return path.read_text()
 
     print(lab_action(action), end="")

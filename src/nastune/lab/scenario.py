@@ -92,6 +92,25 @@ class Limits(Strict):
     write_iops: int | None = Field(None, gt=0)
 
 
+class Guest(Strict):
+    """What only the kernel lab (`lab up --kernel`) has: the client's mount options, as its
+    /etc/fstab gives them; the kernel NFS server's threads (/etc/nfs.conf); the NUMA node whose
+    CPUs serve the NAS NIC's interrupts (None: where the kernel puts them)."""
+
+    nfs_mount: str = "vers=3"
+    smb_mount: str = "vers=3.1.1"
+    nfsd_threads: int = Field(8, ge=1, le=1024)
+    irq_node: int | None = Field(None, ge=0, le=1)
+
+    @field_validator("nfs_mount", "smb_mount")
+    @classmethod
+    def _mount(cls, v: str) -> str:
+        for option in v.split(","):
+            for part in option.split("=", 1):
+                safe.check(safe.MOUNT_OPTION, part, "mount option")
+        return v
+
+
 class Scenario(Strict):
     name: str
     description: str = ""
@@ -102,6 +121,7 @@ class Scenario(Strict):
     samba_share: dict[str, str] = {}
     ganesha_export: dict[str, int | str] = {}
     limits: Limits | None = None
+    guest: Guest = Guest()
     # what the clients require of their SMB sessions, as an operator's do (Windows 11 24H2: sign)
     client_protection: Literal["sign", "encrypt", "off"] | None = None
 

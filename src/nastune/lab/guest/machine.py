@@ -1,0 +1,173 @@
+"""The guest machine: QEMU with two NUMA nodes, the cached image under an overlay of its own, an
+XFS data disk, the NAS's and the client's multi-queue virtio NICs on this host's taps joined by
+a bridge that has no address (their traffic goes from the guest to the guest, nowhere else),
+and a management NIC on QEMU's user network, restricted to a forwarded SSH port on 127.0.0.1.
+KVM is tried first; when the guest does not come up under it (its kernel stops right after
+decompression on these machines), the machine restarts under software emulation and says so."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from nastune.lab import procs
+from nastune.lab.guest.image import Image
+from nastune.lab.sh import LabError, need, run
+from nastune.lab.state import Link, Process, State
+
+MACS = {"nas": "52:54:00:4e:54:01", "c1": "52:54:00:4e:54:02", "mgmt": "52:54:00:4e:54:ff"}
+KVM_SECONDS = 10  # a kernel that runs prints its banner within a second or two under KVM
+QUEUES = 2
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What the machine is given: the image, the lab's files, its size, the NUMA layout."""
+
+    image: Image
+    dir: Path  # the lab's directory: overlay, data disk, seed, console log
+    source: Path  # the checkout nastune runs from, shared read-only at the same path
+    cpus: int = 2
+    memory_mib: int = 2048
+    data_size: str = "3G"
+
+    @property
+    def console(self) -> Path:
+        return self.dir / "logs" / "console.log"
+
+
+def names(directory: Path) -> dict[str, str]:
+    """This lab's bridge and taps: named from its directory, so two labs never share one."""
+    tag = hashlib.sha256(str(directory).encode()).hexdigest()[:5]
+    return {"bridge": f"nk{tag}br", "nas": f"nk{tag}nas", "c1": f"nk{tag}c1"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def disks(spec: Spec) -> tuple[Path, Path]:
+    """The lab's overlay of the cached root disk, and its data disk made XFS here."""
+    need("qemu-img", "mkfs.xfs")
+    overlay, data = spec.dir / "root.qcow2", spec.dir / "data.img"
+    run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(spec.image.disk), str(overlay)])
+    run(["truncate", "-s", spec.data_size, str(data)])
+    run(["mkfs.xfs", "-q", "-f", "-L", "nastune-data", str(data)])
+    return overlay, data
+
+
+def network(state: State, directory: Path) -> dict[str, str]:
+    """The bridge and the two multi-queue taps, recorded before each is made."""
+    found = names(directory)
+    state.add(Link(name=found["bridge"]))
+    run(["ip", "link", "add", found["bridge"], "type", "bridge"])
+    run(["sysctl", "-q", "-w", f"net.ipv6.conf.{found['bridge']}.disable_ipv6=1"])
+    for role in ("nas", "c1"):
+        state.add(Link(name=found[role]))
+        run(["ip", "tuntap", "add", "dev", found[role], "mode", "tap", "multi_queue"])
+        run(["sysctl", "-q", "-w", f"net.ipv6.conf.{found[role]}.disable_ipv6=1"])
+        run(["ip", "link", "set", found[role], "master", found["bridge"], "up"])
+    run(["ip", "link", "set", found["bridge"], "up"])
+    return found
+
+
+def argv(spec: Spec, overlay: Path, data: Path, taps: dict[str, str], port: int, kvm: bool) -> list[str]:
+    half = spec.memory_mib // 2
+    accel = ["-enable-kvm", "-cpu", "host,-arch-capabilities"] if kvm else ["-accel", "tcg", "-cpu", "max"]
+    numa = [
+        *("-object", f"memory-backend-ram,size={half}M,id=m0", "-object", f"memory-backend-ram,size={half}M,id=m1"),
+        *("-numa", "node,nodeid=0,cpus=0,memdev=m0", "-numa", "node,nodeid=1,cpus=1,memdev=m1"),
+    ]
+    # the data NICs on an expander bridge of node 0, so that their PCI functions have a NUMA
+    # node; last, because QEMU puts a device that names no bus on the newest one
+    nics = ["-device", "pxb,id=pxb0,bus_nr=16,numa_node=0,bus=pci.0"]
+    for slot, role in enumerate(("nas", "c1")):
+        nics += ["-netdev", f"tap,id={role},ifname={taps[role]},script=no,downscript=no,queues={QUEUES}"]
+        nics += [
+            "-device",
+            f"virtio-net-pci,netdev={role},mac={MACS[role]},mq=on,vectors={2 * QUEUES + 2},bus=pxb0,addr={slot}",
+        ]
+    shares = [
+        *("-netdev", f"user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:{port}-10.0.2.15:22"),
+        *("-device", f"virtio-net-pci,netdev=mgmt,mac={MACS['mgmt']},bus=pci.0"),
+    ]
+    for tag, path in (("seed", spec.dir / "seed"), ("src", spec.source)):
+        shares += ["-fsdev", f"local,id={tag},path={path},security_model=passthrough,readonly=on"]
+        shares += ["-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag},bus=pci.0"]
+    for name, path, form in (("root", overlay, "qcow2"), ("data", data, "raw")):
+        shares += ["-drive", f"file={path},if=none,id={name},format={form}" + (",cache=none" if name == "data" else "")]
+        shares += ["-device", f"virtio-blk-pci,drive={name},bus=pci.0"]
+    return [
+        *("qemu-system-x86_64", "-name", "nastune-lab", *accel, "-smp", str(spec.cpus), "-m", str(spec.memory_mib)),
+        *numa,
+        *("-display", "none", "-monitor", "none", "-serial", f"file:{spec.console}"),
+        *("-kernel", str(spec.image.kernel), "-initrd", str(spec.image.initrd)),
+        *("-append", "console=ttyS0 root=LABEL=nastune-root rw net.ifnames=0 modprobe.blacklist=floppy quiet"),
+        *shares,
+        *nics,
+    ]
+
+
+def start(state: State, spec: Spec, taps: dict[str, str], port: int, log: Callable[[str], None]) -> Process:
+    """QEMU started under KVM, or under emulation when the guest's kernel does not get going."""
+    need("qemu-system-x86_64")
+    overlay, data = disks(spec)
+    spec.console.parent.mkdir(parents=True, exist_ok=True)
+    if Path("/dev/kvm").exists():
+        machine = _spawn(state, spec, argv(spec, overlay, data, taps, port, kvm=True))
+        if _kernel_runs(machine, spec.console, KVM_SECONDS):
+            log("guest: running under KVM")
+            return machine
+        procs.kill([machine.pid] if machine.pid else [])
+        state.remove(machine)
+        log(f"guest: its kernel did not start under KVM within {KVM_SECONDS} s; using software emulation (TCG)")
+    else:
+        log("guest: no /dev/kvm here; using software emulation (TCG)")
+    return _spawn(state, spec, argv(spec, overlay, data, taps, port, kvm=False))
+
+
+def _spawn(state: State, spec: Spec, command: list[str]) -> Process:
+    spec.console.write_bytes(b"")
+    return procs.spawn(state, "qemu", command, spec.dir / "logs" / "qemu.out")
+
+
+def _kernel_runs(machine: Process, console: Path, seconds: float) -> bool:
+    """The guest kernel has printed past decompression (its first message about a device)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not procs.alive(machine):
+            raise LabError(f"qemu exited at start: {_tail(console.parent / 'qemu.out')}")
+        text = console.read_bytes() if console.exists() else b""
+        if b"Run /init" in text or b"systemd" in text:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def _tail(path: Path) -> str:
+    return path.read_text(errors="replace")[-400:].strip() if path.exists() else "(no output)"
+
+
+def console_tail(spec: Spec) -> str:
+    return _tail(spec.console)
+
+
+def remove_network(directory: Path) -> None:
+    """The bridge and taps of the lab in `directory`, if any are left."""
+    for name in names(directory).values():
+        if run(["ip", "link", "show", name], check=False).returncode == 0:
+            run(["ip", "link", "del", name], check=False)
+
+
+def cleanup_files(directory: Path) -> None:
+    for name in ("root.qcow2", "data.img"):
+        (directory / name).unlink(missing_ok=True)
+    shutil.rmtree(directory / "seed", ignore_errors=True)

@@ -1,0 +1,88 @@
+"""The lab's settings for its guest, as files the guest copies into place at its first boot (the
+NAS's /etc as an operator's Debian NAS has it, the client's /etc/fstab, the lab's login) and
+the few facts its start script reads at every boot (addresses, MAC addresses, the IRQs' node)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.lab.guest.machine import MACS
+from nastune.lab.scenario import Scenario
+
+NAS_IP, CLIENT_IP, PREFIX = "10.79.0.10", "10.79.0.11", 24
+NFS_MOUNT, SMB_MOUNT = "/mnt/nfs", "/mnt/smb"
+SHARE, DATA = "data", "/srv/data"  # the SMB share and the NFS export of the data file system
+CREDENTIALS = "/etc/nastune-lab-smb.cred"  # in the client's own /etc, mode 600
+
+
+def interfaces(mtu: int) -> str:
+    """ifupdown's configuration, where a Debian NAS keeps its address and its MTU."""
+    return (
+        "auto lo\niface lo inet loopback\n\n"
+        f"auto eth0\niface eth0 inet static\n    address {NAS_IP}/{PREFIX}\n    mtu {mtu}\n"
+    )
+
+
+def smb_conf(scenario: Scenario, user: str) -> str:
+    lines = ["[global]", "   server role = standalone server", "   map to guest = never", "   load printers = no"]
+    lines += [f"   {k} = {v}" for k, v in scenario.samba.items()]
+    lines += ["", f"[{SHARE}]", "   path = /srv/data", "   read only = no", f"   valid users = {user}"]
+    lines += [f"   {k} = {v}" for k, v in scenario.samba_share.items()]
+    return "\n".join(lines) + "\n"
+
+
+VSFTPD = """listen=YES
+listen_ipv6=NO
+anonymous_enable=NO
+local_enable=YES
+write_enable=YES
+local_root=/srv/data
+pasv_min_port=30000
+pasv_max_port=30100
+seccomp_sandbox=NO
+"""
+
+
+def nas_fstab(scenario: Scenario) -> str:
+    options = ",".join(scenario.storage.mount_options) or "defaults"
+    return f"LABEL=nastune-root / ext4 defaults 0 1\nLABEL=nastune-data /srv/data xfs {options} 0 2\n"
+
+
+def client_fstab(scenario: Scenario) -> str:
+    nfs = scenario.guest.nfs_mount
+    smb = f"{scenario.guest.smb_mount},credentials={CREDENTIALS}"
+    return (
+        "LABEL=nastune-root / ext4 defaults 0 1\n"
+        f"{NAS_IP}:/srv/data {NFS_MOUNT} nfs {nfs},_netdev 0 0\n"
+        f"//{NAS_IP}/{SHARE} {SMB_MOUNT} cifs {smb},_netdev 0 0\n"
+    )
+
+
+def write(directory: Path, scenario: Scenario, user: str, password: str, authorized: str, source: Path) -> Path:
+    """The seed directory the guest mounts read-only; files with the password are mode 600."""
+    seed = directory / "seed"
+    files = {
+        "root/etc/network/interfaces": interfaces(scenario.network.mtu),
+        "root/etc/exports": f"/srv/data {CLIENT_IP.rsplit('.', 1)[0]}.0/{PREFIX}(rw,sync,no_subtree_check)\n",
+        "root/etc/nfs.conf": f"[nfsd]\nthreads={scenario.guest.nfsd_threads}\n",
+        "root/etc/samba/smb.conf": smb_conf(scenario, user),
+        "root/etc/vsftpd.conf": VSFTPD,
+        "root/etc/fstab": nas_fstab(scenario),
+        "root/root/.ssh/authorized_keys": authorized,
+        "c1/fstab": client_fstab(scenario),
+        "user": user,
+        "src": str(source),
+        "mac-nas": MACS["nas"],
+        "mac-c1": MACS["c1"],
+        "mac-mgmt": MACS["mgmt"],
+        "c1-address": f"{CLIENT_IP}/{PREFIX}",
+        "c1-mtu": str(scenario.network.mtu),
+        "irq-node": "" if scenario.guest.irq_node is None else str(scenario.guest.irq_node),
+    }
+    secret = {"password": password, "c1/nastune-lab-smb.cred": f"username={user}\npassword={password}\n"}
+    for name, text in {**files, **secret}.items():
+        path = seed / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600 if name in secret else 0o644)
+        path.write_text(text)
+    return seed

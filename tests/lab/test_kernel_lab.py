@@ -1,0 +1,99 @@
+"""The kernel lab: the NAS on a real Debian kernel in a QEMU guest (built from Debian's packages
+once per machine, then cached), its client mounting the shares with the kernel's NFS and SMB
+clients. One guest for the module; the last test takes it down and looks for anything left."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nastune.lab import scenario as scenarios
+from nastune.lab.guest import machine
+from nastune.sites.lab.kernel import KernelLab
+from tests.lab.conftest import nastune
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if os.geteuid() != 0:
+        pytest.skip("the kernel lab needs root")
+    directory = tmp_path_factory.mktemp("kernel-lab")
+    guest = KernelLab(directory)
+    logged: list[str] = []
+    guest.up(scenarios.load("kernel", {}), log=logged.append)
+    yield guest, logged
+    guest.down(log=logged.append)
+
+
+def by_part(lab: KernelLab) -> dict[str, dict]:
+    return {p["part"]: p for p in lab.status()}
+
+
+def test_the_guest_serves_with_kernel_nfsd_samba_and_vsftpd(lab):
+    parts = by_part(lab[0])
+    for part in ("kernel nfsd serving", "SMB (Samba) serving", "FTP (vsftpd) serving", "ssh to NAS", "ssh to client"):
+        assert parts[part]["ok"], parts[part]
+    assert parts["kernel nfsd threads"]["check"] == "/proc/fs/nfsd/threads: 8"  # the scenario's nfs.conf
+
+
+def test_the_guest_has_two_numa_nodes_and_the_nic_s_vectors_on_the_scenario_s_node(lab):
+    parts = by_part(lab[0])
+    assert parts["NUMA nodes"]["check"].endswith(": 0-1")
+    vectors = {name: p["check"] for name, p in parts.items() if name.startswith("NIC vector ")}
+    queues = [name for name in vectors if "-input." in name or "-output." in name]
+    assert len(queues) == 2 * machine.QUEUES  # a multi-queue NIC: an input and an output vector per queue
+    assert all(check.endswith("on cpus 1") for check in vectors.values())  # node 1's CPU (irq_node = 1)
+
+
+def test_the_client_mounts_with_the_kernel_s_nfs_and_smb_clients_from_its_fstab(lab):
+    parts = by_part(lab[0])
+    nfs, smb = parts["client mount /mnt/nfs"]["check"], parts["client mount /mnt/smb"]["check"]
+    assert nfs.startswith("nfs ")
+    assert "vers=3" in nfs
+    assert "rsize=8192" in nfs
+    assert "wsize=8192" in nfs
+    assert smb.startswith("cifs ")
+    assert "vers=3.1.1" in smb
+
+
+def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab):
+    found = json.loads(nastune(lab[0].dir, "diagnose", "--inventory", str(lab[0].inventory_path), "--json").stdout)
+    rules = {(f["rule"], f["host"]): f for f in found["findings"]}
+    rsize = rules[("nfs-client-rsize-small", "c1")]["changes"]
+    assert [(c["knob"], c["key"], c["current"]) for c in rsize] == [
+        ("nfs_client_mount", "rsize", 8192),
+        ("nfs_client_mount", "wsize", 8192),
+    ]
+    assert [c["current"] for c in rules[("nfsd-threads-low", None)]["changes"]] == [8]  # /proc/fs/nfsd/threads
+    numa = rules[("irq-numa-locality", None)]["changes"]  # served on node 1, the NIC on node 0
+    assert {(c["current"], c["new"]) for c in numa} == {("1", "0")}
+
+
+def test_a_second_up_with_the_same_scenario_leaves_the_guest_alone(lab):
+    guest, logged = lab
+    pid = guest.state.record.resources[-1]
+    assert guest.up(scenarios.load("kernel", {}), log=logged.append) is False
+    assert guest.state.record.resources[-1] == pid
+
+
+def test_down_leaves_no_qemu_tap_bridge_or_file_and_keeps_the_image(lab):
+    guest, logged = lab
+    names = machine.names(guest.dir)
+    qemu = [r.pid for r in guest.state.record.resources if getattr(r, "name", "") == "qemu"]
+    guest.down(log=logged.append)
+    links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True).stdout
+    assert not [n for n in names.values() if n in links]
+    assert all(not Path(f"/proc/{pid}/cmdline").exists() or b"qemu" not in _cmdline(pid) for pid in qemu)
+    assert not guest.dir.exists()
+    assert any("(cached," in line or "built in" in line for line in logged)
+
+
+def _cmdline(pid: int | None) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
