@@ -13,8 +13,13 @@ import pytest
 
 from nastune.lab import scenario as scenarios
 from nastune.lab.guest import machine
+from nastune.lab.sh import run
+from nastune.remote import inventory
 from nastune.sites.lab.kernel import KernelLab
+from nastune.ssh import Ssh
+from nastune.tune.knobs import KNOBS
 from tests.lab.conftest import nastune
+from tests.tune.conftest import write_plan
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +76,59 @@ def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab
     assert [c["current"] for c in rules[("nfsd-threads-low", None)]["changes"]] == [8]  # /proc/fs/nfsd/threads
     numa = rules[("irq-numa-locality", None)]["changes"]  # served on node 1, the NIC on node 0
     assert {(c["current"], c["new"]) for c in numa} == {("1", "0")}
+
+
+PLAN: list[dict] = [  # one change of each way a setting lasts: sysctl.d, its own configuration, the unit, fstab
+    {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0},
+    {"knob": "samba", "target": "global", "key": "use sendfile", "new": "yes"},
+    {"knob": "nfsd_threads", "target": "nfsd", "new": 16},
+    {"knob": "mount_option", "target": "/srv/data", "key": "noatime", "new": "noatime"},
+]
+READ: dict[
+    str, tuple[list[str], str]
+] = {  # how each is read back on the NAS, and what the read shows for the new value
+    "sysctl": (["sysctl", "-n", "net.ipv4.tcp_slow_start_after_idle"], "0"),
+    "samba": (["testparm", "-s", "--parameter-name=use sendfile"], "Yes"),
+    "nfsd_threads": (["cat", "/proc/fs/nfsd/threads"], "16"),
+    "mount_option": (["findmnt", "-n", "-o", "OPTIONS", "/srv/data"], "noatime"),
+}
+BOOT_FILES = ["/etc/fstab", "/etc/samba/smb.conf", "/etc/sysctl.d", "/etc/systemd/system"]
+
+
+def _nas(lab: KernelLab) -> Ssh:
+    return Ssh(inventory.load(lab.inventory_path).nas)
+
+
+def _now(lab: KernelLab) -> dict[str, bool]:
+    """Whether each change of PLAN holds on the NAS now."""
+    nas = _nas(lab)
+    return {knob: want in run(nas.argv(argv)).stdout.strip().split(",") for knob, (argv, want) in READ.items()}
+
+
+def _files(lab: KernelLab) -> str:
+    """The NAS's boot-time configuration, every file's bytes summed up."""
+    argv = ["sh", "-c", "find " + " ".join(BOOT_FILES) + " -type f | sort | xargs sha256sum"]
+    return run(_nas(lab).argv(argv)).stdout
+
+
+def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_rest(lab, tmp_path):
+    guest, logged = lab
+    inv = str(guest.inventory_path)
+    plan = write_plan(tmp_path, PLAN)
+    before = _files(guest)
+    nastune(guest.dir, "apply", str(plan), "--inventory", inv, "--yes")
+    assert _now(guest) == dict.fromkeys(READ, True)
+    guest.reboot(log=logged.append)
+    kept = {c["knob"]: KNOBS[c["knob"]].lasts().startswith("kept") for c in PLAN}
+    assert kept == {"sysctl": False, "samba": True, "nfsd_threads": False, "mount_option": False}
+    assert _now(guest) == kept  # each change's "after a reboot" claim, value by value
+    nastune(guest.dir, "rollback", "--inventory", inv)
+    nastune(guest.dir, "apply", str(plan), "--inventory", inv, "--yes", "--persist")
+    guest.reboot(log=logged.append)
+    assert _now(guest) == dict.fromkeys(READ, True)  # persisted: every one survives
+    nastune(guest.dir, "rollback", "--inventory", inv)
+    assert _files(guest) == before  # what persisting wrote is gone, byte for byte
+    assert _now(guest) == dict.fromkeys(READ, False)
 
 
 def test_a_second_up_with_the_same_scenario_leaves_the_guest_alone(lab):

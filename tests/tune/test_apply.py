@@ -147,13 +147,17 @@ def test_persist_writes_boot_files_and_rollback_removes_them(root, tmp_path):
     run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--persist")
     assert (root / "etc/sysctl.d/90-nastune.conf").read_text().endswith("vm.dirty_ratio = 10\n")
     unit = (root / "etc/systemd/system/nastune-reapply.service").read_text()
-    assert "nastune apply /var/lib/nastune/persist/plan.json --yes" in unit
+    assert "nastune apply /var/lib/nastune/persist/plan.json --yes --confirm-timeout 0" in unit
+    assert "Environment=NASTUNE_STATE_DIR=/var/lib/nastune/at-boot" in unit  # never the newest journal
+    wanted = root / "etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
+    assert "Wants=nastune-reapply.service" in wanted.read_text()  # started at boot, not only written
     persisted = json.loads((root / "var/lib/nastune/persist/plan.json").read_text())
     assert [c["knob"] for c in persisted["changes"]] == ["sysfs"]
     assert "ok" in run_cli("verify", "--root", str(root)).stdout
     run_cli("rollback", "--root", str(root))
     assert not (root / "etc/sysctl.d/90-nastune.conf").exists()
     assert not (root / "etc/systemd/system/nastune-reapply.service").exists()
+    assert not wanted.exists()
 
 
 def test_persist_after_the_fact_keeps_what_an_apply_left_and_rollback_removes_it(root, tmp_path):

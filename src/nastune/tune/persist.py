@@ -3,6 +3,7 @@ options, and a systemd unit that re-applies the rest of the plan. Rollback remov
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import Any
 
@@ -15,7 +16,12 @@ from nastune.tune.system import System, TuneError
 SYSCTL = "/etc/sysctl.d/90-nastune.conf"
 PLAN = "/var/lib/nastune/persist/plan.json"
 UNIT = "/etc/systemd/system/nastune-reapply.service"
-PATHS = (SYSCTL, PLAN, UNIT)
+# What makes the unit start at boot: a drop-in that multi-user.target wants it, a regular file
+# journaled like the others (the symbolic link `systemctl enable` makes is no file nastune
+# writes; without either the unit is written and never runs, as a reboot of the kernel lab showed)
+WANTED = "/etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
+PATHS = (SYSCTL, PLAN, UNIT, WANTED)
+BOOT_STATE = "/var/lib/nastune/at-boot"  # the boot-time re-apply's own journals and lock
 
 
 class FileKnob(Knob):
@@ -67,11 +73,25 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
                 "[Unit]\nDescription=Re-apply nastune's tuning\n"
                 "After=network-online.target\nWants=network-online.target\n\n"
                 "[Service]\nType=oneshot\n"
-                f"ExecStart={sys.executable} -m nastune apply {PLAN} --yes\n\n"
+                # its journal apart: the boot's re-apply must never become the newest journal,
+                # which a later `nastune rollback` would undo instead of the one that persisted
+                f"Environment=NASTUNE_STATE_DIR={BOOT_STATE}\n"
+                f"ExecStart={_reapply(rest)}\n\n"
                 "[Install]\nWantedBy=multi-user.target\n",
             )
         )
+        out.append(
+            _file(system, WANTED, f"# Written by nastune apply --persist.\n[Unit]\nWants={UNIT.rsplit('/', 1)[1]}\n")
+        )
     return out
+
+
+def _reapply(changes: list[PlannedChange]) -> str:
+    """The boot's re-apply: what the operator confirmed and accepted when persisting holds at
+    boot with nobody there (no confirm-or-revert wait, the risks they accepted accepted again)."""
+    accepted = sorted({risk for c in changes for risk in c.risks})
+    argv = [sys.executable, "-m", "nastune", "apply", PLAN, "--yes", "--confirm-timeout", "0"]
+    return shlex.join(argv + [a for risk in accepted for a in ("--accept-risk", risk)])
 
 
 def _file(system: System, path: str, text: str) -> tuple[PlannedChange, Knob, str | None]:

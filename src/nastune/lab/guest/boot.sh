@@ -40,6 +40,10 @@ fi
 src=$(cat "$seed/src")
 mkdir -p "$src"
 mountpoint -q "$src" || mount -t 9p -o trans=virtio,version=9p2000.L,ro src "$src"
+# nastune as if installed: the guest's python3 imports this checkout and its packages, so
+# `python3 -m nastune` (and a unit nastune writes, which runs it so) works as on a NAS
+mkdir -p /usr/local/lib/python3.11/dist-packages
+printf '%s\n%s\n' "$src/src" "$(cat "$seed/packages")" > /usr/local/lib/python3.11/dist-packages/nastune-lab.pth
 
 # the client c1: a network namespace with its NIC, and a mount namespace of its own whose
 # /etc/fstab is the client's (nastune on the client edits it; its mounts are its own)

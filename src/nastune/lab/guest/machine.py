@@ -156,8 +156,9 @@ def _tail(path: Path) -> str:
     return path.read_text(errors="replace")[-400:].strip() if path.exists() else "(no output)"
 
 
-def console_tail(spec: Spec) -> str:
-    return _tail(spec.console)
+def console_tail(directory: Path) -> str:
+    """The end of the guest's console log in the lab `directory`."""
+    return _tail(directory / "logs" / "console.log")
 
 
 def remove_network(directory: Path) -> None:

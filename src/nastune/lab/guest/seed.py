@@ -58,7 +58,9 @@ def client_fstab(scenario: Scenario) -> str:
     )
 
 
-def write(directory: Path, scenario: Scenario, user: str, password: str, authorized: str, source: Path) -> Path:
+def write(
+    directory: Path, scenario: Scenario, user: str, password: str, authorized: str, source: Path, packages: Path
+) -> Path:
     """The seed directory the guest mounts read-only; files with the password are mode 600."""
     seed = directory / "seed"
     files = {
@@ -72,6 +74,7 @@ def write(directory: Path, scenario: Scenario, user: str, password: str, authori
         "c1/fstab": client_fstab(scenario),
         "user": user,
         "src": str(source),
+        "packages": str(packages),
         "mac-nas": MACS["nas"],
         "mac-c1": MACS["c1"],
         "mac-mgmt": MACS["mgmt"],

@@ -94,7 +94,7 @@ class KernelLab:
         access.keys(self.dir)
         password = secrets.token_urlsafe(18)
         authorized = (access.ssh_dir(self.dir) / "id_ed25519.pub").read_text()
-        seed.write(self.dir, scenario, image.USER, password, authorized, _checkout())
+        seed.write(self.dir, scenario, image.USER, password, authorized, _checkout(), _packages())
         self._credentials(password)
         taps = machine.network(self.state, self.dir)
         port = machine.free_port()
@@ -104,9 +104,10 @@ class KernelLab:
         self.inventory_path.write_text(inventory_text(self.dir, port, built.host_key, scenario.network.rate))
         hosts = inventory.load(self.inventory_path)
         for host, role in ((hosts.nas, "NAS"), (hosts.clients[0], "client")):
-            self._wait(Ssh(host), role, spec, began)
+            self._wait(Ssh(host), role, began)
         log(f"guest: the NAS and its client answer over SSH after {time.monotonic() - began:.0f} s")
         self._wait_mounts(Ssh(hosts.clients[0]))
+        _settled(Ssh(hosts.nas))
 
     def _credentials(self, password: str) -> None:
         login = make(image.USER, password, None, "the kernel lab's login")
@@ -118,11 +119,11 @@ class KernelLab:
                 file.touch(mode=0o600)
                 file.write_text(p.login_file(login, seed.NAS_IP))
 
-    def _wait(self, ssh: Ssh, role: str, spec: machine.Spec, began: float) -> None:
+    def _wait(self, ssh: Ssh, role: str, began: float) -> None:
         qemu = self.state.of(Process)[-1]
         while (why := ssh.check(10, role=role)) is not None:
             if not procs.alive(qemu):
-                raise LabError(f"the guest stopped while booting: {machine.console_tail(spec)}")
+                raise LabError(f"the guest stopped while booting: {machine.console_tail(self.dir)}")
             if time.monotonic() - began > BOOT_SECONDS:
                 raise LabError(f"the guest's {role} did not answer over SSH in {BOOT_SECONDS} s: {why}")
             time.sleep(2)
@@ -136,6 +137,24 @@ class KernelLab:
             if state == "failed" or time.monotonic() > deadline:
                 raise LabError(f"the client did not mount its shares ({state}): {_journal(client)}")
             time.sleep(1)
+
+    def reboot(self, log: Callable[[str], None] = print) -> None:
+        """Reboot the guest as an operator reboots a NAS (`systemctl reboot` on it; QEMU restarts
+        the machine, its disks as they are) and wait until its NAS and client answer again."""
+        hosts = inventory.load(self.inventory_path)
+        nas = Ssh(hosts.nas)
+        booted = run(nas.argv(["cat", "/proc/sys/kernel/random/boot_id"])).stdout.strip()
+        run(nas.argv(["systemctl", "reboot"]), check=False)
+        access.close(self.inventory_path)  # the shared connections died with the guest
+        began = time.monotonic()
+        while run(nas.argv(["cat", "/proc/sys/kernel/random/boot_id"]), check=False).stdout.strip() in ("", booted):
+            self._wait(nas, "NAS", began)
+            access.close(self.inventory_path)
+            time.sleep(2)
+        self._wait(Ssh(hosts.clients[0]), "client", began)
+        self._wait_mounts(Ssh(hosts.clients[0]))
+        _settled(nas)
+        log(f"guest: rebooted; the NAS and its client answer after {time.monotonic() - began:.0f} s")
 
     def down(self, log: Callable[[str], None] = print) -> None:
         """Stop the guest and remove the taps, the bridge, the overlay and the lab's files;
@@ -153,6 +172,13 @@ class KernelLab:
 
     def status(self) -> list[dict]:
         return kernel_status.parts(self.state, self.inventory_path, services())
+
+
+def _settled(nas: Ssh) -> None:
+    """Wait until the guest's boot has run every unit (a unit nastune persisted among them)."""
+    done = run(nas.argv(["systemctl", "is-system-running", "--wait"]), check=False, timeout=BOOT_SECONDS)
+    if done.stdout.strip() not in ("running", "degraded"):
+        raise LabError(f"the guest's boot did not finish: systemctl is-system-running says {done.stdout.strip()!r}")
 
 
 def _checkout() -> Path:
@@ -195,9 +221,8 @@ def inventory_text(directory: Path, port: int, host_key: Path, rate: str) -> str
         return shlex.quote(shlex.join([*base, "-o", f"ProxyCommand={proxy}"]))
 
     python = ["python3", "-m", "nastune"]
-    path = f"PYTHONPATH={_checkout() / 'src'}:{_packages()}"
-    nas_cmd = shlex.join(["env", path, "NASTUNE_STATE_DIR=/var/lib/nastune", *python])
-    client_cmd = shlex.join(["env", path, "NASTUNE_STATE_DIR=/var/lib/nastune-c1", *python])
+    nas_cmd = shlex.join(python)
+    client_cmd = shlex.join(["env", "NASTUNE_STATE_DIR=/var/lib/nastune-c1", *python])
     shares = " ".join(f"{p.share_var}={share(name)}" for name, p in PROTOCOLS.items())
     logins = " ".join(
         f"{p.login_file_var}={directory / 'credentials' / n}" for n, p in PROTOCOLS.items() if p.login_var

@@ -38,9 +38,11 @@ def _option_value(options: list[str] | None, key: str) -> str | None:
 
 
 # What a remount passes for each atime mode. mount(8) merges the options it is given with the
-# mount's current ones, and the kernel lets noatime win over relatime: `remount,relatime` on a
-# noatime mount stays noatime. `atime` first clears noatime (measured on Debian 12's util-linux).
-REMOUNT = {"relatime": "atime,relatime"}
+# mount's current ones and its /etc/fstab entry's, and the kernel lets strictatime win over
+# noatime and noatime over relatime: `remount,relatime` on a noatime mount stays noatime, and
+# `remount,noatime` on a mount whose fstab says strictatime stays strictatime (seen on the kernel
+# lab's NAS). `atime` clears noatime and `nostrictatime` strictatime first (Debian 12's util-linux).
+REMOUNT = {"relatime": "nostrictatime,atime,relatime", "noatime": "nostrictatime,noatime"}
 
 
 class MountOption(Knob):
