@@ -8,7 +8,6 @@ decompression on these machines), the machine restarts under software emulation 
 from __future__ import annotations
 
 import hashlib
-import shutil
 import socket
 import time
 from collections.abc import Callable
@@ -166,9 +165,3 @@ def remove_network(directory: Path) -> None:
     for name in names(directory).values():
         if run(["ip", "link", "show", name], check=False).returncode == 0:
             run(["ip", "link", "del", name], check=False)
-
-
-def cleanup_files(directory: Path) -> None:
-    for name in ("root.qcow2", "data.img"):
-        (directory / name).unlink(missing_ok=True)
-    shutil.rmtree(directory / "seed", ignore_errors=True)
