@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from nastune.severity import Severity
 from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 from tests.e2e.test_golden import SYSTEMS
 
@@ -120,3 +121,13 @@ def test_explain_shows_the_rule_doc_and_lists_rules():
     listing = run_cli("explain").stdout
     assert "irq-numa-locality" in listing
     assert "zfs-dedup-ram" in listing
+
+
+def test_the_console_lists_the_most_severe_findings_first_across_areas():
+    """The area of the most severe finding comes first, and within it the most severe: on this
+    capture the md arrays' HIGH findings, not MEDIUM ones of an area with more findings."""
+    shown = run_cli("diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")).stdout
+    lines = [ln for ln in shown.splitlines() if ln.split(" ", 1)[0] in {s.name.upper() for s in Severity}]
+    assert lines[0].startswith("HIGH     md-")
+    first_area = shown.split("─", 1)[0].strip().splitlines()[-1].strip()
+    assert first_area == "storage"

@@ -1,4 +1,4 @@
-"""Findings for a person: grouped by area, most impact first, each with its evidence and fix."""
+"""Findings for a person: grouped by area, the most severe first, each with its evidence and fix."""
 
 from __future__ import annotations
 
@@ -31,10 +31,13 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
         console.rule(Text("limiting the measured runs", style="bold red"), align="left")
         for f in limiting:
             say((f.rule, "bold"), f" ({f.target}): {f.limiting}")
-    # within an area, what limited a run first (the list comes ranked), then by impact
+    # the area of the most severe finding first (then of the most impact); within an area what
+    # limited a run first (the list comes ranked), then the most severe, then the most impact
     rank = {id(f): n for n, f in enumerate(limiting)}
-    by_area = sorted(findings, key=lambda f: (f.area, rank.get(id(f), len(rank)), -f.impact))
-    areas = sorted({f.area for f in findings}, key=lambda a: -max(f.impact for f in findings if f.area == a))
+    by_area = sorted(findings, key=lambda f: (f.area, rank.get(id(f), len(rank)), -f.severity, -f.impact))
+    areas = sorted(
+        {f.area for f in findings}, key=lambda a: min((-f.severity, -f.impact) for f in findings if f.area == a)
+    )
     for area in areas:
         console.rule(Text(area, style="bold"), align="left")
         for f in (f for f in by_area if f.area == area):
