@@ -34,6 +34,19 @@ def lab(tmp_path_factory):
     guest.down(log=logged.append)
 
 
+def test_a_killed_lab_s_bridge_and_taps_are_swept_once_its_directory_is_gone(tmp_path):
+    gone = tmp_path / "gone"
+    found = machine.names(gone)
+    machine.OWNERS.mkdir(parents=True, exist_ok=True)
+    (machine.OWNERS / found["bridge"]).write_text(str(gone))
+    for name in found.values():
+        subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
+    machine.sweep(lambda line: None)
+    links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True).stdout
+    assert not [name for name in found.values() if name in links]
+    assert not (machine.OWNERS / found["bridge"]).exists()
+
+
 def by_part(lab: KernelLab) -> dict[str, dict]:
     return {p["part"]: p for p in lab.status()}
 

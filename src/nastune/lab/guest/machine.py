@@ -63,9 +63,15 @@ def disks(spec: Spec) -> tuple[Path, Path]:
     return overlay, data
 
 
+OWNERS = Path("/run/nastune/kernel-labs")  # each bridge's lab directory, for a later sweep
+
+
 def network(state: State, directory: Path) -> dict[str, str]:
-    """The bridge and the two multi-queue taps, recorded before each is made."""
+    """The bridge and the two multi-queue taps, recorded before each is made, and marked with
+    the lab's directory: a lab killed with its directory gone (a test's) is swept later."""
     found = names(directory)
+    OWNERS.mkdir(parents=True, exist_ok=True)
+    (OWNERS / found["bridge"]).write_text(str(directory))
     state.add(Link(name=found["bridge"]))
     run(["ip", "link", "add", found["bridge"], "type", "bridge"])
     run(["sysctl", "-q", "-w", f"net.ipv6.conf.{found['bridge']}.disable_ipv6=1"])
@@ -161,7 +167,19 @@ def console_tail(directory: Path) -> str:
 
 
 def remove_network(directory: Path) -> None:
-    """The bridge and taps of the lab in `directory`, if any are left."""
-    for name in names(directory).values():
+    """The bridge and taps of the lab in `directory`, if any are left, and its mark."""
+    found = names(directory)
+    for name in found.values():
         if run(["ip", "link", "show", name], check=False).returncode == 0:
             run(["ip", "link", "del", name], check=False)
+    (OWNERS / found["bridge"]).unlink(missing_ok=True)
+
+
+def sweep(log: Callable[[str], None]) -> None:
+    """Remove the network of every kernel lab whose directory no longer records it (killed,
+    and its directory removed since): taps and bridges no lab will ever take down."""
+    for mark in sorted(OWNERS.glob("*")) if OWNERS.is_dir() else []:
+        directory = Path(mark.read_text().strip())
+        if not (directory / "state.json").exists():
+            remove_network(directory)
+            log(f"removed the bridge and taps of a kernel lab that is gone ({directory})")

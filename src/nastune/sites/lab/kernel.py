@@ -73,6 +73,7 @@ class KernelLab:
                 return False
             log("an earlier kernel lab is here: removing it first")
             self.down(log)
+        machine.sweep(log)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state.record = Record(status="building", scenario=scenario, dir=str(self.dir))
         self.state.save()
