@@ -191,9 +191,11 @@ def test_report_and_compare_commands(tmp_path):
     result_set("after", 1.2).save(after)
     out = run_cli("compare", str(before), str(after), "--json").stdout
     assert '"verdict": "better"' in out
-    run_cli("report", str(before), str(after), "--out", str(tmp_path / "r.html"))
+    said = " ".join(run_cli("report", str(before), str(after), "--out", str(tmp_path / "r.html")).stdout.split())
     assert (tmp_path / "r.html").stat().st_size > 1_000_000
-    assert (tmp_path / "r.csv").exists()
+    for name in ("r.html", "r.csv", "r.xlsx"):  # every file it wrote, named
+        assert (tmp_path / name).exists()
+        assert str(tmp_path / name) in said.replace(" ", "") or str(tmp_path / name) in said
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     proc = run_cli("compare", str(before), str(bad), check=False)

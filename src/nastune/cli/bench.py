@@ -152,9 +152,9 @@ def baseline_check(
 @app.command(short_help="Write a self-contained HTML report")
 def report(
     results: Annotated[list[Path], typer.Argument(help="Result files; the first is compared with the others.")],
-    out: Annotated[Path, typer.Option(help="The HTML report (a CSV of every number is written beside it).")] = Path(
-        "report.html"
-    ),
+    out: Annotated[
+        Path, typer.Option(help="The HTML report (a CSV and a workbook of every number are written beside it).")
+    ] = Path("report.html"),
     facts: Annotated[Path | None, typer.Option(help="A facts JSON (inspect --json) for the system section.")] = None,
     findings: Annotated[Path | None, typer.Option(help="Findings JSON (diagnose --json).")] = None,
 ) -> None:
@@ -163,7 +163,8 @@ def report(
 
     with failing():
         written = write(load_results(results), out, facts, findings)
-    console.print(f"wrote {written} and {written.with_suffix('.csv')}", highlight=False)
+    beside = [str(p) for p in (written.with_suffix(".csv"), written.with_suffix(".xlsx")) if p.exists()]
+    console.print(f"wrote {', '.join([str(written), *beside])}", highlight=False)
 
 
 @app.command(short_help="Write a result in another tool's format")

@@ -43,7 +43,7 @@ lab_app = typer.Typer(
 )
 
 app = typer.Typer(
-    help="nastune: find out why a Linux NAS (SMB, NFS) is slow, and make it fast, measurably.\n\n"
+    help="nastune: find out why a Linux NAS (SMB, NFS, FTP) is slow, and make it fast, measurably.\n\n"
     "Start with `nastune inspect` to see every performance-relevant fact of this system.",
     no_args_is_help=True,
     add_completion=False,
