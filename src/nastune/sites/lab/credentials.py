@@ -20,8 +20,9 @@ def path(directory: Path, protocol: str) -> Path:
     return directory / "credentials" / protocol
 
 
-def create(directory: Path) -> Login:
-    """A new random password for the lab's user, written to each protocol's file (mode 600)."""
+def create(directory: Path, address: str = network.NAS_IP) -> Login:
+    """A new random password for the lab's user, written to each protocol's file (mode 600) for
+    the NAS at `address` (the kernel lab's guest has its own)."""
     login = make(USER, secrets.token_urlsafe(18), None, "the lab's login")
     (directory / "credentials").mkdir(mode=0o700, parents=True, exist_ok=True)
     for name, p in PROTOCOLS.items():
@@ -29,7 +30,7 @@ def create(directory: Path) -> Login:
             file = path(directory, name)
             file.touch(mode=0o600)
             file.chmod(0o600)
-            file.write_text(p.login_file(login, network.NAS_IP))
+            file.write_text(p.login_file(login, address))
     return login
 
 

@@ -8,7 +8,6 @@ through the guest's management namespace, exactly as it reaches a real NAS and i
 from __future__ import annotations
 
 import os
-import secrets
 import shlex
 import shutil
 import sys
@@ -23,11 +22,10 @@ from nastune.lab.guest import image, machine, seed
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, run
 from nastune.lab.state import Link, Process, Record, State
-from nastune.login import make
 from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
-from nastune.sites.lab import access, kernel_status
+from nastune.sites.lab import access, credentials, kernel_status
 from nastune.ssh import Ssh
 
 DEFAULT_DIR = Path(os.environ.get("NASTUNE_KERNEL_LAB_DIR", "/var/lib/nastune/kernel-lab"))
@@ -93,10 +91,9 @@ class KernelLab:
         _packages()
         built = image.build(server_packages(), self.cache, log)
         access.keys(self.dir)
-        password = secrets.token_urlsafe(18)
+        password = credentials.create(self.dir, seed.NAS_IP).password.get_secret_value()
         authorized = (access.ssh_dir(self.dir) / "id_ed25519.pub").read_text()
         seed.write(self.dir, scenario, image.USER, password, authorized, _checkout(), _packages())
-        self._credentials(password)
         taps = machine.network(self.state, self.dir)
         port = machine.free_port()
         spec = machine.Spec(built, self.dir, _checkout(), data_size=scenario.storage.size)
@@ -109,16 +106,6 @@ class KernelLab:
         log(f"guest: the NAS and its client answer over SSH after {time.monotonic() - began:.0f} s")
         self._wait_mounts(Ssh(hosts.clients[0]))
         _settled(Ssh(hosts.nas))
-
-    def _credentials(self, password: str) -> None:
-        login = make(image.USER, password, None, "the kernel lab's login")
-        folder = self.dir / "credentials"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        for name, p in PROTOCOLS.items():
-            if p.login_var:
-                file = folder / name
-                file.touch(mode=0o600)
-                file.write_text(p.login_file(login, seed.NAS_IP))
 
     def _wait(self, ssh: Ssh, role: str, began: float) -> None:
         qemu = self.state.of(Process)[-1]
