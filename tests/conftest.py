@@ -12,6 +12,10 @@ from typing import TypeVar
 
 import pytest
 
+# The suite's labs take names of their own (lab/network.py): a lab the operator has up, the main
+# job's, is never touched by them, and both can run at once.
+os.environ.setdefault("NASTUNE_LAB_PREFIX", "nx")
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOTS = FIXTURES / "roots"
 UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"

@@ -1,5 +1,6 @@
 """Lab tests run the real lab (root, namespaces, loop devices, servers) in a private lab
-directory; they refuse to run over a lab someone already has up."""
+directory, under namespace names of their own (tests/conftest.py): a lab an operator has up is
+not theirs to touch, and runs on beside them."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def leftovers(directory: Path) -> list[str]:
     """Everything of a lab that could remain on the machine."""
     found = []
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    found += [f"netns {line.split()[0]}" for line in namespaces.splitlines() if line.startswith("nt-")]
+    found += [f"netns {line.split()[0]}" for line in namespaces.splitlines() if line.startswith(f"{network.PREFIX}-")]
     if network.OWNERS.exists():
         found += [f"owner mark {m}" for m in network.OWNERS.iterdir() if network.owner(m.name) == directory]
     mounts = Path("/proc/self/mounts").read_text()

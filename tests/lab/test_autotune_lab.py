@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import subprocess
 
+from nastune.lab import network
 from tests.lab.conftest import nastune, sha256
 
 
 def tcp_limits() -> list[str]:
     return [
         subprocess.run(
-            ["ip", "netns", "exec", "nt-nas", "cat", f"/proc/sys/net/ipv4/{name}"],
+            ["ip", "netns", "exec", network.NAS_NS, "cat", f"/proc/sys/net/ipv4/{name}"],
             capture_output=True,
             text=True,
             check=True,

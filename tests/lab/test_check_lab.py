@@ -11,9 +11,10 @@ import subprocess
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from nastune.lab import network
 from tests.lab.conftest import nastune
 
-NAS = "nt-nas"
+NAS = network.NAS_NS
 
 
 def _metrics(path) -> dict[str, list]:

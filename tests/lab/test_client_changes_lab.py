@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from nastune.lab import network
+from nastune.sites.lab.access import NAS_HOST, mgmt_ip
 from tests.lab.conftest import nastune
 from tests.tune.conftest import write_plan
 
@@ -62,7 +63,7 @@ def test_apply_verify_and_rollback_on_the_nas_and_its_client(lab, tmp_path):
     assert (after[network.NAS_NS], after[network.client_ns(1)]) == (b"0\n", b"0\n")
     assert after[None] == before[None]  # this machine's own stack is not the client's
     checked = json.loads(nastune(lab, "verify", "--inventory", inv, "--journal", journal, "--json").stdout)
-    assert [a["host"] for a in checked["hosts"]] == ["NAS nas (nastune-lab-nas)", "client c1 (10.78.1.2)"]
+    assert [a["host"] for a in checked["hosts"]] == [f"NAS nas ({NAS_HOST})", f"client c1 ({mgmt_ip(1)})"]
     assert [s["ok"] for a in checked["hosts"] for s in a["output"]["settings"]] == [True, True]
     undone = nastune(lab, "rollback", "--inventory", inv, "--journal", journal)
     assert undone.stdout.index("client c1") < undone.stdout.index("NAS nas")  # the last applied first
@@ -76,7 +77,7 @@ def test_a_failure_on_the_client_rolls_the_nas_back(lab, tmp_path):
     failed = nastune(lab, "apply", str(plan), "--inventory", str(lab / "inventory.ini"), "--yes", check=False)
     assert failed.returncode == 1
     assert "net.ipv4.tcp_no_such_setting: the current value cannot be read" in failed.stderr
-    assert "what the plan changed on NAS nas (nastune-lab-nas) was rolled back" in failed.stderr
+    assert f"what the plan changed on NAS nas ({NAS_HOST}) was rolled back" in failed.stderr
     assert everywhere() == before
 
 
@@ -95,7 +96,7 @@ def test_rollback_without_a_journal_undoes_each_host_s_newest(lab, tmp_path):
     inv = str(lab / "inventory.ini")
     nastune(lab, "apply", str(plan), "--inventory", inv, "--yes")
     checked = json.loads(nastune(lab, "verify", "--inventory", inv, "--json").stdout)
-    assert [a["host"] for a in checked["hosts"]] == ["NAS nas (nastune-lab-nas)", "client c1 (10.78.1.2)"]
+    assert [a["host"] for a in checked["hosts"]] == [f"NAS nas ({NAS_HOST})", f"client c1 ({mgmt_ip(1)})"]
     nastune(lab, "rollback", "--inventory", inv)
     assert everywhere() == before
     again = nastune(lab, "verify", "--inventory", inv, "--json")  # nothing is applied on the client now

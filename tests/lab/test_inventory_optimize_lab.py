@@ -16,6 +16,7 @@ import pytest
 from nastune.lab import network
 from nastune.remote import inventory
 from nastune.remote.agent import Agent
+from nastune.sites.lab.access import NAS_HOST
 from nastune.tune.plan import Plan
 from tests.lab.conftest import nastune
 
@@ -59,9 +60,9 @@ def test_optimize_through_the_inventory(soho2, tmp_path):
         "--out",
         str(out),
     )
-    assert "network changes on NAS nas (nastune-lab-nas) confirmed" in run.stderr + run.stdout
+    assert f"network changes on NAS nas ({NAS_HOST}) confirmed" in run.stderr + run.stdout
     before = json.loads((out / "before.json").read_text())
-    assert before["provenance"]["host"] == "nas (nastune-lab-nas)"  # the NAS's facts, read there
+    assert before["provenance"]["host"] == f"nas ({NAS_HOST})"  # the NAS's facts, read there
     (result,) = before["results"]
     assert result["target"]["client"] == "c1,c2"
     assert result["profile"]["net"]  # profiled on the NAS

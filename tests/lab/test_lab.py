@@ -64,6 +64,22 @@ def test_up_twice_is_harmless_and_inspect_sees_the_lab(lab_dir):
     assert facts["smb"]["config"]["value"]["resolved"] is True
 
 
+def test_a_lab_of_another_prefix_runs_beside_the_suites(lab_dir):
+    """The main job's lab and the suite's run at once: a third prefix stands for the operator's
+    here, so that the test never touches a lab someone really has up."""
+    theirs, env = lab_dir.parent / "operators", {"NASTUNE_LAB_PREFIX": "nu"}
+    nastune(theirs, "lab", "up", "--scenario", "modern", env=env)
+    try:
+        nastune(lab_dir, "lab", "up", "--scenario", "modern")
+        assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
+        nastune(lab_dir, "lab", "down")
+        parts = json.loads(nastune(theirs, "lab", "status", "--json", env=env).stdout)["parts"]
+        assert all(p["ok"] for p in parts), parts  # its namespaces, links, servers and ssh untouched
+    finally:
+        nastune(theirs, "lab", "down", env=env, check=False)
+    assert not {"nu-nas", "nu-c1"} & network.existing_namespaces()
+
+
 def test_soho_is_the_factory_state_the_rules_find(lab_dir):
     nastune(lab_dir, "lab", "up", "--scenario", "soho")
     findings = json.loads(nastune(lab_dir, "diagnose", "--lab", "--json", "--xfs-fragmentation").stdout)["findings"]
@@ -118,13 +134,14 @@ def test_exec_without_a_lab_is_a_clear_error(lab_dir):
 def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
     import subprocess
 
-    subprocess.run(["ip", "netns", "add", "nt-c1"], check=True)
+    ns = network.client_ns(1)
+    subprocess.run(["ip", "netns", "add", ns], check=True)
     try:
         proc = nastune(lab_dir, "lab", "up", "--scenario", "modern", check=False)
         assert proc.returncode == 2
-        assert "network namespace nt-c1 already exists and is not a lab's" in proc.stderr
+        assert f"network namespace {ns} already exists and is not a lab's" in proc.stderr
     finally:
-        subprocess.run(["ip", "netns", "del", "nt-c1"], check=True)
+        subprocess.run(["ip", "netns", "del", ns], check=True)
 
 
 def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, tmp_path):

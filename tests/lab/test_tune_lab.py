@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+from nastune.lab import network
 from tests.lab.conftest import nastune, sha256, status
 
 WANTED = {"mtu", "ethtool_feature", "ganesha_export", "samba", "mount_option", "xfs_fsr"}
@@ -13,7 +14,7 @@ WANTED = {"mtu", "ethtool_feature", "ganesha_export", "samba", "mount_option", "
 HTB_CHANGE = {"id": 1, "knob": "htb_rate", "target": "lab0", "key": "1:10", "new": 885955000}
 
 
-def shaped(ns: str = "nt-nas") -> str:
+def shaped(ns: str = network.NAS_NS) -> str:
     return subprocess.run(["tc", "-n", ns, "class", "show", "dev", "lab0"], capture_output=True, text=True).stdout
 
 
@@ -39,7 +40,10 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
     client_mtu = nastune(lab_dir, "lab", "exec", "client", "--", "cat", "/sys/class/net/lab0/mtu").stdout
     assert client_mtu.strip() == "9000"  # the whole segment agrees
-    for ns in ("nt-nas", "nt-c1"):  # and is still 1 Gbit/s of Ethernet: htb counts 9,014 of 9,038 bytes a frame
+    for ns in (
+        network.NAS_NS,
+        network.client_ns(1),
+    ):  # and is still 1 Gbit/s of Ethernet: htb counts 9,014 of 9,038 bytes a frame
         assert "rate 997344Kbit" in shaped(ns), shaped(ns)
     assert sha256(aged) == checksum  # xfs_fsr moved extents, not data
     assert all(p["ok"] for p in status(lab_dir)), status(lab_dir)
@@ -52,8 +56,8 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
         ).stdout
     )
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 1500
-    assert "rate 984395Kbit" in shaped("nt-nas")
-    assert "rate 984395Kbit" in shaped("nt-c1")
+    assert "rate 984395Kbit" in shaped(network.NAS_NS)
+    assert "rate 984395Kbit" in shaped(network.client_ns(1))
     assert facts["sysctl"]["values"]["net.ipv4.tcp_rmem"]["value"] == "4096 16384 65536"
     mount = next(m for m in facts["mounts"]["mounts"]["value"] if m["mountpoint"] == str(lab_dir / "mnt"))
     assert not {"noatime", "relatime"} & set(mount["options"])

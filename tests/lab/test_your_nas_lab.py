@@ -22,7 +22,7 @@ from tests.docs.page import commands
 from tests.lab.conftest import lab_env, nastune
 
 REPO = Path(__file__).parents[2]
-CONTAINER_NS = "nt-ctr1"  # a container's network namespace, as Docker makes one
+CONTAINER_NS = f"{network.PREFIX}-ctr1"  # a container's network namespace, as Docker makes one
 # what the lab, standing in for a NAS, answers differently from a NAS, and why
 EXPECTED = {
     "nastune optimize --inventory hosts.ini": (1, "add --yes to apply it"),  # no terminal: shows the plan only

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from pathlib import Path
 
 from nastune.facts.network import htb_class_rate
@@ -20,8 +22,11 @@ from nastune.lab.sh import LabError, run
 from nastune.lab.state import Netns, State
 from nastune.units import rate_bits
 
-NAS_NS = "nt-nas"
-SWITCH_NS = "nt-sw"
+# The first word of every name the lab gives a namespace, a temporary link or a cgroup: the test
+# suite's labs have their own (tests/conftest.py), so they never touch a lab an operator has up.
+PREFIX = os.environ.get("NASTUNE_LAB_PREFIX", "nt")
+NAS_NS = f"{PREFIX}-nas"
+SWITCH_NS = f"{PREFIX}-sw"
 SUBNET = "10.77.0"
 NAS_IP = f"{SUBNET}.1"
 LINK = "lab0"  # the interface name inside every host of the lab
@@ -51,7 +56,7 @@ def line_rate(htb_bps: int, mtu: int) -> int:
 
 
 def client_ns(i: int) -> str:
-    return f"nt-c{i}"
+    return f"{PREFIX}-c{i}"
 
 
 def client_ip(i: int) -> str:
@@ -59,6 +64,12 @@ def client_ip(i: int) -> str:
 
 
 OWNERS = Path("/run/nastune/lab-netns")  # tmpfs: gone on reboot, like the namespaces
+
+
+def check_prefix() -> None:
+    """A prefix that keeps every name the lab makes valid (an interface name has 15 bytes)."""
+    if not re.fullmatch(r"[a-z][a-z0-9]{0,7}", PREFIX):
+        raise LabError(f"NASTUNE_LAB_PREFIX={PREFIX!r}: give 1-8 lower-case letters or digits, a letter first")
 
 
 def existing_namespaces() -> set[str]:
@@ -85,7 +96,7 @@ def _namespace(state: State, ns: str) -> None:
 
 def _pair(ns_a: str, name_a: str, ns_b: str, name_b: str, tag: str) -> None:
     """A veth pair created under unique temporary names, moved into two namespaces and renamed."""
-    tmp_a, tmp_b = f"nt{tag}a", f"nt{tag}b"
+    tmp_a, tmp_b = f"{PREFIX}{tag}a", f"{PREFIX}{tag}b"
     run(["ip", "link", "add", tmp_a, "type", "veth", "peer", "name", tmp_b])
     run(["ip", "link", "set", tmp_a, "netns", ns_a])
     run(["ip", "link", "set", tmp_b, "netns", ns_b])

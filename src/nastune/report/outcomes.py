@@ -109,7 +109,7 @@ def optimize(console: Console, outcome: Outcome) -> bool:
         console.print(f"  left out: {line}", highlight=False)
     for line in outcome.failed:
         console.print(layout.styled(f"  FAILED: {line}", "red"))
-    console.print("; ".join(said) + f". Report: {outcome.report}", highlight=False)
+    console.print("; ".join(said) + f". Report: {outcome.report.resolve()}", highlight=False)
     closing(console, outcome)
     return bool(outcome.failed)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import zlib
 from functools import partial
 from pathlib import Path
 
@@ -45,12 +46,14 @@ MaxStartups 64
 """
 
 
-NAS_HOST = "nastune-lab-nas"  # the NAS's name for ssh: in known_hosts, reached by ProxyCommand
+NAS_HOST = f"nastune-{network.NAS_NS}"  # the NAS's name for ssh: in known_hosts, reached by ProxyCommand
+# the management links' /16: each lab prefix its own, so that two labs' links never share a route
+MGMT_NET = f"10.{100 + zlib.crc32(network.PREFIX.encode()) % 150}"
 
 
 def mgmt_ip(i: int) -> str:
     """Client i's management address (this host's end is .1 of the same /24)."""
-    return f"10.78.{i}.2"
+    return f"{MGMT_NET}.{i}.2"
 
 
 def ssh_dir(directory: Path) -> Path:
@@ -58,14 +61,14 @@ def ssh_dir(directory: Path) -> Path:
 
 
 def links(state: State, clients: int) -> None:
-    """One veth per client: `ntmI` here, `mgmt0` in the client's namespace."""
+    """One veth per client: `PREFIXmI` here, `mgmt0` in the client's namespace."""
     for i in range(1, clients + 1):
-        here, ns = f"ntm{i}", network.client_ns(i)
+        here, ns = f"{network.PREFIX}m{i}", network.client_ns(i)
         state.add(Link(name=here))
         run(["ip", "link", "add", here, "type", "veth", "peer", "name", f"{here}p"])
         run(["ip", "link", "set", f"{here}p", "netns", ns])
         run(["ip", "-n", ns, "link", "set", f"{here}p", "name", "mgmt0"])
-        run(["ip", "addr", "add", f"10.78.{i}.1/24", "dev", here])
+        run(["ip", "addr", "add", f"{MGMT_NET}.{i}.1/24", "dev", here])
         run(["ip", "-n", ns, "addr", "add", f"{mgmt_ip(i)}/24", "dev", "mgmt0"])
         run(["ip", "link", "set", here, "up"])
         run(["ip", "-n", ns, "link", "set", "mgmt0", "up"])

@@ -26,7 +26,7 @@ BASE_TOOLS = (
     *("sshd", "ssh", "ssh-keygen", "fio"),
 )
 TOOLS = BASE_TOOLS + tuple(t for p in PROTOCOLS.values() for t in (*p.server_tools, *p.tools))
-CGROUP = "nastune-lab"
+CGROUP = f"nastune-lab-{network.PREFIX}"
 
 
 def taken_message(taken: set[str]) -> str:
@@ -55,6 +55,7 @@ class Lab:
                 return False
             log("an earlier lab is here: removing it first")
             self.down(log)
+        network.check_prefix()
         need(*TOOLS)
         taken = network.existing_namespaces() & {
             network.NAS_NS,
