@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from nastune import wire
@@ -106,16 +107,42 @@ def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str,
     return False
 
 
+WITH_RULES = 110  # columns: below, the plan's table leaves each setting's rule out
+
+
+def _settings(done: Review, width: int) -> Table:
+    """One line per setting, so that a plan of twenty fits a screen; the rule last, as the why,
+    where the screen is wide enough for it (`nastune plan` and the report name it too)."""
+    lost = sum(1 for s in done.settings if s.lasts.startswith("lost at reboot"))
+    title = f"The plan: {len(done.settings)} settings" + (f", {lost} lost at reboot unless persisted" if lost else "")
+    legend = "reboot: kept (written to its configuration), lost (unless persisted), or lost at remount"
+    why = width >= WITH_RULES
+    table = Table(title=Text(title, style="bold"), title_justify="left", caption=legend, box=None, pad_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("setting", overflow="fold", ratio=5)  # the widest: a path or a key on a client
+    table.add_column("now -> new", overflow="fold", ratio=3)
+    table.add_column("reboot", no_wrap=True)
+    if why:
+        table.add_column("rule", style="dim", overflow="fold", ratio=3)
+    for s in done.settings:
+        change = f"{_short(s.change.current)} -> {_short(s.change.new)}"
+        table.add_row(str(s.change.id), s.label, change, _reboot(s.lasts), *([s.change.rule] if why else []))
+    return table
+
+
+def _reboot(lasts: str) -> str:
+    """A setting's fate at a reboot in a word (Knob.lasts says it in full)."""
+    for start, word in (("kept", "kept"), ("lost at reboot", "lost"), ("done once", "once")):
+        if lasts.startswith(start):
+            return word
+    return "lost at remount"
+
+
 def review(shown: Console, done: Review) -> None:
     """A plan as a person decides on it: each setting with its value now and after, whether it
     survives a reboot and what it disturbs; the one-off actions; what was left out and why."""
     if done.settings:
-        table = Records("The plan: settings", "id", "rule", "setting", "now", "new", "after a reboot")
-        for s in done.settings:
-            table.add_row(
-                str(s.change.id), s.change.rule, s.label, _short(s.change.current), _short(s.change.new), s.lasts
-            )
-        shown.print(table)
+        shown.print(_settings(done, shown.width))
     for s in done.actions:
         when = "allowed by --allow" if s.allowed else f"runs only if you say yes here, or with --allow {s.change.knob}"
         shown.print(

@@ -1,0 +1,36 @@
+"""The plan as optimize shows it before asking: one line per setting (a long name folds), a count
+and how many settings a reboot loses in the title, each setting's rule where the screen is wide."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from nastune.report import tune_view
+from nastune.tune.plan import load
+from nastune.tune.review import Review
+from tests.tune.conftest import CHANGES, write_plan
+
+
+def shown(tmp_path, width: int) -> list[str]:
+    changes = [CHANGES[0], CHANGES[7], CHANGES[9], {**CHANGES[12], "rule": "nfs-client-rsize-small"}]
+    console = Console(width=width, record=True, file=io.StringIO())
+    tune_view.review(console, Review.of(load(write_plan(tmp_path, changes)), []))
+    return console.export_text().splitlines()
+
+
+def test_a_line_a_setting_with_the_count_and_what_a_reboot_loses(tmp_path):
+    lines = shown(tmp_path, 140)
+    assert lines[0].strip() == "The plan: 4 settings, 2 lost at reboot unless persisted"
+    rows = [line.split() for line in lines[2:6]]
+    assert [(r[0], r[-2]) for r in rows] == [("1", "lost"), ("2", "lost"), ("3", "kept"), ("4", "kept")]
+    assert rows[3][-1] == "nfs-client-rsize-small"
+    assert "sysctl vm.dirty_ratio" in lines[2] and "(absent) -> 10" in lines[2]  # the plan says no "current"
+
+
+def test_a_narrow_screen_keeps_the_settings_and_leaves_the_rules_out(tmp_path):
+    lines = shown(tmp_path, 80)
+    assert "rule" not in lines[1]
+    assert not any("nfs-client-rsize-small" in line for line in lines)
+    assert [line.split()[0] for line in lines[2:] if line[:1].isdigit()] == ["1", "2", "3", "4"]
