@@ -146,7 +146,11 @@ NASTUNE = [
         "nastune_mount", "client", "where this client mounts the share, for fio's path workloads", "/mnt/nas", "mount"
     ),
     Variable(
-        "nastune_fio_server", "client", "HOST,PORT of this client's `fio --server`", "192.0.2.21,8765", "fio_server"
+        "nastune_fio_server",
+        "client",
+        "HOST,PORT of this client's `fio --server` (without it, fio runs there over SSH)",
+        "192.0.2.21,8765",
+        "fio_server",
     ),
     Variable(
         "nastune_smb_protection",

@@ -55,19 +55,13 @@ def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, 
     """Per job: MB/s, mean and percentile completion latency (us), for its read or write side."""
     directory = scratch(target)
     server = target.extra.get("fio_server")
-    if server:
+    text = job_file(directory, jobs, direct)
+    if server or target.ssh:
         on_client(target, ["mkdir", "-p", "--", str(directory)], "mkdir")
-        spec = Path(tempfile.mkstemp(prefix="nastune-", suffix=".fio")[1])
-        argv = ["fio", f"--client=ip:{server}", "--output-format=json", str(spec)]
+    if not server and target.ssh:  # no fio server there: fio over SSH, its job file on standard input
+        out = on_client(target, ["fio", "--output-format=json", "-"], "fio", input=text).stdout
     else:
-        directory.mkdir(parents=True, exist_ok=True)
-        spec = directory / "nastune.fio"
-        argv = ["fio", "--output-format=json", str(spec)]
-    spec.write_text(job_file(directory, jobs, direct))
-    try:
-        out, _ = run(argv, what=f"fio{target.on}")
-    finally:
-        spec.unlink(missing_ok=True)
+        out = _local(server, directory, text, target.on)
     try:
         data = json.loads(out[out.index("{") :])
     except ValueError as e:
@@ -90,10 +84,26 @@ def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, 
     return results
 
 
+def _local(server: str | None, directory: Path, text: str, on: str) -> str:
+    """fio run here: as the client of a fio server, or on this host's own path."""
+    if server:
+        spec = Path(tempfile.mkstemp(prefix="nastune-", suffix=".fio")[1])
+        argv = ["fio", f"--client=ip:{server}", "--output-format=json", str(spec)]
+    else:
+        directory.mkdir(parents=True, exist_ok=True)
+        spec = directory / "nastune.fio"
+        argv = ["fio", "--output-format=json", str(spec)]
+    spec.write_text(text)
+    try:
+        return run(argv, what=f"fio{on}")[0]
+    finally:
+        spec.unlink(missing_ok=True)
+
+
 def cleanup(target: Target) -> None:
     """Remove the scratch directory the benchmark made (only ever nastune's own)."""
     directory = scratch(target)
-    if target.extra.get("fio_server"):
+    if target.extra.get("fio_server") or target.ssh:
         on_client(target, ["rm", "-rf", "--", str(directory)], "rm")
     else:
         shutil.rmtree(directory, ignore_errors=True)
