@@ -25,7 +25,10 @@ def need(*tools: str) -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         packages = sorted({PACKAGES.get(t, t) for t in missing})
-        raise LabError(f"missing {', '.join(missing)}: install with apt-get install {' '.join(packages)}")
+        raise LabError(
+            f"missing {', '.join(missing)}: install with apt-get install {' '.join(packages)} "
+            "(in a checkout, ./scripts/setup --lab installs all the lab needs)"
+        )
 
 
 def run(argv: Sequence[str], check: bool = True, timeout: float = 120, input: str | None = None) -> CommandResult:
