@@ -12,9 +12,9 @@ from typing import TypeVar
 
 import pytest
 
-# The suite's labs take names of their own (lab/network.py): a lab the operator has up, the main
-# job's, is never touched by them, and both can run at once.
-os.environ.setdefault("NASTUNE_LAB_PREFIX", "nx")
+# The suite's labs take names of their own (lab/network.py), each pytest-xdist worker its own: a
+# lab the operator has up, the main job's, is never touched by them, and all run at once.
+os.environ.setdefault("NASTUNE_LAB_PREFIX", "nx" + os.environ.get("PYTEST_XDIST_WORKER", "").removeprefix("gw"))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOTS = FIXTURES / "roots"
