@@ -1,6 +1,7 @@
 """The kernel lab: the NAS on a real Debian kernel in a QEMU guest (built from Debian's packages
 once per machine, then cached), its client mounting the shares with the kernel's NFS and SMB
-clients. One guest for the module; the last test takes it down and looks for anything left."""
+clients. One guest for the module (optimize's test brings up one of its own first); the last test
+takes it down and looks for anything left."""
 
 from __future__ import annotations
 
@@ -34,17 +35,62 @@ def lab(tmp_path_factory):
     guest.down(log=logged.append)
 
 
-def test_a_killed_lab_s_bridge_and_taps_are_swept_once_its_directory_is_gone(tmp_path):
+def test_a_killed_lab_s_guest_bridge_and_taps_are_swept_once_its_directory_is_gone(tmp_path):
     gone = tmp_path / "gone"
     found = machine.names(gone)
     machine.OWNERS.mkdir(parents=True, exist_ok=True)
     (machine.OWNERS / found["bridge"]).write_text(str(gone))
     for name in found.values():
         subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
+    (gone / "logs").mkdir(parents=True)  # a QEMU of that lab, still running (with no machine at all)
+    console = f"file:{gone}/logs/console.log"
+    guest = subprocess.Popen(
+        ["qemu-system-x86_64", "-name", "nastune-lab", "-machine", "none", "-display", "none"]
+        + ["-monitor", "none", "-serial", console]
+    )
     machine.sweep(lambda line: None)
+    assert guest.wait(timeout=10) is not None
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True).stdout
     assert not [name for name in found.values() if name in links]
     assert not (machine.OWNERS / found["bridge"]).exists()
+
+
+RULES = ("nfs-client-rsize-small", "nfs-client-atime", "nfs-client-read-ahead")  # the client's own
+
+
+def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_options(tmp_path_factory):
+    """As the NFS article tunes a Linux client: optimize writes the client's fstab, mounts the
+    share again, and judges the change interleaved on the client's kernel mount. A guest of its
+    own (before the module's is up), taken down at the end."""
+    if os.geteuid() != 0:
+        pytest.skip("the kernel lab needs root")
+    directory = tmp_path_factory.mktemp("kernel-optimize")
+    env = {"NASTUNE_KERNEL_LAB_DIR": str(directory / "lab")}
+    only = [arg for rule in RULES for arg in ("--only", rule)]
+    options = ("--repeats", "2", "--max-pairs", "3", "--out", str(directory / "out"), "--json")
+    try:  # the namespace lab's directory apart: `lab down` takes down both
+        run = nastune(
+            directory / "netns", "optimize", "--lab", "--kernel", "--yes", *only, *options, env=env, timeout=1500
+        )
+        client = Ssh(inventory.load(directory / "lab" / "inventory.ini").clients[0])
+        mounted = subprocess.run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"]), capture_output=True)
+        fstab = subprocess.run(client.argv(["cat", "/etc/fstab"]), capture_output=True, text=True).stdout
+    finally:
+        nastune(directory / "netns", "lab", "down", env=env, check=False)
+    assert machine.orphans() == []  # its guest stopped with it
+    assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in run.stderr
+    options_now = dict(o.partition("=")[::2] for o in mounted.stdout.decode().strip().split(","))
+    assert int(options_now["rsize"]) > 8192 and int(options_now["wsize"]) > 8192  # mounted again, not only written
+    assert "noatime" in options_now
+    assert "rsize=1048576" in fstab and "wsize=1048576" in fstab and "noatime" in fstab
+    summary = json.loads(run.stdout)["interleaved"]
+    judged = {(r["workload"], r["target"]) for r in summary["rows"]}
+    assert judged | {tuple(m.split(" MB/s")[0].split(" @ ")) for m in summary["refused"]} == {
+        ("seq-write", "c1:/mnt/nfs"),
+        ("seq-read", "c1:/mnt/nfs"),
+    }
+    assert all(len(r["change_ci"]) == 2 for r in summary["rows"])  # each verdict with its interval
+    assert not (directory / "lab").exists()
 
 
 def by_part(lab: KernelLab) -> dict[str, dict]:
@@ -91,8 +137,9 @@ def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab
     assert {(c["current"], c["new"]) for c in numa} == {("1", "0")}
 
 
-PLAN: list[dict] = [  # one change of each way a setting lasts: sysctl.d, its own configuration, the unit, fstab
+PLAN: list[dict] = [  # each way a setting lasts: sysctl.d, its own configuration, the unit, fstab, interfaces
     {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0},
+    {"knob": "mtu", "target": "eth0", "new": 9000},
     {"knob": "samba", "target": "global", "key": "use sendfile", "new": "yes"},
     {"knob": "nfsd_threads", "target": "nfsd", "new": 16},
     {"knob": "mount_option", "target": "/srv/data", "key": "noatime", "new": "noatime"},
@@ -101,11 +148,12 @@ READ: dict[
     str, tuple[list[str], str]
 ] = {  # how each is read back on the NAS, and what the read shows for the new value
     "sysctl": (["sysctl", "-n", "net.ipv4.tcp_slow_start_after_idle"], "0"),
+    "mtu": (["cat", "/sys/class/net/eth0/mtu"], "9000"),
     "samba": (["testparm", "-s", "--parameter-name=use sendfile"], "Yes"),
     "nfsd_threads": (["cat", "/proc/fs/nfsd/threads"], "16"),
     "mount_option": (["findmnt", "-n", "-o", "OPTIONS", "/srv/data"], "noatime"),
 }
-BOOT_FILES = ["/etc/fstab", "/etc/samba/smb.conf", "/etc/sysctl.d", "/etc/systemd/system"]
+BOOT_FILES = ["/etc/fstab", "/etc/samba/smb.conf", "/etc/sysctl.d", "/etc/systemd/system", "/etc/network/interfaces"]
 
 
 def _nas(lab: KernelLab) -> Ssh:
@@ -133,12 +181,13 @@ def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_res
     assert _now(guest) == dict.fromkeys(READ, True)
     guest.reboot(log=logged.append)
     kept = {c["knob"]: KNOBS[c["knob"]].lasts().startswith("kept") for c in PLAN}
-    assert kept == {"sysctl": False, "samba": True, "nfsd_threads": False, "mount_option": False}
+    assert kept == {"sysctl": False, "mtu": False, "samba": True, "nfsd_threads": False, "mount_option": False}
     assert _now(guest) == kept  # each change's "after a reboot" claim, value by value
     nastune(guest.dir, "rollback", "--inventory", inv)
     nastune(guest.dir, "apply", str(plan), "--inventory", inv, "--yes", "--persist")
     guest.reboot(log=logged.append)
     assert _now(guest) == dict.fromkeys(READ, True)  # persisted: every one survives
+    assert "mtu 9000" in run(_nas(guest).argv(["cat", "/etc/network/interfaces"])).stdout  # not replayed
     nastune(guest.dir, "rollback", "--inventory", inv)
     assert _files(guest) == before  # what persisting wrote is gone, byte for byte
     assert _now(guest) == dict.fromkeys(READ, False)

@@ -17,6 +17,8 @@ FILES = {
     "/sys/devices/system/cpu/online": "0-3\n",
     "/proc/fs/nfsd/threads": "8\n",
     "/sys/class/net/eth0/mtu": "1500\n",
+    "/proc/self/mountinfo": "36 25 0:53 / /mnt/data rw,relatime shared:1 - nfs nas:/srv/data rw,vers=3,rsize=8192\n",
+    "/sys/class/bdi/0:53/read_ahead_kb": "128\n",  # the NFS mount's bdi, named after its device
     "/etc/samba/smb.conf": "# NAS\n[global]\n   workgroup = HOME\n   aio read size = 0\n\n[data]\n   path = /srv/data\n",
     "/etc/ganesha/ganesha.conf": "EXPORT {\n    Export_Id = 1;\n    Path = /srv/data;\n    Pseudo = /data;\n"
     "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
@@ -56,6 +58,7 @@ CHANGES: list[dict] = [
     {"knob": "nfs_client_mount", "target": "/mnt/data", "key": "intr", "new": None},
     {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "multichannel", "new": "multichannel"},
     {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "max_channels", "new": 4},
+    {"knob": "mount_read_ahead", "target": "/mnt/data", "new": 15360},
     {"knob": "cpu_governor", "target": "cpufreq", "new": "performance"},
     {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled"},
 ]

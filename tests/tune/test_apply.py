@@ -160,6 +160,20 @@ def test_persist_writes_boot_files_and_rollback_removes_them(root, tmp_path):
     assert not wanted.exists()
 
 
+def test_persist_keeps_a_static_interface_s_mtu_in_ifupdown_s_file(root, tmp_path):
+    """As the NFS article keeps it: in the NAS's network configuration, not in a boot-time replay."""
+    interfaces = root / "etc/network/interfaces"
+    interfaces.parent.mkdir(parents=True)
+    original = "auto eth0\niface eth0 inet static\n    address 10.0.0.2/24\n    mtu 1500\n\nauto eth1\n"
+    interfaces.write_text(original)
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[7], CHANGES[2]])), "--root", str(root), "--yes", "--persist")
+    assert interfaces.read_text() == original.replace("mtu 1500", "mtu 9000")
+    persisted = json.loads((root / "var/lib/nastune/persist/plan.json").read_text())
+    assert [c["knob"] for c in persisted["changes"]] == ["sysfs"]  # the MTU is not replayed at boot
+    run_cli("rollback", "--root", str(root))
+    assert interfaces.read_text() == original
+
+
 def test_persist_after_the_fact_keeps_what_an_apply_left_and_rollback_removes_it(root, tmp_path):
     """optimize leaves its settings applied but not persisted: `nastune persist` persists the
     settings the journal holds, in a journal of its own; apply --persist of a plan already as

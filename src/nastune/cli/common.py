@@ -160,13 +160,15 @@ def site(
     resume: bool = False,
     log: Callable[[str], None] = print,
     login_file: Path | None = None,
+    kernel: bool = False,
     **options: Any,
 ) -> Site:
     """Where the command works, as its options say: an inventory's NAS measured from its
     clients; the lab (with `scenario`, a fresh lab of it, or on `resume` the lab as it runs,
     through its own inventory; with `clients`, through its inventory; else from its first
     client); or this host (`root`) measured at `target` (with the share's login from
-    `login_file`: a file, or - for standard input). `options` go to the inventory
+    `login_file`: a file, or - for standard input); with `kernel`, a fresh kernel lab (its
+    guest). `options` go to the inventory
     (confirm_timeout, scaling). NasError, InventoryError and LabError say why it cannot be
     reached; --lab with --root is refused (exit 2)."""
     if login_file and (inventory or lab):
@@ -180,6 +182,10 @@ def site(
             fail(f"--lab and --root {root} name two systems: give one")
         from nastune.sites.lab import site as lab_site
 
+        if kernel:
+            from nastune.sites.lab import kernel_site
+
+            return kernel_site.started(scenario or "kernel", clients or "all", log, **options)
         if scenario:
             return lab_site.started(scenario, resume, clients or "all", log, **options)
         if clients is not None:

@@ -66,9 +66,9 @@ def lab_down() -> None:
     from nastune.sites.lab.kernel import KernelLab
     from nastune.sites.lab.lab import Lab
 
-    def action() -> None:
-        Lab().down(log=shown)
+    def action() -> None:  # the kernel lab first: its directory may lie inside the other's
         KernelLab().down(log=shown)
+        Lab().down(log=shown)
 
     lab_action(action)
 

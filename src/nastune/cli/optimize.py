@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from nastune.cli import options as opt
-from nastune.cli.common import app, console, err, failing, named, say, site, size_option
+from nastune.cli.common import app, console, err, fail, failing, named, say, site, size_option
 from nastune.report import outcomes
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def optimize(
     action_time: opt.ActionTime = "1h",
     xfs_fragmentation_exact: opt.FragExact = False,
     persist: opt.Persist = False,
+    kernel: opt.KernelLab = False,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
@@ -83,22 +85,21 @@ def optimize(
 
     With --inventory it tunes that NAS and measures from its clients; with --lab it starts from a
     fresh `soho` lab (a small NAS as it ships) and does the same through the lab's inventory;
-    with --live, this host measured at --target."""
+    with --lab --kernel, a fresh kernel lab, measured on its client's NFS mount; with --live,
+    this host measured at --target."""
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.units import seconds
 
     named(lab, inventory, target)
+    options = _site_options(bool(lab), kernel, scenario, log := say("optimize"), login_file)
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
         choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
         measured = (workload or [], _params(size), repeats, out, target)
         frag = "exact" if xfs_fragmentation_exact else "sample"
         spec = OptimizeSpec(*measured, frozenset(accept_risk or ()), pairs, flow, choices, frag, persist)
-    log = say("optimize")
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
-        # on the lab, its own inventory: the code path of a real deployment
-        options: dict[str, Any] = {"scenario": scenario, "log": log, "login_file": login_file}
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)
     failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
@@ -106,6 +107,19 @@ def optimize(
         print(outcome.summary.dumps())
     if failed:
         raise typer.Exit(1)
+
+
+def _site_options(
+    lab: bool, kernel: bool, scenario: str, log: Callable[[str], None], login_file: Path | None
+) -> dict[str, Any]:
+    """Where optimize works, for site(): on the lab, through its own inventory (the code path of a
+    real deployment); the kernel lab in its own scenario unless one is named."""
+    if kernel and not lab:
+        fail("--kernel goes with --lab: the kernel lab is the lab's NAS on a real kernel")
+    options: dict[str, Any] = {"scenario": scenario, "log": log, "login_file": login_file}
+    if kernel:
+        options |= {"kernel": True, "scenario": "kernel" if scenario == "soho" else scenario}
+    return options
 
 
 def _params(size: str) -> Params:

@@ -32,6 +32,9 @@ Lab = Annotated[bool, typer.Option("--lab", help="The lab's nas host (run `nastu
 LabOrLive = Annotated[
     bool | None, typer.Option("--lab/--live", help="A fresh lab, or this live system (or give --inventory).")
 ]
+KernelLab = Annotated[
+    bool, typer.Option("--kernel", help="With --lab: the kernel lab (its NAS on a real kernel in a QEMU guest).")
+]
 LabJournals = Annotated[bool, typer.Option("--lab", help="Only the journals of the lab's nas host.")]
 Scenario = Annotated[str, typer.Option(help="A built-in lab scenario (soho, modern) or a .toml file.")]
 Json = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (versioned schema).")]

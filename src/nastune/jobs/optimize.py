@@ -276,7 +276,7 @@ def _interleaved(r: _Run) -> Outcome:
 def _applied(change: PlannedChange, persisted: bool) -> dict:
     """A change as the report lists it: with whether it survives a reboot."""
     knob = KNOBS[change.knob]
-    lasts = "persisted (survives a reboot)" if persisted and knob.persists != "action" else knob.lasts()
+    lasts = "persisted (survives a reboot)" if persisted and knob.persists not in ("action", "mount") else knob.lasts()
     return {**change.model_dump(mode="json"), "lasts": lasts}
 
 

@@ -132,7 +132,7 @@ def closing(console: Console, outcome: Outcome) -> None:
         console.print(f"  {line}", highlight=False)
     if len(moved) < len(rows):
         console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
-    lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost")]
+    lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost at reboot")]
     if outcome.persisted:
         console.print("The settings survive a reboot (persisted).", highlight=False)
     elif lost and outcome.persisting:

@@ -27,6 +27,7 @@ KnobKind = Literal[
     "htb_rate",
     "irq_affinity",
     "mount_option",
+    "mount_read_ahead",
     "mtu",
     "nfs_client_mount",
     "nfs_export",

@@ -1,5 +1,6 @@
 """Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
-options, and a systemd unit that re-applies the rest of the plan. Rollback removes them."""
+options, ifupdown's interfaces for a statically configured interface's MTU, and a systemd unit
+that re-applies the rest of the plan. Rollback removes them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from typing import Any
 
 from nastune.rules.model import Change
-from nastune.tune import edits
+from nastune.tune import edits, ifupdown
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -20,7 +21,7 @@ UNIT = "/etc/systemd/system/nastune-reapply.service"
 # journaled like the others (the symbolic link `systemctl enable` makes is no file nastune
 # writes; without either the unit is written and never runs, as a reboot of the kernel lab showed)
 WANTED = "/etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
-PATHS = (SYSCTL, PLAN, UNIT, WANTED)
+PATHS = (SYSCTL, PLAN, UNIT, WANTED, ifupdown.PATH)
 BOOT_STATE = "/var/lib/nastune/at-boot"  # the boot-time re-apply's own journals and lock
 
 
@@ -63,6 +64,7 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
             out.append((moved, KNOBS["nfs_client_mount"], None))
     # an NFS mount's bdi is named anew at every mount: a udev rule keeps its read-ahead, not a replay
     rest = [c for c in applied if KNOBS[c.knob].persists == "unit" and not c.target.startswith("/sys/class/bdi/")]
+    rest = _interfaces(system, rest, out)
     if rest:
         kept = plan.model_copy(update={"changes": rest})
         out.append(_file(system, PLAN, kept.to_json() + "\n"))
@@ -84,6 +86,23 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
             _file(system, WANTED, f"# Written by nastune apply --persist.\n[Unit]\nWants={UNIT.rsplit('/', 1)[1]}\n")
         )
     return out
+
+
+def _interfaces(
+    system: System, changes: list[PlannedChange], out: list[tuple[PlannedChange, Knob, str | None]]
+) -> list[PlannedChange]:
+    """The MTUs of statically configured interfaces written to ifupdown's file (appended to
+    `out`); the changes left for the boot unit."""
+    text = system.read(ifupdown.PATH)
+    kept = []
+    for c in changes:
+        edited = ifupdown.with_mtu(text, c.target, int(c.new)) if c.knob == "mtu" and text is not None else None
+        if edited is not None:
+            text = edited
+            kept.append(c)
+    if kept and text is not None:
+        out.append(_file(system, ifupdown.PATH, text))
+    return [c for c in changes if c not in kept]
 
 
 def _reapply(changes: list[PlannedChange]) -> str:

@@ -16,5 +16,5 @@ def _client_read_ahead(kb: int) -> Facts:
 CASE = Case(
     client,  # the kernel's 128 KiB
     lambda: _client_read_ahead(15360),
-    lambda fs: changes(fs) == [("/sys/class/bdi/0:53/read_ahead_kb", None, 128, 15360)] or fail(fs),
+    lambda fs: changes(fs) == [("/mnt/data", None, 128, 15360)] or fail(fs),
 )

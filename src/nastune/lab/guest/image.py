@@ -64,6 +64,7 @@ WantedBy=multi-user.target
 HERE = Path(__file__).parent
 SCRIPTS = {"nastune-lab-boot": HERE / "boot.sh", "nastune-lab-clients": HERE / "clients.sh"}
 USER = "nastune"  # the lab's login (sites/lab/credentials.py): its shares' owner
+UID = 1000  # its user id, which the NFS export maps every client user to (as a NAS's "map all" does)
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,9 @@ class Image:
 
 
 def recipe(servers: tuple[str, ...]) -> str:
-    """What an image is made of: a changed package list or start script makes a new image."""
+    """What an image is made of: a changed package list, user or start script makes a new image."""
     parts = [RELEASE, *PACKAGES, *servers, *MASKED, *UNITS.values(), *(p.read_text() for p in SCRIPTS.values())]
+    parts += [USER, str(UID)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -164,7 +166,7 @@ def _configure(root: Path) -> None:
     (root / "etc/hostname").write_text("nas\n")
     for mountpoint in ("srv/data", "mnt/nfs", "mnt/smb"):
         (root / mountpoint).mkdir(parents=True, exist_ok=True)
-    run(["chroot", str(root), "useradd", "--create-home", "--shell", "/bin/bash", USER])
+    run(["chroot", str(root), "useradd", "--create-home", "--shell", "/bin/bash", "--uid", str(UID), USER])
     run(["systemctl", f"--root={root}", "enable", *UNITS])
     run(["systemctl", f"--root={root}", "mask", *MASKED])
 

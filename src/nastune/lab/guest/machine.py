@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from nastune.lab import procs
 from nastune.lab.guest.image import Image
 from nastune.lab.sh import LabError, need, run
@@ -175,9 +177,26 @@ def remove_network(directory: Path) -> None:
     (OWNERS / found["bridge"]).unlink(missing_ok=True)
 
 
+def orphans() -> list[int]:
+    """The guests whose lab directory no longer records a lab: QEMU processes of a kernel lab
+    (named by `-name`, found by their console log) that no `lab down` will ever stop."""
+    found = []
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        argv = process.info["cmdline"] or []
+        if not argv or not argv[0].endswith("qemu-system-x86_64") or "nastune-lab" not in argv:
+            continue
+        logs = [a.removeprefix("file:") for a in argv if a.startswith("file:") and a.endswith("/logs/console.log")]
+        if logs and not (Path(logs[0]).parents[1] / "state.json").exists():
+            found.append(process.info["pid"])
+    return found
+
+
 def sweep(log: Callable[[str], None]) -> None:
-    """Remove the network of every kernel lab whose directory no longer records it (killed,
-    and its directory removed since): taps and bridges no lab will ever take down."""
+    """Stop every guest and remove the network of every kernel lab whose directory no longer
+    records it (killed, and its directory removed since): what no lab will ever take down."""
+    if left := orphans():
+        procs.kill(left)
+        log(f"stopped {len(left)} guest(s) of kernel labs that are gone (pid {', '.join(map(str, left))})")
     for mark in sorted(OWNERS.glob("*")) if OWNERS.is_dir() else []:
         directory = Path(mark.read_text().strip())
         if not (directory / "state.json").exists():

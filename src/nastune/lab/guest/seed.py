@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nastune.lab.guest.image import UID
 from nastune.lab.guest.machine import MACS
 from nastune.lab.scenario import Scenario
 
@@ -29,6 +30,13 @@ def smb_conf(scenario: Scenario, user: str) -> str:
     lines += ["", f"[{SHARE}]", "   path = /srv/data", "   read only = no", f"   valid users = {user}"]
     lines += [f"   {k} = {v}" for k, v in scenario.samba_share.items()]
     return "\n".join(lines) + "\n"
+
+
+def exports() -> str:
+    """The data file system for the lab's subnet, every client user mapped to the share's owner
+    (a client's root could write nothing there otherwise, as with a NAS's "map all users")."""
+    squash = f"all_squash,anonuid={UID},anongid={UID}"
+    return f"{DATA} {CLIENT_IP.rsplit('.', 1)[0]}.0/{PREFIX}(rw,sync,no_subtree_check,{squash})\n"
 
 
 VSFTPD = """listen=YES
@@ -65,7 +73,7 @@ def write(
     seed = directory / "seed"
     files = {
         "root/etc/network/interfaces": interfaces(scenario.network.mtu),
-        "root/etc/exports": f"/srv/data {CLIENT_IP.rsplit('.', 1)[0]}.0/{PREFIX}(rw,sync,no_subtree_check)\n",
+        "root/etc/exports": exports(),
         "root/etc/nfs.conf": f"[nfsd]\nthreads={scenario.guest.nfsd_threads}\n",
         "root/etc/samba/smb.conf": smb_conf(scenario, user),
         "root/etc/vsftpd.conf": VSFTPD,

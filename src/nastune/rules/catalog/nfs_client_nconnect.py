@@ -47,7 +47,8 @@ RULE = Rule(
     clients=True,
     gain="Microsoft measured up to 2-4x the read and 3x the write throughput of one NFS client with nconnect=4; "
     "the connections spread over the NIC's queues and the CPUs.",
-    tradeoff="Takes effect at the next mount of the server (every mount of one server shares its connections). "
+    tradeoff="Takes effect at a mount: apply mounts a mounted share again, but every mount of one server shares its "
+    "connections, so all of them must be unmounted for the change to reach them. "
     "More connections than the server has threads for only queue.",
     source='nfs(5), nconnect (Linux 5.3+); Microsoft, "Improve performance for NFS Azure file shares: '
     'nconnect", 2024, https://learn.microsoft.com/azure/storage/files/nfs-performance',

@@ -25,14 +25,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                     source=f"/sys/class/bdi/{m.bdi}/read_ahead_kb",
                 )
             ],
-            changes=[
-                Change(
-                    knob="sysfs",
-                    target=f"/sys/class/bdi/{m.bdi}/read_ahead_kb",
-                    current=m.read_ahead_kb,
-                    new=RECOMMENDED,
-                )
-            ],
+            changes=[Change(knob="mount_read_ahead", target=m.mountpoint, current=m.read_ahead_kb, new=RECOMMENDED)],
             advice="The change lasts until the share is mounted again (each mount gets a new bdi); to keep it for "
             f'later mounts, a udev rule on SUBSYSTEM=="bdi" that sets ATTR{{read_ahead_kb}}="{RECOMMENDED}" '
             "for the bdis /proc/fs/nfsfs/volumes lists (Microsoft's guide in the source shows one).",

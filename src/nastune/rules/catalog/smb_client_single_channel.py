@@ -55,7 +55,8 @@ RULE = Rule(
     clients=True,
     gain="Several TCP connections per SMB session spread signing, encryption and receive work over CPUs and the "
     "NIC's queues: the way past one connection's ceiling where the server offers multichannel.",
-    tradeoff="Takes effect at the next mount (unmount, then mount). The server must offer multichannel (Samba "
+    tradeoff="Takes effect at a mount: apply unmounts a mounted share and mounts it again (files open on it must be "
+    "closed first). The server must offer multichannel (Samba "
     "4.15+ by default); otherwise the client stays on one channel, with nothing lost.",
     source="mount.cifs(8), multichannel and max_channels, https://www.samba.org/samba/docs/current/man-html/"
     'mount.cifs.8.html; Steve French, "smb3: if max_channels set to more than one channel request '

@@ -29,7 +29,14 @@ from nastune.sites.lab import access, credentials, kernel_status
 from nastune.ssh import Ssh
 
 DEFAULT_DIR = Path(os.environ.get("NASTUNE_KERNEL_LAB_DIR", "/var/lib/nastune/kernel-lab"))
-NAS, CLIENT = "nastune-klab-nas", "nastune-klab-c1"
+
+
+def names(port: int) -> tuple[str, str]:
+    """The NAS's and the client's names for SSH: a guest's own (its port), since SSH shares one
+    connection per name and a connection to an earlier guest must never serve a later one."""
+    return f"nastune-klab{port}-nas", f"nastune-klab{port}-c1"
+
+
 CLIENT_UNIT, MOUNT_SECONDS = "nastune-lab-clients.service", 300  # the unit retries its mounts for 2 min
 BOOT_SECONDS = 600  # the emulated guest's boot measured 25-40 s here; a busy machine is slower
 # the client's namespaces, entered from the guest's own mount namespace (the management sshd's
@@ -198,8 +205,9 @@ def inventory_text(directory: Path, port: int, host_key: Path, rate: str) -> str
     guest's management namespace, where sshd runs per connection in the host's namespaces."""
     keydir = access.ssh_dir(directory)
     key = host_key.read_text().split()
+    nas_name, client_name = names(port)
     (keydir / "known_hosts").write_text(
-        "".join(f"{name} {key[0]} {key[1]}\n" for name in (f"[127.0.0.1]:{port}", NAS, CLIENT))
+        "".join(f"{name} {key[0]} {key[1]}\n" for name in (f"[127.0.0.1]:{port}", nas_name, client_name))
     )
     base = ["-o", f"UserKnownHostsFile={keydir}/known_hosts", "-o", "StrictHostKeyChecking=yes"]
     mgmt = ["ssh", *base, "-i", str(keydir / "id_ed25519"), "-p", str(port), "-o", "BatchMode=yes", "root@127.0.0.1"]
@@ -219,11 +227,11 @@ def inventory_text(directory: Path, port: int, host_key: Path, rate: str) -> str
         [
             "# The kernel lab's hosts as an Ansible INI inventory: nastune diagnose --inventory THIS_FILE",
             "[nas]",
-            f"nas ansible_host={NAS} nastune_address={seed.NAS_IP} {shares} {logins} nastune_link_rate={rate} "
+            f"nas ansible_host={nas_name} nastune_address={seed.NAS_IP} {shares} {logins} nastune_link_rate={rate} "
             f"nastune_command={shlex.quote(nas_cmd)} ansible_ssh_common_args={through('-t', '1', '-m', '-n')}",
             "",
             "[clients]",
-            f"c1 ansible_host={CLIENT} nastune_mount={seed.SMB_MOUNT} nastune_command={shlex.quote(client_cmd)} "
+            f"c1 ansible_host={client_name} nastune_mount={seed.NFS_MOUNT} nastune_command={shlex.quote(client_cmd)} "
             f"ansible_ssh_common_args={through(*CLIENT_NAMESPACES)}",
             "",
             "[all:vars]",

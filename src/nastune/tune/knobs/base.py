@@ -25,7 +25,8 @@ class Knob:
     service: str | None = None  # what must reload after a change
     doc = ""  # what it is and what its target and key name (empty on abstract bases)
     # how it survives a reboot: "sysctl.d", "fstab" (as an fstab option), "unit" (re-applied at
-    # boot by a systemd unit), "persistent" (written where it lasts), "action" (a one-off run)
+    # boot by a systemd unit), "persistent" (written where it lasts), "action" (a one-off run),
+    # "mount" (a mount's own: gone when it is mounted again, so never replayed at boot)
     persists = "unit"
     disruption = ""  # what applying or undoing it does to the NAS's users, if anything
 
@@ -35,6 +36,8 @@ class Knob:
             return "kept (written to its configuration)"
         if self.persists == "action":
             return "done once; cannot be undone"
+        if self.persists == "mount":
+            return "lost when the share is mounted again (a udev rule keeps it: see the finding's advice)"
         return "lost at reboot unless persisted"
 
     def applicable(self, system: System, change: Change) -> str | None:

@@ -7,7 +7,8 @@ import shlex
 from typing import Any, ClassVar
 
 from nastune.conf import safe
-from nastune.facts.mounts import parse_mounts
+from nastune.facts.mounts import parse_mounts, unescape
+from nastune.facts.nfs_client import MOUNTINFO, devices
 from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs import trades
@@ -22,6 +23,11 @@ def _mount_options(text: str | None, mountpoint: str) -> list[str] | None:
     except ValueError:
         return None
     return found[-1] if found else None
+
+
+def _mount_point(change: Change, kind: str) -> None:
+    if not str(change.target).startswith("/"):
+        raise TuneError(f"{kind}: {change.target!r} is not a mount point")
 
 
 def _option_value(options: list[str] | None, key: str) -> str | None:
@@ -42,6 +48,7 @@ def _option_value(options: list[str] | None, key: str) -> str | None:
 # noatime and noatime over relatime: `remount,relatime` on a noatime mount stays noatime, and
 # `remount,noatime` on a mount whose fstab says strictatime stays strictatime (seen on the kernel
 # lab's NAS). `atime` clears noatime and `nostrictatime` strictatime first (Debian 12's util-linux).
+NETWORK_FS = ("nfs", "nfs4", "cifs", "smb3")  # a client's shares: mounted again to take new options
 REMOUNT = {"relatime": "nostrictatime,atime,relatime", "noatime": "nostrictatime,noatime"}
 
 
@@ -61,8 +68,7 @@ class MountOption(Knob):
         return shlex.join(self._remount(change, value))
 
     def validate(self, change: Change) -> None:
-        if not str(change.target).startswith("/"):
-            raise TuneError(f"mount_option: {change.target!r} is not a mount point")
+        _mount_point(change, "mount_option")
         if change.key not in edits.ATIME + ("nodiratime", "diratime"):
             raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
         if change.new not in edits.EXCLUSIVE[change.key]:
@@ -92,16 +98,17 @@ class MountOption(Knob):
 
 class FstabOption(Knob):
     """An option in /etc/fstab: client options (NFS rsize and nconnect, SMB max_channels) take
-    effect at the next mount. The kind keeps its first name: plans and journals record it."""
+    effect at a mount, so a mounted share is mounted again. The kind keeps its first name: plans
+    and journals record it."""
 
-    doc = "a mount option in /etc/fstab, used at the next mount (target: mountpoint, key: option)"
+    doc = "a mount option in /etc/fstab, mounted again at once where mounted (target: mountpoint, key: option)"
     persists = "persistent"
+    disruption = "the share is unmounted and mounted again on the client: files open on it must be closed first"
 
     kind, phase = "nfs_client_mount", 40
 
     def validate(self, change: Change) -> None:
-        if not str(change.target).startswith("/"):
-            raise TuneError(f"nfs_client_mount: {change.target!r} is not a mount point")
+        _mount_point(change, "nfs_client_mount")
         _safe(safe.MOUNT_OPTION, change.key, f"nfs_client_mount {change.target} option")
         if change.new is not None:
             _safe(safe.MOUNT_OPTION, change.new, f"nfs_client_mount {change.target} {change.key}")
@@ -122,14 +129,63 @@ class FstabOption(Knob):
         return norm(_option_value(options, self.key(change)))
 
     def write(self, system: System, change: Change, value: Any) -> None:
-        text = system.read("/etc/fstab")
+        text = system.read("/etc/fstab") or ""
         try:
-            system.root.replace(
-                "/etc/fstab",
-                edits.fstab_set(text or "", change.target, self.key(change), None if value is None else str(value)),
-            )
+            edited = edits.fstab_set(text, change.target, self.key(change), None if value is None else str(value))
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
+        system.root.replace("/etc/fstab", edited)
+        if system.live and self._mounted_otherwise(system, change, value):
+            self._mount_again(system, change, text)
+
+    def _mounted_otherwise(self, system: System, change: Change, value: Any) -> bool:
+        """Whether a client's network share is mounted now with another value (a NAS's own file
+        system is never unmounted: its fstab is only written, as persist does)."""
+        mounts = [m for m in parse_mounts(system.read("/proc/self/mounts") or "") if m.mountpoint == change.target]
+        if not mounts or mounts[-1].fstype not in NETWORK_FS:
+            return False
+        return _option_value(mounts[-1].options, self.key(change)) != (None if value is None else str(value))
+
+    def _mount_again(self, system: System, change: Change, before: str) -> None:
+        """A mounted share takes its new options now (NFS keeps rsize and wsize over a remount, so
+        it is unmounted and mounted from fstab); a mount that fails is made again as it was."""
+        system.run(["umount", "--", change.target], what=f"{self.label(change)}: unmount")
+        try:
+            system.run(["mount", "--", change.target], what=f"{self.label(change)}: mount again")
+        except TuneError:
+            system.root.replace("/etc/fstab", before)
+            system.run(["mount", "--", change.target], what=f"{self.label(change)}: mount as it was")
+            raise
+
+
+class MountReadAhead(Knob):
+    """The read-ahead of a mounted file system by its mount point. Its bdi is named after the
+    mount's device number, which an NFS or SMB mount gets anew at every mount, so the bdi is
+    found at each read and write; after fstab options, whose mount again resets it."""
+
+    doc = "the read-ahead in KiB of a mounted file system (target: mountpoint)"
+    persists = "mount"
+    kind, phase = "mount_read_ahead", 45
+
+    def validate(self, change: Change) -> None:
+        _mount_point(change, "mount_read_ahead")
+        _int_range(change, 0, 65536, what="mount_read_ahead")
+
+    def path(self, system: System, change: Change) -> str:
+        device = {unescape(k): v for k, v in devices(system.read(MOUNTINFO) or "").items()}.get(change.target)
+        if device is None:
+            raise TuneError(f"{self.label(change)}: nothing is mounted there")
+        return f"/sys/class/bdi/{device}/read_ahead_kb"
+
+    def manual(self, change: Change, value: Any) -> str:
+        bdi = f"/sys/class/bdi/$(mountpoint -d {shlex.quote(change.target)})"
+        return f"echo {shlex.quote(str(value))} > {bdi}/read_ahead_kb"
+
+    def read(self, system: System, change: Change) -> str | None:
+        return norm(system.read(self.path(system, change)))
+
+    def write(self, system: System, change: Change, value: Any) -> None:
+        system.root.write(self.path(system, change), str(value))
 
 
 class ZfsProperty(Knob):
