@@ -345,3 +345,18 @@ def encryption_rule() -> str:
         f"{1 + write['change']:.1f}x ({interval(write)}); encryption with AES-128-GCM first still cost "
         f"{-cost['change']:.1%} of reads against none."
     )
+
+
+@figure("kernel-lab")
+def kernel_lab() -> str:
+    """docs/lab.md: what the kernel lab costs here, beside the namespace lab in the same run."""
+    found = record("kernel-lab")
+    result, repeats = found["result"], len(found["repeats"]["kernel_up_s"])
+    how = "under software emulation" if found["emulated"] else "under KVM"
+    return (
+        f"Measured here ({link('kernel-lab')}, {repeats} rounds {how}): building the guest image took "
+        f"{result['build_s']:.0f} s ({result['image_mib']} MiB), once per machine; `lab up --kernel` took "
+        f"{result['median_kernel_up_s']:.0f} s (median), {result['up_ratio']:.1f}x the namespace lab's `lab up` "
+        f"of {result['median_lab_up_s']:.0f} s measured beside it, and a reboot of its NAS "
+        f"{result['median_reboot_s']:.0f} s."
+    )

@@ -112,7 +112,8 @@ Repeats = Annotated[int, typer.Option(min=1, max=100, help="Timed repeats after 
 Inventory = Annotated[
     Path | None,
     typer.Option(
-        help="An Ansible INI inventory: act on its NAS (with nastune there, over SSH unless "
+        help="An Ansible inventory (INI, or any format ansible-inventory reads where it is installed): act on its "
+        "NAS (with nastune there, over SSH unless "
         "ansible_connection=local), measured from its clients."
     ),
 ]
