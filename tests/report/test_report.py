@@ -218,14 +218,22 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     for rs, limit in ((before, 117.7), (after, 123.8)):
         rs.results[0].metrics["MB/s"].limit = limit
     rows, notes = compare_runs(before, after)
+    keep = "nastune persist --journal J"
     page = render(
-        [before, after], tmp_path / "r.html", rows, notes, undo="nastune rollback --journal J", refused=["nfs seq-read"]
+        [before, after],
+        tmp_path / "r.html",
+        rows,
+        notes,
+        undo="nastune rollback --journal J",
+        refused=["nfs seq-read"],
+        keep=keep,
     ).read_text()
     line = headline(rows, [], ["nfs seq-read"])
     assert line.startswith("before/after: ")
     assert line.endswith("1 metric(s) refused by the A/A control (no verdict)")
     assert page.index(line) < page.index("<h2>")
     assert "<code>nastune rollback --journal J</code>" in page
+    assert f"To keep them after a reboot: <code>{keep}</code>" in page  # persisting is offered where it is read
     transfers = [r for r in rows if view(r.workload) == "bars"]  # the IOzone matrix, NUMA: their own sections
     gains = [str(escape(g)) for g in moved(transfers)]  # each gain, before -> after, above everything else
     assert gains

@@ -333,6 +333,7 @@ def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
         interleaved=mixed.to_json() if mixed else None,
     )
     (spec.out / "compare.json").write_text(summary.dumps())
+    undo, lasting = tuner.undo(journal), None if spec.persist else tuner.persisting(journal)
     report = html.render(
         runs,
         spec.out / "report.html",
@@ -344,11 +345,11 @@ def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
         left_out=r.skipped,
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
-        undo=tuner.undo(journal),
+        undo=undo,
         refused=mixed.refused if mixed else [],
         interleaved_runs=mixed.runs if mixed else None,
+        keep=lasting or "",
     )
-    undo, lasting = tuner.undo(journal), None if spec.persist else tuner.persisting(journal)
     done = Outcome(rows, notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
     return replace(done, site=r.site.name, persisted=spec.persist, persisting=lasting)
 

@@ -333,9 +333,11 @@ def render(
     refused: list[str] | None = None,
     interleaved_runs: list[ResultSet] | None = None,
     left_out: list[str] | None = None,
+    keep: str = "",
 ) -> Path:
     """`search`: autotune's verdict, its charts and each tunable's importance. `undo`: the
-    command that rolls the applied plan back; `refused`: metrics the A/A control left without a
+    command that rolls the applied plan back, `keep` the one that makes it survive a reboot
+    (empty: persisted already, or nothing to keep); `refused`: metrics the A/A control left without a
     verdict; `interleaved_runs`: A's and B's results, for the workbook."""
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     env.filters["pvalue"] = pvalue
@@ -345,6 +347,7 @@ def render(
         moved=tables.moved([r for r in rows or [] if view(r.workload) == "bars"], limited(runs))
         + tables.moved([r for r in (interleaved[0] if interleaved else []) if view(r.workload) == "bars"]),
         undo=undo,
+        keep=keep,
         refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
         rows=rows or [],
