@@ -153,7 +153,14 @@ READ: dict[
     "nfsd_threads": (["cat", "/proc/fs/nfsd/threads"], "16"),
     "mount_option": (["findmnt", "-n", "-o", "OPTIONS", "/srv/data"], "noatime"),
 }
-BOOT_FILES = ["/etc/fstab", "/etc/samba/smb.conf", "/etc/sysctl.d", "/etc/systemd/system", "/etc/network/interfaces"]
+BOOT_FILES = [
+    "/etc/fstab",
+    "/etc/samba/smb.conf",
+    "/etc/sysctl.d",
+    "/etc/systemd/system",
+    "/etc/network/interfaces",
+    "/etc/nfs.conf",
+]
 
 
 def _nas(lab: KernelLab) -> Ssh:
@@ -187,7 +194,10 @@ def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_res
     nastune(guest.dir, "apply", str(plan), "--inventory", inv, "--yes", "--persist")
     guest.reboot(log=logged.append)
     assert _now(guest) == dict.fromkeys(READ, True)  # persisted: every one survives
-    assert "mtu 9000" in run(_nas(guest).argv(["cat", "/etc/network/interfaces"])).stdout  # not replayed
+    assert (
+        "mtu 9000" in run(_nas(guest).argv(["cat", "/etc/network/interfaces", "/etc/nfs.conf"])).stdout
+    )  # not replayed
+    assert "threads=16" in run(_nas(guest).argv(["cat", "/etc/nfs.conf"])).stdout  # nor these
     nastune(guest.dir, "rollback", "--inventory", inv)
     assert _files(guest) == before  # what persisting wrote is gone, byte for byte
     assert _now(guest) == dict.fromkeys(READ, False)

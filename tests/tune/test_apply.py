@@ -174,6 +174,15 @@ def test_persist_keeps_a_static_interface_s_mtu_in_ifupdown_s_file(root, tmp_pat
     assert interfaces.read_text() == original
 
 
+def test_persist_keeps_nfsd_s_threads_in_nfs_conf_where_nfs_server_reads_them(root, tmp_path):
+    (root / "etc/nfs.conf").write_text("[nfsd]\nthreads=8\n")
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[6]])), "--root", str(root), "--yes", "--persist")
+    assert (root / "etc/nfs.conf").read_text() == "[nfsd]\nthreads=32\n"
+    assert not (root / "var/lib/nastune/persist/plan.json").exists()  # nothing left to replay at boot
+    run_cli("rollback", "--root", str(root))
+    assert (root / "etc/nfs.conf").read_text() == "[nfsd]\nthreads=8\n"
+
+
 def test_persist_after_the_fact_keeps_what_an_apply_left_and_rollback_removes_it(root, tmp_path):
     """optimize leaves its settings applied but not persisted: `nastune persist` persists the
     settings the journal holds, in a journal of its own; apply --persist of a plan already as

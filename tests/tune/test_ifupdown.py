@@ -1,8 +1,10 @@
-"""The MTU written into ifupdown's interfaces file: only a static stanza of that interface, any
-mtu it had replaced, the other stanzas and comments untouched."""
+"""The settings persist writes into their services' own files: the MTU into ifupdown's
+interfaces (only a static stanza of that interface, any mtu it had replaced) and nfsd's threads
+into nfs.conf's [nfsd] section; the other stanzas, sections and comments untouched."""
 
 from __future__ import annotations
 
+from nastune.tune import nfsconf
 from nastune.tune.ifupdown import with_mtu
 
 FILE = """# The NAS's network
@@ -37,3 +39,11 @@ def test_dhcp_an_unknown_interface_and_a_last_line_without_newline():
     assert with_mtu("iface eth0 inet static\n  address 10.0.0.2/24", "eth0", 9000) == (
         "iface eth0 inet static\n  address 10.0.0.2/24\n  mtu 9000\n"
     )
+
+
+def test_nfsd_threads_go_into_nfs_conf_s_nfsd_section_once():
+    text = "[general]\npipefs-directory=/run/rpc_pipefs\n\n[nfsd]\n# threads=8 is Debian's default\nthreads = 8\nport=2049\n"
+    assert nfsconf.with_threads(text, 32) == text.replace("threads = 8\n", "").replace(
+        "[nfsd]\n", "[nfsd]\nthreads=32\n"
+    )
+    assert nfsconf.with_threads("[general]\n", 16) == "[general]\n[nfsd]\nthreads=16\n"  # a section of its own

@@ -1,15 +1,17 @@
 """Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
-options, ifupdown's interfaces for a statically configured interface's MTU, and a systemd unit
-that re-applies the rest of the plan. Rollback removes them."""
+options, the services' own files where they have one (ifupdown's interfaces for a statically
+configured interface's MTU, nfs.conf for nfsd's threads), and a systemd unit that re-applies the
+rest of the plan. Rollback removes them."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from nastune.rules.model import Change
-from nastune.tune import edits, ifupdown
+from nastune.tune import edits, ifupdown, nfsconf
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -21,7 +23,13 @@ UNIT = "/etc/systemd/system/nastune-reapply.service"
 # journaled like the others (the symbolic link `systemctl enable` makes is no file nastune
 # writes; without either the unit is written and never runs, as a reboot of the kernel lab showed)
 WANTED = "/etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
-PATHS = (SYSCTL, PLAN, UNIT, WANTED, ifupdown.PATH)
+# a setting kept in its service's own file: the file, and the file's text with the setting in it
+# (None: not a setting that file holds, e.g. an interface configured by DHCP)
+NATIVE: dict[str, tuple[str, Callable[[str, PlannedChange], str | None]]] = {
+    "mtu": (ifupdown.PATH, lambda text, c: ifupdown.with_mtu(text, c.target, int(c.new))),
+    "nfsd_threads": (nfsconf.PATH, lambda text, c: nfsconf.with_threads(text, int(c.new))),
+}
+PATHS = (SYSCTL, PLAN, UNIT, WANTED, *(path for path, _ in NATIVE.values()))
 BOOT_STATE = "/var/lib/nastune/at-boot"  # the boot-time re-apply's own journals and lock
 
 
@@ -64,7 +72,7 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
             out.append((moved, KNOBS["nfs_client_mount"], None))
     # an NFS mount's bdi is named anew at every mount: a udev rule keeps its read-ahead, not a replay
     rest = [c for c in applied if KNOBS[c.knob].persists == "unit" and not c.target.startswith("/sys/class/bdi/")]
-    rest = _interfaces(system, rest, out)
+    rest = _native(system, rest, out)
     if rest:
         kept = plan.model_copy(update={"changes": rest})
         out.append(_file(system, PLAN, kept.to_json() + "\n"))
@@ -88,20 +96,23 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
     return out
 
 
-def _interfaces(
+def _native(
     system: System, changes: list[PlannedChange], out: list[tuple[PlannedChange, Knob, str | None]]
 ) -> list[PlannedChange]:
-    """The MTUs of statically configured interfaces written to ifupdown's file (appended to
-    `out`); the changes left for the boot unit."""
-    text = system.read(ifupdown.PATH)
+    """The settings kept in their services' own files, each file written once (appended to
+    `out`); the changes left for the boot unit. A file that does not exist is not made."""
     kept = []
-    for c in changes:
-        edited = ifupdown.with_mtu(text, c.target, int(c.new)) if c.knob == "mtu" and text is not None else None
-        if edited is not None:
-            text = edited
-            kept.append(c)
-    if kept and text is not None:
-        out.append(_file(system, ifupdown.PATH, text))
+    for path in dict.fromkeys(path for path, _ in NATIVE.values()):
+        text = system.read(path)
+        before = text
+        for c in changes:
+            edit = NATIVE[c.knob][1] if c.knob in NATIVE and NATIVE[c.knob][0] == path else None
+            edited = edit(text, c) if edit and text is not None else None
+            if edited is not None:
+                text = edited
+                kept.append(c)
+        if text != before and text is not None:
+            out.append(_file(system, path, text))
     return [c for c in changes if c not in kept]
 
 

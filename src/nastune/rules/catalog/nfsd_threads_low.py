@@ -47,8 +47,9 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             *_configured(n),
         ],
         changes=[Change(knob="nfsd_threads", target="nfsd", current=threads, new=new)],
-        advice=f"To keep it across restarts of nfs-server, set threads={new} under [nfsd] in /etc/nfs.conf "
-        "(on Linux 7.0 and later, min-threads there lets the kernel add threads itself under load).",
+        advice=f"A restart of nfs-server reads /etc/nfs.conf again: `nastune persist` (or apply --persist) writes "
+        f"threads={new} under [nfsd] there (on Linux 7.0 and later, min-threads there lets the kernel add "
+        "threads itself under load).",
     )
 
 
