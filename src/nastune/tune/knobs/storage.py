@@ -177,6 +177,11 @@ class MountReadAhead(Knob):
             raise TuneError(f"{self.label(change)}: nothing is mounted there")
         return f"/sys/class/bdi/{device}/read_ahead_kb"
 
+    def files(self, system: System, change: Change) -> list[str]:
+        """In a tree the bdi's value is a plain file: journaled whole, so a rollback puts back
+        its bytes; live, it holds a value."""
+        return [] if system.live else [self.path(system, change)]
+
     def manual(self, change: Change, value: Any) -> str:
         bdi = f"/sys/class/bdi/$(mountpoint -d {shlex.quote(change.target)})"
         return f"echo {shlex.quote(str(value))} > {bdi}/read_ahead_kb"
