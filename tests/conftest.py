@@ -12,19 +12,17 @@ from typing import TypeVar
 
 import pytest
 
+# The suite's labs take names of their own (lab/network.py reads them at import), each
+# pytest-xdist worker its own: a lab the operator has up, the main job's, is never touched by them,
+# and all run at once. Assigned, not defaulted: a worker starts with the environment of the process
+# that spawned it, which has been through this file already (xdist names the worker before).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "").removeprefix("gw")
+os.environ["NASTUNE_LAB_PREFIX"] = os.environ.get("NASTUNE_TEST_LAB_PREFIX", "nx") + WORKER
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOTS = FIXTURES / "roots"
 UPDATE_GOLDEN = os.environ.get("NASTUNE_UPDATE_GOLDEN") == "1"
 LAB_TESTS = Path(__file__).parent / "lab"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """The suite's labs take names of their own (lab/network.py reads them at import, which comes
-    later, with the tests), each pytest-xdist worker its own: a lab the operator has up, the main
-    job's, is never touched by them, and all run at once. Set here, not inherited: the workers
-    start with the environment of the process that spawns them."""
-    worker = getattr(config, "workerinput", {}).get("workerid", "")
-    os.environ["NASTUNE_LAB_PREFIX"] = os.environ.get("NASTUNE_TEST_LAB_PREFIX", "nx") + worker.removeprefix("gw")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
