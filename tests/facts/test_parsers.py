@@ -10,7 +10,7 @@ from nastune.conf import exports, ganesha, samba
 from nastune.facts.interrupts import parse_interrupts
 from nastune.facts.mdraid import parse_mdstat
 from nastune.facts.mounts import parse_frag, parse_mounts, parse_xfs_info
-from nastune.facts.network import ethtool_coalesce, ethtool_rings
+from nastune.facts.network import ethtool_coalesce, ethtool_rings, softnet
 
 MDSTAT = Path(__file__).parents[1] / "fixtures" / "mdstat"
 
@@ -221,3 +221,15 @@ def test_htb_class_rate_from_tc_text():
     assert htb_class_rate(text, "1:1") == 2_000_000_000
     assert htb_class_rate(text, "1:2") is None
     assert htb_class_rate("", "1:10") is None
+
+
+def test_softnet_stat_counts_per_cpu_named_by_its_column_or_its_line():
+    # Linux 6.1 (13 columns, the CPU's number last; CPU 1 offline) and Linux 4.19 (11 columns)
+    new = "000bb344 00000471 00000002 0 0 0 0 0 0 0 0 00000000 00000000\n0001e240 0 0 0 0 0 0 0 0 0 0 0 00000002\n"
+    assert [(c.cpu, c.processed, c.dropped, c.time_squeeze) for c in softnet(new)] == [
+        (0, 766788, 1137, 2),
+        (2, 123456, 0, 0),
+    ]
+    assert [c.cpu for c in softnet("00000010 0 0 0 0 0 0 0 0 0 0\n00000020 0 0 0 0 0 0 0 0 0 0\n")] == [0, 1]
+    with pytest.raises(ValueError, match="line 1: not hexadecimal"):
+        softnet("zz 0 0\n")

@@ -81,10 +81,39 @@ class Interface(BaseModel):
     rings: Fact[Rings]
 
 
+class Softnet(BaseModel):
+    """One CPU's receive backlog since boot: frames it processed, frames dropped because its
+    backlog (net.core.netdev_max_backlog) was full, and the times a NAPI poll stopped with work
+    left because it used up net.core.netdev_budget or netdev_budget_usecs (time_squeeze)."""
+
+    cpu: int
+    processed: int
+    dropped: int
+    time_squeeze: int
+
+
+def softnet(text: str) -> list[Softnet]:
+    """/proc/net/softnet_stat: a line per online CPU, hexadecimal columns; the CPU's number is the
+    13th column since Linux 5.10 (before, a line's place, which offline CPUs do not hold)."""
+    out = []
+    for number, line in enumerate(text.splitlines()):
+        fields = line.split()
+        if len(fields) < 3:
+            raise ValueError(f"line {number + 1}: {len(fields)} columns, at least 3 expected")
+        try:
+            counts = [int(f, 16) for f in fields]
+        except ValueError:
+            raise ValueError(f"line {number + 1}: not hexadecimal counters") from None
+        cpu = counts[12] if len(counts) >= 13 else number
+        out.append(Softnet(cpu=cpu, processed=counts[0], dropped=counts[1], time_squeeze=counts[2]))
+    return out
+
+
 class NetworkFacts(Section):
     interfaces: list[Interface]
     client_address: str | None = None  # the address clients reach the NAS at, as the caller said
     tcp_segments: Fact[dict[str, int]] | None = None  # since boot: OutSegs and RetransSegs (/proc/net/snmp)
+    softnet: Fact[list[Softnet]] | None = None  # since boot, per CPU (/proc/net/softnet_stat)
 
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)
@@ -264,6 +293,7 @@ def collect(ctx: Context) -> NetworkFacts:
         interfaces=_judged(ctx, found),
         client_address=ctx.reading.address,
         tcp_segments=ctx.fact("/proc/net/snmp", tcp_segments),
+        softnet=ctx.fact("/proc/net/softnet_stat", softnet),
     )
 
 
