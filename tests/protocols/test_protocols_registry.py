@@ -17,8 +17,13 @@ from nastune.sites.lab.lab import TOOLS
 from tests.conftest import need
 
 SETUP = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
-# the packages setup installs: the words of its apt_packages=( ... ) array, as bash reads them
-INSTALLED = set(need(re.search(r"^apt_packages=\((.*?)\)", SETUP, re.M | re.S)).group(1).split())
+# the packages `setup --lab` installs: the words of its apt_packages=( ... ) and lab_packages=( ... )
+# arrays, as bash reads them
+INSTALLED = {
+    word
+    for array in ("apt_packages", "lab_packages")
+    for word in need(re.search(rf"^{array}=\((.*?)\)", SETUP, re.M | re.S)).group(1).split()
+}
 
 
 def test_every_protocol_declares_its_server_and_client():
@@ -42,7 +47,7 @@ def test_every_tool_the_lab_runs_is_mapped_to_a_package_that_setup_installs():
     for tool in TOOLS:
         assert tool in PACKAGES, f"{tool}: add it to nastune/packages.py"
         for package in PACKAGES[tool].split():
-            assert package in INSTALLED, f"{package} ({tool}) is not in scripts/setup's apt_packages"
+            assert package in INSTALLED, f"{package} ({tool}) is not among the packages scripts/setup --lab installs"
 
 
 def test_a_protocol_is_one_module():

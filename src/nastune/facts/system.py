@@ -6,6 +6,7 @@ from pydantic import BaseModel
 
 from nastune.facts.context import MAX_CPU, Context, NoValue, cpu_list, digits, integer
 from nastune.facts.model import Fact, Section
+from nastune.root import Unavailable
 
 AREA = "system"
 
@@ -151,13 +152,25 @@ def _numa_nodes(ctx: Context) -> list[NumaNode]:
     ]
 
 
+def _network_of(ctx: Context, pid: str) -> str | None:
+    try:
+        return ctx.root.readlink(f"/proc/{pid}/ns/net")
+    except Unavailable:
+        return None
+
+
 def daemons(ctx: Context) -> list[Process]:
+    """The file servers running where the facts are read. Read from inside a network namespace
+    of its own (the lab's NAS, which shares this host's processes with any other lab), only
+    those that serve in it; from the host's namespace, all of them."""
+    mine = _network_of(ctx, "self")
+    alone = mine is not None and mine != _network_of(ctx, "1")
     found = []
     for pid in ctx.listdir("/proc"):
         if not digits(pid):
             continue
         comm = ctx.text(f"/proc/{pid}/comm")
-        if comm is None or comm.strip() not in DAEMONS:
+        if comm is None or comm.strip() not in DAEMONS or (alone and _network_of(ctx, pid) != mine):
             continue
         cmdline = ctx.text(f"/proc/{pid}/cmdline") or ""
         found.append(Process(pid=int(pid), name=comm.strip(), cmdline=[a for a in cmdline.split("\0") if a]))

@@ -158,7 +158,8 @@ def inventory_text(
     keydir = ssh_dir(directory)
     shares = " ".join(f"{var}={PROTOCOLS[p].lab_share}" for p, var in SHARE_VARS.items())
     ssh_args = f"-o UserKnownHostsFile={keydir}/known_hosts -o StrictHostKeyChecking=yes"
-    nastune = shlex.join(["env", f"NASTUNE_LAB_DIR={directory}", sys.executable, "-m", "nastune"])
+    lab = [f"NASTUNE_LAB_DIR={directory}", f"NASTUNE_LAB_PREFIX={network.PREFIX}"]  # sshd passes no environment
+    nastune = shlex.join(["env", *lab, sys.executable, "-m", "nastune"])
     # only the network namespace: the lab's NAS shares this host's mounts (its cgroups among
     # them), as its tuning on this host does; `inspect --lab` enters the rest itself
     sshd = ["nsenter", f"--net=/run/netns/{network.NAS_NS}", "/usr/sbin/sshd", "-i", "-f"]
