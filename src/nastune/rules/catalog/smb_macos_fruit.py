@@ -1,0 +1,72 @@
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
+
+MODULES = ["catia", "fruit", "streams_xattr"]  # in vfs_fruit(8)'s order: fruit before streams_xattr
+# how macOS's Finder metadata and AppleDouble files are kept, as the vfs_fruit users' cure has it
+SETTINGS = {
+    "fruit:metadata": "stream",
+    "fruit:posix_rename": "yes",
+    "fruit:veto_appledouble": "no",
+    "fruit:wipe_intentionally_left_blank_rfork": "yes",
+    "fruit:delete_empty_adfiles": "yes",
+}
+
+
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
+    if c is None or not c.shares:
+        return
+    scopes = {"global": c.globals, **c.shares}
+    loaded = {name: (params.get("vfs objects") or "").split() for name, params in scopes.items()}
+    if any("fruit" in modules for modules in loaded.values()):
+        return
+    own = sorted(name for name, modules in loaded.items() if name != "global" and "vfs objects" in scopes[name])
+    clash = [m for m in MODULES if m in loaded["global"]]
+    yield rule.finding(
+        target="global:vfs objects",
+        impact=6,
+        message="No share loads vfs_fruit: macOS clients fall back to AppleDouble ._ files and slow directory "
+        "listings in the Finder (each FinderInfo and resource fork a file of its own).",
+        evidence=[
+            Evidence(
+                fact="[global] vfs objects", value=c.globals.get("vfs objects") or "(none)", source=smb.config.source
+            )
+        ],
+        advice=_advice(loaded["global"], own, clash),
+    )
+
+
+def _advice(loaded: list[str], own: list[str], clash: list[str]) -> str:
+    """The settings to add by hand: whether Macs use the shares is the operator's to say, and a
+    module missing from the Samba package would stop the share, so no change is planned."""
+    settings = "; ".join(f"{k} = {v}" for k, v in SETTINGS.items())
+    said = [
+        f"Where macOS clients use the shares, in [global]: vfs objects = {' '.join(loaded + MODULES)}; {settings} "
+        "(the modules ship in Debian's samba-vfs-modules). Every share a Mac reaches should load the same "
+        "modules, since a Mac negotiates Apple's extensions at its first share."
+    ]
+    if own:
+        said.append(f"Shares with vfs objects of their own ({', '.join(own)}) do not inherit [global]'s.")
+    if clash:
+        said.append(f"[global] already loads {', '.join(clash)}: keep vfs_fruit(8)'s order, {' '.join(MODULES)}.")
+    return " ".join(said)
+
+
+RULE = Rule(
+    id="smb-macos-fruit",
+    title="Samba without vfs_fruit for macOS clients",
+    area="smb",
+    severity=Severity.low,
+    check=check,
+    needs=("smb",),
+    gain="macOS keeps its metadata in streams instead of ._ files: fewer files per directory and fewer opens "
+    "per listing in the Finder.",
+    tradeoff="The file system must hold extended attributes (XFS, ext4, ZFS do); existing ._ files stay until "
+    "macOS rewrites them; the modules change the share for every client, Windows ones included (catia maps "
+    "characters Windows cannot name).",
+    source="Samba, vfs_fruit(8), https://www.samba.org/samba/docs/current/man-html/vfs_fruit.8.html",
+)
