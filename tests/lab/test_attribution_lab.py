@@ -11,6 +11,8 @@ import pytest
 
 from tests.lab.conftest import nastune
 
+pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+
 CASES = [
     # soho has two limits of its own: servers under half a CPU and Ganesha's 8 KiB transfers. On a
     # quiet machine the quota is named first (bench/attribution.py: 10 of 10); when other load

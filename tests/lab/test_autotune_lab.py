@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from nastune.lab import network
 from tests.lab.conftest import nastune, sha256
+
+pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
 
 
 def tcp_limits() -> list[str]:

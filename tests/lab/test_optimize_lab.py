@@ -16,6 +16,8 @@ from nastune.bench.limits import RULE_PATH, RULE_PROTOCOL
 from tests.conftest import check_schema
 from tests.lab.conftest import nastune
 
+pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+
 
 @dataclass
 class Run:

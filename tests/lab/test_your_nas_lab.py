@@ -97,7 +97,9 @@ def operator_inventory(lab_dir: Path, venv: Path) -> str:
     """The lab's inventory as the page's reader would have it: nastune on the NAS where the page
     installs it (the lab's NAS also needs its lab directory named), the clients only measured from."""
     text = (lab_dir / "inventory.ini").read_text()
-    command = shlex.join(["env", f"NASTUNE_LAB_DIR={lab_dir}", f"{venv}/bin/nastune"])
+    command = shlex.join(
+        ["env", f"NASTUNE_LAB_DIR={lab_dir}", f"NASTUNE_LAB_PREFIX={network.PREFIX}", f"{venv}/bin/nastune"]
+    )
     found = re.findall(r" nastune_command='[^']*'", text)
     assert len(found) == 2, found  # as the lab writes it: one word, quoted whole, for the NAS and its client
     return text.replace(found[0], f" nastune_command={shlex.quote(command)}").replace(found[1], "")

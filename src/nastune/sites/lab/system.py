@@ -5,15 +5,19 @@ restart of a daemon."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from nastune.facts.nfs_server import config_path
+from nastune.facts.system import Process as Daemon
 from nastune.lab import network, procs
 from nastune.lab.sh import HOST, LabError
 from nastune.lab.state import DEFAULT_DIR, Netns, Process
 from nastune.sites.lab.lab import Lab
+from nastune.tune.knobs.daemons import CONFIG_FLAGS
 from nastune.tune.system import System, TuneError
 
 
@@ -67,7 +71,22 @@ def running() -> LabSystem:
                 seen.add(ns)
                 pids.append(entry.pid)
     peers = [r.name for r in lab.state.of(Netns) if r.name != network.NAS_NS]
-    return LabSystem(root=HOST, netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
+    system = LabSystem(root=HOST, netns=network.NAS_NS, lab_dir=lab.dir, server_pids=pids, peer_netns=peers)
+    system.config_paths.update(_configs(lab))
+    return system
+
+
+def _configs(lab: Lab) -> dict[str, str]:
+    """The configuration files the lab started its own servers with, from its record: another
+    lab's servers share this host's process table, where the first one found may be theirs."""
+    found = {}
+    for entry in lab.state.of(Process):
+        names = [os.path.basename(arg) for arg in entry.argv]
+        for daemon, flags in CONFIG_FLAGS.items():
+            if daemon in names:
+                argv = entry.argv[names.index(daemon) :]
+                found[daemon] = config_path([Daemon(pid=0, name=daemon, cmdline=argv)], flags, "")
+    return {daemon: path for daemon, path in found.items() if path}
 
 
 def if_running() -> LabSystem | None:

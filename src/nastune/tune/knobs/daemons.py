@@ -29,12 +29,15 @@ def _config_of(system: System, daemon: str, flags: tuple[str, ...], default: str
     return system.config_paths[daemon]
 
 
+CONFIG_FLAGS = {"smbd": ("-s", "--configfile"), "ganesha.nfsd": ("-f",)}  # how each names its config file
+
+
 def samba_path(system: System) -> str:
-    return _config_of(system, "smbd", ("-s", "--configfile"), "/etc/samba/smb.conf")
+    return _config_of(system, "smbd", CONFIG_FLAGS["smbd"], "/etc/samba/smb.conf")
 
 
 def ganesha_path(system: System) -> str:
-    return _config_of(system, "ganesha.nfsd", ("-f",), "/etc/ganesha/ganesha.conf")
+    return _config_of(system, "ganesha.nfsd", CONFIG_FLAGS["ganesha.nfsd"], "/etc/ganesha/ganesha.conf")
 
 
 class Samba(Knob):
