@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import TracebackType
 
 from rich.console import Console
 
@@ -25,10 +24,11 @@ from nastune.bench import runner
 from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import sized
-from nastune.errors import Failure, UsageError
+from nastune.errors import UsageError
 from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
+from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
 from nastune.report import html
 from nastune.risks import Risks
@@ -120,15 +120,6 @@ class Interleaved:
         }
 
 
-class OptimizeError(Failure):
-    """optimize stopped after applying its plan; the message says how to undo it."""
-
-    def __init__(self, message: str, interrupted: bool = False):
-        super().__init__(message)
-        self.interrupted = interrupted
-        self.code = 130 if interrupted else None
-
-
 @dataclass
 class _Run:
     """What a flow works with: the request, the NAS and its tuning engine, what was read of it and
@@ -218,7 +209,7 @@ def _before_after(r: _Run) -> Outcome:
     journal = tuner.apply(plan, spec.accept_risk, log, persist=spec.persist and not spec.pairs)
     if journal is None:
         raise OptimizeError("the plan changes nothing here: every setting already is as planned")
-    with _undoing(spec.out, tuner, journal) as undo:
+    with Undoing(spec.out, tuner, journal) as undo:
         log("measure: after")
         after = r.measure(spec.workloads, "after.json", "after")
         rows, notes = compare_runs(before, after)
@@ -251,7 +242,7 @@ def _interleaved(r: _Run) -> Outcome:
         journal = tuner.apply(actions, spec.accept_risk, log)
         if not served:
             notes.append("the one-off actions were applied; no chosen workload measures them (aged-read does)")
-    with _undoing(spec.out, tuner, journal) as undo:
+    with Undoing(spec.out, tuner, journal) as undo:
         mixed, applied = _interleave(plan, tuner, r.site, spec, log)
         if served and mixed is None:  # no settings were switched: the after-measurement on its own
             log("measure: after the one-off actions")
@@ -286,31 +277,6 @@ def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
     after = a.model_copy(update={"label": "after", "results": [r for r in a.results if r.workload in served]})
     after.save(path)
     return after
-
-
-class _undoing:
-    """Once a change is applied, whatever stops optimize says how far it got and how to undo it."""
-
-    def __init__(self, out: Path, tuner: Tuner, journal: str | None):
-        self.out, self.tuner, self.journal = out, tuner, journal
-
-    def __enter__(self) -> _undoing:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        if error is None or isinstance(error, OptimizeError) or self.journal is None:
-            return
-        undo = f"undo it with `{self.tuner.undo(self.journal)}`"
-        if isinstance(error, KeyboardInterrupt):
-            raise OptimizeError(
-                f"interrupted after the plan was applied; results so far in {self.out}; {undo}", interrupted=True
-            ) from None
-        if isinstance(error, Exception):
-            raise OptimizeError(
-                f"stopped after the plan was applied: {error}; results so far in {self.out}; {undo}"
-            ) from error
 
 
 def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
