@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,9 @@ def test_a_killed_lab_s_guest_bridge_and_taps_are_swept_once_its_directory_is_go
         ["qemu-system-x86_64", "-name", "nastune-lab", "-machine", "none", "-display", "none"]
         + ["-monitor", "none", "-serial", console]
     )
+    deadline = time.monotonic() + 60  # running once its console is open: earlier, exec may not have set its argv
+    while not Path(console.removeprefix("file:")).exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
     machine.sweep(lambda line: None)
     assert guest.wait(timeout=10) is not None
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True).stdout
