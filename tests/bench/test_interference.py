@@ -48,7 +48,9 @@ def test_nastunes_own_children_and_the_servers_are_not_other_load():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     server = subprocess.Popen(["sh", "-c", "sleep 30 & wait"], start_new_session=True)
     try:
-        time.sleep(0.3)
+        deadline = time.monotonic() + 60  # until the shell has started its child, however busy the machine
+        while not psutil.Process(server.pid).children() and time.monotonic() < deadline:
+            time.sleep(0.05)
         counted = _cpu(_measured([server.pid]))
         assert child.pid not in counted
         assert server.pid not in counted
