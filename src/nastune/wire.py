@@ -191,6 +191,7 @@ class Optimize(Wire):
     notes: list[str]
     failed: list[str]
     interleaved: Interleaved | None
+    withheld: list[str] = []  # the metrics a change made worse: the settings were left as they were
 
 
 class Answer(BaseModel):

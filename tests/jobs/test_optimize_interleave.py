@@ -29,8 +29,8 @@ class Probe(Workload):
     name = "probe"
     kinds = ("path",)
 
-    def __init__(self, root, fail_at: int | None = None, interrupt_at: int | None = None):
-        self.root, self.fail_at, self.interrupt_at, self.calls = root, fail_at, interrupt_at, 0
+    def __init__(self, root, fail_at: int | None = None, interrupt_at: int | None = None, b: float = 110.0):
+        self.root, self.fail_at, self.interrupt_at, self.calls, self.b = root, fail_at, interrupt_at, 0, b
         self.seen: list[int] = []
 
     def metrics(self, params):
@@ -44,7 +44,7 @@ class Probe(Workload):
             raise KeyboardInterrupt
         value = int((self.root / SETTING).read_text())
         self.seen.append(value)
-        return {"MB/s": 100.0 if value == 40 else 90.0}
+        return {"MB/s": 100.0 if value == 40 else self.b}
 
 
 @dataclass
@@ -76,12 +76,25 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert not mixed.stopped
     assert sorted(probe.seen) == [10] * 5 + [40] * 6  # A: warm-up and 5 repeats (its last is the control); B: 5
     (row,) = mixed.rows
-    assert row.result.verdict == "worse"
+    assert row.result.verdict == "better"
     assert row.result.sizes == (5, 5)
+    assert mixed.withheld == []
     assert (root / SETTING).read_text().strip() == "10"
     assert need(journal) != first
     assert tuner.verify(need(journal)) == []
     assert (tmp_path / "settings.json").exists()
+
+
+def test_settings_that_made_a_metric_worse_are_left_as_they_were(root, tmp_path):
+    """optimize --help: a worse verdict exits 1 with nothing left changed."""
+    _, _, (mixed, journal) = _run(root, Probe(root, b=90.0), tmp_path)
+    assert mixed is not None
+    (row,) = mixed.rows
+    assert row.result.verdict == "worse"
+    assert mixed.withheld == [f"probe @ {row.target} MB/s"]
+    assert journal is None
+    assert (root / SETTING).read_text().strip() == "40"
+    assert (tmp_path / "settings.json").exists()  # what applies them all the same
 
 
 def test_a_failing_interleaved_run_is_reported_and_the_settings_applied_again(root, tmp_path):

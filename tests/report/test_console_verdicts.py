@@ -48,3 +48,25 @@ def test_a_link_limit_that_moved_for_every_workload_is_one_note():
     assert moved == [
         f"the link's goodput limit moved 117.7 -> 123.8 MB/s with the MTU (1500 -> 9000) ({len(before.results)} workloads)"
     ]
+
+
+def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_path):
+    """Exit 1 (True) and no undo command: nothing is left applied but the plan's one-off actions."""
+    from nastune.jobs.optimize import Interleaved, Outcome
+    from nastune.tune.plan import Plan
+
+    rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 0.8))
+    worse = [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.result.verdict == "worse"]
+    assert worse
+    mixed = Interleaved(rows, pairs=5, withheld=worse)
+    retry = f"nastune apply {tmp_path / 'settings.json'}"
+    done = Outcome(
+        [], [], tmp_path / "report.html", Plan(changes=[]), [], None, [], "", mixed, withheld=worse, retry=retry
+    )
+    out = io.StringIO()
+    assert outcomes.optimize(Console(file=out, width=200, color_system=None), done) is True
+    shown = out.getvalue()
+    assert f"Settings left as they were: they made {worse[0]}" in shown
+    assert f"`{retry}` applies them all the same" in shown
+    assert "Undo everything" not in shown
+    assert "Changed on" not in shown

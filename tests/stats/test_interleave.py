@@ -77,17 +77,17 @@ def test_a_last_repeat_of_a_outside_its_earlier_range_refuses_the_verdict():
     key = f"{w.name} @ {t.url}"
     rows = [{"upload MB/s": v, "download MB/s": v} for v in (100.0, 101.0, 99.0, 100.0)]
     calm = {key: rows + [{"upload MB/s": 100.5, "download MB/s": 100.5}]}
-    assert _controls([(w, t)], {}, calm, 0.03) == []
+    assert _controls([(w, t)], {}, calm, 0.03) == {}
     drifted = {key: rows + [{"upload MB/s": 80.0, "download MB/s": 100.0}]}
-    assert _controls([(w, t)], {}, drifted, 0.03) == [f"{key} upload MB/s"]
+    assert _controls([(w, t)], {}, drifted, 0.03) == {f"{key} upload MB/s": pytest.approx(0.2)}
     too_few = {key: [rows[0], {"upload MB/s": 10.0, "download MB/s": 10.0}]}  # one earlier repeat: no spread
-    assert _controls([(w, t)], {}, too_few, 0.03) == []
+    assert _controls([(w, t)], {}, too_few, 0.03) == {}
 
 
 def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does():
     """Seeded: six repeats of A at 2% spread, then the control from the same system (at most 5%
     refused) or from a system that fell by 15% (refused nearly always)."""
-    from nastune.jobs.ab import outside
+    from nastune.stats.control import outside
 
     rng = np.random.default_rng(7)
     draws = [rng.normal(100, 2, 7) for _ in range(2000)]
@@ -95,3 +95,23 @@ def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does()
     moved = np.mean([outside(list(d[:6]), d[6] * 0.85, 0.03) for d in draws])
     assert calm <= 0.05
     assert moved >= 0.9
+
+
+def test_a_drift_of_a_refuses_only_the_changes_it_could_explain():
+    """The A/A control of a real run: NFS seq-write's A went 35.6, 35.2 then 29.7 MB/s (16% off)
+    while B gave about +180%; a +10% change beside the same drift stays refused."""
+    from nastune.stats.compare import Comparison
+    from nastune.stats.control import drift, explained
+    from nastune.stats.runs import Row
+
+    def row(workload: str, low: float, high: float) -> Row:
+        result = Comparison(35.4, (35, 36), 99.0, (98, 100), (low + high) / 2, (low, high), 0.01, "better")
+        return Row(workload, "nfs://nas/data", "MB/s", "MB/s", True, None, result)
+
+    moved = drift([35.6, 35.2], 29.7)
+    assert moved == pytest.approx(0.161, abs=0.001)
+    drifted = {"big @ nfs://nas/data MB/s": moved, "small @ nfs://nas/data MB/s": moved, "gone @ x MB/s": 0.2}
+    rows = [row("big", 1.5, 2.0), row("small", 0.02, 0.18)]
+    assert explained(drifted, rows) == ["small @ nfs://nas/data MB/s", "gone @ x MB/s"]
+    rows = [row("big", -0.8, -0.5)]  # as far beyond it downwards
+    assert "big @ nfs://nas/data MB/s" not in explained(drifted, rows)

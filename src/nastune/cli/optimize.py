@@ -78,8 +78,8 @@ def optimize(
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
 
-    Proving the settings switches them off and on again, pair after pair: Samba reloads, NFS
-    servers restart (clients stall and reconnect), an MTU change flips the link. A one-off
+    Proving the settings switches them off and on again, pair after pair: Samba reloads, NFS servers
+    restart, an MTU change flips the link. Settings that make a metric worse are left off (exit 1). A one-off
     action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a terminal,
     optimize shows the plan and changes nothing.
 

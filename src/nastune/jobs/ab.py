@@ -11,25 +11,22 @@ interval inside the noise floor, or a change known to within the floor: stats.co
 measured no more, and the run stops when all are, or when the budget of pairs is spent. The looks
 share the 5% false-positive rate (Bonferroni over the looks, so stopping early cannot inflate it).
 A's last repeat is its A/A control: when it falls outside the 95% prediction interval of A's
-earlier repeats, widened by the noise floor, that metric gets no verdict: A itself moved during
-the run (a switch back that did not restore it). A separate control pass would measure every
+earlier repeats, widened by the noise floor, that metric gets no verdict unless its whole change
+interval lies beyond that drift: A itself moved during the run (a switch back that did not restore
+it), and a drift of 16% cannot explain a change of +180%. A separate control pass would measure every
 workload once more for the same question; drift slower than a pair needs no control, since each
 B is compared with its own pair's A. A bare min..max range would refuse 2 runs in n + 1 of an
 unchanged system (29% at six pairs). The system always ends in A."""
 
 from __future__ import annotations
 
-import math
 import random
-import statistics
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-
-from scipy.stats import t as t_dist
 
 from nastune import wire
 from nastune.bench import runner
@@ -46,6 +43,7 @@ from nastune.risks import Risks
 from nastune.sites.base import Pairs, Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, settled
+from nastune.stats.control import drift, explained, outside
 from nastune.stats.paired import compare_pairs
 from nastune.stats.runs import Row, compare_interleaved
 from nastune.tune.knobs import KNOBS
@@ -275,12 +273,19 @@ class _Interleaving:
         b = _results(
             "B", list(self.measured["B"].values()), params, self.samples["B"], self.others, spec.out, self.site
         )
-        refused = _controls(pairs, params, self.samples["A"], floor)
-        judged = Interleaving(run=uuid.uuid4().hex, side="A", alpha=self.alpha, noise_floor=floor, refused=refused)
+        drifted = _controls(pairs, params, self.samples["A"], floor)
+        unjudged = Interleaving(run=uuid.uuid4().hex, side="A", alpha=self.alpha, noise_floor=floor)
+        refused = explained(drifted, compare_interleaved(a, b, unjudged)[0])
+        judged = unjudged.model_copy(update={"refused": refused})
         for side, results in (("A", a), ("B", b)):
             results.interleaving = judged.model_copy(update={"side": side})
             results.save(spec.out / f"{side.lower()}.json")
         rows, notes = compare_interleaved(a, b, judged)
+        notes += [
+            f"A/A control: A's last repeat of {key} drifted {drifted[key]:.0%}, less than its change: judged"
+            for key in drifted
+            if key not in refused
+        ]
         looks = spec.max_pairs - spec.min_pairs + 1
         notes.append(
             f"interleaved: {self.done} pairs in random order, each B compared with its own pair's A; each look "
@@ -316,18 +321,10 @@ def _settled(
     return True
 
 
-def outside(values: list[float], extra: float, noise_floor: float) -> bool:
-    """Whether one more repeat lies outside the 95% prediction interval of `values` (Student's t,
-    mean +- t * s * sqrt(1 + 1/n)) widened by the noise floor on both sides."""
-    n = len(values)
-    centre = statistics.fmean(values)
-    half = t_dist.ppf(0.975, n - 1) * statistics.stdev(values) * math.sqrt(1 + 1 / n) if n > 1 else 0.0
-    return not (centre - half) * (1 - noise_floor) <= extra <= (centre + half) * (1 + noise_floor)
-
-
-def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: float) -> list[str]:
-    """Metrics whose last repeat of A lies outside what A's earlier repeats predict."""
-    refused = []
+def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: float) -> dict[str, float]:
+    """Metrics whose last repeat of A lies outside what A's earlier repeats predict, with how far
+    it drifted (relative to their mean)."""
+    drifted = {}
     for workload, target in pairs:
         key = _key(workload, target)
         rows = samples_a.get(key, [])
@@ -336,8 +333,8 @@ def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: flo
         measured, extra = _values(workload, params, rows[:-1]), _values(workload, params, rows[-1:])
         for name, values in measured.items():
             if values and extra.get(name) and outside(values, extra[name][0], noise_floor):
-                refused.append(f"{key} {name}")
-    return refused
+                drifted[f"{key} {name}"] = drift(values, extra[name][0])
+    return drifted
 
 
 def _results(

@@ -83,15 +83,17 @@ class Outcome:
     report: Path
     plan: Plan
     skipped: list[str]
-    journal: str
+    journal: str | None  # None: nothing left applied
     failed: list[str]
-    undo: str  # the command that rolls the plan back
+    undo: str  # the command that rolls the plan back ("": nothing to roll back)
     interleaved: Interleaved | None = None
     flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
     summary: wire.Optimize | None = None  # what compare.json holds and `optimize --json` prints
     site: str = ""  # the NAS, as messages name it
     persisted: bool = False
     persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
+    withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
+    retry: str = ""  # the command that applies the withheld settings all the same
 
 
 @dataclass
@@ -107,6 +109,7 @@ class Interleaved:
     refused: list[str] = field(default_factory=list)
     stopped: str = ""  # why the interleaved run ended early, if it did
     runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
+    withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
 
     def to_json(self) -> dict:
         return {
@@ -151,6 +154,10 @@ class _Proof:
     rows: list[Row]
     notes: list[str]
     mixed: Interleaved | None
+    withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
+
+    def __post_init__(self) -> None:
+        self.withheld = self.withheld or (self.mixed.withheld if self.mixed else [])
 
 
 def run(
@@ -213,14 +220,20 @@ def _before_after(r: _Run) -> Outcome:
         log("measure: after")
         after = r.measure(spec.workloads, "after.json", "after")
         rows, notes = compare_runs(before, after)
-        mixed = None
+        kept: str | None = journal
+        mixed, withheld = None, _worse(rows)
         settings, _ = ab.reversible(plan)
         if spec.pairs and settings.changes:
             tuner.rollback(journal)
-            mixed, again = _interleave(plan, tuner, r.site, spec, log)
-            journal = again or journal
-            undo.journal = journal
-        return _finish(r, journal, _Proof([before, after], rows, notes, mixed))
+            mixed, kept = _interleave(plan, tuner, r.site, spec, log)
+            kept, withheld = kept or (None if mixed and mixed.withheld else journal), []
+        elif withheld:
+            log(f"rollback: the plan made {', '.join(withheld)} worse")
+            tuner.rollback(journal)
+            kept = None
+            (spec.out / "settings.json").write_text(settings.to_json() + "\n")
+        undo.journal = kept
+        return _finish(r, kept, _Proof([before, after], rows, notes, mixed, withheld))
 
 
 def _interleaved(r: _Run) -> Outcome:
@@ -255,13 +268,18 @@ def _interleaved(r: _Run) -> Outcome:
         elif served:
             notes.append("the one-off actions have no after-measurement: the interleaved run that measures it stopped")
         journal = applied or journal
-        if journal is None:
+        if journal is None and not (mixed and mixed.withheld):
             raise OptimizeError("the plan changes nothing here: every setting already is as planned")
         undo.journal = journal
         runs += mixed.runs if mixed else []
         as_it_was = [run for run in runs if run.label in ("before", "A")]
         r.findings = _limiting(spec, r.findings, as_it_was, log)  # what limited the system as it was leads
         return _finish(r, journal, _Proof(runs, rows, notes, mixed))
+
+
+def _worse(rows: list[Row]) -> list[str]:
+    """The metrics (workload @ target metric) whose verdict is worse."""
+    return [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.result.verdict == "worse"]
 
 
 def _applied(change: PlannedChange, persisted: bool) -> dict:
@@ -279,35 +297,32 @@ def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
     return after
 
 
-def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
-    """compare.json and the report."""
-    spec, tuner, plan, runs, rows, notes, mixed = (
-        r.spec,
-        r.tuner,
-        r.plan,
-        proof.runs,
-        proof.rows,
-        proof.notes,
-        proof.mixed,
-    )
-    failed = failures(runs)
+def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
+    """compare.json and the report. `journal` None: nothing is left applied."""
+    spec, tuner, plan, mixed = r.spec, r.tuner, r.plan, proof.mixed
+    failed = failures(proof.runs)
     summary = wire.Optimize(
         flow=spec.flow,
-        rows=[r.to_json() for r in rows],
-        notes=notes,
+        rows=[r.to_json() for r in proof.rows],
+        notes=proof.notes,
         failed=failed,
         interleaved=mixed.to_json() if mixed else None,
+        withheld=proof.withheld,
     )
     (spec.out / "compare.json").write_text(summary.dumps())
-    undo, lasting = tuner.undo(journal), None if spec.persist else tuner.persisting(journal)
+    undo = tuner.undo(journal) if journal else ""
+    lasting = None if spec.persist or not journal else tuner.persisting(journal)
+    settings = ab.reversible(plan)[0].changes if proof.withheld else []
+    left = [c for c in plan.changes if c not in settings]  # withheld: the one-off actions stay done
+    retry = f"nastune apply {spec.out / 'settings.json'}" if proof.withheld else ""
     report = html.render(
-        runs,
+        proof.runs,
         spec.out / "report.html",
-        rows,
-        notes,
+        proof.rows,
+        proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else []),
         facts=json.loads(r.facts.to_json()),
         findings=[f.model_dump(mode="json") for f in r.findings],
-        applied=[_applied(c, spec.persist) for c in plan.changes],
+        applied=[_applied(c, spec.persist) for c in left],
         left_out=r.skipped,
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
@@ -316,8 +331,11 @@ def _finish(r: _Run, journal: str, proof: _Proof) -> Outcome:
         interleaved_runs=mixed.runs if mixed else None,
         keep=lasting or "",
     )
-    done = Outcome(rows, notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
-    return replace(done, site=r.site.name, persisted=spec.persist, persisting=lasting)
+    done = Outcome(proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
+    done.plan = plan.model_copy(update={"changes": left})
+    return replace(
+        done, site=r.site.name, persisted=spec.persist, persisting=lasting, withheld=proof.withheld, retry=retry
+    )
 
 
 def _interleave(
@@ -358,6 +376,10 @@ def _interleave(
             f"`nastune apply {out / 'settings.json'}` applies them again (on the NAS, for an inventory)",
             interrupted=True,
         ) from None
+    result.withheld = _worse(result.rows)
+    if result.withheld:  # what `--help` promises: a worse verdict leaves A
+        log(f"left as it was: the settings made {', '.join(result.withheld)} worse")
+        return result, None
     log("apply: the settings")
     try:
         again = tuner.apply(settings, spec.accept_risk, log, persist=spec.persist)

@@ -89,7 +89,7 @@ def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
 
 def optimize(console: Console, outcome: Outcome) -> bool:
     """Each verdict table with its notes, what was left out or failed, a tally of each way the
-    plan was measured, and how to undo. True when a workload failed."""
+    plan was measured, and how to undo. True when a workload failed or the settings made one worse."""
     once = "the one-off actions, before -> after" if outcome.flow == "interleaved" else "before -> after"
     said = []
     if outcome.rows or outcome.flow == "before-after":
@@ -111,7 +111,7 @@ def optimize(console: Console, outcome: Outcome) -> bool:
         console.print(layout.styled(f"  FAILED: {line}", "red"))
     console.print("; ".join(said) + f". Report: {outcome.report.resolve()}", highlight=False)
     closing(console, outcome)
-    return bool(outcome.failed)
+    return bool(outcome.failed or outcome.withheld)
 
 
 def closing(console: Console, outcome: Outcome) -> None:
@@ -120,18 +120,17 @@ def closing(console: Console, outcome: Outcome) -> None:
     from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
 
     steps = [Step.of(c) for c in outcome.plan.changes]
-    console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
+    if outcome.withheld:
+        console.print(
+            layout.styled(f"Settings left as they were: they made {', '.join(outcome.withheld)} worse", "red")
+        )
+        console.print(f"  `{outcome.retry}` applies them all the same", highlight=False)
+    if steps:
+        console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
     for s in steps:
         now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
         console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
-    rows = outcome.rows + (outcome.interleaved.rows if outcome.interleaved else [])
-    moved = tables.moved(rows)
-    if moved:
-        console.print("Measured:", highlight=False)
-    for line in moved:
-        console.print(f"  {line}", highlight=False)
-    if len(moved) < len(rows):
-        console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
+    worse = _measured(console, outcome.rows + (outcome.interleaved.rows if outcome.interleaved else []))
     lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost at reboot")]
     if outcome.persisted:
         console.print("The settings survive a reboot (persisted).", highlight=False)
@@ -139,9 +138,21 @@ def closing(console: Console, outcome: Outcome) -> None:
         console.print(f"Lost at reboot: {', '.join(lost)}. To keep them: {outcome.persisting}", highlight=False)
     elif lost:
         console.print(f"Lost at reboot: {', '.join(lost)} (the lab itself is).", highlight=False)
-    worse = any(r.result.verdict == "worse" for r in rows)
     style = "red" if worse or outcome.failed else ""
-    console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
+    if outcome.undo:  # none once a worse verdict left the settings as they were and only actions ran
+        console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
+
+
+def _measured(console: Console, rows: list) -> bool:
+    """Each metric that moved, and how many did not. True when one got worse."""
+    moved = tables.moved(rows)
+    if moved:
+        console.print("Measured:", highlight=False)
+    for line in moved:
+        console.print(f"  {line}", highlight=False)
+    if len(moved) < len(rows):
+        console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
+    return any(r.result.verdict == "worse" for r in rows)
 
 
 def check(console: Console, done: Check) -> None:
