@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from nastune.facts import appliance
+from nastune.facts.appliance import Detected
 from nastune.facts.context import MAX_CPU, Context, NoValue, cpu_list, digits, integer
 from nastune.facts.model import Fact, Section
 from nastune.root import Unavailable
@@ -59,6 +61,7 @@ class SystemFacts(Section):
     swap_bytes: Fact[int]
     irqbalance_running: Fact[bool]
     daemons: list[Process]
+    appliance: Fact[Detected] | None = None  # TrueNAS SCALE, OpenMediaVault: they own their servers' files
 
     def daemon(self, name: str) -> list[Process]:
         return [p for p in self.daemons if p.name == name]
@@ -198,4 +201,5 @@ def collect(ctx: Context) -> SystemFacts:
         swap_bytes=ctx.fact("/proc/meminfo", lambda t: meminfo_bytes(t, "SwapTotal")),
         irqbalance_running=Fact(value=any(p.name == "irqbalance" for p in running), source="/proc/[pid]/comm"),
         daemons=running,
+        appliance=appliance.collect(ctx),
     )

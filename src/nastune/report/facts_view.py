@@ -80,6 +80,9 @@ def _system(s: SystemFacts, out: list) -> None:
     t = _table("System", "fact", "value")
     t.add_row("kernel", show(s.kernel))
     t.add_row("distribution", show(s.distribution))
+    if s.appliance and s.appliance.known_value:
+        found = s.appliance.known_value
+        t.add_row("appliance", f"{found.title} {found.version or '(version unknown)'}: its UI owns its servers' files")
     t.add_row("CPU", Text.assemble(show(s.cpu_model), " x ", show(s.cpus)))
     t.add_row("memory", show(s.memory_bytes, size))
     for node in s.numa_nodes:

@@ -307,6 +307,7 @@ def system_summary(facts: dict | None) -> list[tuple[str, str]]:
     rows = [
         ("kernel", val(s.get("kernel"))),
         ("distribution", val(s.get("distribution"))),
+        *([("appliance", f"{a['title']} {a.get('version') or ''}".strip())] if (a := val(s.get("appliance"))) else []),
         ("CPU", f"{val(s.get('cpu_model'))} x {val(s.get('cpus'))}"),
         ("memory", f"{(val(s.get('memory_bytes')) or 0) / (1 << 30):.1f} GiB"),
         ("NUMA nodes", str(len(s.get("numa_nodes", [])))),

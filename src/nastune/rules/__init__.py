@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from nastune.facts import Facts
+from nastune.facts import Facts, appliance
 from nastune.rules import catalog
 from nastune.rules.model import Finding, Rule, Severity
 
@@ -41,7 +41,9 @@ def evaluate(
             continue
         if rule.applies(facts):
             found = (f for f in rule.check(rule, facts) if f.severity >= min_severity)
-            findings.extend(_boot_source(f, facts).model_copy(update={"host": client}) for f in found)
+            findings.extend(
+                _on_appliance(_boot_source(f, facts), facts).model_copy(update={"host": client}) for f in found
+            )
     return ranked(findings)
 
 
@@ -67,3 +69,20 @@ def _boot_source(finding: Finding, facts: Facts) -> Finding:
             )
         evidence.append(e)
     return finding.model_copy(update={"evidence": evidence})
+
+
+def _on_appliance(finding: Finding, facts: Facts) -> Finding:
+    """On an appliance (TrueNAS SCALE, OpenMediaVault), a change to a file it writes from its own
+    database leaves the plan for the finding's advice, which says where its UI sets it."""
+    owner = appliance.of(facts.system.appliance) if facts.system else None
+    owned = [c for c in finding.changes if owner and owner.where(c.knob)]
+    if not owner or not owned:
+        return finding
+    said = "; ".join(f"{c.describe()}: set in {owner.where(c.knob)}" for c in owned)
+    advice = f"On {owner.title}, which writes these from its own configuration database: {said}."
+    return finding.model_copy(
+        update={
+            "changes": [c for c in finding.changes if c not in owned],
+            "advice": f"{finding.advice} {advice}" if finding.advice else advice,
+        }
+    )

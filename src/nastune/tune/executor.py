@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nastune import wire
+from nastune.facts import appliance
 from nastune.faults import checkpoint
 from nastune.risks import RISKS, Risks
 from nastune.root import Unavailable
@@ -69,10 +70,11 @@ def diff(plan: Plan, system: System) -> list[Pending]:
     carries an error: apply refuses the whole plan then, before writing anything."""
     validate(plan)
     rows = []
+    owner = appliance.detect(system.root)
     order = sorted(enumerate(plan.changes), key=lambda ic: (KNOBS[ic[1].knob].phase, ic[1].id, ic[0]))
     for i, change in order:
         knob = KNOBS[change.knob]
-        reason = knob.applicable(system, change)
+        reason = (owner.refusal(change.knob) if owner else None) or knob.applicable(system, change)
         if reason:
             rows.append(Pending(change, knob, None, f"{knob.label(change)}: {reason}", i))
             continue
@@ -116,6 +118,12 @@ def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: 
         )
     if persist and not system.boots:
         raise TuneError(f"nothing was changed; {system.name} does not survive a reboot: nothing to persist")
+    owner = appliance.detect(system.root) if persist else None
+    if owner and owner.boot:
+        raise TuneError(
+            f"nothing was changed; {owner.title} keeps a setting across reboots and updates only in its own "
+            f"configuration: {owner.boot}. Apply without --persist"
+        )
     if persist:
         keys = [r.change.target for r in rows if r.knob.persists == "sysctl.d"]
         why = sysctl_files.overridden(system, persistence.SYSCTL, keys)
