@@ -128,6 +128,7 @@ def start(
         conf.write_text(SSHD_CONFIG.format(ns=ns, ip=f"ListenAddress {mgmt_ip(i)}:22", dir=keydir))
         argv = in_ns(ns, ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)])
         sshd = spawn(state, f"sshd-{ns}", argv, directory / "logs" / f"sshd-{ns}.out")
+        _own_var_tmp(sshd.pid, directory / "hosts" / f"c{i}" / "var-tmp")
         wait_for(f"sshd-{ns}", sshd, partial(_answers, Ssh(hosts.clients[i - 1])), 30)
         fio = spawn(
             state,
@@ -136,6 +137,14 @@ def start(
             directory / "logs" / f"fio-{ns}.out",
         )
         wait_for(f"fio-{ns}", fio, partial(_listening, ns, FIO_PORT))
+
+
+def _own_var_tmp(pid: int | None, where: Path) -> None:
+    """A client's /var/tmp of its own, in the lab's directory, as a separate machine has: what
+    it leaves there (a transfer's source file, when it died mid-run) goes with the lab. Its
+    sessions inherit the mount namespace `ip netns exec` gave its sshd."""
+    where.mkdir(parents=True, exist_ok=True)
+    run(["nsenter", "-t", str(pid), "-m", "mount", "--bind", str(where), "/var/tmp"])
 
 
 def _answers(ssh: Ssh) -> bool:
