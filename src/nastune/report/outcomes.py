@@ -131,7 +131,7 @@ def closing(console: Console, outcome: Outcome) -> None:
         now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
         console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
     worse = _measured(console, outcome.rows + (outcome.interleaved.rows if outcome.interleaved else []))
-    lost = [s.label for s in steps if not s.action and s.lasts.startswith("lost at reboot")]
+    lost = [s.label for s in steps if not s.action and s.fate == "lost"]
     if outcome.persisted:
         console.print("The settings survive a reboot (persisted).", highlight=False)
     elif lost and outcome.persisting:

@@ -110,10 +110,13 @@ def rolled_back(shown: Console, err: Console, done: wire.Rollback, summary: str,
 WITH_RULES = 110  # columns: below, the plan's table leaves each setting's rule out
 
 
+_REBOOT = {"kept": "kept", "lost": "lost", "once": "once", "remount": "lost at remount"}  # a fate as the table says it
+
+
 def _settings(done: Review, width: int) -> Table:
     """One line per setting, so that a plan of twenty fits a screen; the rule last, as the why,
     where the screen is wide enough for it (`nastune plan` and the report name it too)."""
-    lost = sum(1 for s in done.settings if s.lasts.startswith("lost at reboot"))
+    lost = sum(1 for s in done.settings if s.fate == "lost")
     title = f"The plan: {len(done.settings)} settings" + (f", {lost} lost at reboot unless persisted" if lost else "")
     legend = "reboot: kept (written to its configuration), lost (unless persisted), or lost at remount"
     why = width >= WITH_RULES
@@ -126,16 +129,8 @@ def _settings(done: Review, width: int) -> Table:
         table.add_column("rule", style="dim", overflow="fold", ratio=3)
     for s in done.settings:
         change = f"{_short(s.change.current)} -> {_short(s.change.new)}"
-        table.add_row(str(s.change.id), s.label, change, _reboot(s.lasts), *([s.change.rule] if why else []))
+        table.add_row(str(s.change.id), s.label, change, _REBOOT[s.fate], *([s.change.rule] if why else []))
     return table
-
-
-def _reboot(lasts: str) -> str:
-    """A setting's fate at a reboot in a word (Knob.lasts says it in full)."""
-    for start, word in (("kept", "kept"), ("lost at reboot", "lost"), ("done once", "once")):
-        if lasts.startswith(start):
-            return word
-    return "lost at remount"
 
 
 def review(shown: Console, done: Review) -> None:

@@ -15,6 +15,7 @@ class Step:
     change: PlannedChange
     label: str  # knob, target and key, as apply names it
     lasts: str  # survives a reboot or not, in words
+    fate: str  # the same in a word: kept, lost, once or remount (Knob.fate)
     disruption: str  # what making it (or undoing it) disturbs; "" for nothing
     action: bool  # a one-off run that cannot be undone
     allowed: bool = False  # an action the operator allowed already (--allow): not asked about
@@ -23,7 +24,7 @@ class Step:
     def of(cls, change: PlannedChange, allow: list[str] | tuple[str, ...] = ()) -> Step:
         knob = KNOBS[change.knob]
         label = (f"on client {change.host}: " if change.host else "") + knob.label(change)
-        return cls(change, label, knob.lasts(), knob.disruption, knob.action, change.knob in allow)
+        return cls(change, label, knob.lasts(), knob.fate(), knob.disruption, knob.action, change.knob in allow)
 
 
 @dataclass

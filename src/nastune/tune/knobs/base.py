@@ -15,6 +15,15 @@ def norm(value: object) -> str | None:
     return None if value is None else " ".join(str(value).split())
 
 
+# how each way of persisting fares at a reboot: a word for a table, and in full
+LOST = ("lost", "lost at reboot unless persisted")
+FATES = {
+    "persistent": ("kept", "kept (written to its configuration)"),
+    "action": ("once", "done once; cannot be undone"),
+    "mount": ("remount", "lost when the share is mounted again (a udev rule keeps it: see the finding's advice)"),
+}
+
+
 class Knob:
     kind = ""
     phase = 50  # apply order: kernel values, then files and services, network last
@@ -32,13 +41,12 @@ class Knob:
 
     def lasts(self) -> str:
         """Whether the change survives a reboot, in words (without `apply --persist`)."""
-        if self.persists == "persistent":
-            return "kept (written to its configuration)"
-        if self.persists == "action":
-            return "done once; cannot be undone"
-        if self.persists == "mount":
-            return "lost when the share is mounted again (a udev rule keeps it: see the finding's advice)"
-        return "lost at reboot unless persisted"
+        return FATES.get(self.persists, LOST)[1]
+
+    def fate(self) -> str:
+        """What a reboot does to the change, in a word: kept, lost, once (a one-off run), or
+        remount (a mount's own value, gone when it is mounted again)."""
+        return FATES.get(self.persists, LOST)[0]
 
     def applicable(self, system: System, change: Change) -> str | None:
         """Why this change cannot be made on this system at all (checked before any write)."""
