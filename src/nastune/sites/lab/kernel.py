@@ -21,11 +21,11 @@ from nastune.lab import procs
 from nastune.lab.guest import image, machine, seed
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, run
-from nastune.lab.state import Link, Process, Record, State
+from nastune.lab.state import Link, Process, State
 from nastune.packages import PACKAGES
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
-from nastune.sites.lab import access, credentials, kernel_status
+from nastune.sites.lab import access, building, credentials, kernel_status
 from nastune.ssh import Ssh
 
 DEFAULT_DIR = Path(os.environ.get("NASTUNE_KERNEL_LAB_DIR", "/var/lib/nastune/kernel-lab"))
@@ -73,25 +73,11 @@ class KernelLab:
 
     def up(self, scenario: Scenario, log: Callable[[str], None] = print) -> bool:
         """Build the guest lab; False when the same one is already up."""
-        if self.state.exists:
-            if self.state.up and self.state.record.scenario == scenario and all(p["ok"] for p in self.status()):
-                return False
-            log("an earlier kernel lab is here: removing it first")
-            self.down(log)
+        if building.kept(self, scenario, "kernel lab", log):
+            return False
         machine.sweep(log)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.state.record = Record(status="building", scenario=scenario, dir=str(self.dir))
-        self.state.save()
-        try:
+        with building.building(self, scenario, log):
             self._build(scenario, log)
-        except BaseException:
-            self.state.record.status = "failed"
-            self.state.save()
-            log("up failed: removing what it made")
-            self.down(log)
-            raise
-        self.state.record.status = "up"
-        self.state.save()
         return True
 
     def _build(self, scenario: Scenario, log: Callable[[str], None]) -> None:

@@ -14,10 +14,10 @@ from nastune.faults import checkpoint
 from nastune.lab import network, procs, storage
 from nastune.lab.scenario import Scenario
 from nastune.lab.sh import LabError, need, run
-from nastune.lab.state import DEFAULT_DIR, Cgroup, Link, Loop, Mounted, Netns, Process, Record, State
+from nastune.lab.state import DEFAULT_DIR, Cgroup, Link, Loop, Mounted, Netns, Process, State
 from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
-from nastune.sites.lab import access, credentials, servers
+from nastune.sites.lab import access, building, credentials, servers
 from nastune.ssh import Ssh
 from nastune.units import rate_bits
 
@@ -50,11 +50,8 @@ class Lab:
     # -- up -----------------------------------------------------------------
     def up(self, scenario: Scenario, log: Callable[[str], None] = print) -> bool:
         """Build the lab; False when an identical lab was already up (nothing done)."""
-        if self.state.exists:
-            if self.state.up and self.state.record.scenario == scenario and all(part["ok"] for part in self.status()):
-                return False
-            log("an earlier lab is here: removing it first")
-            self.down(log)
+        if building.kept(self, scenario, "lab", log):
+            return False
         network.check_prefix()
         need(*TOOLS)
         taken = network.existing_namespaces() & {
@@ -64,10 +61,7 @@ class Lab:
         }
         if taken:
             raise LabError(taken_message(taken))
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.state.record = Record(status="building", scenario=scenario, dir=str(self.dir))
-        self.state.save()
-        try:
+        with building.building(self, scenario, log) as record:
             log(f"network: {scenario.clients} client(s), {scenario.network.rate}, MTU {scenario.network.mtu}")
             network.build(self.state, scenario.clients, scenario.network.rate, scenario.network.mtu)
             access.links(self.state, scenario.clients)
@@ -91,18 +85,7 @@ class Lab:
             access.start(
                 self.state, self.dir, scenario.clients, scenario.network.rate, read_set, scenario.client_protection
             )
-        except BaseException:
-            self.state.record.status = "failed"
-            self.state.save()
-            log("up failed: removing what it made")
-            try:
-                self.down(log)
-            except LabError as cleanup:
-                log(f"cleanup incomplete ({cleanup}); run `nastune lab down` again")
-            raise
-        record = self.state.record
-        record.status, record.storage, record.targets, record.clients = "up", disk, servers.targets(), scenario.clients
-        self.state.save()
+            record.storage, record.targets, record.clients = disk, servers.targets(), scenario.clients
         return True
 
     # -- down ---------------------------------------------------------------
