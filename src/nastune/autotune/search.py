@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from rich.progress import Progress
 
+from nastune.autotune.finals import Finals
 from nastune.autotune.objective import Objective
 from nastune.autotune.report import render
 from nastune.autotune.resume import STUDY, AutotuneError
@@ -32,11 +33,8 @@ from nastune.autotune.trials import (
     CURRENT,
     RULE,
     best_so_far,
-    choose_finalists,
-    judge,
     merge,
     param_importance,
-    rule_trial,
     sampler,
 )
 from nastune.bench import runner
@@ -46,7 +44,7 @@ from nastune.progress import Lines, display
 from nastune.remote.agent import NasError
 from nastune.risks import Risks
 from nastune.sites.base import Site
-from nastune.stats.runs import Row, compare_runs
+from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
 
@@ -62,7 +60,6 @@ if TYPE_CHECKING:
     from nastune.bench.params import Params
     from nastune.sites.base import Pairs
 
-FINAL_REPEATS = 5  # at 3 against 3 a rank test cannot reach p < 0.05: the finalists get at least 5
 PRUNE_PERCENTILE = 25.0
 
 
@@ -307,91 +304,43 @@ class Search:
     # the end
 
     def finish(self, study: Study) -> Outcome:
-        """Measure the best few beside the base again; declare a winner only if it beats the base
-        beyond the noise floor."""
-        from optuna.trial import TrialState
-
-        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)) if t.number != 0]
-        if not done or study.user_attrs.get("base") is None:
-            raise AutotuneError("no trial was measured beside the base: nothing to choose from")
-        finalists = choose_finalists(done, self.s.finalists, self.space.changes_anything)
-        base, again = self.finals(study, finalists)
-        _, best_trial, best_run = max(again, key=lambda x: x[0])
-        rows, notes = compare_runs(base, best_run)
-        verdict, winner = judge(rows, best_trial, {t.workload for t in self.objective.terms})
-        best_trial, winner, verdict = self.standing(done, best_trial, winner, verdict)
-        trades = self.space.trades(best_trial.user_attrs["config"]) if winner else []
-        if trades:
-            verdict += "; it trades crash safety for speed (--accept-risk durability): " + ", ".join(trades)
-        plan_path = self.best_plan(best_trial, base) if winner else None
+        """The finals (autotune/finals.py), the report and autotune.json."""
+        finals = Finals(
+            self.space,
+            self.objective,
+            self.site,
+            self.s.out,
+            self.s.repeats,
+            self.s.finalists,
+            self.measure,
+            self.apply,
+            self.rollback,
+            self.log,
+        )
+        d = finals.decide(study)
+        plan_path = finals.plan(d) if d.winner else None
         importance = param_importance(study)
         trials = [self.trial_record(t) for t in study.trials]
         beside = self.space.described_beside()
         report = render(
-            study, base, best_run, rows, notes, importance, verdict, trades, beside, self.s.out / "report.html"
+            study, d.base, d.run, d.rows, d.notes, importance, d.verdict, d.trades, beside, self.s.out / "report.html"
         )
-        best = best_trial.user_attrs["config"] if winner else None
-        outcome = Outcome(trials, best, plan_path, rows, notes, importance, report, verdict, beside=beside)
+        best = d.best.user_attrs["config"] if d.winner else None
+        outcome = Outcome(trials, best, plan_path, d.rows, d.notes, importance, report, d.verdict, beside=beside)
         summary = {
             "trials": trials,
             "best": outcome.best,
             "plan": str(plan_path) if plan_path else None,
-            "verdict": verdict,
-            "durability_trades": trades,
+            "verdict": d.verdict,
+            "durability_trades": d.trades,
             "beside": beside,
-            "rows": [r.to_json() for r in rows],
-            "notes": notes,
+            "rows": [r.to_json() for r in d.rows],
+            "notes": d.notes,
             "importance": importance,
-            "finalists": [{"trial": t.number, "score": s} for s, t, _ in again],
+            "finalists": [{"trial": t.number, "score": s} for s, t, _ in d.again],
         }
         (self.s.out / "autotune.json").write_text(dumps(summary))
         return outcome
-
-    def finals(
-        self, study: Study, finalists: list[FrozenTrial]
-    ) -> tuple[ResultSet, list[tuple[float, FrozenTrial, ResultSet]]]:
-        """The base measured again, then each finalist applied, measured beside it and rolled back."""
-        numbers = ", ".join(str(t.number) for t in finalists)
-        self.log(f"finalists: trials {numbers}, each measured again beside the base")
-        repeats = max(self.s.repeats, FINAL_REPEATS)
-        base = self.measure("final-base", repeats)
-        base_medians = self.objective.medians(base)
-        again = []
-        for t in finalists:
-            journal = self.apply(self.site.stamp(self.space.plan(t.user_attrs["config"])), study)
-            try:
-                run = self.measure(f"final-{t.number}", repeats)
-            finally:
-                self.rollback(journal, study)
-            score, _ = self.objective.score(run, base_medians)
-            again.append((score or 0.0, t, run))
-        return base, again
-
-    def standing(
-        self, done: list[FrozenTrial], best_trial: FrozenTrial, winner: bool, verdict: str
-    ) -> tuple[FrozenTrial, bool, str]:
-        """autotune never ends below `plan`: when no finalist is proven better, the rule-based
-        plan stands if its own trial did not measure worse than the base."""
-        rule = rule_trial(done)
-        if (
-            winner
-            or rule is None
-            or (rule.value or 0.0) < 1.0
-            or not self.space.changes_anything(rule.user_attrs["config"])
-        ):
-            return best_trial, winner, verdict
-        verdict += (
-            f"; the rule-based plan (trial {rule.number}, {rule.value:.3f}x when measured) stands, as "
-            "`nastune plan` gives it"
-        )
-        return rule, True, verdict
-
-    def best_plan(self, best_trial: FrozenTrial, base: ResultSet) -> Path:
-        """The winner as a plan for `apply`, dated as the base it was measured beside."""
-        plan = self.site.stamp(self.space.plan(best_trial.user_attrs["config"]))
-        path = self.s.out / "best-plan.json"
-        path.write_text(plan.model_copy(update={"created": base.created}).to_json() + "\n")
-        return path
 
     def trial_record(self, t: FrozenTrial) -> dict:
         return {
