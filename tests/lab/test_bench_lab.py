@@ -92,6 +92,8 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
         "-w",
         "small-files",
         "-w",
+        "big-dir",
+        "-w",
         "latency",
         "-w",
         "numa-bandwidth",
@@ -109,6 +111,9 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
         ("sync-write", "nfs"),
         ("small-files", "path"),
         ("small-files", "nfs"),
+        ("big-dir", "path"),
+        ("big-dir", "nfs"),
+        ("big-dir", "smb"),  # through smbclient, which Samba answers as it answers Windows and macOS
         ("latency", "path"),
         ("numa-bandwidth", "system"),
     }

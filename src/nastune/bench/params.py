@@ -14,6 +14,7 @@ class Params(TypedDict, total=False):
     file_sizes: list[int]  # the IOzone matrix's files
     record_sizes: list[int]  # and its records
     files: int  # small files per repeat
+    dir_files: int  # the files of big-dir's directory
     seconds: int  # iperf3's and the latency probe's time
     buffer_mib: int  # the NUMA bandwidth probe's buffer
 
@@ -22,6 +23,7 @@ DEFAULTS: Params = {
     "file_sizes": [64 * KiB, MiB, 16 * MiB],
     "record_sizes": [4 * KiB, 64 * KiB, MiB],
     "files": 500,
+    "dir_files": 5000,
     "seconds": 3,
     "buffer_mib": 256,
 }

@@ -8,14 +8,14 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from nastune.bench.drivers import fio, iperf3, membw, smallfiles, transfer
+from nastune.bench.drivers import bigdir, fio, iperf3, membw, smallfiles, transfer
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client
 from nastune.root import Root, Unavailable
-from nastune.sources import GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
+from nastune.sources import GANESHA_LISTING, GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
 
 KiB, MiB = 1 << 10, 1 << 20
 State = dict[str, Any]  # what a workload keeps between its setup, repeats and teardown
@@ -317,6 +317,53 @@ class SmallFiles(Workload):
         return out
 
 
+class BigDirectory(Workload):
+    name, title = "big-dir", "A big directory: listed with attributes, a missing name looked up"
+    doc = (
+        "List a directory of many empty files (default 5,000) with their attributes, as `ls -l`, a "
+        "file manager or a backup tool does, and look up names it does not hold (a full scan on a "
+        "server matching names without regard to case): entries listed per second, a miss's latency."
+    )
+    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("list_dir")))
+    source = f"{GANESHA_LISTING}; smb.conf(5) (case sensitive)"
+    MISSES = 50
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        return {"list entries/s": Metric("entries/s"), "miss latency": Metric("us", False)}
+
+    def runs_on(self, target: Target) -> bool:
+        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
+
+    def setup(self, target: Target, params: Params) -> State:
+        if not self.runs_on(target):
+            raise BenchError(f"big-dir on a client's mount{target.on} needs nastune there: measure it over nfs")
+        name, count = f"nastune-dir-{uuid.uuid4().hex[:8]}", params["dir_files"]
+        state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
+        if target.kind in PROTOCOLS:
+            PROTOCOLS[target.kind].make_dir(target, name, count)
+        else:
+            bigdir.make(fio.scratch(target) / name, count)
+        return state
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        count = params["dir_files"]
+        if target.kind in PROTOCOLS:
+            got = PROTOCOLS[target.kind].list_dir(target, state["dir"], self.MISSES)
+        else:
+            got = bigdir.listing(fio.scratch(target) / state["dir"], self.MISSES)
+        if got.get("entries", count) < count:
+            raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
+        return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        if "dir" not in state:
+            return
+        if target.kind in PROTOCOLS:
+            PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
+        else:
+            bigdir.drop(fio.scratch(target) / state.pop("dir"))
+
+
 class Latency(Workload):
     name, title = "latency", "Per-request latency (ioping-like)"
     path = "read"
@@ -388,6 +435,7 @@ WORKLOADS: dict[str, Workload] = {
         Iozone(),
         SyncWrite(),
         SmallFiles(),
+        BigDirectory(),
         Latency(),
         Network(),
         NumaBandwidth(),

@@ -83,6 +83,19 @@ class Protocol:
         """Microseconds of each create, stat, read and delete of `count` files of `size` bytes."""
         raise NotImplementedError
 
+    def make_dir(self, target: Target, name: str, count: int) -> None:
+        """A directory `name` of `count` empty files (f-0, f-1, ...)."""
+        raise NotImplementedError
+
+    def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
+        """Microseconds to list the directory with its entries' attributes ("list_us") and of one
+        lookup of a name it does not hold ("miss_us", over `misses` of them)."""
+        raise NotImplementedError
+
+    def drop_dir(self, target: Target, name: str, count: int) -> None:
+        """The directory and its files, gone."""
+        raise NotImplementedError
+
     def can(self, operation: str) -> bool:
         """Whether this protocol implements an optional operation."""
         return getattr(type(self), operation) is not getattr(Protocol, operation)

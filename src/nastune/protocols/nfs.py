@@ -110,5 +110,14 @@ class Nfs(Protocol):
     def small_files(self, target: Target, name: str, count: int, size: int) -> dict[str, list[float]]:
         return nfsops.remote(target, {"op": "small-files", "name": name, "count": count, "size": size})
 
+    def make_dir(self, target: Target, name: str, count: int) -> None:
+        nfsops.remote(target, {"op": "make-dir", "name": client_name(name, "libnfs mkdir"), "count": count})
+
+    def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
+        return nfsops.remote(target, {"op": "list-dir", "name": name, "misses": misses})
+
+    def drop_dir(self, target: Target, name: str, count: int) -> None:
+        nfsops.remote(target, {"op": "drop-dir", "name": name, "count": count})
+
 
 NFS = Nfs()

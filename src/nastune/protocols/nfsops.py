@@ -42,10 +42,16 @@ class Nfs:
             "nfs_close",
             "nfs_unlink",
             "nfs_stat64",
+            "nfs_mkdir",
+            "nfs_rmdir",
+            "nfs_opendir",
+            "nfs_readdir",
+            "nfs_closedir",
             "nfs_destroy_context",
             "nfs_get_error",
         ):
             getattr(self.lib, name).argtypes = None
+        self.lib.nfs_readdir.restype = ctypes.c_void_p  # the next entry, NULL at the end
         self.ctx = ctypes.c_void_p(self.lib.nfs_init_context())
         if not self.ctx:
             raise NfsError("libnfs: cannot create a context")
@@ -88,6 +94,23 @@ class Nfs:
     def stat(self, name: str) -> None:
         buf = ctypes.create_string_buffer(256)
         self._check(self.lib.nfs_stat64(self.ctx, ("/" + name).encode(), buf), f"stat {name}")
+
+    def mkdir(self, name: str) -> None:
+        self._check(self.lib.nfs_mkdir(self.ctx, ("/" + name).encode()), f"mkdir {name}")
+
+    def rmdir(self, name: str) -> None:
+        self._check(self.lib.nfs_rmdir(self.ctx, ("/" + name).encode()), f"rmdir {name}")
+
+    def count(self, name: str) -> int:
+        """The entries of a directory, read as `ls -l` reads them (libnfs's opendir is one
+        READDIRPLUS pass: names with their attributes)."""
+        handle = ctypes.c_void_p()
+        self._check(self.lib.nfs_opendir(self.ctx, ("/" + name).encode(), ctypes.byref(handle)), f"opendir {name}")
+        entries = 0
+        while self.lib.nfs_readdir(self.ctx, handle):
+            entries += 1
+        self.lib.nfs_closedir(self.ctx, handle)
+        return entries
 
     def __del__(self) -> None:
         if getattr(self, "ctx", None):
@@ -140,6 +163,41 @@ def small_files(nfs: Nfs, prefix: str, count: int, size: int) -> dict[str, list[
     return phases
 
 
+def make_dir(nfs: Nfs, name: str, count: int) -> dict:
+    """A directory of `count` empty files."""
+    nfs.mkdir(name)
+    for i in range(count):
+        nfs.close(nfs.open(f"{name}/f-{i}", O_WRONLY | O_CREAT | O_TRUNC))
+    return {}
+
+
+def list_dir(nfs: Nfs, name: str, misses: int) -> dict:
+    """Microseconds to list the directory with its entries' attributes, how many it held, and
+    the median microseconds of a lookup of a name it does not hold."""
+    start = time.perf_counter()
+    entries = nfs.count(name)
+    listed = (time.perf_counter() - start) * 1e6
+    missed = []
+    for i in range(misses):
+        start = time.perf_counter()
+        try:
+            nfs.stat(f"{name}/missing-{i}")
+        except NfsError:
+            pass  # not there, as asked
+        missed.append((time.perf_counter() - start) * 1e6)
+    return {"entries": entries, "list_us": listed, "miss_us": sorted(missed)[len(missed) // 2]}
+
+
+def drop_dir(nfs: Nfs, name: str, count: int) -> dict:
+    for i in range(count):
+        try:
+            nfs.unlink(f"{name}/f-{i}")
+        except NfsError:
+            pass  # a directory made only in part
+    nfs.rmdir(name)
+    return {}
+
+
 def main(request: dict) -> dict:
     nfs = Nfs(request["server"], request["export"])
     op = request["op"]
@@ -150,6 +208,12 @@ def main(request: dict) -> dict:
         return {"us": write_latency(nfs, request["name"], request["record"], request["count"], request["sync"])}
     if op == "small-files":
         return small_files(nfs, request["name"], request["count"], request["size"])
+    if op == "make-dir":
+        return make_dir(nfs, request["name"], request["count"])
+    if op == "list-dir":
+        return list_dir(nfs, request["name"], request["misses"])
+    if op == "drop-dir":
+        return drop_dir(nfs, request["name"], request["count"])
     raise NfsError(f"unknown op {op!r}")
 
 

@@ -121,6 +121,47 @@ class Smb(Protocol):
         if why and not any(word in why for word in self.words.not_found):
             raise BenchError(f"smbclient del {name}{target.on}: {why}")
 
+    def make_dir(self, target: Target, name: str, count: int) -> None:
+        """The empty files made on the client, then sent in one session (smbclient's mput)."""
+        local = f"/var/tmp/{client_name(name, 'smbclient mkdir')}"
+        on_client(target, ["python3", "-c", EMPTY_FILES, local, str(count)], "python3")
+        try:
+            self._session(target, f'mkdir "{name}"; cd "{name}"; lcd "{local}"; prompt off; mput *', "mput")
+        finally:
+            on_client(target, ["rm", "-rf", "--", local], "rm")
+
+    def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
+        """smbclient's `ls` and `allinfo` of missing names, each session timed less one that only
+        enters the directory (its login and tree connect)."""
+        enter = f'cd "{client_name(name, "smbclient cd")}"'
+        looked = "; ".join(f'allinfo "missing-{i}"' for i in range(misses))
+        base = self._timed(target, enter)
+        listed, missed = self._timed(target, f"{enter}; ls"), self._timed(target, f"{enter}; {looked}")
+        return {"list_us": max(listed - base, 0.0) * 1e6, "miss_us": max(missed - base, 0.0) * 1e6 / misses}
+
+    def drop_dir(self, target: Target, name: str, count: int) -> None:
+        self._session(target, f'deltree "{client_name(name, "smbclient deltree")}"', "deltree")
+
+    def _session(self, target: Target, commands: str, what: str) -> None:
+        call = _smbclient(*located(target), commands, target.login, target.protection)
+        result = on_client(target, call.argv, f"smbclient {what}", input=call.input, words=self.words)
+        why = _status(result)
+        if why:
+            raise BenchError(f"smbclient {what}{target.on}: {why}")
+
+    def _timed(self, target: Target, commands: str) -> float:
+        """Seconds of one smbclient session running `commands` (a missing name's status is expected)."""
+        call = _smbclient(*located(target), commands, target.login, target.protection)
+        start, end = timed(target, call.argv, "smbclient", words=self.words, input=call.input)
+        return end - start
+
+
+# the client's empty files for mput: python3 is on every client (libnfs's operations need it too)
+EMPTY_FILES = (
+    "import pathlib, sys; d = pathlib.Path(sys.argv[1]); d.mkdir(parents=True); "
+    "[(d / f'f-{i}').touch() for i in range(int(sys.argv[2]))]"
+)
+
 
 def _smbclient(host: str, share: str, command: str, login: Login | None, protection: str | None = None) -> Call:
     """smbclient with `login` as its authentication file on standard input (-A /dev/stdin: the

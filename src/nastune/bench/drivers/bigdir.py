@@ -1,0 +1,34 @@
+"""A directory of many files on a local path (or a client's mount of a share): listed with each
+entry's attributes, as `ls -l` or a file manager lists it, and a name it does not hold looked up."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+
+def make(directory: Path, count: int) -> None:
+    directory.mkdir(parents=True)
+    for i in range(count):
+        (directory / f"f-{i}").touch()
+
+
+def listing(directory: Path, misses: int) -> dict[str, float]:
+    """Microseconds to list it with attributes, how many entries it held, and the median
+    microseconds of a lookup of a missing name."""
+    start = time.perf_counter()
+    with os.scandir(directory) as entries:
+        count = sum(1 for e in entries if e.stat(follow_symlinks=False))
+    listed = (time.perf_counter() - start) * 1e6
+    missed = []
+    for i in range(misses):
+        start = time.perf_counter()
+        os.path.lexists(directory / f"missing-{i}")
+        missed.append((time.perf_counter() - start) * 1e6)
+    return {"entries": count, "list_us": listed, "miss_us": sorted(missed)[len(missed) // 2]}
+
+
+def drop(directory: Path) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
