@@ -79,6 +79,8 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert row.result.verdict == "better"
     assert row.result.sizes == (5, 5)
     assert mixed.withheld == []
+    for side in mixed.runs:  # the first pair profiled on both sides: what limited A and B
+        assert all(r.profile for r in side.results), side.label
     assert (root / SETTING).read_text().strip() == "10"
     assert need(journal) != first
     assert tuner.verify(need(journal)) == []

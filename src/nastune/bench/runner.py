@@ -164,16 +164,25 @@ def _measure(workload: Workload, target: Target, params: Params, repeats: int, s
     return done
 
 
+def limited(
+    workload: Workload, target: Target, summary: ProfileSummary, others: list[dict]
+) -> tuple[ProfileSummary, str, list[dict]]:
+    """What limited a run, from the server's profile and the other load beside its repeats: the
+    profile as recorded, the strongest limit in words, and every limit."""
+    if summary and target.protection in ("sign", "encrypt"):  # what the run asked of smbd, beside what it cost
+        summary = {**summary, "smb_protection": target.protection}
+    limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
+    limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
+    attribution = first_line(limits, summary) if summary or limits else ""
+    return summary, attribution, [limit.to_json() for limit in limits]
+
+
 def _result(
     workload: Workload, target: Target, params: Params, done: _Measured, device: float | None
 ) -> WorkloadResult:
     """The measured run as a result: its metrics (flagged where other load disturbed a repeat),
     its profile, and what limited it."""
-    summary = done.profile
-    if summary and target.protection in ("sign", "encrypt"):  # what the run asked of smbd, beside what it cost
-        summary = {**summary, "smb_protection": target.protection}
-    limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
-    limits = with_other_load(limits, [why for why in map(disturbed, done.others) if why], len(done.others))
+    summary, attribution, limits = limited(workload, target, done.profile, done.others)
     metrics = metrics_of(workload, params, target, done.rows, device) if done.rows else {}
     return WorkloadResult(
         workload=workload.name,
@@ -181,8 +190,8 @@ def _result(
         params=params,
         metrics=flag_disturbed(metrics, done.others) if done.rows else {},
         profile=summary,
-        attribution=first_line(limits, summary) if summary or limits else "",
-        limits=[limit.to_json() for limit in limits],
+        attribution=attribution,
+        limits=limits,
         started=done.started,
         seconds=round(time.monotonic() - done.clock, 2),
         interrupted=done.interrupted,

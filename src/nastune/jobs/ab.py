@@ -32,9 +32,11 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.params import Params
+from nastune.bench.profile import Unprofiled
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
+from nastune.bench.usage import ProfileSummary
 from nastune.bench.workloads import Workload
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
@@ -200,6 +202,7 @@ class _Interleaving:
         self.samples: dict[str, Samples] = {"A": {}, "B": {}}
         self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
         self.others: dict[str, Samples] = {"A": {}, "B": {}}
+        self.profiles: dict[str, dict[str, ProfileSummary]] = {"A": {}, "B": {}}  # the first pair's
         self.done = 0
 
     def pairs(self, side: str) -> Pairs:
@@ -226,8 +229,14 @@ class _Interleaving:
             if workload.files:
                 runner.attempt(self.site.drop_caches, "drop caches", [])
             meter = Meter(partial(self.site.servers, target))
+            # the first pair profiled, both sides alike: what limited A and B (a profiler per repeat
+            # would start `nastune sample` on the NAS for every one)
+            profiler = self.site.profiler(target, runner.PROFILE_INTERVAL) if self.done == 1 else Unprofiled()
             meter.start()
-            row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
+            with profiler:
+                row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
+            if len(profiler.samples) > 1:
+                self.profiles[side][key] = profiler.summary()
             self.samples[side].setdefault(key, []).append(row)
             self.measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
             self.others[side].setdefault(key, []).append(meter.stop())
@@ -267,11 +276,9 @@ class _Interleaving:
     def outcome(self, pairs: Pairs, elapsed: float) -> Outcome:
         """Each B against its own pair's A, the A/A control, the notes."""
         spec, params, floor = self.spec, self.spec.params, self.spec.noise_floor
-        a = _results(
-            "A", list(self.measured["A"].values()), params, self.samples["A"], self.others, spec.out, self.site
-        )
-        b = _results(
-            "B", list(self.measured["B"].values()), params, self.samples["B"], self.others, spec.out, self.site
+        a, b = (
+            _results(side, list(self.measured[side].values()), params, self.samples[side], self.others, self)
+            for side in ("A", "B")
         )
         drifted = _controls(pairs, params, self.samples["A"], floor)
         unjudged = Interleaving(run=uuid.uuid4().hex, side="A", alpha=self.alpha, noise_floor=floor)
@@ -338,20 +345,14 @@ def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: flo
 
 
 def _results(
-    side: str,
-    pairs: Pairs,
-    params: Params,
-    rows_by_key: Samples,
-    others: dict[str, Samples],
-    out: Path,
-    site: Site,
+    side: str, pairs: Pairs, params: Params, rows_by_key: Samples, others: dict[str, Samples], run: _Interleaving
 ) -> ResultSet:
     """One side's results, not yet saved: the run's verdict goes into them first."""
-    path = out / f"{side.lower()}.json"
+    path = run.spec.out / f"{side.lower()}.json"
     results = ResultSet(
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
         label=side,
-        provenance=site.provenance(path),
+        provenance=run.site.provenance(path),
         results=[],
     )
     for workload, target in pairs:
@@ -360,6 +361,7 @@ def _results(
         if not rows:
             continue
         load = others[side].get(key, [])[: len(rows)]
+        profile, attribution, limits = runner.limited(workload, target, run.profiles[side].get(key, {}), load)
         metrics = runner.flag_disturbed(runner.metrics_of(workload, params, target, rows), load)
         results.results.append(
             WorkloadResult(
@@ -368,6 +370,9 @@ def _results(
                 params=params,
                 metrics=metrics,
                 interference=load,
+                profile=profile,
+                attribution=attribution,
+                limits=limits,
                 started=results.created,
                 seconds=0.0,
             )

@@ -53,14 +53,6 @@ def _throughputs(result: WorkloadResult) -> list[tuple[str, MetricResult]]:
     ]
 
 
-def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
-    """What limited each workload in the first run and in the last, from the server's profile."""
-    if len(runs) < 2:
-        return {}
-    first, last = ({r.key: r.attribution for r in rs.results} for rs in (runs[0], runs[-1]))
-    return {key: (first.get(key, ""), last.get(key, "")) for key in first if first.get(key) or last.get(key)}
-
-
 def _whiskers(metrics: list[MetricResult]) -> dict:
     """Plotly's error bars for these medians: each one's 95% bootstrap interval."""
     import numpy as np
@@ -345,8 +337,11 @@ def render(
     html = env.get_template("report.html.j2").render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
-        moved=tables.moved([r for r in rows or [] if view(r.workload) == "bars"], limited(runs))
-        + tables.moved([r for r in (interleaved[0] if interleaved else []) if view(r.workload) == "bars"]),
+        moved=tables.moved([r for r in rows or [] if view(r.workload) == "bars"], tables.limited(runs))
+        + tables.moved(
+            [r for r in (interleaved[0] if interleaved else []) if view(r.workload) == "bars"],
+            tables.limited(interleaved_runs or []),  # A against B: what limited it without and with the settings
+        ),
         undo=undo,
         keep=keep,
         refused=refused or [],

@@ -130,7 +130,7 @@ def closing(console: Console, outcome: Outcome) -> None:
     for s in steps:
         now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
         console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
-    worse = _measured(console, outcome.rows + (outcome.interleaved.rows if outcome.interleaved else []))
+    worse = _measured(console, outcome)
     lost = [s.label for s in steps if not s.action and s.fate == "lost"]
     if outcome.persisted:
         console.print("The settings survive a reboot (persisted).", highlight=False)
@@ -143,9 +143,12 @@ def closing(console: Console, outcome: Outcome) -> None:
         console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
 
 
-def _measured(console: Console, rows: list) -> bool:
-    """Each metric that moved, and how many did not. True when one got worse."""
-    moved = tables.moved(rows)
+def _measured(console: Console, outcome: Outcome) -> bool:
+    """Each metric that moved (what limited it without the settings and with them, where the
+    interleaved run profiled it), and how many did not. True when one got worse."""
+    mixed = outcome.interleaved
+    rows = outcome.rows + (mixed.rows if mixed else [])
+    moved = tables.moved(outcome.rows) + (tables.moved(mixed.rows, tables.limited(mixed.runs)) if mixed else [])
     if moved:
         console.print("Measured:", highlight=False)
     for line in moved:

@@ -10,6 +10,7 @@ from rich.text import Text
 from nastune.report import layout
 
 if TYPE_CHECKING:  # the statistics (numpy) load only where a comparison is made
+    from nastune.bench.results import ResultSet
     from nastune.stats.runs import Row
 
 
@@ -20,6 +21,14 @@ def tally(rows: list) -> str:
     small = sum(r.result.small() for r in rows)
     within = f"{small} small (a known sign, within the noise floor), " if small else ""
     return f"{better} better, {worse} worse, {within}{len(rows) - better - worse - small} unchanged (within noise)"
+
+
+def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
+    """What limited each workload in the first run and in the last, from the server's profile."""
+    if len(runs) < 2:
+        return {}
+    first, last = ({r.key: r.attribution for r in rs.results} for rs in (runs[0], runs[-1]))
+    return {key: (first.get(key, ""), last.get(key, "")) for key in first if first.get(key) or last.get(key)}
 
 
 def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[str]:
