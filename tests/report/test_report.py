@@ -63,6 +63,7 @@ def result_set(label: str, scale: float) -> ResultSet:
             metrics={"MB/s": m("MB/s", 90, limit=117.7)},
             profile=profile,
             attribution="network-bound",
+            limits=[{"factor": "network", "score": 0.99, "evidence": "network-bound"}],
         ),
         WorkloadResult(
             workload="iozone",

@@ -36,6 +36,8 @@ EXPECTED = (
     "net.core.rmem_default",
     "net.core.wmem_default",
     "net.core.netdev_max_backlog",
+    "net.core.netdev_budget",
+    "net.core.netdev_budget_usecs",
     "net.core.somaxconn",
     "net.ipv4.tcp_rmem",
     "net.ipv4.tcp_wmem",

@@ -189,6 +189,9 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
     return run.outcome(pairs, time.monotonic() - started)
 
 
+PAIR_PROFILE_INTERVAL = 0.1  # seconds between the first pair's /proc samples on the NAS
+
+
 class _Interleaving:
     """One interleaved run's state: each side's targets (found once in it: B's are B's, as an
     MTU change moves a target's ceiling), each workload's set-up state, and each side's samples,
@@ -230,8 +233,9 @@ class _Interleaving:
                 runner.attempt(self.site.drop_caches, "drop caches", [])
             meter = Meter(partial(self.site.servers, target))
             # the first pair profiled, both sides alike: what limited A and B (a profiler per repeat
-            # would start `nastune sample` on the NAS for every one)
-            profiler = self.site.profiler(target, runner.PROFILE_INTERVAL) if self.done == 1 else Unprofiled()
+            # would start `nastune sample` on the NAS for every one), sampled often enough to see
+            # a transfer sized to half a second
+            profiler = self.site.profiler(target, PAIR_PROFILE_INTERVAL) if self.done == 1 else Unprofiled()
             meter.start()
             with profiler:
                 row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])

@@ -24,11 +24,17 @@ def tally(rows: list) -> str:
 
 
 def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
-    """What limited each workload in the first run and in the last, from the server's profile."""
+    """What limited each workload in the first run and in the last, from the server's profile
+    (nothing where the profile saw too little of a run to say)."""
+    from nastune.bench.limits import LATENCY_BOUND  # lazy: the console's tables load without the profiler's rules
+
     if len(runs) < 2:
         return {}
-    first, last = ({r.key: r.attribution for r in rs.results} for rs in (runs[0], runs[-1]))
-    return {key: (first.get(key, ""), last.get(key, "")) for key in first if first.get(key) or last.get(key)}
+    first, last = (
+        {r.key: r.attribution for r in rs.results if r.limits or r.attribution == LATENCY_BOUND}
+        for rs in (runs[0], runs[-1])
+    )
+    return {key: (first.get(key, ""), last.get(key, "")) for key in first.keys() | last.keys()}
 
 
 def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[str]:
@@ -45,7 +51,7 @@ def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[
             line += f", {c.interval_text()}): {c.verdict}"
             was, now = (limits or {}).get(key, ("", ""))
             if was or now:
-                line += f". What limited it before: {was or 'not profiled'}; after: {now or 'not profiled'}"
+                line += f". What limited it before: {was or 'not known'}; after: {now or 'not known'}"
             lines.append(line)
     return lines
 
