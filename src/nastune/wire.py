@@ -169,6 +169,17 @@ class LabStatus(Wire):
     parts: list[Part]
 
 
+class Screened(BaseModel):
+    """One rule's settings interleaved alone against none of the plan's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    changes: int
+    rows: list[Row]
+    stopped: str  # why it has no verdict, if it has none
+
+
 class Interleaved(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -179,6 +190,7 @@ class Interleaved(BaseModel):
     switch_seconds: float
     refused: list[str]
     stopped: str  # why the interleaved run ended early, if it did
+    screened: list[Screened] = []  # optimize --screen: each rule's settings alone
 
 
 class Optimize(Wire):

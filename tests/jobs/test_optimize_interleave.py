@@ -190,3 +190,30 @@ def test_each_side_finds_its_targets_once_in_its_own_state(root, tmp_path):
         done = ab.run(spec, site, tuner, log=lambda m: None)
     assert done.pairs == 8  # 16 switches
     assert site.found == ["40", "10"]  # A's targets found in A, B's in B, once each
+
+
+def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(root, tmp_path):
+    """optimize --screen: the rule whose setting the probe reads bought the gain; the other, alone,
+    moved nothing; and all settings end applied."""
+    probe = Probe(root)
+    site = ProbeSite(str(tmp_path), str(root), probe)
+    tuner = site.tuner()
+    plan = Plan(
+        changes=[
+            PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10, rule="dirty-ratio-high"),
+            PlannedChange(
+                id=2, knob="sysfs", target="/sys/block/sda/queue/read_ahead_kb", new=4096, rule="read-ahead-small"
+            ),
+        ]
+    )
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5), screen=True)
+    with tuner.hold():
+        mixed, journal = _interleave(plan, tuner, site, spec, lambda m: None)
+    assert mixed is not None and journal is not None
+    screened = {s.rule: s for s in mixed.screened}
+    assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
+    assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
+    assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
+    assert any(line.startswith("read-ahead-small alone (1 change): no change beyond the noise") for line in mixed.notes)
+    assert (root / SETTING).read_text().strip() == "10"  # every setting applied again after the screening
+    assert (root / "sys/block/sda/queue/read_ahead_kb").read_text().strip() == "4096"

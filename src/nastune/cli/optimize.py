@@ -74,19 +74,19 @@ def optimize(
     xfs_fragmentation_exact: opt.FragExact = False,
     persist: opt.Persist = False,
     kernel: opt.KernelLab = False,
+    screen: opt.Screen = False,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
 
-    Proving the settings switches them off and on again, pair after pair: Samba reloads, NFS servers
-    restart, an MTU change flips the link. Settings that make a metric worse are left off (exit 1). A one-off
-    action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a terminal,
-    optimize shows the plan and changes nothing.
+    Proving the settings switches them off and on again, pair after pair (Samba reloads, NFS servers
+    restart, an MTU change flips the link); settings that make a metric worse are left off (exit 1).
+    A one-off action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a
+    terminal, optimize shows the plan and changes nothing.
 
-    With --inventory it tunes that NAS and measures from its clients; with --lab it starts from a
-    fresh `soho` lab (a small NAS as it ships) and does the same through the lab's inventory;
-    with --lab --kernel, a fresh kernel lab, measured on its client's NFS mount; with --live,
-    this host measured at --target."""
+    With --inventory it tunes that NAS and measures from its clients; --lab does the same on a fresh
+    `soho` lab (a small NAS as it ships) through its inventory, --lab --kernel on a fresh kernel lab
+    measured on its client's NFS mount; --live tunes this host, measured at --target."""
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
     from nastune.units import seconds
@@ -98,7 +98,7 @@ def optimize(
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
         measured = (workload or [], _params(size), repeats, out, target)
         frag = "exact" if xfs_fragmentation_exact else "sample"
-        spec = OptimizeSpec(*measured, frozenset(accept_risk or ()), pairs, flow, choices, frag, persist)
+        spec = OptimizeSpec(*measured, frozenset(accept_risk or ()), pairs, flow, choices, frag, persist, screen)
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)

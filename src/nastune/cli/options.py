@@ -173,6 +173,14 @@ Allow = Annotated[
 ActionTime = Annotated[
     str, typer.Option(metavar="DURATION", help="How long a one-off action may run at most (600, 30m, 2h).")
 ]
+Screen = Annotated[
+    bool,
+    typer.Option(
+        "--screen",
+        help="Then measure each rule's settings alone against none of them, on the workloads the plan moved "
+        "(3 pairs each): which change bought what.",
+    ),
+]
 Persist = Annotated[
     bool,
     typer.Option(

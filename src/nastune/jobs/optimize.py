@@ -28,6 +28,7 @@ from nastune.errors import UsageError
 from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
+from nastune.jobs.screen import Screened, screen
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
 from nastune.report import html
@@ -68,6 +69,7 @@ class OptimizeSpec:
     choices: Choices = field(default_factory=lambda: Choices())
     fragmentation: str = "sample"
     persist: bool = False  # the settings, once proved, also survive a reboot
+    screen: bool = False  # then each rule's settings alone, on the workloads the plan moved
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
@@ -110,6 +112,7 @@ class Interleaved:
     stopped: str = ""  # why the interleaved run ended early, if it did
     runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
     withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
+    screened: list[Screened] = field(default_factory=list)  # --screen: each rule's settings alone
 
     def to_json(self) -> dict:
         return {
@@ -120,6 +123,7 @@ class Interleaved:
             "switch_seconds": round(self.switch_seconds, 1),
             "refused": self.refused,
             "stopped": self.stopped,
+            "screened": [s.to_json() for s in self.screened],
         }
 
 
@@ -366,6 +370,10 @@ def _interleave(
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
+        if spec.screen:  # the system is A again: each rule's settings alone, before all are applied again
+            moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
+            result.screened = screen(settings, moved, mixed, site, tuner, log)
+            result.notes += [line for s in result.screened for line in s.lines()]
     except ab.Unchanged:
         return None, None
     except ab.AbError as e:
