@@ -174,6 +174,36 @@ def test_persist_keeps_a_static_interface_s_mtu_in_ifupdown_s_file(root, tmp_pat
     assert interfaces.read_text() == original
 
 
+@pytest.mark.parametrize(
+    ("config", "text", "written", "expected"),
+    [
+        (  # Ubuntu's netplan: a file of nastune's own, merged over the operator's definition
+            "etc/netplan/01-netcfg.yaml",
+            "network:\n  version: 2\n  ethernets:\n    eth0:\n      addresses: [10.0.0.2/24]\n",
+            "etc/netplan/90-nastune-eth0.yaml",
+            "network:\n  version: 2\n  ethernets:\n    eth0:\n      mtu: 9000\n",
+        ),
+        (  # systemd-networkd: a drop-in of the .network file that matches the interface
+            "etc/systemd/network/10-lan.network",
+            "[Match]\nName=en* eth0\n\n[Network]\nAddress=10.0.0.2/24\n",
+            "etc/systemd/network/10-lan.network.d/90-nastune-mtu.conf",
+            "[Link]\nMTUBytes=9000\n",
+        ),
+    ],
+)
+def test_persist_keeps_an_mtu_where_netplan_or_networkd_configures_the_interface(
+    root, tmp_path, config, text, written, expected
+):
+    (root / config).parent.mkdir(parents=True)
+    (root / config).write_text(text)
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[7]])), "--root", str(root), "--yes", "--persist")
+    assert (root / written).read_text().endswith(expected)
+    assert (root / config).read_text() == text  # the operator's own file untouched
+    assert not (root / "var/lib/nastune/persist/plan.json").exists()  # nothing left to replay at boot
+    run_cli("rollback", "--root", str(root))
+    assert not (root / written).exists()
+
+
 def test_persist_keeps_nfsd_s_threads_in_nfs_conf_where_nfs_server_reads_them(root, tmp_path):
     (root / "etc/nfs.conf").write_text("[nfsd]\nthreads=8\n")
     run_cli("apply", str(write_plan(tmp_path, [CHANGES[6]])), "--root", str(root), "--yes", "--persist")

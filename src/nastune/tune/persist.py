@@ -10,8 +10,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from nastune.root import Unavailable
 from nastune.rules.model import Change
-from nastune.tune import edits, ifupdown, nfsconf
+from nastune.tune import edits, ifupdown, netconf, nfsconf
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -23,13 +24,7 @@ UNIT = "/etc/systemd/system/nastune-reapply.service"
 # journaled like the others (the symbolic link `systemctl enable` makes is no file nastune
 # writes; without either the unit is written and never runs, as a reboot of the kernel lab showed)
 WANTED = "/etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
-# a setting kept in its service's own file: the file, and the file's text with the setting in it
-# (None: not a setting that file holds, e.g. an interface configured by DHCP)
-NATIVE: dict[str, tuple[str, Callable[[str, PlannedChange], str | None]]] = {
-    "mtu": (ifupdown.PATH, lambda text, c: ifupdown.with_mtu(text, c.target, int(c.new))),
-    "nfsd_threads": (nfsconf.PATH, lambda text, c: nfsconf.with_threads(text, int(c.new))),
-}
-PATHS = (SYSCTL, PLAN, UNIT, WANTED, *(path for path, _ in NATIVE.values()))
+PATHS = (SYSCTL, PLAN, UNIT, WANTED, ifupdown.PATH, nfsconf.PATH)  # with netconf.OWN: all persistence writes
 BOOT_STATE = "/var/lib/nastune/at-boot"  # the boot-time re-apply's own journals and lock
 
 
@@ -40,7 +35,7 @@ class FileKnob(Knob):
     kind = "file"
 
     def validate(self, change: Change) -> None:
-        if change.target not in PATHS:
+        if change.target not in PATHS and not netconf.OWN.fullmatch(change.target):
             raise TuneError(f"file {change.target!r}: not a file nastune persists to")
 
     def files(self, system: System, change: Change) -> list[str]:
@@ -100,20 +95,57 @@ def _native(
     system: System, changes: list[PlannedChange], out: list[tuple[PlannedChange, Knob, str | None]]
 ) -> list[PlannedChange]:
     """The settings kept in their services' own files, each file written once (appended to
-    `out`); the changes left for the boot unit. A file that does not exist is not made."""
+    `out`); the changes left for the boot unit. A service's file that does not exist is not made."""
+    texts: dict[str, str] = {}  # each file as the changes so far leave it
     kept = []
-    for path in dict.fromkeys(path for path, _ in NATIVE.values()):
-        text = system.read(path)
-        before = text
-        for c in changes:
-            edit = NATIVE[c.knob][1] if c.knob in NATIVE and NATIVE[c.knob][0] == path else None
-            edited = edit(text, c) if edit and text is not None else None
-            if edited is not None:
-                text = edited
-                kept.append(c)
-        if text != before and text is not None:
-            out.append(_file(system, path, text))
+    for c in changes:
+        found = NATIVE[c.knob](system, c, texts) if c.knob in NATIVE else None
+        if found:
+            texts[found[0]] = found[1]
+            kept.append(c)
+    out.extend(_file(system, path, text) for path, text in texts.items() if text != system.read(path))
     return [c for c in changes if c not in kept]
+
+
+def _mtu(system: System, c: PlannedChange, texts: dict[str, str]) -> tuple[str, str] | None:
+    """Where the interface is configured at boot: a static stanza of ifupdown's, netplan's
+    definition of it, or the systemd-networkd .network file that matches it (None: none of
+    them, so the boot unit sets it)."""
+    mtu, text = int(c.new), texts.get(ifupdown.PATH, system.read(ifupdown.PATH))
+    edited = ifupdown.with_mtu(text, c.target, mtu) if text is not None else None
+    if edited is not None:
+        return ifupdown.PATH, edited
+    for path in _listed(system, netconf.NETPLAN_DIR, ".yaml"):
+        section = netconf.netplan_section(system.read(path) or "", c.target)
+        if section and not netconf.OWN.fullmatch(path):
+            return netconf.netplan_file(c.target, section, mtu)
+    for path in _listed(system, netconf.NETWORKD_DIR, ".network"):
+        if netconf.networkd_match(system.read(path) or "", c.target):
+            return netconf.networkd_dropin(path, mtu)
+    return None
+
+
+def _threads(system: System, c: PlannedChange, texts: dict[str, str]) -> tuple[str, str] | None:
+    """nfsd's threads in /etc/nfs.conf, which nfs-server reads at every start (None: no such file)."""
+    text = texts.get(nfsconf.PATH, system.read(nfsconf.PATH))
+    edited = nfsconf.with_threads(text, int(c.new)) if text is not None else None
+    return (nfsconf.PATH, edited) if edited is not None else None
+
+
+def _listed(system: System, directory: str, suffix: str) -> list[str]:
+    """A configuration directory's files of one kind, in the order their system reads them."""
+    try:
+        names = system.root.listdir(directory)
+    except Unavailable:
+        return []
+    return [f"{directory}/{name}" for name in sorted(names) if name.endswith(suffix)]
+
+
+# a setting kept in its service's own file: where and what to write (None: it is not kept there)
+NATIVE: dict[str, Callable[[System, PlannedChange, dict[str, str]], tuple[str, str] | None]] = {
+    "mtu": _mtu,
+    "nfsd_threads": _threads,
+}
 
 
 def _reapply(changes: list[PlannedChange]) -> str:
