@@ -10,6 +10,7 @@ real NAS."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 import zlib
@@ -101,6 +102,19 @@ def keys(directory: Path) -> None:
     (keydir / "authorized_keys").write_text((keydir / "id_ed25519.pub").read_text())
 
 
+# a client's /var/tmp of its own, in the lab's directory, as a separate machine has: what it
+# leaves there (a transfer's source file, when it died mid-run) goes with the lab. Bound inside the
+# mount namespace `ip netns exec` made for its sshd, before sshd runs (its sessions inherit it),
+# and never in the host's own namespace, whose /var/tmp it would hide
+OWN_VAR_TMP = (
+    "import os, subprocess, sys\n"
+    "if os.readlink('/proc/self/ns/mnt') == sys.argv[1]:\n"
+    "    sys.exit('not in a mount namespace of its own: /var/tmp left as it is')\n"
+    "subprocess.run(['mount', '--bind', sys.argv[2], '/var/tmp'], check=True)\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
+
+
 def start(
     state: State, directory: Path, clients: int, rate: str, read_set: list[tuple[str, int]], protection: str | None
 ) -> None:
@@ -126,9 +140,10 @@ def start(
         ns = network.client_ns(i)
         conf = keydir / f"sshd-{ns}.conf"
         conf.write_text(SSHD_CONFIG.format(ns=ns, ip=f"ListenAddress {mgmt_ip(i)}:22", dir=keydir))
-        argv = in_ns(ns, ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)])
+        argv = in_ns(
+            ns, _own_var_tmp(directory / "hosts" / f"c{i}" / "var-tmp", ["/usr/sbin/sshd", "-D", "-e", "-f", str(conf)])
+        )
         sshd = spawn(state, f"sshd-{ns}", argv, directory / "logs" / f"sshd-{ns}.out")
-        _own_var_tmp(sshd.pid, directory / "hosts" / f"c{i}" / "var-tmp")
         wait_for(f"sshd-{ns}", sshd, partial(_answers, Ssh(hosts.clients[i - 1])), 30)
         fio = spawn(
             state,
@@ -139,12 +154,10 @@ def start(
         wait_for(f"fio-{ns}", fio, partial(_listening, ns, FIO_PORT))
 
 
-def _own_var_tmp(pid: int | None, where: Path) -> None:
-    """A client's /var/tmp of its own, in the lab's directory, as a separate machine has: what
-    it leaves there (a transfer's source file, when it died mid-run) goes with the lab. Its
-    sessions inherit the mount namespace `ip netns exec` gave its sshd."""
+def _own_var_tmp(where: Path, argv: list[str]) -> list[str]:
+    """`argv` run with /var/tmp bound to `where` (OWN_VAR_TMP), never in this mount namespace."""
     where.mkdir(parents=True, exist_ok=True)
-    run(["nsenter", "-t", str(pid), "-m", "mount", "--bind", str(where), "/var/tmp"])
+    return [sys.executable, "-c", OWN_VAR_TMP, os.readlink("/proc/self/ns/mnt"), str(where), *argv]
 
 
 def _answers(ssh: Ssh) -> bool:
