@@ -74,7 +74,16 @@ def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_o
     options = ("--repeats", "2", "--max-pairs", "3", "--out", str(directory / "out"), "--json")
     try:  # the namespace lab's directory apart: `lab down` takes down both
         run = nastune(
-            directory / "netns", "optimize", "--lab", "--kernel", "--yes", *only, *options, env=env, timeout=1500
+            directory / "netns",
+            "optimize",
+            "--lab",
+            "--kernel",
+            "--yes",
+            *only,
+            *options,
+            env=env,
+            timeout=1500,
+            check=False,
         )
         client = Ssh(inventory.load(directory / "lab" / "inventory.ini").clients[0])
         mounted = subprocess.run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"]), capture_output=True)
@@ -84,9 +93,14 @@ def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_o
     assert machine.orphans() == []  # its guest stopped with it
     assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in run.stderr
     options_now = dict(o.partition("=")[::2] for o in mounted.stdout.decode().strip().split(","))
-    assert int(options_now["rsize"]) > 8192 and int(options_now["wsize"]) > 8192  # mounted again, not only written
-    assert "noatime" in options_now
-    assert "rsize=1048576" in fstab and "wsize=1048576" in fstab and "noatime" in fstab
+    if json.loads(run.stdout).get("withheld"):  # under emulation a verdict can be worse: then nothing is left changed
+        assert run.returncode == 1, run.stderr
+        assert int(options_now["rsize"]) == 8192 and "rsize=1048576" not in fstab, (options_now, fstab)
+    else:
+        assert run.returncode == 0, run.stderr
+        assert int(options_now["rsize"]) > 8192 and int(options_now["wsize"]) > 8192  # mounted again, not only written
+        assert "noatime" in options_now
+        assert "rsize=1048576" in fstab and "wsize=1048576" in fstab and "noatime" in fstab
     summary = json.loads(run.stdout)["interleaved"]
     judged = {(r["workload"], r["target"]) for r in summary["rows"]}
     assert judged | {tuple(m.split(" MB/s")[0].split(" @ ")) for m in summary["refused"]} == {
