@@ -28,7 +28,8 @@ from nastune.errors import UsageError
 from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
-from nastune.jobs.screen import Screened, screen
+from nastune.jobs.optimized import Interleaved, Outcome
+from nastune.jobs.screen import screen
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
 from nastune.report import html
@@ -76,55 +77,6 @@ class OptimizeSpec:
             raise UsageError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
         if self.pairs and self.pairs[0] > self.pairs[1]:
             raise UsageError("--min-pairs must not exceed --max-pairs")
-
-
-@dataclass
-class Outcome:
-    rows: list[Row]
-    notes: list[str]
-    report: Path
-    plan: Plan
-    skipped: list[str]
-    journal: str | None  # None: nothing left applied
-    failed: list[str]
-    undo: str  # the command that rolls the plan back ("": nothing to roll back)
-    interleaved: Interleaved | None = None
-    flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
-    summary: wire.Optimize | None = None  # what compare.json holds and `optimize --json` prints
-    site: str = ""  # the NAS, as messages name it
-    persisted: bool = False
-    persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
-    withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
-    retry: str = ""  # the command that applies the withheld settings all the same
-
-
-@dataclass
-class Interleaved:
-    """The plan's settings measured a second way: with and without them in random alternation
-    (its one-off actions stay done on both sides), which drift cannot fool."""
-
-    rows: list[Row]
-    notes: list[str] = field(default_factory=list)
-    pairs: int = 0
-    seconds: float = 0.0
-    switch_seconds: float = 0.0
-    refused: list[str] = field(default_factory=list)
-    stopped: str = ""  # why the interleaved run ended early, if it did
-    runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
-    withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
-    screened: list[Screened] = field(default_factory=list)  # --screen: each rule's settings alone
-
-    def to_json(self) -> dict:
-        return {
-            "rows": [r.to_json() for r in self.rows],
-            "notes": self.notes,
-            "pairs": self.pairs,
-            "seconds": round(self.seconds, 1),
-            "switch_seconds": round(self.switch_seconds, 1),
-            "refused": self.refused,
-            "stopped": self.stopped,
-            "screened": [s.to_json() for s in self.screened],
-        }
 
 
 @dataclass
