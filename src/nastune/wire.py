@@ -191,6 +191,8 @@ class Interleaved(BaseModel):
     refused: list[str]
     stopped: str  # why the interleaved run ended early, if it did
     screened: list[Screened] = []  # optimize --screen: each rule's settings alone
+    idle: list[str] = []  # the rules whose settings alone changed nothing
+    dropped: bool = False  # and those were left off, keep.json applied instead
 
 
 class Optimize(Wire):

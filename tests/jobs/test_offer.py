@@ -19,20 +19,7 @@ from nastune.sites.live import LiveSite
 from nastune.snapshot import open_root
 from nastune.tune.plan import Plan, PlannedChange
 from tests.conftest import ROOTS
-
-
-class Answers:
-    """An operator who says `plan` to the plan and `action` to each one-off action --allow did
-    not name, after seeing the plan."""
-
-    def __init__(self, plan: bool = True, action: bool = False):
-        self.answers, self.asked = (plan, action), list[str]()
-
-    def decide(self, review):
-        self.asked += [s.label for s in review.actions if not s.allowed]
-        if not self.answers[0]:
-            return None
-        return [s for s in review.actions if s.allowed or self.answers[1]]
+from tests.jobs.conftest import Answers
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ to measure), so every value shows which side was really in place."""
 
 from __future__ import annotations
 
+import io
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from nastune.protocols.client import BenchError
 from nastune.sites.live import LiveSite
 from nastune.tune.plan import Plan, PlannedChange
 from tests.conftest import need
+from tests.jobs.conftest import Answers
 
 SETTING = "proc/sys/vm/dirty_ratio"  # 40 in the fixture; the plan sets 10
 
@@ -192,28 +194,88 @@ def test_each_side_finds_its_targets_once_in_its_own_state(root, tmp_path):
     assert site.found == ["40", "10"]  # A's targets found in A, B's in B, once each
 
 
+SCREENED = Plan(
+    changes=[
+        PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10, rule="dirty-ratio-high"),
+        PlannedChange(
+            id=2, knob="sysfs", target="/sys/block/sda/queue/read_ahead_kb", new=4096, rule="read-ahead-small"
+        ),
+    ]
+)
+READ_AHEAD = "sys/block/sda/queue/read_ahead_kb"  # 128 in the fixture; the other rule sets 4096
+
+
+def _screened(root, tmp_path, keep_only: bool = False, answers: Answers | None = None):
+    site = ProbeSite(str(tmp_path), str(root), Probe(root))
+    tuner = site.tuner()
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5), screen=True, keep_only=keep_only)
+    with tuner.hold():
+        mixed, journal = _interleave(SCREENED, tuner, site, spec, lambda m: None, answers)
+    assert mixed is not None and journal is not None
+    return mixed
+
+
 def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(root, tmp_path):
     """optimize --screen: the rule whose setting the probe reads bought the gain; the other, alone,
-    moved nothing; and all settings end applied."""
-    probe = Probe(root)
-    site = ProbeSite(str(tmp_path), str(root), probe)
-    tuner = site.tuner()
-    plan = Plan(
-        changes=[
-            PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10, rule="dirty-ratio-high"),
-            PlannedChange(
-                id=2, knob="sysfs", target="/sys/block/sda/queue/read_ahead_kb", new=4096, rule="read-ahead-small"
-            ),
-        ]
-    )
-    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5), screen=True)
-    with tuner.hold():
-        mixed, journal = _interleave(plan, tuner, site, spec, lambda m: None)
-    assert mixed is not None and journal is not None
+    moved nothing; and all settings end applied (nobody to ask)."""
+    mixed = _screened(root, tmp_path)
     screened = {s.rule: s for s in mixed.screened}
     assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
     assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
     assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
     assert any(line.startswith("read-ahead-small alone (1 change): no change beyond the noise") for line in mixed.notes)
     assert (root / SETTING).read_text().strip() == "10"  # every setting applied again after the screening
-    assert (root / "sys/block/sda/queue/read_ahead_kb").read_text().strip() == "4096"
+    assert (root / READ_AHEAD).read_text().strip() == "4096"
+    assert mixed.idle == ["read-ahead-small"] and not mixed.dropped
+
+
+@pytest.mark.parametrize("how", ["--keep-only", "yes", "no"])
+def test_the_rule_that_changed_nothing_alone_is_left_off_when_the_operator_says_so(root, tmp_path, how):
+    """keep.json holds the settings of the rules that helped; --keep-only or a yes applies only
+    those, a no applies all; --keep-only asks nothing."""
+    answers = Answers(keep=how == "yes")
+    mixed = _screened(root, tmp_path, keep_only=how == "--keep-only", answers=answers)
+    kept = Plan.model_validate_json((tmp_path / "keep.json").read_text())
+    assert [c.rule for c in kept.changes] == ["dirty-ratio-high"]
+    assert (root / SETTING).read_text().strip() == "10"
+    assert (root / READ_AHEAD).read_text().strip() == ("4096" if how == "no" else "128")
+    assert mixed.dropped is (how != "no")
+    assert answers.asked == ([] if how == "--keep-only" else ["keep dirty-ratio-high; drop read-ahead-small"])
+
+
+def test_nothing_is_offered_for_removal_when_no_rule_alone_helped():
+    """A bundle that helped while neither rule alone did: its rules act together, kept whole; a
+    rule without a verdict is kept, one better on any metric is kept, one that is not is idle."""
+    from nastune.jobs.screen import Screened, idle
+    from nastune.stats.compare import compare
+    from nastune.stats.runs import Row
+
+    def rule(name: str, b: list[float]) -> Screened:
+        return Screened(name, 1, [Row("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))])
+
+    same, better = [100.2, 100.8, 99.1, 100.4, 99.6], [130, 131, 129, 130.5, 129.5]
+    assert idle([rule("a", same), rule("b", same)]) == (["a", "b"], [])
+    unknown = Screened("c", 1, stopped="its settings already read as planned")
+    assert idle([rule("a", same), rule("b", better), unknown]) == (["b", "c"], ["a"])
+
+
+@pytest.mark.parametrize("persist", [None, True, False])
+def test_the_end_asks_whether_to_persist_unless_told(root, tmp_path, persist):
+    """Neither --persist nor --no-persist: the operator is asked, and a yes writes sysctl.d;
+    --persist persists at apply and --no-persist leaves it, neither asking."""
+    from rich.console import Console
+
+    from nastune.jobs.offer import Choices
+    from nastune.jobs.optimize import run
+
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(SCREENED.to_json())
+    site = ProbeSite(str(tmp_path), str(root), Probe(root))
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path / "out", pairs=(5, 5), choices=Choices(plan_file), persist=persist)
+    answers = Answers(persist=True)
+    done = run(spec, site, Console(file=io.StringIO()), answers, lambda m: None)
+    assert answers.asked == (["persist 2"] if persist is None else [])
+    conf = root / "etc/sysctl.d/90-nastune.conf"
+    assert ("vm.dirty_ratio = 10" in conf.read_text()) if persist is not False else not conf.exists()
+    assert done.persisted is (persist is not False)
+    assert (done.persisting is None) is (persist is not False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from nastune.report import outcomes
@@ -70,3 +71,20 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
     assert f"`{retry}` applies them all the same" in shown
     assert "Undo everything" not in shown
     assert "Changed on" not in shown
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_optimize_names_the_rules_that_changed_nothing_alone_and_how_to_leave_them_off(tmp_path, dropped):
+    from nastune.jobs.optimize import Interleaved, Outcome
+    from nastune.tune.plan import Plan
+
+    rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
+    mixed = Interleaved(rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
+    keeping = "" if dropped else f"nastune rollback --journal J && nastune apply {tmp_path / 'keep.json'}"
+    done = Outcome(rows, [], tmp_path / "report.html", Plan(changes=[]), [], "J", [], "undo", mixed, keeping=keeping)
+    out = io.StringIO()
+    outcomes.optimize(Console(file=out, width=200, color_system=None), done)
+    shown = out.getvalue()
+    said = "Left off" if dropped else "Kept, though"
+    assert f"{said}: read-ahead-small, whose settings alone changed nothing" in shown
+    assert (f"to leave them off: `{keeping}`" in shown) is not dropped

@@ -12,6 +12,7 @@ import typer
 from nastune.cli import options as opt
 from nastune.cli.common import app, console, err, fail, failing, named, say, site, size_option
 from nastune.report import outcomes
+from nastune.units import seconds
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,10 +24,24 @@ if TYPE_CHECKING:
 class Asked:
     """optimize's questions, asked once the plan is shown: --yes agrees to the plan (a one-off
     action also needs --allow); at a terminal the operator answers each one-off action --allow did
-    not name, then the plan; without either, the plan is shown and nothing changes."""
+    not name, then the plan; without either, the plan is shown and nothing changes. At a terminal
+    without --yes, the closing questions too: what to keep, and whether to persist it."""
 
     def __init__(self, yes: bool, shown: Console):
         self.yes, self.shown = yes, shown
+
+    def keep(self, kept: list[str], dropped: list[str]) -> bool:
+        if self.yes or not sys.stdin.isatty():
+            return False
+        return typer.confirm(
+            f"Keep the settings of {len(kept)} rules ({', '.join(kept)}) and drop those of {len(dropped)} that "
+            f"changed nothing alone ({', '.join(dropped)})?"
+        )
+
+    def persist(self, count: int) -> bool:
+        if self.yes or not sys.stdin.isatty():
+            return False
+        return typer.confirm(f"Make these {count} settings survive a reboot?")
 
     def decide(self, review: Review) -> list[Step] | None:
         from nastune.report import tune_view  # lazy: pydantic, through the wire formats
@@ -72,33 +87,33 @@ def optimize(
     allow: opt.Allow = None,
     action_time: opt.ActionTime = "1h",
     xfs_fragmentation_exact: opt.FragExact = False,
-    persist: opt.Persist = False,
+    persist: opt.Persist = None,
     kernel: opt.KernelLab = False,
     screen: opt.Screen = False,
+    keep_only: opt.KeepOnly = False,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
-    reboot, what it disturbs) and ask; then prove it and leave it applied, and report.
+    reboot, what it disturbs) and ask; prove it, leave it applied, report; ask whether to persist it.
 
     Proving the settings switches them off and on again, pair after pair (Samba reloads, NFS servers
     restart, an MTU change flips the link); settings that make a metric worse are left off (exit 1).
     A one-off action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a
-    terminal, optimize shows the plan and changes nothing.
+    terminal, optimize shows the plan and changes nothing (and asks nothing at the end).
 
     With --inventory it tunes that NAS and measures from its clients; --lab does the same on a fresh
     `soho` lab (a small NAS as it ships) through its inventory, --lab --kernel on a fresh kernel lab
     measured on its client's NFS mount; --live tunes this host, measured at --target."""
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
-    from nastune.units import seconds
 
     named(lab, inventory, target)
     options = _site_options(bool(lab), kernel, scenario, log := say("optimize"), login_file)
     with failing():  # checked before anything is reached; no workloads named: the site's defaults
         choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
-        measured = (workload or [], _params(size), repeats, out, target)
+        measured = (workload or [], _params(size), repeats, out, target, frozenset(accept_risk or ()))
         frag = "exact" if xfs_fragmentation_exact else "sample"
-        spec = OptimizeSpec(*measured, frozenset(accept_risk or ()), pairs, flow, choices, frag, persist, screen)
+        spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, screen, keep_only)
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)

@@ -181,9 +181,19 @@ Screen = Annotated[
         "(3 pairs each): which change bought what.",
     ),
 ]
-Persist = Annotated[
+KeepOnly = Annotated[
     bool,
     typer.Option(
-        "--persist", help="Also make the settings survive a reboot (without it, the end says which will not)."
+        "--keep-only",
+        help="With --screen (implied): leave off, without asking, the rules whose settings alone changed "
+        "nothing beyond the noise; keep.json holds the rest either way.",
+    ),
+]
+Persist = Annotated[
+    bool | None,
+    typer.Option(
+        "--persist/--no-persist",
+        help="Make the proved settings survive a reboot, or not, without asking (neither: asked at a terminal "
+        "without --yes; otherwise the end names the command).",
     ),
 ]

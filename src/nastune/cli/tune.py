@@ -198,7 +198,7 @@ def persist(
     /etc/sysctl.d/90-nastune.conf, mount options in /etc/fstab, the rest applied at boot by a
     systemd unit. Each file is journaled, so `nastune rollback` removes them again. Refused when a
     setting no longer reads as applied, or another file would override a sysctl at boot."""
-    from nastune.jobs import persist as persisting
+    from nastune.tune import persisted as persisting
 
     if inventory:
         on_nas(inventory, "persist", journal)

@@ -41,9 +41,19 @@ class Choices:
 class Consent(Protocol):
     """The operator, shown the reviewed plan: the one-off actions to run (those --allow named,
     and those they say yes to), or None when they say no to the plan (an operator who cannot
-    be asked runs only what --allow named, and only with --yes)."""
+    be asked runs only what --allow named, and only with --yes); and at the end, what of the
+    proved settings to keep and whether to persist them (one who cannot be asked: no)."""
 
     def decide(self, review: Review) -> list[Step] | None: ...
+
+    def keep(self, kept: list[str], dropped: list[str]) -> bool:
+        """Whether to leave off the settings of the `dropped` rules (those that changed nothing
+        measured alone) and apply only the `kept` ones'."""
+        ...
+
+    def persist(self, count: int) -> bool:
+        """Whether to make the `count` settings that a reboot would undo survive it."""
+        ...
 
 
 class Declined(Failure):

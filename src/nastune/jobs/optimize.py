@@ -27,9 +27,9 @@ from nastune.bench.sizing import sized
 from nastune.errors import UsageError
 from nastune.facts import Facts, Reading
 from nastune.jobs import ab
+from nastune.jobs import screen as screening
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.jobs.optimized import Interleaved, Outcome
-from nastune.jobs.screen import screen
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
 from nastune.report import html
@@ -69,14 +69,16 @@ class OptimizeSpec:
     flow: str = "interleaved"  # or "before-after"
     choices: Choices = field(default_factory=lambda: Choices())
     fragmentation: str = "sample"
-    persist: bool = False  # the settings, once proved, also survive a reboot
+    persist: bool | None = None  # the settings, once proved, also survive a reboot (None: ask at the end)
     screen: bool = False  # then each rule's settings alone, on the workloads the plan moved
+    keep_only: bool = False  # and leave off, without asking, the rules whose settings alone changed nothing
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
             raise UsageError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
         if self.pairs and self.pairs[0] > self.pairs[1]:
             raise UsageError("--min-pairs must not exceed --max-pairs")
+        self.screen = self.screen or self.keep_only  # what to keep is known from screening only
 
 
 @dataclass
@@ -93,6 +95,7 @@ class _Run:
     skipped: list[str]
     console: Console
     log: Callable[[str], None]
+    consent: Consent
 
     def measure(self, workloads: list[str], name: str, label: str) -> ResultSet:
         pairs = self.site.pairs(self.spec.target, workloads)
@@ -146,7 +149,7 @@ def run(
         except Declined as e:
             raise Declined(f"{e}; the plan is in {spec.out / 'plan.json'} (edit it, then --plan FILE)") from None
         flow = _before_after if spec.flow == "before-after" else _interleaved
-        return flow(_Run(spec, site, tuner, facts, findings, plan, skipped, console, log))
+        return flow(_Run(spec, site, tuner, facts, findings, plan, skipped, console, log, consent))
 
 
 def _limiting(
@@ -169,7 +172,7 @@ def _before_after(r: _Run) -> Outcome:
     before = r.measure(spec.workloads, "before.json", "before")
     r.findings = _limiting(spec, r.findings, [before], log)  # what limited the baseline leads
     log(f"apply: {len(plan.changes)} changes ({len(r.skipped)} left out)")
-    journal = tuner.apply(plan, spec.accept_risk, log, persist=spec.persist and not spec.pairs)
+    journal = tuner.apply(plan, spec.accept_risk, log, persist=bool(spec.persist) and not spec.pairs)
     if journal is None:
         raise OptimizeError("the plan changes nothing here: every setting already is as planned")
     with Undoing(spec.out, tuner, journal) as undo:
@@ -181,7 +184,7 @@ def _before_after(r: _Run) -> Outcome:
         settings, _ = ab.reversible(plan)
         if spec.pairs and settings.changes:
             tuner.rollback(journal)
-            mixed, kept = _interleave(plan, tuner, r.site, spec, log)
+            mixed, kept = _interleave(plan, tuner, r.site, spec, log, r.consent)
             kept, withheld = kept or (None if mixed and mixed.withheld else journal), []
         elif withheld:
             log(f"rollback: the plan made {', '.join(withheld)} worse")
@@ -212,7 +215,7 @@ def _interleaved(r: _Run) -> Outcome:
         if not served:
             notes.append("the one-off actions were applied; no chosen workload measures them (aged-read does)")
     with Undoing(spec.out, tuner, journal) as undo:
-        mixed, applied = _interleave(plan, tuner, r.site, spec, log)
+        mixed, applied = _interleave(plan, tuner, r.site, spec, log, r.consent)
         if served and mixed is None:  # no settings were switched: the after-measurement on its own
             log("measure: after the one-off actions")
             runs.append(r.measure(served, "after.json", "after"))
@@ -267,10 +270,14 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
     )
     (spec.out / "compare.json").write_text(summary.dumps())
     undo = tuner.undo(journal) if journal else ""
-    lasting = None if spec.persist or not journal else tuner.persisting(journal)
+    if mixed and mixed.dropped:
+        plan = screening.without(plan, mixed.idle)
     settings = ab.reversible(plan)[0].changes if proof.withheld else []
     left = [c for c in plan.changes if c not in settings]  # withheld: the one-off actions stay done
-    retry = f"nastune apply {spec.out / 'settings.json'}" if proof.withheld else ""
+    persisted, lasting = _persisted(r, journal, left)
+    retry = tuner.applying(spec.out / "settings.json") if proof.withheld else ""
+    offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
+    keeping = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
     report = html.render(
         proof.runs,
         spec.out / "report.html",
@@ -278,7 +285,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
         proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else []),
         facts=json.loads(r.facts.to_json()),
         findings=[f.model_dump(mode="json") for f in r.findings],
-        applied=[_applied(c, spec.persist) for c in left],
+        applied=[_applied(c, persisted) for c in left],
         left_out=r.skipped,
         title="nastune optimize",
         interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
@@ -290,16 +297,46 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
     done = Outcome(proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
     done.plan = plan.model_copy(update={"changes": left})
     return replace(
-        done, site=r.site.name, persisted=spec.persist, persisting=lasting, withheld=proof.withheld, retry=retry
+        done,
+        site=r.site.name,
+        persisted=persisted,
+        persisting=lasting,
+        withheld=proof.withheld,
+        retry=retry,
+        keeping=keeping,
     )
 
 
+def _persisted(r: _Run, journal: str | None, left: list[PlannedChange]) -> tuple[bool, str | None]:
+    """Whether the settings left applied survive a reboot, and if not the command that makes them:
+    --persist made them at apply, --no-persist leaves them; asked, the operator's yes does it now."""
+    if r.spec.persist or not journal:
+        return bool(r.spec.persist and journal), None
+    lasting = r.tuner.persisting(journal)
+    lost = [c for c in left if KNOBS[c.knob].fate() == "lost"]
+    if lasting is None or not lost or r.spec.persist is False or not r.consent.persist(len(lost)):
+        return False, lasting
+    r.log(f"persist: {len(lost)} settings")
+    try:
+        r.tuner.persist(journal, r.log)
+    except (TuneError, NasError) as e:
+        r.log(f"persist failed, the settings stay applied and a reboot undoes {len(lost)} of them: {e}")
+        return False, lasting
+    return True, None
+
+
 def _interleave(
-    plan: Plan, tuner: Tuner, site: Site, spec: OptimizeSpec, log: Callable[[str], None]
+    plan: Plan,
+    tuner: Tuner,
+    site: Site,
+    spec: OptimizeSpec,
+    log: Callable[[str], None],
+    consent: Consent | None = None,
 ) -> tuple[Interleaved | None, str | None]:
     """The plan's settings (not applied: A; its one-off actions stay as they are) alternated with
-    B by the tuner, then applied. Returns the result and the journal of that last apply (None: no
-    settings, or none that changes anything). An interleaved run that fails is reported, not fatal."""
+    B by the tuner, then applied (screened: those the operator keeps, whom `consent` asks).
+    Returns the result and the journal of that last apply (None: no settings, or none that
+    changes anything). An interleaved run that fails is reported, not fatal."""
     out = spec.out
     settings, actions = ab.reversible(plan)
     if not settings.changes:
@@ -307,25 +344,17 @@ def _interleave(
     (out / "settings.json").write_text(settings.to_json() + "\n")
     log(f"interleave: {len(settings.changes)} settings without (A) and with (B), in random order")
     try:
-        least, most = spec.pairs or PAIRS
-        mixed = ab.AbSpec(
-            settings,
-            spec.workloads,
-            spec.params,
-            out / "interleaved",
-            spec.target,
-            least,
-            most,
-            accept_risk=spec.accept_risk,
-        )
+        where = (out / "interleaved", spec.target, *(spec.pairs or PAIRS))
+        mixed = ab.AbSpec(settings, spec.workloads, spec.params, *where, accept_risk=spec.accept_risk)
         done = ab.run(mixed, site, tuner, log)
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
         if spec.screen:  # the system is A again: each rule's settings alone, before all are applied again
             moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
-            result.screened = screen(settings, moved, mixed, site, tuner, log)
+            result.screened = screening.screen(settings, moved, mixed, site, tuner, log)
             result.notes += [line for s in result.screened for line in s.lines()]
+            settings = _kept(settings, result, spec, consent, log)
     except ab.Unchanged:
         return None, None
     except ab.AbError as e:
@@ -342,7 +371,7 @@ def _interleave(
         return result, None
     log("apply: the settings")
     try:
-        again = tuner.apply(settings, spec.accept_risk, log, persist=spec.persist)
+        again = tuner.apply(settings, spec.accept_risk, log, persist=bool(spec.persist))
         if again is None:
             raise TuneError("nothing was applied: the settings already read as planned after their rollback")
         return result, again
@@ -351,3 +380,23 @@ def _interleave(
             f"the settings could not be applied after interleaving ({e}); they are rolled back, the one-off "
             f"actions stay done; `nastune apply {out / 'settings.json'}` retries"
         ) from e
+
+
+def _kept(
+    settings: Plan, result: Interleaved, spec: OptimizeSpec, consent: Consent | None, log: Callable[[str], None]
+) -> Plan:
+    """The settings to apply after screening: all of them, or (--keep-only, or the operator's
+    yes) those of the rules that helped; keep.json holds those either way."""
+    kept, result.idle = screening.idle(result.screened)
+    if not result.idle:
+        return settings
+    helped = screening.without(settings, result.idle)
+    (spec.out / "keep.json").write_text(helped.to_json() + "\n")
+    result.dropped = spec.keep_only or bool(consent and consent.keep(kept, result.idle))
+    if result.dropped:
+        note = f"left off, as their settings alone changed nothing: {', '.join(result.idle)}"
+    else:
+        note = f"changed nothing alone: {', '.join(result.idle)} (keep.json holds the other settings)"
+    log(f"keep: {note}")
+    result.notes.append(note)
+    return helped if result.dropped else settings

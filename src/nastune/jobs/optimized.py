@@ -31,6 +31,7 @@ class Outcome:
     persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
     withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
     retry: str = ""  # the command that applies the withheld settings all the same
+    keeping: str = ""  # the commands that leave on only the settings that helped alone (keep.json)
 
 
 @dataclass
@@ -48,6 +49,8 @@ class Interleaved:
     runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
     withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
     screened: list[Screened] = field(default_factory=list)  # --screen: each rule's settings alone
+    idle: list[str] = field(default_factory=list)  # the rules whose settings alone changed nothing
+    dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
 
     def to_json(self) -> dict:
         return {
@@ -59,4 +62,6 @@ class Interleaved:
             "refused": self.refused,
             "stopped": self.stopped,
             "screened": [s.to_json() for s in self.screened],
+            "idle": self.idle,
+            "dropped": self.dropped,
         }

@@ -39,6 +39,12 @@ class Screened:
         moved = tables.moved(self.rows)
         return [f"{head}: {line}" for line in moved] or [f"{head}: no change beyond the noise"]
 
+    @property
+    def idle(self) -> bool:
+        """Measured, and better on no metric: its settings cost something (a restart, a setting a
+        reboot undoes, one more non-default) for nothing seen. No verdict at all is not idle."""
+        return not self.stopped and bool(self.rows) and all(r.result.verdict != "better" for r in self.rows)
+
     def to_json(self) -> dict:
         return {
             "rule": self.rule,
@@ -53,6 +59,19 @@ def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:
     for change in settings.changes:
         groups.setdefault(change.rule or "(the plan's own)", []).append(change)
     return groups
+
+
+def idle(screened: list[Screened]) -> tuple[list[str], list[str]]:
+    """The rules worth keeping and those to offer for removal; none offered unless some rule is
+    kept (a bundle that helped while no rule alone did is kept whole: its rules act together)."""
+    kept = [s.rule for s in screened if not s.idle]
+    return (kept, [s.rule for s in screened if s.idle]) if kept else ([s.rule for s in screened], [])
+
+
+def without(settings: Plan, rules: list[str]) -> Plan:
+    """`settings` less the changes of `rules` (as by_rule groups them)."""
+    left = [c for rule, changes in by_rule(settings).items() if rule not in rules for c in changes]
+    return settings.model_copy(update={"changes": [c for c in settings.changes if c in left]})
 
 
 def screen(

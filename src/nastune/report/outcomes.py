@@ -125,6 +125,12 @@ def closing(console: Console, outcome: Outcome) -> None:
             layout.styled(f"Settings left as they were: they made {', '.join(outcome.withheld)} worse", "red")
         )
         console.print(f"  `{outcome.retry}` applies them all the same", highlight=False)
+    mixed = outcome.interleaved
+    if mixed and mixed.idle:
+        done = "Left off" if mixed.dropped else "Kept, though"
+        console.print(f"{done}: {', '.join(mixed.idle)}, whose settings alone changed nothing", highlight=False)
+    if outcome.keeping:
+        console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
     if steps:
         console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
     for s in steps:

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from nastune import commands
@@ -17,7 +18,7 @@ from nastune.remote.inventory import Nas
 from nastune.risks import Risks
 from nastune.sites import handles
 from nastune.ssh import Ssh
-from nastune.tune import executor, lock
+from nastune.tune import executor, lock, persisted
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
 from nastune.tune.rollback import rollback
@@ -39,8 +40,16 @@ class Tuner(Protocol):
 
     def undo(self, journal: str) -> str: ...
 
+    def applying(self, plan_file: Path) -> str:
+        """The command that applies `plan_file` here, as the operator runs it."""
+        ...
+
     def persisting(self, journal: str) -> str | None:
         """The command that makes `journal`'s settings survive a reboot (None: the NAS does not reboot)."""
+        ...
+
+    def persist(self, journal: str, log: Callable[[str], None]) -> None:
+        """Make `journal`'s settings survive a reboot, as `persisting`'s command does."""
         ...
 
     def newest(self) -> str | None: ...
@@ -78,8 +87,16 @@ class Here:
     def undo(self, journal: str) -> str:
         return f"nastune rollback --journal {journal}"
 
+    def applying(self, plan_file: Path) -> str:
+        return f"nastune apply {plan_file}"
+
     def persisting(self, journal: str) -> str | None:
         return f"nastune persist --journal {journal}" if self.system.boots else None
+
+    def persist(self, journal: str, log: Callable[[str], None]) -> None:
+        made = persisted.held(Journal.at(self.system, journal), log)  # optimize holds the lock
+        if made:
+            log(f"persisted; `nastune rollback --journal {made}` removes what that wrote")
 
     def refusals(self, plan: Plan) -> dict[int, str]:
         return {r.index: r.error for r in executor.diff(plan, self.system) if r.error and r.index >= 0}
@@ -237,10 +254,20 @@ class OnNas:
     def undo(self, journal: str) -> str:
         return f"nastune rollback --inventory {self.inventory} --journal {journal}"
 
+    def applying(self, plan_file: Path) -> str:
+        return f"nastune apply {plan_file} --inventory {self.inventory}"
+
     def persisting(self, journal: str) -> str | None:
         if self.nas.lab:  # the lab's hosts, namespaces of this machine: gone at a reboot
             return None
         return f"nastune persist --inventory {self.inventory} --journal {journal}"
+
+    def persist(self, journal: str, log: Callable[[str], None]) -> None:
+        """Each host's journal persisted there, as `nastune persist` on that host does."""
+        for host, path in self._split(journal):
+            agent = self._agent(host)
+            said = agent.nastune("persist", "--journal", path, what="persist").strip()
+            log(f"{agent.name}: {said}")
 
     def newest(self) -> str | None:
         try:

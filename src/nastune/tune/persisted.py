@@ -1,7 +1,7 @@
-"""persist as a workflow: the settings a journal holds as applied, made to survive a reboot
-(sysctl.d for sysctls, fstab options, a systemd unit that applies the rest at boot), each file
-journaled in a journal of its own, so that `rollback` removes them again. optimize leaves its
-settings applied but not persisted unless asked (--persist): this is the way to do it after."""
+"""The settings a journal holds as applied, made to survive a reboot after the fact (sysctl.d for
+sysctls, fstab options, a systemd unit that applies the rest at boot), each file journaled in a
+journal of its own, so that `rollback` removes them again: `nastune persist`, and optimize when
+the operator says yes at its end."""
 
 from __future__ import annotations
 
@@ -41,5 +41,10 @@ def settings(journal: Journal) -> Plan:
 def run(journal: Journal, log: Callable[[str], None]) -> str | None:
     """The journal of the persistence files written; None when they already say so."""
     with lock.hold(journal.system, "persist"):
-        made = executor.apply(settings(journal), journal.system, persist=True, log=log)
+        return held(journal, log)
+
+
+def held(journal: Journal, log: Callable[[str], None]) -> str | None:
+    """run() by a caller that holds the system's tuning lock already (optimize)."""
+    made = executor.apply(settings(journal), journal.system, persist=True, log=log)
     return made.path if made else None
