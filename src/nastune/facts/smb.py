@@ -3,12 +3,15 @@ or as written in the file when testparm is not available (marked unresolved)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+import json
+
+from pydantic import BaseModel, Field
 
 from nastune.conf import samba as samba_conf
 from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
 from nastune.facts.nfs_server import config_path
+from nastune.facts.shares import ShareLook, look
 from nastune.facts.system import Process
 
 AREA = "smb"
@@ -25,9 +28,19 @@ class SambaConfig(BaseModel):
     shares: dict[str, dict[str, str]]
 
 
+class Session(BaseModel):
+    """A client's session, as smbstatus lists it (Samba names no client's system: its name may)."""
+
+    machine: str  # the name the client gave (remote_machine)
+    address: str  # where it connects from (hostname)
+    dialect: str
+
+
 class SmbFacts(Section):
     running: bool
     config: Fact[SambaConfig]
+    sessions: Fact[list[Session]] | None = None  # the clients connected now (smbstatus, while smbd runs)
+    looks: dict[str, ShareLook] = Field(default_factory=dict)  # by share (facts.shares)
 
 
 def _split(sections: samba_conf.Sections, path: str, resolved: bool, **read: list[str]) -> SambaConfig:
@@ -53,16 +66,37 @@ def raw_config(ctx: Context, path: str, text: str) -> SambaConfig:
 
 def collect(ctx: Context, processes: list[Process]) -> SmbFacts:
     smbd = [p for p in processes if p.name == "smbd"]
-    path = config_path(smbd, ("-s", "--configfile"), DEFAULT)
+    config = _config(ctx, config_path(smbd, ("-s", "--configfile"), DEFAULT))
+    sessions = ctx.command_fact(["smbstatus", "-b", "--json"], _sessions) if smbd else None
+    return SmbFacts(running=bool(smbd), config=config, sessions=sessions, looks=_looks(ctx, config))
+
+
+def _sessions(text: str) -> list[Session]:
+    listed = json.loads(text).get("sessions") or {}
+    return [
+        Session(
+            machine=s.get("remote_machine", ""), address=s.get("hostname", ""), dialect=s.get("session_dialect", "")
+        )
+        for s in listed.values()
+    ]
+
+
+def _config(ctx: Context, path: str) -> Fact[SambaConfig]:
     resolved = ctx.run(["testparm", "-s", "-v", path])
     if resolved.ok and resolved.stdout.strip():
         try:
-            parsed = _split(samba_conf.parse(resolved.stdout), path, True)
-            config: Fact[SambaConfig] = Fact(value=parsed, source=resolved.source)
-            return SmbFacts(running=bool(smbd), config=config)
+            return Fact(value=_split(samba_conf.parse(resolved.stdout), path, True), source=resolved.source)
         except ValueError as e:
             ctx.warn(resolved.source, str(e))
     raw = ctx.fact(path, lambda text: raw_config(ctx, path, text))
     if raw.known and not resolved.ok:
         ctx.warn(path, f"read unresolved (defaults not filled in): {resolved.reason}")
-    return SmbFacts(running=bool(smbd), config=raw)
+    return raw
+
+
+def _looks(ctx: Context, config: Fact[SambaConfig]) -> dict[str, ShareLook]:
+    """A glance into each share whose path is one directory for every client (not [homes]'s, nor
+    one with a substitution such as %U)."""
+    shares = config.value.shares if config.known and config.value else {}
+    paths = {name: params.get("path", "") for name, params in shares.items() if name.lower() != "homes"}
+    return {name: look(ctx, path) for name, path in paths.items() if path.startswith("/") and "%" not in path}

@@ -49,12 +49,22 @@ class Aging(Strict):
     chunk: str = "64K"
 
 
+class Files(Strict):
+    """A big directory in the share: `count` empty files in `directory`; with `mac`, also the
+    traces a Mac's Finder leaves there (an AppleDouble ._ file for every tenth, a .DS_Store)."""
+
+    directory: str = Field("scans", pattern=r"^[a-z0-9][a-z0-9-]{0,31}$")
+    count: int = Field(50_000, ge=1, le=200_000)
+    mac: bool = False
+
+
 class Storage(Strict):
     size: str = "3G"
     external_log: bool = False
     log_size: str = "64M"
     mount_options: list[str] = []
     aging: Aging | None = None
+    files: Files | None = None
 
     @field_validator("mount_options")
     @classmethod

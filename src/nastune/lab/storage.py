@@ -56,6 +56,8 @@ def build(state: State, directory: Path, storage: Storage) -> Disk:
         unmount(str(mnt))
     _mount(state, data, mnt, options)
     share = mnt / "share"
+    if storage.files:
+        populate(share / storage.files.directory, storage.files.count, storage.files.mac)
     (share / "pub").mkdir(parents=True, exist_ok=True)
     share.chmod(0o755)  # vsftpd refuses a writable anonymous root
     (share / "pub").chmod(0o777)
@@ -65,6 +67,10 @@ def build(state: State, directory: Path, storage: Storage) -> Disk:
 def _mount(state: State, device: str, mnt: Path, options: list[str]) -> None:
     state.add(Mounted(path=str(mnt)))
     run(["mount", "-t", "xfs"] + (["-o", ",".join(options)] if options else []) + [device, str(mnt)])
+
+
+# The header of an AppleDouble file (magic 0x00051607, version 2), as macOS writes one
+APPLEDOUBLE = bytes.fromhex("0005160700020000") + bytes(16) + bytes.fromhex("0000")
 
 
 def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
@@ -83,6 +89,18 @@ def age(directory: Path, files: int, file_size: int, chunk: int) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def populate(directory: Path, count: int, mac: bool) -> None:
+    """`count` empty files named as a scanner names them; with `mac`, what a Mac's Finder adds
+    on a share without vfs_fruit: ._ files holding metadata, and the window's .DS_Store."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        (directory / f"scan-{n:06d}.pdf").touch()
+        if mac and n % 10 == 0:
+            (directory / f"._scan-{n:06d}.pdf").write_bytes(APPLEDOUBLE)
+    if mac:
+        (directory / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
 
 
 def aged_files(share: Path) -> list[tuple[str, int]]:

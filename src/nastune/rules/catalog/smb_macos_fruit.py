@@ -1,9 +1,13 @@
+import re
 from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Evidence, Finding, Rule, Severity
 from nastune.rules.query import present
 
+# the names macOS gives a computer (MacBook Pro, iMac, Mac mini, Mac Studio, Mac Pro), as its
+# sessions name it: Samba reports no client's system, and vfs_fruit's own AAPL context is not there yet
+MAC_NAME = re.compile(r"macbook|imac|mac-?(mini|studio|pro)\b", re.IGNORECASE)
 MODULES = ["catia", "fruit", "streams_xattr"]  # in vfs_fruit(8)'s order: fruit before streams_xattr
 # how macOS's Finder metadata and AppleDouble files are kept, as the vfs_fruit users' cure has it
 SETTINGS = {
@@ -22,20 +26,28 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
         return
     scopes = {"global": c.globals, **c.shares}
     loaded = {name: (params.get("vfs objects") or "").split() for name, params in scopes.items()}
-    if any("fruit" in modules for modules in loaded.values()):
-        return
     own = sorted(name for name, modules in loaded.items() if name != "global" and "vfs objects" in scopes[name])
+    macs = [s.machine for s in (smb.sessions.value or [] if smb.sessions else []) if MAC_NAME.search(s.machine)]
+    used = list(c.shares) if macs else [n for n, seen in smb.looks.items() if seen.mac]
+    bare = [n for n in used if "fruit" not in loaded[n if n in own else "global"]]
+    if not bare:  # no share without vfs_fruit that Macs use
+        return
+    evidence = [
+        Evidence(fact="[global] vfs objects", value=" ".join(loaded["global"]) or "(none)", source=smb.config.source)
+    ]
+    for n in bare:
+        if smb.looks.get(n) and smb.looks[n].mac:
+            found = f"{smb.looks[n].mac} (AppleDouble ._ files, .DS_Store)"
+            evidence.append(Evidence(fact=f"[{n}] macOS's files", value=found, source=smb.looks[n].path))
+    if macs:
+        evidence.append(Evidence(fact="sessions of Macs", value=", ".join(macs), source="smbstatus -b --json"))
     clash = [m for m in MODULES if m in loaded["global"]]
     yield rule.finding(
         target="global:vfs objects",
         impact=6,
-        message="No share loads vfs_fruit: macOS clients fall back to AppleDouble ._ files and slow directory "
-        "listings in the Finder (each FinderInfo and resource fork a file of its own).",
-        evidence=[
-            Evidence(
-                fact="[global] vfs objects", value=c.globals.get("vfs objects") or "(none)", source=smb.config.source
-            )
-        ],
+        message=f"macOS clients use {', '.join(bare)} without vfs_fruit: they keep their metadata in AppleDouble "
+        "._ files beside each file, which the Finder reads as it lists a directory.",
+        evidence=evidence,
         advice=_advice(loaded["global"], own, clash),
     )
 

@@ -1,0 +1,53 @@
+from collections.abc import Iterator
+
+from nastune.facts import Facts
+from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.query import present
+
+BIG = 10_000  # entries in one directory: where the HOWTO's "large directories" begin to hurt
+CASELESS = ("auto", "no", "false", "0")  # case sensitive values that search for a name's other cases
+RECIPE = "case sensitive = yes; default case = lower; preserve case = no; short preserve case = no"
+
+
+def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
+    smb = present(facts.smb)
+    c = smb.config.value if smb.config.known else None
+    if c is None:
+        return
+    for name, seen in sorted(smb.looks.items()):
+        params = c.shares.get(name, {})
+        case = params.get("case sensitive") or c.globals.get("case sensitive") or "auto"
+        if seen.entries < BIG or case.strip().lower() not in CASELESS:
+            continue
+        many = f"more than {seen.entries - 1:,}" if seen.entries > 100_000 else f"{seen.entries:,}"
+        yield rule.finding(
+            target=f"{name}:case sensitive",
+            impact=5,
+            message=f"[{name}] {seen.largest} holds {many} entries and names are matched without case "
+            f"(case sensitive = {case}): each name a client asks for that is not there exactly as spelled "
+            "(a new file, a lookup of another case) makes smbd read the whole directory.",
+            evidence=[
+                Evidence(fact=f"[{name}] largest directory", value=f"{seen.largest}: {many} entries", source=seen.path),
+                Evidence(fact=f"[{name}] case sensitive", value=case, source=smb.config.source),
+            ],
+            advice=f"Where every client of [{name}] can live with names in one case: rename every file and "
+            f"directory of the share to lower case, then in [{name}]: {RECIPE}; smbd then looks a name up "
+            "directly. Otherwise split such directories (by date or by name) into ones of a few thousand entries.",
+        )
+
+
+RULE = Rule(
+    id="smb-case-big-dir",
+    title="Samba matching names without case in a very large directory",
+    area="smb",
+    severity=Severity.low,
+    check=check,
+    needs=("smb",),
+    gain="A missed name costs one lookup instead of a read of the whole directory: creating files in it and "
+    "opening names in another case stop growing with the directory.",
+    tradeoff="Names become case-sensitive for every client: Windows programs that open a name in another case "
+    "than it was written fail, and every existing name must first be in the default case.",
+    source='Jeremy Allison, "Handling Large Directories", The Official Samba-3 HOWTO and Reference Guide, '
+    "ch. 33, Samba Team, https://www.samba.org/samba/docs/old/Samba3-HOWTO/largefile.html; smb.conf(5), "
+    "case sensitive",
+)
