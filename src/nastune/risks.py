@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-Risk = Literal["durability", "security"]
+Risk = Literal["durability", "security", "compatibility"]
 
 # The guarantees a change can trade for speed, each accepted by name with --accept-risk, and what
 # accepting it means.
@@ -14,5 +14,7 @@ RISKS = {
     "operator chose (async to sync), writes wait for the disks and can be several times slower.",
     "security": "These changes weaken what protects data on the network: without signing a man in the middle "
     "can alter what clients read and write; without encryption anyone on the path can read it.",
+    "compatibility": "These changes alter what clients see of their files: with names matched by case, a "
+    "Windows program that opens a name in another case than it was written finds nothing.",
 }
 Risks = frozenset[str]  # the risks an operator accepted

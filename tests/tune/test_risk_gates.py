@@ -51,6 +51,8 @@ RISKY = [
     ("durability", {"knob": "sysctl", "target": "vm.dirty_ratio", "new": 60}),
     ("durability", {"knob": "sysctl", "target": "vm.dirty_background_ratio", "new": 40}),
     ("durability", {"knob": "sysctl", "target": "vm.dirty_writeback_centisecs", "new": 0}),
+    ("compatibility", samba("data", "case sensitive", "yes")),
+    ("compatibility", samba("global", "case sensitive", "true")),
 ]
 # every way a plan has said "no risk here": no flag, each flag false, both false, an empty list
 FLAGS: list[dict[str, object]] = [
@@ -85,7 +87,7 @@ def test_a_risky_change_is_refused_whatever_the_plan_says_and_made_when_accepted
     risk, change = case
     system = System(root=Root(tree))
     before = snapshot(tree)
-    other = ({"durability", "security"} - {risk}).pop()
+    other = ({"durability", "security", "compatibility"} - {risk}).pop()
     for flags, accepted in itertools.product(FLAGS, (frozenset(), frozenset({other}))):
         with pytest.raises(TuneError, match=f"--accept-risk {risk}"):
             applied(_plan(change, flags), system, accept_risk=accepted)

@@ -78,7 +78,8 @@ AcceptRisk = Annotated[
     list[str] | None,
     typer.Option(
         help="durability: also use changes that trade crash safety for speed; security: also those that weaken "
-        "SMB signing or encryption. Repeat for both.",
+        "SMB signing or encryption; compatibility: also those that change how clients' names match (Samba's "
+        "case sensitive). Repeat for each.",
         callback=_known_risks,
     ),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from nastune.facts import Facts
 from nastune.facts.shares import ShareLook
 from tests.conftest import need
-from tests.rules.kit import Case, fail, nas, one, smb
+from tests.rules.kit import Case, changes, fail, nas, one, smb
 
 
 def big(facts: Facts) -> Facts:
@@ -20,7 +20,7 @@ CASE = Case(
     lambda: smb(big(nas()), "data", case_sensitive="yes"),
     lambda fs: (
         (
-            not one(fs).changes
+            changes(fs) == [("data", "case sensitive", "Auto", "yes")]
             and one(fs).target == "data:case sensitive"
             and "/srv/data/scans: 50,000 entries" in [e.value for e in one(fs).evidence]
             and "case sensitive = yes; default case = lower" in one(fs).advice

@@ -1,7 +1,7 @@
 from collections.abc import Iterator
 
 from nastune.facts import Facts
-from nastune.rules.model import Evidence, Finding, Rule, Severity
+from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import present
 
 BIG = 10_000  # entries in one directory: where the HOWTO's "large directories" begin to hurt
@@ -30,9 +30,11 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                 Evidence(fact=f"[{name}] largest directory", value=f"{seen.largest}: {many} entries", source=seen.path),
                 Evidence(fact=f"[{name}] case sensitive", value=case, source=smb.config.source),
             ],
-            advice=f"Where every client of [{name}] can live with names in one case: rename every file and "
-            f"directory of the share to lower case, then in [{name}]: {RECIPE}; smbd then looks a name up "
-            "directly. Otherwise split such directories (by date or by name) into ones of a few thousand entries.",
+            changes=[Change(knob="samba", target=name, key="case sensitive", current=case, new="yes")],
+            advice=f"Clients that create names in another case than they open them with (Windows programs "
+            f"may) need the whole recipe: rename every file and directory of [{name}] to lower case, then "
+            f"{RECIPE}. Where clients must match names without case, split such directories (by date or by "
+            "name) into ones of a few thousand entries instead.",
         )
 
 
@@ -40,13 +42,13 @@ RULE = Rule(
     id="smb-case-big-dir",
     title="Samba matching names without case in a very large directory",
     area="smb",
-    severity=Severity.low,
+    severity=Severity.medium,
     check=check,
     needs=("smb",),
     gain="A missed name costs one lookup instead of a read of the whole directory: creating files in it and "
     "opening names in another case stop growing with the directory.",
-    tradeoff="Names become case-sensitive for every client: Windows programs that open a name in another case "
-    "than it was written fail, and every existing name must first be in the default case.",
+    tradeoff="Names match by case for every client of the share: a Windows program that opens a name in "
+    "another case than it was written finds nothing (applied only with --accept-risk compatibility).",
     source='Jeremy Allison, "Handling Large Directories", The Official Samba-3 HOWTO and Reference Guide, '
     "ch. 33, Samba Team, https://www.samba.org/samba/docs/old/Samba3-HOWTO/largefile.html; smb.conf(5), "
     "case sensitive",
