@@ -32,7 +32,7 @@ def test_a_failed_and_retried_upload_leaves_no_file(monkeypatch):
     monkeypatch.setattr(runner, "RETRY_PAUSE", 0)
     workload, target = WORKLOADS["seq-write"], Target("smb", "smb://nas/data", "nas", "data")
     state, retries = {"src": "/var/tmp/x"}, list[str]()
-    monkeypatch.setattr("nastune.bench.workloads._drop_source", lambda target, path: None)
+    monkeypatch.setattr("nastune.bench.workloads.drop_source", lambda target, path: None)
     runner.attempt(partial(workload.once, target, {"size": 1 << 20}, state), "repeat 1", retries)
     assert len(retries) == 1
     assert len(server) == 1  # the first attempt's file is still there

@@ -25,7 +25,7 @@ from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
-from nastune.bench.workloads import Workload
+from nastune.bench.workload import Workload
 from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError, Final
 from nastune.root import Root, Unavailable

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workloads import Metric, Workload
+from nastune.bench.workload import Metric, Workload
 from nastune.errors import UsageError
 from nastune.protocols.client import BenchError
 

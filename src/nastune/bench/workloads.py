@@ -4,91 +4,28 @@ the runner adds warm-up, repeats, cache drops, profiling and the physical-limit 
 from __future__ import annotations
 
 import statistics
-import uuid
-from dataclasses import dataclass
-from typing import Any
 
-from nastune.bench.drivers import bigdir, fio, iperf3, membw, smallfiles, transfer
+from nastune.bench.drivers import fio, iperf3, membw, transfer
+from nastune.bench.metadata import BigDirectory, SmallFiles
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
+from nastune.bench.workload import (
+    KiB,
+    Metric,
+    MiB,
+    State,
+    Workload,
+    drop_source,
+    long_enough,
+    rate,
+    scratch_name,
+    source_file,
+)
 from nastune.facts.context import digits
 from nastune.protocols import PROTOCOLS
-from nastune.protocols.client import BenchError, on_client
+from nastune.protocols.client import BenchError
 from nastune.root import Root, Unavailable
-from nastune.sources import GANESHA_LISTING, GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
-
-KiB, MiB = 1 << 10, 1 << 20
-State = dict[str, Any]  # what a workload keeps between its setup, repeats and teardown
-
-
-@dataclass
-class Metric:
-    unit: str
-    higher_is_better: bool = True
-    throughput: bool = False  # compared with the link's goodput
-    path: str = ""  # read or write, where it is not its workload's path (which way it crosses the link)
-
-
-class Workload:
-    name = ""
-    title = ""
-    doc = ""
-    kinds: tuple[str, ...] = ()
-    source = ""
-    # how the report draws it: "bars" (median per run with intervals and the link's goodput),
-    # "iozone" (latency against file size per record size), "heatmap" (a node x node matrix)
-    view = "bars"
-    device_bound = False  # a local sequential read: also bounded by the device's own read rate
-    files = True  # it moves file data: the NAS's caches are dropped before each repeat
-    warm_up = True  # one untimed transfer first: connections, metadata, allocation
-    path = "both"  # read, write or both: which rules attribution may name for what limited it
-
-    def runs_on(self, target: Target) -> bool:
-        return target.kind in self.kinds
-
-    def metrics(self, params: Params) -> dict[str, Metric]:
-        raise NotImplementedError
-
-    def setup(self, target: Target, params: Params) -> State:
-        return {}
-
-    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        raise NotImplementedError
-
-    def teardown(self, target: Target, params: Params, state: State) -> None:
-        if target.kind == "path":
-            fio.cleanup(target)
-
-
-def _name(tag: str) -> str:
-    return f"nastune-{tag}-{uuid.uuid4().hex[:8]}.bin"
-
-
-def _source(target: Target, size: int) -> str:
-    """A file of random bytes on the target's client (incompressible, so no layer can shrink
-    the transfer), written by dd there: a remote client needs nothing of nastune."""
-    path = f"/var/tmp/nastune-src-{uuid.uuid4().hex[:8]}"
-    argv = ["dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={max(1, size // MiB)}", "iflag=fullblock"]
-    on_client(target, [*argv, "status=none"], "dd")
-    return path
-
-
-def _drop_source(target: Target, path: str) -> None:
-    on_client(target, ["rm", "-f", "--", path], "rm")
-
-
-def _rate(size: int, span: tuple[float, float]) -> dict[str, float]:
-    """MB/s of one transfer, with its span on the client's clock (for clients run together)."""
-    start, end = span
-    return {"MB/s": size / max(end - start, 1e-6) / 1e6, "_start": start, "_end": end}
-
-
-def _long_enough(target: Target, size: int) -> dict[str, str]:
-    """fio loops over a small file on a local disk until 512 MiB have moved: at GB/s it would
-    otherwise finish in milliseconds, and timing noise would be the result. On a network mount
-    the link sets the pace, and the size is chosen for it (`--size auto`), as for the protocols'
-    own clients (512 MiB from each of three clients took 16 s on one 1 Gbit/s link)."""
-    return {} if target.via_network else {"loops": str(max(1, 512 * MiB // size))}
+from nastune.sources import GAZETTE, GOODPUT, MINET_NFS, MINET_ZFS, QUMULO
 
 
 class SeqWrite(Workload):
@@ -105,25 +42,25 @@ class SeqWrite(Workload):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
     def setup(self, target: Target, params: Params) -> State:
-        return {} if target.kind == "path" else {"src": _source(target, params["size"])}
+        return {} if target.kind == "path" else {"src": source_file(target, params["size"])}
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         size = params["size"]
         if target.kind == "path":
-            got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, _long_enough(target, size))])
+            got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, long_enough(target, size))])
             return {"MB/s": got["seqwrite"]["MB/s"]}
         # every name stays pending until deleted: teardown removes what an interrupted or a
         # failed (and retried) upload left behind
-        name = _name("write")
+        name = scratch_name("write")
         state.setdefault("pending", []).append(name)
         span = transfer.upload(target, state["src"], name)
         transfer.remove(target, name)
         state["pending"].remove(name)
-        return _rate(size, span)
+        return rate(size, span)
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
         if "src" in state:
-            _drop_source(target, state.pop("src"))
+            drop_source(target, state.pop("src"))
         for name in state.pop("pending", []):
             try:
                 transfer.remove(target, name)
@@ -142,20 +79,20 @@ class SeqRead(SeqWrite):
         if target.kind == "path":
             fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
             return {}
-        src = _source(target, params["size"])
-        name = _name("read")
+        src = source_file(target, params["size"])
+        name = scratch_name("read")
         try:
             transfer.upload(target, src, name)
         finally:
-            _drop_source(target, src)
+            drop_source(target, src)
         return {"name": name}
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         if target.kind == "path":
             size = params["size"]
-            got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, size, _long_enough(target, size))])
+            got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, size, long_enough(target, size))])
             return {"MB/s": got["seqread"]["MB/s"]}
-        return _rate(params["size"], transfer.download(target, state["name"]))
+        return rate(params["size"], transfer.download(target, state["name"]))
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
         if "name" in state:
@@ -187,7 +124,7 @@ class AgedRead(Workload):
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         name, size = state["files"][state["next"] % len(state["files"])]
         state["next"] += 1
-        return _rate(size, transfer.download(target, name, from_root=True))
+        return rate(size, transfer.download(target, name, from_root=True))
 
 
 IOZONE_OPS = (
@@ -266,7 +203,9 @@ class SyncWrite(Workload):
         for record, label, count in self.RECORDS:
             for mode in ("sync", "async"):
                 if target.kind in PROTOCOLS:
-                    us = PROTOCOLS[target.kind].write_latency(target, _name("sync"), record, count, mode == "sync")
+                    us = PROTOCOLS[target.kind].write_latency(
+                        target, scratch_name("sync"), record, count, mode == "sync"
+                    )
                     p50, p99 = statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
                 else:
                     extra = {"fsync": "1"} if mode == "sync" else {}
@@ -279,89 +218,6 @@ class SyncWrite(Workload):
                 out[f"async {label} latency p50"], 1e-3
             )
         return out
-
-
-class SmallFiles(Workload):
-    name, title = "small-files", "Small files: create, stat, read, delete"
-    doc = (
-        "Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
-        "bonnie++ does: operations per second and the 99th percentile latency of each phase."
-    )
-    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("small_files")))
-    source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
-    PHASES = ("create", "stat", "read", "delete")
-
-    def metrics(self, params: Params) -> dict[str, Metric]:
-        out = {}
-        for phase in self.PHASES:
-            out[f"{phase} ops/s"] = Metric("ops/s")
-            out[f"{phase} latency p99"] = Metric("us", False)
-        return out
-
-    def runs_on(self, target: Target) -> bool:
-        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
-
-    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        count, size = params["files"], 4 * KiB
-        if not self.runs_on(target):
-            raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
-        if target.kind in PROTOCOLS:
-            phases = PROTOCOLS[target.kind].small_files(target, _name("small"), count, size)
-        else:
-            phases = smallfiles.small_files(fio.scratch(target), count, size)
-        out = {}
-        for phase in self.PHASES:
-            us = phases[phase]
-            out[f"{phase} ops/s"] = len(us) / (sum(us) / 1e6)
-            out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
-        return out
-
-
-class BigDirectory(Workload):
-    name, title = "big-dir", "A big directory: listed with attributes, a missing name looked up"
-    doc = (
-        "List a directory of many empty files (default 5,000) with their attributes, as `ls -l`, a "
-        "file manager or a backup tool does, and look up names it does not hold (a full scan on a "
-        "server matching names without regard to case): entries listed per second, a miss's latency."
-    )
-    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("list_dir")))
-    source = f"{GANESHA_LISTING}; smb.conf(5) (case sensitive)"
-    MISSES = 50
-
-    def metrics(self, params: Params) -> dict[str, Metric]:
-        return {"list entries/s": Metric("entries/s"), "miss latency": Metric("us", False)}
-
-    def runs_on(self, target: Target) -> bool:
-        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
-
-    def setup(self, target: Target, params: Params) -> State:
-        if not self.runs_on(target):
-            raise BenchError(f"big-dir on a client's mount{target.on} needs nastune there: measure it over nfs")
-        name, count = f"nastune-dir-{uuid.uuid4().hex[:8]}", params["dir_files"]
-        state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
-        if target.kind in PROTOCOLS:
-            PROTOCOLS[target.kind].make_dir(target, name, count)
-        else:
-            bigdir.make(fio.scratch(target) / name, count)
-        return state
-
-    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        count = params["dir_files"]
-        if target.kind in PROTOCOLS:
-            got = PROTOCOLS[target.kind].list_dir(target, state["dir"], self.MISSES)
-        else:
-            got = bigdir.listing(fio.scratch(target) / state["dir"], self.MISSES)
-        if got.get("entries", count) < count:
-            raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
-        return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
-
-    def teardown(self, target: Target, params: Params, state: State) -> None:
-        if "dir" not in state:
-            return
-        if target.kind in PROTOCOLS:
-            PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
-        else:
-            bigdir.drop(fio.scratch(target) / state.pop("dir"))
 
 
 class Latency(Workload):

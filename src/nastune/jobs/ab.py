@@ -37,7 +37,7 @@ from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
-from nastune.bench.workloads import Workload
+from nastune.bench.workload import Workload
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError

@@ -1,0 +1,97 @@
+"""The metadata workloads: many small files created, read and deleted, and a big directory listed
+and searched, over each protocol's own client (the operations, not the bytes, set their pace)."""
+
+from __future__ import annotations
+
+import uuid
+
+from nastune.bench.drivers import bigdir, fio, smallfiles
+from nastune.bench.params import Params
+from nastune.bench.targets import Target
+from nastune.bench.workload import KiB, Metric, State, Workload, scratch_name
+from nastune.protocols import PROTOCOLS
+from nastune.protocols.client import BenchError
+from nastune.sources import GANESHA_LISTING, GAZETTE, MINET_ZFS
+
+
+class SmallFiles(Workload):
+    name, title = "small-files", "Small files: create, stat, read, delete"
+    doc = (
+        "Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
+        "bonnie++ does: operations per second and the 99th percentile latency of each phase."
+    )
+    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("small_files")))
+    source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
+    PHASES = ("create", "stat", "read", "delete")
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        out = {}
+        for phase in self.PHASES:
+            out[f"{phase} ops/s"] = Metric("ops/s")
+            out[f"{phase} latency p99"] = Metric("us", False)
+        return out
+
+    def runs_on(self, target: Target) -> bool:
+        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        count, size = params["files"], 4 * KiB
+        if not self.runs_on(target):
+            raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
+        if target.kind in PROTOCOLS:
+            phases = PROTOCOLS[target.kind].small_files(target, scratch_name("small"), count, size)
+        else:
+            phases = smallfiles.small_files(fio.scratch(target), count, size)
+        out = {}
+        for phase in self.PHASES:
+            us = phases[phase]
+            out[f"{phase} ops/s"] = len(us) / (sum(us) / 1e6)
+            out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
+        return out
+
+
+class BigDirectory(Workload):
+    name, title = "big-dir", "A big directory: listed with attributes, a missing name looked up"
+    doc = (
+        "List a directory of many empty files (default 5,000) with their attributes, as `ls -l`, a "
+        "file manager or a backup tool does, and look up names it does not hold (a full scan on a "
+        "server matching names without regard to case): entries listed per second, a miss's latency."
+    )
+    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("list_dir")))
+    source = f"{GANESHA_LISTING}; smb.conf(5) (case sensitive)"
+    MISSES = 50
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        return {"list entries/s": Metric("entries/s"), "miss latency": Metric("us", False)}
+
+    def runs_on(self, target: Target) -> bool:
+        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
+
+    def setup(self, target: Target, params: Params) -> State:
+        if not self.runs_on(target):
+            raise BenchError(f"big-dir on a client's mount{target.on} needs nastune there: measure it over nfs")
+        name, count = f"nastune-dir-{uuid.uuid4().hex[:8]}", params["dir_files"]
+        state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
+        if target.kind in PROTOCOLS:
+            PROTOCOLS[target.kind].make_dir(target, name, count)
+        else:
+            bigdir.make(fio.scratch(target) / name, count)
+        return state
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        count = params["dir_files"]
+        if target.kind in PROTOCOLS:
+            got = PROTOCOLS[target.kind].list_dir(target, state["dir"], self.MISSES)
+        else:
+            got = bigdir.listing(fio.scratch(target) / state["dir"], self.MISSES)
+        if got.get("entries", count) < count:
+            raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
+        return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        if "dir" not in state:
+            return
+        if target.kind in PROTOCOLS:
+            PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
+        else:
+            bigdir.drop(fio.scratch(target) / state.pop("dir"))

@@ -1,0 +1,86 @@
+"""What a workload is: its metrics, its setup, one timed repeat and its teardown, and the helpers
+the transfer workloads share (an incompressible source file on the client, a rate from a span)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from nastune.bench.drivers import fio
+from nastune.bench.params import Params
+from nastune.bench.targets import Target
+from nastune.protocols.client import on_client
+
+KiB, MiB = 1 << 10, 1 << 20
+State = dict[str, Any]  # what a workload keeps between its setup, repeats and teardown
+
+
+@dataclass
+class Metric:
+    unit: str
+    higher_is_better: bool = True
+    throughput: bool = False  # compared with the link's goodput
+    path: str = ""  # read or write, where it is not its workload's path (which way it crosses the link)
+
+
+class Workload:
+    name = ""
+    title = ""
+    doc = ""
+    kinds: tuple[str, ...] = ()
+    source = ""
+    # how the report draws it: "bars" (median per run with intervals and the link's goodput),
+    # "iozone" (latency against file size per record size), "heatmap" (a node x node matrix)
+    view = "bars"
+    device_bound = False  # a local sequential read: also bounded by the device's own read rate
+    files = True  # it moves file data: the NAS's caches are dropped before each repeat
+    warm_up = True  # one untimed transfer first: connections, metadata, allocation
+    path = "both"  # read, write or both: which rules attribution may name for what limited it
+
+    def runs_on(self, target: Target) -> bool:
+        return target.kind in self.kinds
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        raise NotImplementedError
+
+    def setup(self, target: Target, params: Params) -> State:
+        return {}
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        raise NotImplementedError
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        if target.kind == "path":
+            fio.cleanup(target)
+
+
+def scratch_name(tag: str) -> str:
+    return f"nastune-{tag}-{uuid.uuid4().hex[:8]}.bin"
+
+
+def source_file(target: Target, size: int) -> str:
+    """A file of random bytes on the target's client (incompressible, so no layer can shrink
+    the transfer), written by dd there: a remote client needs nothing of nastune."""
+    path = f"/var/tmp/nastune-src-{uuid.uuid4().hex[:8]}"
+    argv = ["dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={max(1, size // MiB)}", "iflag=fullblock"]
+    on_client(target, [*argv, "status=none"], "dd")
+    return path
+
+
+def drop_source(target: Target, path: str) -> None:
+    on_client(target, ["rm", "-f", "--", path], "rm")
+
+
+def rate(size: int, span: tuple[float, float]) -> dict[str, float]:
+    """MB/s of one transfer, with its span on the client's clock (for clients run together)."""
+    start, end = span
+    return {"MB/s": size / max(end - start, 1e-6) / 1e6, "_start": start, "_end": end}
+
+
+def long_enough(target: Target, size: int) -> dict[str, str]:
+    """fio loops over a small file on a local disk until 512 MiB have moved: at GB/s it would
+    otherwise finish in milliseconds, and timing noise would be the result. On a network mount
+    the link sets the pace, and the size is chosen for it (`--size auto`), as for the protocols'
+    own clients (512 MiB from each of three clients took 16 s on one 1 Gbit/s link)."""
+    return {} if target.via_network else {"loops": str(max(1, 512 * MiB // size))}
