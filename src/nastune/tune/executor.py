@@ -68,9 +68,13 @@ def diff(plan: Plan, system: System) -> list[Pending]:
     """Each change with the value it finds now (read errors are shown, not raised). A change
     that cannot be made on this system, or whose original cannot be read as one real value,
     carries an error: apply refuses the whole plan then, before writing anything."""
+    return _diff(plan, system, appliance.detect(system.root))
+
+
+def _diff(plan: Plan, system: System, owner: appliance.Appliance | None) -> list[Pending]:
+    """diff() on a system `owner` (an appliance, or None) configures."""
     validate(plan)
     rows = []
-    owner = appliance.detect(system.root)
     order = sorted(enumerate(plan.changes), key=lambda ic: (KNOBS[ic[1].knob].phase, ic[1].id, ic[0]))
     for i, change in order:
         knob = KNOBS[change.knob]
@@ -107,7 +111,9 @@ def _persisting(plan: Plan, rows: list[Pending], system: System) -> list[tuple[P
     return [(change, knob, now) for change, knob, now in made if knob is not persistence.FILE or now != change.new]
 
 
-def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: bool) -> None:
+def _refusals(
+    rows: list[Pending], system: System, accept_risk: Risks, persist: bool, owner: appliance.Appliance | None
+) -> None:
     """TuneError for a plan refused whole before anything changes: a change that cannot be made
     here, persistence where it cannot last, a durability trade not accepted."""
     broken = [r for r in rows if r.error]
@@ -118,8 +124,7 @@ def _refusals(rows: list[Pending], system: System, accept_risk: Risks, persist: 
         )
     if persist and not system.boots:
         raise TuneError(f"nothing was changed; {system.name} does not survive a reboot: nothing to persist")
-    owner = appliance.detect(system.root) if persist else None
-    if owner and owner.boot:
+    if persist and owner and owner.boot:
         raise TuneError(
             f"nothing was changed; {owner.title} keeps a setting across reboots and updates only in its own "
             f"configuration: {owner.boot}. Apply without --persist"
@@ -151,8 +156,9 @@ def apply(
     nothing is to be persisted (no journal is written then, so an empty one can never hide the
     journal that holds changes)."""
     lock.require(system)  # the workflow holds it from reading the plan to closing the journal
-    rows = diff(plan, system)
-    _refusals(rows, system, accept_risk, persist)
+    owner = appliance.detect(system.root)  # read once: which files an appliance keeps, and where it persists
+    rows = _diff(plan, system, owner)
+    _refusals(rows, system, accept_risk, persist, owner)
     for row in rows:
         if row.noop:
             log(f"  = {row.knob.label(row.change)} already {row.current}")
