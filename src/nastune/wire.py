@@ -115,7 +115,7 @@ class Ab(Wire):
     switch_seconds: float
 
 
-class Comparison(BaseModel):
+class Compared(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     before: str
@@ -126,7 +126,7 @@ class Comparison(BaseModel):
 
 class Compare(Wire):
     schema_: Literal["nastune.compare/1"] = Field("nastune.compare/1", alias="schema")
-    comparisons: list[Comparison]
+    comparisons: list[Compared]
 
 
 class Drift(BaseModel):

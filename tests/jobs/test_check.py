@@ -65,9 +65,9 @@ def test_an_upgrade_that_resets_pinned_irqs_is_caught(server, tmp_path):
 
 
 def test_metric_names_follow_prometheus_rules(server, tmp_path):
-    from nastune.jobs.check import Check
+    from nastune.jobs.check import CheckOutcome
 
-    text = registry(Check(findings=[], journal=None)).collect()
+    text = registry(CheckOutcome(findings=[], journal=None)).collect()
     names = [m.name for m in text]
     assert names
     assert all(NAME.fullmatch(n) for n in names)

@@ -53,7 +53,7 @@ def test_a_link_limit_that_moved_for_every_workload_is_one_note():
 
 def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_path):
     """Exit 1 (True) and no undo command: nothing is left applied but the plan's one-off actions."""
-    from nastune.jobs.optimize import Interleaved, Outcome
+    from nastune.jobs.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 0.8))
@@ -61,7 +61,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
     assert worse
     mixed = Interleaved(rows, pairs=5, withheld=worse)
     retry = f"nastune apply {tmp_path / 'settings.json'}"
-    done = Outcome(
+    done = OptimizeOutcome(
         [], [], tmp_path / "report.html", Plan(changes=[]), [], None, [], "", mixed, withheld=worse, retry=retry
     )
     out = io.StringIO()
@@ -75,13 +75,15 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
 
 @pytest.mark.parametrize("dropped", [False, True])
 def test_optimize_names_the_rules_that_changed_nothing_alone_and_how_to_leave_them_off(tmp_path, dropped):
-    from nastune.jobs.optimize import Interleaved, Outcome
+    from nastune.jobs.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     mixed = Interleaved(rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
     keeping = "" if dropped else f"nastune rollback --journal J && nastune apply {tmp_path / 'keep.json'}"
-    done = Outcome(rows, [], tmp_path / "report.html", Plan(changes=[]), [], "J", [], "undo", mixed, keeping=keeping)
+    done = OptimizeOutcome(
+        rows, [], tmp_path / "report.html", Plan(changes=[]), [], "J", [], "undo", mixed, keeping=keeping
+    )
     out = io.StringIO()
     outcomes.optimize(Console(file=out, width=200, color_system=None), done)
     shown = out.getvalue()

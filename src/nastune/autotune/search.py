@@ -78,7 +78,7 @@ class Settings:
 
 
 @dataclass
-class Outcome:
+class SearchOutcome:
     trials: list[dict]
     best: dict | None  # the winning configuration, None when nothing beat the base
     plan: Path | None
@@ -173,7 +173,7 @@ class Search:
     def measured(self, study: Study) -> int:
         return sum(1 for t in study.trials if "infeasible" not in t.user_attrs and t.state.is_finished())
 
-    def run(self, resume: bool, rule_plan: Plan) -> Outcome:
+    def run(self, resume: bool, rule_plan: Plan) -> SearchOutcome:
         from optuna.trial import TrialState
 
         with self.tuner.hold("autotune"), display(self.console) as self.progress:
@@ -303,7 +303,7 @@ class Search:
 
     # the end
 
-    def finish(self, study: Study) -> Outcome:
+    def finish(self, study: Study) -> SearchOutcome:
         """The finals (autotune/finals.py), the report and autotune.json."""
         finals = Finals(
             self.space,
@@ -326,7 +326,7 @@ class Search:
             study, d.base, d.run, d.rows, d.notes, importance, d.verdict, d.trades, beside, self.s.out / "report.html"
         )
         best = d.best.user_attrs["config"] if d.winner else None
-        outcome = Outcome(trials, best, plan_path, d.rows, d.notes, importance, report, d.verdict, beside=beside)
+        outcome = SearchOutcome(trials, best, plan_path, d.rows, d.notes, importance, report, d.verdict, beside=beside)
         summary = {
             "trials": trials,
             "best": outcome.best,

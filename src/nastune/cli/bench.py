@@ -142,7 +142,7 @@ def baseline_check(
     with failing():  # Incomparable included
         rows, remarks = baseline.check(name, new)
     if json:  # the shape compare --json has: one comparison, the baseline before
-        print(comparing.summary([comparing.Comparison(f"baseline {name}", result, rows, remarks)]).dumps())
+        print(comparing.summary([comparing.CompareOutcome(f"baseline {name}", result, rows, remarks)]).dumps())
     else:
         outcomes.verdicts(console, rows, f"baseline {name} -> {result}", remarks)
     if any(r.result.verdict == "worse" for r in rows):

@@ -84,7 +84,7 @@ class AbSpec:
 
 
 @dataclass
-class Outcome:
+class AbOutcome:
     rows: list[Row]
     notes: list[str]
     pairs: int
@@ -156,7 +156,7 @@ class _Switch:
             raise AbError(f"A could not be restored: {e}; `{self.tuner.undo(journal)}` retries it") from e
 
 
-def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Outcome:
+def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> AbOutcome:
     """`nastune ab`: the plan's settings (its one-off actions left out, and said so) switched on
     and off on `site` (no workloads named: the site's defaults); the verdicts also written to
     ab.json beside a.json and b.json."""
@@ -173,7 +173,7 @@ def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> Out
     return outcome
 
 
-def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> Outcome:
+def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> AbOutcome:
     """A and B alternate on `site`, switched by `tuner` (the site's own by default), whose
     system's lock the caller holds (ab's measure, optimize)."""
     spec.out.mkdir(parents=True, exist_ok=True)
@@ -277,7 +277,7 @@ class _Interleaving:
                 except BenchError:
                     pass
 
-    def outcome(self, pairs: Pairs, elapsed: float) -> Outcome:
+    def outcome(self, pairs: Pairs, elapsed: float) -> AbOutcome:
         """Each B against its own pair's A, the A/A control, the notes."""
         spec, params, floor = self.spec, self.spec.params, self.spec.noise_floor
         a, b = (
@@ -303,7 +303,7 @@ class _Interleaving:
             f"tests at alpha {self.alpha:.4f} (0.05 over {looks} looks)"
         )
         decided = bool(rows) and all(settled(r.result, floor) for r in rows)
-        return Outcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
+        return AbOutcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
 
 
 def _values(workload: Workload, params: Params, rows: list[dict[str, float]]) -> dict[str, list[float]]:

@@ -38,7 +38,7 @@ class Drift:
 
 
 @dataclass
-class Check:
+class CheckOutcome:
     findings: list[Finding]
     journal: str | None  # the last applied plan's journal, when there is one
     settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
@@ -112,10 +112,10 @@ def _measured_path(baseline: str) -> Path:
     return checks / f"{baseline}.json"
 
 
-def check(facts: Facts, site: Site, journal: str | None = None) -> Check:
+def check(facts: Facts, site: Site, journal: str | None = None) -> CheckOutcome:
     findings = knowledge.evaluate(facts)
     path, settings, drift = settings_drift(site, journal)
-    return Check(findings, path, settings, drift)
+    return CheckOutcome(findings, path, settings, drift)
 
 
 @dataclass
@@ -128,7 +128,7 @@ class CheckSpec:
     metrics: Path | None = None  # where to write the Prometheus textfile
 
 
-def run(spec: CheckSpec) -> Check:
+def run(spec: CheckSpec) -> CheckOutcome:
     """A check, compared with its baseline when one is named, its metrics written; TuneError,
     UsageError and OSError say what failed."""
     done = check(spec.site.facts(), spec.site, spec.journal)

@@ -11,14 +11,14 @@ from nastune.stats.runs import Incomparable, Row, compare_interleaved, compare_r
 
 
 @dataclass
-class Comparison:
+class CompareOutcome:
     before: Path | str  # a result file, or what stands for one ("baseline NAME")
     after: Path | str
     rows: list[Row]
     notes: list[str]
 
 
-def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[Comparison]:
+def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[CompareOutcome]:
     """Incomparable names the two files when their workloads' parameters differ (and not `force`)."""
     done = []
     for path, other in zip(paths[1:], runs[1:]):
@@ -26,7 +26,7 @@ def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: floa
             rows, notes = _compared(runs[0], other, force, noise_floor)
         except Incomparable as e:
             raise Incomparable(f"{paths[0]} vs {path}: {e}") from None
-        done.append(Comparison(paths[0], path, rows, notes))
+        done.append(CompareOutcome(paths[0], path, rows, notes))
     return done
 
 
@@ -44,10 +44,10 @@ def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tu
     return rows, notes
 
 
-def summary(done: list[Comparison]) -> wire.Compare:
+def summary(done: list[CompareOutcome]) -> wire.Compare:
     return wire.Compare(
         comparisons=[
-            wire.Comparison(before=str(c.before), after=str(c.after), rows=[r.to_json() for r in c.rows], notes=c.notes)
+            wire.Compared(before=str(c.before), after=str(c.after), rows=[r.to_json() for r in c.rows], notes=c.notes)
             for c in done
         ]
     )

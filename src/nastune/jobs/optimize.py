@@ -29,7 +29,7 @@ from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
-from nastune.jobs.optimized import Interleaved, Outcome
+from nastune.jobs.optimized import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
 from nastune.report import html
@@ -121,7 +121,7 @@ class _Proof:
 
 def run(
     spec: OptimizeSpec, site: Site, console: Console, consent: Consent, log: Callable[[str], None] = print
-) -> Outcome:
+) -> OptimizeOutcome:
     """The targets are resolved for each measurement, because tuning changes what they are (an
     MTU change moves the link's goodput ceiling); bad workloads and unreachable clients are
     refused before anything is read or applied. The plan is shown and agreed to before anything
@@ -164,7 +164,7 @@ def _limiting(
     return findings
 
 
-def _before_after(r: _Run) -> Outcome:
+def _before_after(r: _Run) -> OptimizeOutcome:
     """The classic flow: measure, apply the whole plan, measure again; then (with `spec.pairs`) the
     settings interleaved a second time and applied again."""
     spec, tuner, plan, log = r.spec, r.tuner, r.plan, r.log
@@ -195,7 +195,7 @@ def _before_after(r: _Run) -> Outcome:
         return _finish(r, kept, _Proof([before, after], rows, notes, mixed, withheld))
 
 
-def _interleaved(r: _Run) -> Outcome:
+def _interleaved(r: _Run) -> OptimizeOutcome:
     """The plan's one-off actions measured before and after on the workloads they change (after:
     the interleaved run's A), its settings proved by interleaving and left applied."""
     spec, tuner, plan, log = r.spec, r.tuner, r.plan, r.log
@@ -256,7 +256,7 @@ def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
     return after
 
 
-def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
+def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     """compare.json and the report. `journal` None: nothing is left applied."""
     spec, tuner, plan, mixed = r.spec, r.tuner, r.plan, proof.mixed
     failed = failures(proof.runs)
@@ -294,7 +294,9 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> Outcome:
         interleaved_runs=mixed.runs if mixed else None,
         keep=lasting or "",
     )
-    done = Outcome(proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary)
+    done = OptimizeOutcome(
+        proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary
+    )
     done.plan = plan.model_copy(update={"changes": left})
     return replace(
         done,

@@ -14,7 +14,7 @@ from nastune.tune.plan import Plan
 
 
 @dataclass
-class Outcome:
+class OptimizeOutcome:
     rows: list[Row]
     notes: list[str]
     report: Path

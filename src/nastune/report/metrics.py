@@ -19,8 +19,8 @@ if TYPE_CHECKING:  # a check without a baseline runs on the core install: no sci
     from nastune.stats.runs import Row
 
 
-class Check(Protocol):
-    """What the metrics read of a check's outcome (jobs.check.Check is one): named here, so this
+class Checked(Protocol):
+    """What the metrics read of a check's outcome (jobs.check.CheckOutcome is one): named here, so this
     view depends on no workflow."""
 
     @property
@@ -45,7 +45,7 @@ class Check(Protocol):
 TEXTFILE = Path("/var/lib/prometheus/node-exporter/nastune.prom")
 
 
-def registry(check: Check) -> CollectorRegistry:
+def registry(check: Checked) -> CollectorRegistry:
     reg = CollectorRegistry()
     Gauge("nastune_last_check_timestamp_seconds", "When nastune check last ran (Unix time).", registry=reg).set(
         check.at
@@ -83,7 +83,7 @@ def registry(check: Check) -> CollectorRegistry:
     return reg
 
 
-def write(check: Check, path: Path) -> Path:
+def write(check: Checked, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_to_textfile(str(path), registry(check))
     return path

@@ -14,12 +14,12 @@ from rich.text import Text
 from nastune.report import layout, tables
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
-    from nastune.autotune.search import Outcome as AutotuneOutcome
+    from nastune.autotune.search import SearchOutcome
     from nastune.bench.results import ResultSet
-    from nastune.jobs.ab import Outcome as AbOutcome
-    from nastune.jobs.check import Check
-    from nastune.jobs.compare import Comparison
-    from nastune.jobs.optimize import Outcome
+    from nastune.jobs.ab import AbOutcome
+    from nastune.jobs.check import CheckOutcome
+    from nastune.jobs.compare import CompareOutcome
+    from nastune.jobs.optimize import OptimizeOutcome
 
 
 def results(console: Console, err: Console, done: ResultSet, out: Path) -> bool:
@@ -68,7 +68,7 @@ def verdicts(
         console.print(f"  note: {line}", highlight=False)
 
 
-def comparisons(console: Console, done: list[Comparison]) -> None:
+def comparisons(console: Console, done: list[CompareOutcome]) -> None:
     for c in done:
         verdicts(console, c.rows, f"{c.before} -> {c.after}", c.notes)
 
@@ -87,7 +87,7 @@ def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
     )
 
 
-def optimize(console: Console, outcome: Outcome) -> bool:
+def optimize(console: Console, outcome: OptimizeOutcome) -> bool:
     """Each verdict table with its notes, what was left out or failed, a tally of each way the
     plan was measured, and how to undo. True when a workload failed or the settings made one worse."""
     once = "the one-off actions, before -> after" if outcome.flow == "interleaved" else "before -> after"
@@ -114,7 +114,7 @@ def optimize(console: Console, outcome: Outcome) -> bool:
     return bool(outcome.failed or outcome.withheld)
 
 
-def closing(console: Console, outcome: Outcome) -> None:
+def closing(console: Console, outcome: OptimizeOutcome) -> None:
     """What optimize did, in words: each change, each gain with its interval, what survives a
     reboot, and the commands that undo it all or keep it."""
     from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
@@ -149,7 +149,7 @@ def closing(console: Console, outcome: Outcome) -> None:
         console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
 
 
-def _measured(console: Console, outcome: Outcome) -> bool:
+def _measured(console: Console, outcome: OptimizeOutcome) -> bool:
     """Each metric that moved (what limited it without the settings and with them, where the
     interleaved run profiled it), and how many did not. True when one got worse."""
     mixed = outcome.interleaved
@@ -164,7 +164,7 @@ def _measured(console: Console, outcome: Outcome) -> bool:
     return any(r.result.verdict == "worse" for r in rows)
 
 
-def check(console: Console, done: Check) -> None:
+def check(console: Console, done: CheckOutcome) -> None:
     console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
     if done.journal:
         console.print(f"settings of {done.journal}: {len(done.settings) - len(done.drift)} as applied", highlight=False)
@@ -174,7 +174,7 @@ def check(console: Console, done: Check) -> None:
         console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
 
 
-def autotune(console: Console, outcome: AutotuneOutcome) -> None:
+def autotune(console: Console, outcome: SearchOutcome) -> None:
     """The verdict, the winner's plan, each tunable's importance, what a trial cost, the report."""
     console.print(outcome.verdict, highlight=False)
     timed = [t for t in outcome.trials if "seconds" in t]
