@@ -18,7 +18,7 @@ from pathlib import Path
 from record import RESULTS, write
 
 
-def _repeats(side: Path) -> dict[str, list[float]]:
+def repeats(side: Path) -> dict[str, list[float]]:
     """Every repeat of one side of a rule's interleaved run, by "workload @ target metric"."""
     if not side.exists():
         return {}
@@ -41,7 +41,9 @@ def main() -> None:
         took = time.monotonic() - start
         screened = json.loads((out / "compare.json").read_text())["interleaved"]["screened"]
         for rule in screened:
-            rule["a"], rule["b"] = (_repeats(out / "screen" / rule["rule"] / f"{s}.json") for s in ("a", "b"))
+            rule["a"], rule["b"] = (
+                repeats(out / "interleaved" / "screen" / rule["rule"] / f"{s}.json") for s in ("a", "b")
+            )
     print(f"optimize --screen on soho, {args.workload}: {took:.0f} s in all")
     for rule in screened:
         moved = [r for r in rule["rows"] if r["verdict"] != "~"]

@@ -356,7 +356,7 @@ def _interleave(
             moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
             result.screened = screening.screen(settings, moved, mixed, site, tuner, log)
             result.notes += [line for s in result.screened for line in s.lines()]
-            settings = _kept(settings, result, spec, consent, log)
+            settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
     except ab.Unchanged:
         return None, None
     except ab.AbError as e:
@@ -382,23 +382,3 @@ def _interleave(
             f"the settings could not be applied after interleaving ({e}); they are rolled back, the one-off "
             f"actions stay done; `nastune apply {out / 'settings.json'}` retries"
         ) from e
-
-
-def _kept(
-    settings: Plan, result: Interleaved, spec: OptimizeSpec, consent: Consent | None, log: Callable[[str], None]
-) -> Plan:
-    """The settings to apply after screening: all of them, or (--keep-only, or the operator's
-    yes) those of the rules that helped; keep.json holds those either way."""
-    kept, result.idle = screening.idle(result.screened)
-    if not result.idle:
-        return settings
-    helped = screening.without(settings, result.idle)
-    (spec.out / "keep.json").write_text(helped.to_json() + "\n")
-    result.dropped = spec.keep_only or bool(consent and consent.keep(kept, result.idle))
-    if result.dropped:
-        note = f"left off, as their settings alone changed nothing: {', '.join(result.idle)}"
-    else:
-        note = f"changed nothing alone: {', '.join(result.idle)} (keep.json holds the other settings)"
-    log(f"keep: {note}")
-    result.notes.append(note)
-    return helped if result.dropped else settings

@@ -3,11 +3,14 @@ settings measured a second way, interleaved (A without them, B with them)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import wire
 from nastune.bench.results import ResultSet
+from nastune.jobs import screen as screening
+from nastune.jobs.offer import Consent
 from nastune.jobs.screen import Screened
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
@@ -51,6 +54,25 @@ class Interleaved:
     screened: list[Screened] = field(default_factory=list)  # --screen: each rule's settings alone
     idle: list[str] = field(default_factory=list)  # the rules whose settings alone changed nothing
     dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
+
+    def keep(
+        self, settings: Plan, path: Path, keep_only: bool, consent: Consent | None, log: Callable[[str], None]
+    ) -> Plan:
+        """The settings to apply after screening: all of them, or (`keep_only`, or the operator's
+        yes) those of the rules that helped alone, which `path` (keep.json) holds either way."""
+        kept, self.idle = screening.idle(self.screened)
+        if not self.idle:
+            return settings
+        helped = screening.without(settings, self.idle)
+        path.write_text(helped.to_json() + "\n")
+        self.dropped = keep_only or bool(consent and consent.keep(kept, self.idle))
+        if self.dropped:
+            note = f"left off, as their settings alone changed nothing: {', '.join(self.idle)}"
+        else:
+            note = f"changed nothing alone: {', '.join(self.idle)} ({path.name} holds the other settings)"
+        log(f"keep: {note}")
+        self.notes.append(note)
+        return helped if self.dropped else settings
 
     def to_json(self) -> dict:
         return {
