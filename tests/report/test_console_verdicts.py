@@ -90,3 +90,21 @@ def test_optimize_names_the_rules_that_changed_nothing_alone_and_how_to_leave_th
     said = "Left off" if dropped else "Kept, though"
     assert f"{said}: read-ahead-small, whose settings alone changed nothing" in shown
     assert (f"to leave them off: `{keeping}`" in shown) is not dropped
+
+
+def test_a_transfer_below_the_link_with_no_limit_named_is_flagged_and_one_at_the_link_says_so():
+    """After tuning, each throughput is at the link (said so) or has what limited it named; one
+    that is neither is a gap the report owns up to."""
+    from dataclasses import replace
+
+    from nastune.report import tables
+
+    rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
+    row = rows[0]
+    key = f"{row.workload} @ {row.target}"
+    at, below = replace(row, limit=row.result.after_median / 0.97), replace(row, limit=row.result.after_median / 0.7)
+    assert tables.unexplained([at], {}) == []
+    assert "at 97% of the link's goodput" in tables.moved([at])[0]
+    (flagged,) = tables.unexplained([below], {})
+    assert flagged.startswith(f"{key}: ") and "70% of the link's goodput, and nothing named" in flagged
+    assert tables.unexplained([below], {key: ("", "the servers' CPU quota")}) == []

@@ -32,7 +32,7 @@ from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.jobs.optimized import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.remote.agent import NasError
-from nastune.report import html
+from nastune.report import html, tables
 from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.rules.runtime import with_runtime
@@ -288,7 +288,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         applied=[_applied(c, persisted) for c in left],
         left_out=r.skipped,
         title="nastune optimize",
-        interleaved=(mixed.rows, mixed.notes + ([mixed.stopped] if mixed.stopped else [])) if mixed else None,
+        interleaved=(mixed.rows, _said(mixed)) if mixed else None,
         undo=undo,
         refused=mixed.refused if mixed else [],
         interleaved_runs=mixed.runs if mixed else None,
@@ -307,6 +307,13 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         retry=retry,
         keeping=keeping,
     )
+
+
+def _said(mixed: Interleaved) -> list[str]:
+    """The interleaved run's notes as the report shows them: why it stopped, if it did, and each
+    transfer left below the link with nothing named that limited it."""
+    below = tables.unexplained(mixed.rows, tables.limited(mixed.runs))
+    return mixed.notes + ([mixed.stopped] if mixed.stopped else []) + [f"below the link: {line}" for line in below]
 
 
 def _persisted(r: _Run, journal: str | None, left: list[PlannedChange]) -> tuple[bool, str | None]:

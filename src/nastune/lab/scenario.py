@@ -105,12 +105,15 @@ class Limits(Strict):
 class Guest(Strict):
     """What only the kernel lab (`lab up --kernel`) has: the client's mount options, as its
     /etc/fstab gives them; the kernel NFS server's threads (/etc/nfs.conf); the NUMA node whose
-    CPUs serve the NAS NIC's interrupts (None: where the kernel puts them)."""
+    CPUs serve the NAS NIC's interrupts (None: where the kernel puts them); and a delay the
+    client's packets wait (netem in the guest, whose kernel has it: a round trip as across a
+    building's switches, which the RPC sizes of NFS feel)."""
 
     nfs_mount: str = "vers=3"
     smb_mount: str = "vers=3.1.1"
     nfsd_threads: int = Field(8, ge=1, le=1024)
     irq_node: int | None = Field(None, ge=0, le=1)
+    delay: str | None = Field(None, pattern=r"^[0-9]{1,3}(\.[0-9]{1,3})?(us|ms)$")
 
     @field_validator("nfs_mount", "smb_mount")
     @classmethod

@@ -154,13 +154,16 @@ def _measured(console: Console, outcome: OptimizeOutcome) -> bool:
     interleaved run profiled it), and how many did not. True when one got worse."""
     mixed = outcome.interleaved
     rows = outcome.rows + (mixed.rows if mixed else [])
-    moved = tables.moved(outcome.rows) + (tables.moved(mixed.rows, tables.limited(mixed.runs)) if mixed else [])
+    limits = tables.limited(mixed.runs) if mixed else {}
+    moved = tables.moved(outcome.rows) + (tables.moved(mixed.rows, limits) if mixed else [])
     if moved:
         console.print("Measured:", highlight=False)
     for line in moved:
         console.print(f"  {line}", highlight=False)
     if len(moved) < len(rows):
         console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
+    for line in tables.unexplained(mixed.rows, limits) if mixed else []:
+        console.print(layout.styled(f"  below the link: {line}", "red"))
     return any(r.result.verdict == "worse" for r in rows)
 
 

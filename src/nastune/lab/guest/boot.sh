@@ -54,6 +54,9 @@ ip -n c1 link set "$c" name eth0
 ip -n c1 link set lo up
 ip -n c1 addr replace "$(cat "$seed/c1-address")" dev eth0
 ip -n c1 link set eth0 mtu "$(cat "$seed/c1-mtu")" up
+if [ -s "$seed/c1-delay" ]; then  # the scenario's round trip: the client's packets wait this long
+  ip netns exec c1 tc qdisc replace dev eth0 root netem delay "$(cat "$seed/c1-delay")"
+fi
 
 mkdir -p /run/nastune-lab
 if [ ! -e /run/nastune-lab/c1.mnt ]; then

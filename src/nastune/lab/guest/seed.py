@@ -89,6 +89,7 @@ def write(
         "c1-address": f"{CLIENT_IP}/{PREFIX}",
         "c1-mtu": str(scenario.network.mtu),
         "irq-node": "" if scenario.guest.irq_node is None else str(scenario.guest.irq_node),
+        "c1-delay": scenario.guest.delay or "",
     }
     secret = {"password": password, "c1/nastune-lab-smb.cred": f"username={user}\npassword={password}\n"}
     for name, text in {**files, **secret}.items():
