@@ -388,3 +388,20 @@ def screen_apart() -> str:
         f"(NFS-Ganesha's I/O size against GRO at a veth, sequential writes): told apart in {r['apart']} of "
         f"{len(lab)} runs, a median {minutes:.1f} min each. Goal: {goal(r['met'])}."
     )
+
+
+@figure("bigdir-case")
+def bigdir_case() -> str:
+    """What case sensitive = yes bought on the bigdir scenario, over SMB."""
+    r = record("bigdir-case")
+    smb = {row["metric"]: row for row in r["rows"] if row["target"].startswith("smb")}
+    miss, listing = smb["miss latency"], smb["list entries/s"]
+    low, high = miss["change_ci"]
+    fired = " and ".join(f for f in ("smb-case-big-dir", "smb-macos-fruit") if f in r["findings"])
+    return (
+        f"On the lab's bigdir scenario (where {fired} fire), `case sensitive = yes` "
+        f"interleaved against `auto` for {r['pairs']} pairs: a missing name in a directory of 5,000 files took "
+        f"{miss['before_median']:.0f} -> {miss['after_median']:.0f} us over SMB ({miss['change']:+.0%}, "
+        f"{low:+.0%}..{high:+.0%}): {miss['verdict']}; listing it, {listing['before_median']:,.0f} -> "
+        f"{listing['after_median']:,.0f} entries/s: {listing['verdict']} (bench/results/bigdir-case.json)."
+    )
