@@ -120,7 +120,7 @@ def operator_inventory(lab_dir: Path, venv: Path) -> str:
 
 
 def test_the_operator_s_page_on_a_lab_standing_in_for_a_nas(lab_dir, tmp_path):
-    nastune(lab_dir, "lab", "up", "--scenario", "soho")  # one client: two measure together in test_clients_lab
+    nastune(lab_dir, "lab", "up", "--scenario", "modern")  # one client, no aged data set: the page, not soho
     password = (lab_dir / "credentials" / "smb").read_text().split("password = ")[1].split()[0]
     work, venv = tmp_path / "operator", tmp_path / "opt-nastune"
     work.mkdir()
