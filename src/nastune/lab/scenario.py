@@ -106,8 +106,8 @@ class Guest(Strict):
     """What only the kernel lab (`lab up --kernel`) has: the client's mount options, as its
     /etc/fstab gives them; the kernel NFS server's threads (/etc/nfs.conf); the NUMA node whose
     CPUs serve the NAS NIC's interrupts (None: where the kernel puts them); and a delay the
-    client's packets wait (netem in the guest, whose kernel has it: a round trip as across a
-    building's switches, which the RPC sizes of NFS feel)."""
+    client's packets wait (netem in the guest, whose kernel has it: a campus network's round
+    trip, which the RPC sizes of NFS feel)."""
 
     nfs_mount: str = "vers=3"
     smb_mount: str = "vers=3.1.1"
