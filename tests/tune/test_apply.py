@@ -401,3 +401,34 @@ def test_confirm_says_whether_it_kept_anything_and_when_it_is_too_late(root, tmp
     assert late.returncode != 0
     assert "too late" in late.stderr
     assert not late.stdout
+
+
+KEYFILE = (
+    "[connection]\nid=Wired connection 1\ntype=ethernet\ninterface-name=eth0\n\n"
+    "[ethernet]\nmac-address-blacklist=\n\n[ipv4]\naddress1=10.0.0.2/24\nmethod=manual\n"
+)
+
+
+def test_persist_keeps_an_mtu_in_the_networkmanager_keyfile_bound_to_the_interface(root, tmp_path):
+    """NetworkManager has no drop-ins: the keyfile's [ethernet] mtu= is set, its mode kept (a
+    keyfile others can read is ignored), and rollback puts back its bytes."""
+    keyfile = root / "etc/NetworkManager/system-connections/Wired connection 1.nmconnection"
+    keyfile.parent.mkdir(parents=True)
+    keyfile.write_text(KEYFILE)
+    keyfile.chmod(0o600)
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[7]])), "--root", str(root), "--yes", "--persist")
+    assert keyfile.read_text() == KEYFILE.replace("mac-address-blacklist=\n", "mac-address-blacklist=\nmtu=9000\n")
+    assert keyfile.stat().st_mode & 0o777 == 0o600
+    assert not (root / "var/lib/nastune/persist/plan.json").exists()  # nothing left to replay at boot
+    run_cli("rollback", "--root", str(root))
+    assert keyfile.read_text() == KEYFILE
+
+
+def test_a_keyfile_bound_by_mac_address_leaves_the_mtu_to_the_boot_unit(root, tmp_path):
+    keyfile = root / "etc/NetworkManager/system-connections/lan.nmconnection"
+    keyfile.parent.mkdir(parents=True)
+    keyfile.write_text(KEYFILE.replace("interface-name=eth0\n", ""))
+    run_cli("apply", str(write_plan(tmp_path, [CHANGES[7]])), "--root", str(root), "--yes", "--persist")
+    assert "mtu=" not in keyfile.read_text()
+    replayed = json.loads((root / "var/lib/nastune/persist/plan.json").read_text())
+    assert [c["knob"] for c in replayed["changes"]] == ["mtu"]

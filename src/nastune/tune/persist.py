@@ -109,8 +109,8 @@ def _native(
 
 def _mtu(system: System, c: PlannedChange, texts: dict[str, str]) -> tuple[str, str] | None:
     """Where the interface is configured at boot: a static stanza of ifupdown's, netplan's
-    definition of it, or the systemd-networkd .network file that matches it (None: none of
-    them, so the boot unit sets it)."""
+    definition of it, the systemd-networkd .network file that matches it, or the NetworkManager
+    keyfile bound to it by name (None: none of them, so the boot unit sets it)."""
     mtu, text = int(c.new), texts.get(ifupdown.PATH, system.read(ifupdown.PATH))
     edited = ifupdown.with_mtu(text, c.target, mtu) if text is not None else None
     if edited is not None:
@@ -122,6 +122,10 @@ def _mtu(system: System, c: PlannedChange, texts: dict[str, str]) -> tuple[str, 
     for path in _listed(system, netconf.NETWORKD_DIR, ".network"):
         if netconf.networkd_match(system.read(path) or "", c.target):
             return netconf.networkd_dropin(path, mtu)
+    for path in _listed(system, netconf.NM_DIR, ".nmconnection"):
+        keyfile = texts.get(path, system.read(path) or "")
+        if netconf.keyfile_device(keyfile) == c.target and netconf.OWN.fullmatch(path):
+            return path, netconf.keyfile_with_mtu(keyfile, mtu)
     return None
 
 
