@@ -142,8 +142,11 @@ def test_the_client_mounts_with_the_kernel_s_nfs_and_smb_clients_from_its_fstab(
     assert "vers=3.1.1" in smb
 
 
-def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab):
-    found = json.loads(nastune(lab[0].dir, "diagnose", "--inventory", str(lab[0].inventory_path), "--json").stdout)
+def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab, tmp_path):
+    """What diagnose finds on the real kernel; and the NUMA finding's fix, applied on the NAS,
+    read back from /proc/irq, then rolled back."""
+    inv = str(lab[0].inventory_path)
+    found = json.loads(nastune(lab[0].dir, "diagnose", "--inventory", inv, "--json").stdout)
     rules = {(f["rule"], f["host"]): f for f in found["findings"]}
     rsize = rules[("nfs-client-rsize-small", "c1")]["changes"]
     assert [(c["knob"], c["key"], c["current"]) for c in rsize] == [
@@ -153,6 +156,13 @@ def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab
     assert [c["current"] for c in rules[("nfsd-threads-low", None)]["changes"]] == [8]  # /proc/fs/nfsd/threads
     numa = rules[("irq-numa-locality", None)]["changes"]  # served on node 1, the NIC on node 0
     assert {(c["current"], c["new"]) for c in numa} == {("1", "0")}
+    vectors = [f"/proc/irq/{c['target'].split('/')[1]}/smp_affinity_list" for c in numa]
+    served = lambda: set(run(_nas(lab[0]).argv(["cat", *vectors])).stdout.split())
+    plan = write_plan(tmp_path, [{k: c[k] for k in ("knob", "target", "new")} for c in numa])
+    nastune(lab[0].dir, "apply", str(plan), "--inventory", inv, "--yes")
+    assert served() == {"0"}  # every vector on node 0's CPU, where the NIC is
+    nastune(lab[0].dir, "rollback", "--inventory", inv)
+    assert served() == {"1"}
 
 
 PLAN: list[dict] = [  # each way a setting lasts: sysctl.d, its own configuration, the unit, fstab, interfaces
