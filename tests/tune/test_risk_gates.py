@@ -25,7 +25,7 @@ SMB_CONF = (
 FILES = {
     "/etc/samba/smb.conf": SMB_CONF,
     "/etc/exports": "/srv/data 10.0.0.0/24(rw,sync,no_subtree_check)\n",
-    "/etc/fstab": "/dev/sdb1 /srv/data xfs defaults 0 2\n",
+    "/etc/fstab": "/dev/sdb1 /srv/data xfs defaults 0 2\nnas:/srv/data /mnt/nas nfs rw,hard,noac 0 0\n",
     "/proc/sys/vm/dirty_ratio": "20\n",
     "/proc/sys/vm/dirty_background_ratio": "10\n",
     "/proc/sys/vm/dirty_writeback_centisecs": "500\n",
@@ -48,6 +48,7 @@ RISKY = [
     ("durability", samba("data", "sync always", "no")),
     ("durability", {"knob": "nfs_export", "target": "/srv/data", "key": "10.0.0.0/24:async", "new": "async"}),
     ("durability", {"knob": "nfs_client_mount", "target": "/srv/data", "key": "nobarrier", "new": "nobarrier"}),
+    ("durability", {"knob": "nfs_client_mount", "target": "/mnt/nas", "key": "noac", "new": None}),
     ("durability", {"knob": "sysctl", "target": "vm.dirty_ratio", "new": 60}),
     ("durability", {"knob": "sysctl", "target": "vm.dirty_background_ratio", "new": 40}),
     ("durability", {"knob": "sysctl", "target": "vm.dirty_writeback_centisecs", "new": 0}),

@@ -94,7 +94,10 @@ def _dialect(name: str) -> int:
 
 # Export options and mount options whose change moves a crash-safety trade either way
 SYNC_MODES = frozenset(("sync", "async"))
-DURABLE_MOUNT_OPTIONS = frozenset(("sync", "async", "nobarrier", "barrier", "data", "commit", "journal_async_commit"))
+# noac: an NFS client's writes synchronous (nfs(5)), so removing it is sync to async
+DURABLE_MOUNT_OPTIONS = frozenset(
+    ("sync", "async", "nobarrier", "barrier", "data", "commit", "journal_async_commit", "noac")
+)
 # Writeback limits at or below the kernel's defaults hold at most this much unwritten data;
 # raising one past both the default and its current value is a durability trade.
 DIRTY_DEFAULTS = {
