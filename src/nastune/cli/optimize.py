@@ -30,8 +30,13 @@ class Asked:
     def __init__(self, yes: bool, shown: Console):
         self.yes, self.shown = yes, shown
 
+    @property
+    def asking(self) -> bool:
+        """Whether the closing questions are asked: at a terminal, without --yes."""
+        return not self.yes and sys.stdin.isatty()
+
     def keep(self, kept: list[str], dropped: list[str]) -> bool:
-        if self.yes or not sys.stdin.isatty():
+        if not self.asking:
             return False
         return typer.confirm(
             f"Keep the settings of {len(kept)} rules ({', '.join(kept)}) and drop those of {len(dropped)} that "
@@ -39,7 +44,7 @@ class Asked:
         )
 
     def persist(self, count: int) -> bool:
-        if self.yes or not sys.stdin.isatty():
+        if not self.asking:
             return False
         return typer.confirm(f"Make these {count} settings survive a reboot?")
 

@@ -22,6 +22,9 @@ from nastune.errors import UsageError
 
 MAX_LINE = 1 << 20
 INCLUDE_DEPTH = 8
+# `case sensitive` values under which smbd matches names without case (auto: so for Windows
+# clients), searching a directory for a name's other cases when it is not there as spelled
+CASELESS = frozenset(("auto", "no", "false", "0", "off"))
 DEFAULTS_FROM = "Samba 4.17 (testparm -s -v of an empty smb.conf, samba-4.17-defaults.conf)"
 Sections = dict[str, dict[str, str]]
 

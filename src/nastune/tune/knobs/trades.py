@@ -44,8 +44,6 @@ _PROTOCOLS += ["smb3_02", "smb3_11"]
 _PROTOCOL_KEYS = frozenset(("server min protocol", "min protocol", "client min protocol"))
 # Samba parameters whose every change moves a crash-safety trade, in either direction
 _SAMBA_DURABLE = frozenset(("strict sync", "sync always"))
-# name matching: from caseless (Windows' expectation; auto is caseless for Windows clients) to by case
-_CASELESS = frozenset(("auto", "no", "false", "0", "off"))
 
 
 def samba(section: str, key: str, current: object, new: object) -> list[str]:
@@ -55,8 +53,8 @@ def samba(section: str, key: str, current: object, new: object) -> list[str]:
     if key in _SAMBA_DURABLE:
         return [DURABILITY] if _text(current, key) != _text(new, key) else []
     if key == "case sensitive":
-        caseless = current is None or _text(current, key) in _CASELESS  # unset: auto, or [global]'s (judged as auto)
-        return [COMPATIBILITY] if caseless and _text(new, key) not in _CASELESS else []
+        caseless = current is None or _text(current, key) in samba_conf.CASELESS  # unset: auto, or [global]'s
+        return [COMPATIBILITY] if caseless and _text(new, key) not in samba_conf.CASELESS else []
     shared = section.lower() != "global"
     before = _text(current, key) if current is not None or not shared else None
     if key in _LEVEL_KEYS:
