@@ -34,7 +34,7 @@ GOAL = "interleaved after set-up <= 1/3 of before-after; better >=; worse 0; ref
 FLOW_ARGS = {"before-after": ["--min-pairs", "5"], "interleaved": []}
 
 
-def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
+def run_flow(flow: str, size: str, repeats: str, out: Path, extra: tuple[str, ...] = ()) -> dict:
     argv = [
         sys.executable,
         "-m",
@@ -49,7 +49,7 @@ def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
         "--size",
         size,
     ]
-    argv += ["--repeats", repeats, "--out", str(out), *FLOW_ARGS[flow]]
+    argv += ["--repeats", repeats, "--out", str(out), *FLOW_ARGS[flow], *extra]
     started = time.monotonic()
     lines: list[tuple[float, str]] = []
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=TOP) as proc:
@@ -74,6 +74,8 @@ def run_flow(flow: str, size: str, repeats: str, out: Path) -> dict:
         "interleaved": [verdict(r) for r in mixed.get("rows", [])],
         "refused": mixed.get("refused", []),
         "stopped": mixed.get("stopped", ""),
+        "screened": mixed.get("screened", []),
+        "idle": mixed.get("idle", []),
         "last_line": stdout.splitlines()[-1] if stdout else "",
         "log": [[round(at, 1), text] for at, text in lines],
     }
@@ -90,7 +92,7 @@ def phases(lines: list[tuple[float, str]], end: float) -> dict[str, float]:
             continue
         if head == "measure":
             name = "measure " + body.split(":")[1].split("(")[0].strip()
-        elif head in ("inspect", "diagnose", "apply", "interleave"):
+        elif head in ("inspect", "diagnose", "apply", "interleave", "screen"):
             name = head
         elif head.startswith("pair "):
             name = "interleave"

@@ -170,7 +170,7 @@ class LabStatus(Wire):
 
 
 class Screened(BaseModel):
-    """One rule's settings interleaved alone against none of the plan's."""
+    """One rule's own effect: the runs of the screening's design with its settings against those without."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -178,6 +178,19 @@ class Screened(BaseModel):
     changes: int
     rows: list[Row]
     stopped: str  # why it has no verdict, if it has none
+
+
+class Design(BaseModel):
+    """optimize --screen's runs: which rules each switched on (+1) or left off (-1), the order
+    they were measured in (indices into `runs`), and each metric's value in each run (by
+    "workload @ target metric", in the order of `runs`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[str]
+    runs: list[list[int]]
+    order: list[int]
+    values: dict[str, list[float | None]]
 
 
 class Interleaved(BaseModel):
@@ -190,7 +203,8 @@ class Interleaved(BaseModel):
     switch_seconds: float
     refused: list[str]
     stopped: str  # why the interleaved run ended early, if it did
-    screened: list[Screened] = []  # optimize --screen: each rule's settings alone
+    screened: list[Screened] = []  # optimize --screen: each rule's own effect
+    design: Design | None = None  # and the runs it was estimated from
     idle: list[str] = []  # the rules whose settings alone changed nothing
     dropped: bool = False  # and those were left off, keep.json applied instead
 

@@ -216,17 +216,22 @@ def _screened(root, tmp_path, keep_only: bool = False, answers: Answers | None =
 
 
 def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(root, tmp_path):
-    """optimize --screen: the rule whose setting the probe reads bought the gain; the other, alone,
-    moved nothing; and all settings end applied (nobody to ask)."""
+    """optimize --screen: the rule whose setting the probe reads bought the gain; the other, on its
+    own, moved nothing; and all settings end applied (nobody to ask)."""
     mixed = _screened(root, tmp_path)
     screened = {s.rule: s for s in mixed.screened}
     assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
     assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
     assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
-    assert any(line.startswith("read-ahead-small alone (1 change): no change beyond the noise") for line in mixed.notes)
+    assert any(
+        line.startswith("read-ahead-small (1 change) on its own: no change beyond the noise") for line in mixed.notes
+    )
     assert (root / SETTING).read_text().strip() == "10"  # every setting applied again after the screening
     assert (root / READ_AHEAD).read_text().strip() == "4096"
     assert mixed.idle == ["read-ahead-small"] and not mixed.dropped
+    design = need(mixed.design)  # one design of 8 runs served both rules: each run measured once
+    assert design.rules == ["dirty-ratio-high", "read-ahead-small"] and sorted(design.order) == list(range(8))
+    assert design.values["probe @ " + str(tmp_path) + " MB/s"] == [110.0 if r[0] > 0 else 100.0 for r in design.runs]
 
 
 @pytest.mark.parametrize("how", ["--keep-only", "yes", "no"])

@@ -74,7 +74,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
 
 
 @pytest.mark.parametrize("dropped", [False, True])
-def test_optimize_names_the_rules_that_changed_nothing_alone_and_how_to_leave_them_off(tmp_path, dropped):
+def test_optimize_names_the_rules_whose_own_effect_helped_nothing_and_how_to_leave_them_off(tmp_path, dropped):
     from nastune.jobs.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
 
@@ -88,7 +88,7 @@ def test_optimize_names_the_rules_that_changed_nothing_alone_and_how_to_leave_th
     outcomes.optimize(Console(file=out, width=200, color_system=None), done)
     shown = out.getvalue()
     said = "Left off" if dropped else "Kept, though"
-    assert f"{said}: read-ahead-small, whose settings alone changed nothing" in shown
+    assert f"{said}: read-ahead-small, whose own effect helped nothing measured" in shown
     assert (f"to leave them off: `{keeping}`" in shown) is not dropped
 
 

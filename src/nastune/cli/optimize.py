@@ -39,8 +39,8 @@ class Asked:
         if not self.asking:
             return False
         return typer.confirm(
-            f"Keep the settings of {len(kept)} rules ({', '.join(kept)}) and drop those of {len(dropped)} that "
-            f"changed nothing alone ({', '.join(dropped)})?"
+            f"Keep the settings of {len(kept)} rules ({', '.join(kept)}) and drop those of {len(dropped)} whose "
+            f"own effect helped nothing measured ({', '.join(dropped)})?"
         )
 
     def persist(self, count: int) -> bool:

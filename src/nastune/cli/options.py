@@ -178,16 +178,17 @@ Screen = Annotated[
     bool,
     typer.Option(
         "--screen",
-        help="Then measure each rule's settings alone against none of them, on the workloads the plan moved "
-        "(3 pairs each): which change bought what.",
+        help="Then estimate each rule's own effect on the workloads the plan moved, from one design of runs "
+        "that each switch about half the rules' settings on (8 runs for up to 3 rules, 16 for up to 11): "
+        "which change bought what.",
     ),
 ]
 KeepOnly = Annotated[
     bool,
     typer.Option(
         "--keep-only",
-        help="With --screen (implied): leave off, without asking, the rules whose settings alone changed "
-        "nothing beyond the noise; keep.json holds the rest either way.",
+        help="With --screen (implied): leave off, without asking, the rules whose own effect was better on "
+        "no metric; keep.json holds the rest either way.",
     ),
 ]
 Persist = Annotated[

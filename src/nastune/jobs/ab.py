@@ -121,7 +121,7 @@ def _key(workload: Workload, target: Target) -> str:
     return f"{workload.name} @ {target.url}"
 
 
-class _Switch:
+class Switch:
     """Moves the system between A and B through a tuner (here, or nastune on the NAS), proving
     each move: B's settings read back as applied, and the rollback to A restored everything. A
     server restarted by a move answers before the move returns (the tuner waits for it)."""
@@ -177,7 +177,7 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
     """A and B alternate on `site`, switched by `tuner` (the site's own by default), whose
     system's lock the caller holds (ab's measure, optimize)."""
     spec.out.mkdir(parents=True, exist_ok=True)
-    run = _Interleaving(spec, site, _Switch(spec.plan, tuner or site.tuner(), spec.accept_risk))
+    run = Measuring(spec, site, Switch(spec.plan, tuner or site.tuner(), spec.accept_risk))
     started = time.monotonic()
     try:
         run.set_up()
@@ -192,12 +192,12 @@ def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str
 PAIR_PROFILE_INTERVAL = 0.1  # seconds between the first pair's /proc samples on the NAS
 
 
-class _Interleaving:
+class Measuring:
     """One interleaved run's state: each side's targets (found once in it: B's are B's, as an
     MTU change moves a target's ceiling), each workload's set-up state, and each side's samples,
     the targets they were measured on and the other load beside them."""
 
-    def __init__(self, spec: AbSpec, site: Site, switch: _Switch):
+    def __init__(self, spec: AbSpec, site: Site, switch: Switch):
         self.spec, self.site, self.switch = spec, site, switch
         self.alpha = ALPHA / (spec.max_pairs - spec.min_pairs + 1)  # the looks share the 5%
         self.resolved: dict[str, Pairs] = {}
@@ -225,9 +225,14 @@ class _Interleaving:
     def side(self, side: str, keys: set[str]) -> None:
         """One repeat of each workload of `keys` in `side`, caches dropped, other load metered."""
         self.switch.to(side)
+        self.repeat(side, keys)
+
+    def repeat(self, side: str, keys: set[str] | None = None) -> None:
+        """One repeat of each workload (of `keys`: None, all) as the system is now, counted as
+        `side`'s: caches dropped, other load metered, the first pair profiled."""
         for workload, target in self.pairs(side):
             key = _key(workload, target)
-            if key not in keys:
+            if keys is not None and key not in keys:
                 continue
             if workload.files:
                 runner.attempt(self.site.drop_caches, "drop caches", [])
@@ -349,7 +354,7 @@ def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: flo
 
 
 def _results(
-    side: str, pairs: Pairs, params: Params, rows_by_key: Samples, others: dict[str, Samples], run: _Interleaving
+    side: str, pairs: Pairs, params: Params, rows_by_key: Samples, others: dict[str, Samples], run: Measuring
 ) -> ResultSet:
     """One side's results, not yet saved: the run's verdict goes into them first."""
     path = run.spec.out / f"{side.lower()}.json"

@@ -47,8 +47,8 @@ class Consent(Protocol):
     def decide(self, review: Review) -> list[Step] | None: ...
 
     def keep(self, kept: list[str], dropped: list[str]) -> bool:
-        """Whether to leave off the settings of the `dropped` rules (those that changed nothing
-        measured alone) and apply only the `kept` ones'."""
+        """Whether to leave off the settings of the `dropped` rules (those whose own effect
+        helped nothing measured) and apply only the `kept` ones'."""
         ...
 
     def persist(self, count: int) -> bool:

@@ -70,8 +70,8 @@ class OptimizeSpec:
     choices: Choices = field(default_factory=lambda: Choices())
     fragmentation: str = "sample"
     persist: bool | None = None  # the settings, once proved, also survive a reboot (None: ask at the end)
-    screen: bool = False  # then each rule's settings alone, on the workloads the plan moved
-    keep_only: bool = False  # and leave off, without asking, the rules whose settings alone changed nothing
+    screen: bool = False  # then each rule's own effect, on the workloads the plan moved
+    keep_only: bool = False  # and leave off, without asking, the rules whose own effect helped nothing
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
@@ -359,10 +359,11 @@ def _interleave(
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
-        if spec.screen:  # the system is A again: each rule's settings alone, before all are applied again
+        if spec.screen:  # the system is A again: each rule's own effect, before all are applied again
             moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
-            result.screened = screening.screen(settings, moved, mixed, site, tuner, log)
-            result.notes += [line for s in result.screened for line in s.lines()]
+            result.screened, result.design = screening.screen(settings, moved, mixed, site, tuner, log)
+            said = [line for s in result.screened for line in s.lines()]
+            result.notes += said + ([screening.CONFOUNDED] if result.design else [])
             settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
     except ab.Unchanged:
         return None, None

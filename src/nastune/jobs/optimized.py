@@ -34,7 +34,7 @@ class OptimizeOutcome:
     persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
     withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
     retry: str = ""  # the command that applies the withheld settings all the same
-    keeping: str = ""  # the commands that leave on only the settings that helped alone (keep.json)
+    keeping: str = ""  # the commands that leave on only the settings whose own effect helped (keep.json)
 
 
 @dataclass
@@ -51,15 +51,16 @@ class Interleaved:
     stopped: str = ""  # why the interleaved run ended early, if it did
     runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
     withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
-    screened: list[Screened] = field(default_factory=list)  # --screen: each rule's settings alone
-    idle: list[str] = field(default_factory=list)  # the rules whose settings alone changed nothing
+    screened: list[Screened] = field(default_factory=list)  # --screen: each rule's own effect
+    design: wire.Design | None = None  # and the runs it was estimated from
+    idle: list[str] = field(default_factory=list)  # the rules whose own effect helped nothing measured
     dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
 
     def keep(
         self, settings: Plan, path: Path, keep_only: bool, consent: Consent | None, log: Callable[[str], None]
     ) -> Plan:
         """The settings to apply after screening: all of them, or (`keep_only`, or the operator's
-        yes) those of the rules that helped alone, which `path` (keep.json) holds either way."""
+        yes) those of the rules whose own effect helped, which `path` (keep.json) holds either way."""
         kept, self.idle = screening.idle(self.screened)
         if not self.idle:
             return settings
@@ -67,9 +68,9 @@ class Interleaved:
         path.write_text(helped.to_json() + "\n")
         self.dropped = keep_only or bool(consent and consent.keep(kept, self.idle))
         if self.dropped:
-            note = f"left off, as their settings alone changed nothing: {', '.join(self.idle)}"
+            note = f"left off, as their own effect helped nothing measured: {', '.join(self.idle)}"
         else:
-            note = f"changed nothing alone: {', '.join(self.idle)} ({path.name} holds the other settings)"
+            note = f"helped nothing measured on their own: {', '.join(self.idle)} ({path.name} holds the rest)"
         log(f"keep: {note}")
         self.notes.append(note)
         return helped if self.dropped else settings
@@ -84,6 +85,7 @@ class Interleaved:
             "refused": self.refused,
             "stopped": self.stopped,
             "screened": [s.to_json() for s in self.screened],
+            "design": self.design.model_dump(mode="json") if self.design else None,
             "idle": self.idle,
             "dropped": self.dropped,
         }

@@ -1,30 +1,46 @@
 """Which of a plan's changes bought what (`optimize --screen`): once the settings are proved
-together, each rule's settings alone are interleaved against the system without any of them
-(A), on the workloads the whole plan moved, so an operator can keep what helps and justify each
-change, or leave one out (an MTU the switch does not allow) knowing what it costs.
+together, each rule's own effect on the workloads the whole plan moved, so an operator can keep
+what helps and justify each change, or leave one out (an MTU the switch does not allow) knowing
+what it costs.
 
-Each rule gets SCREEN_PAIRS pairs, the least a verdict at 5% needs from a clear change; a
-rule whose changes interact with another's (TCP buffers and the MTU) can show less alone than
-in the plan, which the notes say."""
+One two-level design over the rules (stats.factorial: 8 runs for up to 3 rules, 16 for up to
+11): each run applies the settings of about half the rules, measures every workload once and
+rolls them back, in random order so that drift spreads over all estimates; each rule's effect
+compares the runs with its settings against those without. Every run serves every rule, where
+one rule at a time against none needs a few pairs per rule. The design cannot tell a rule's
+effect from the interaction of two others (TCP buffers with the MTU), which the notes say."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from nastune import wire
+from nastune.bench.params import Params
 from nastune.jobs import ab
+from nastune.protocols.client import BenchError
+from nastune.remote.agent import NasError
 from nastune.report import tables
 from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
+from nastune.stats import factorial
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan, PlannedChange
+from nastune.tune.system import TuneError
 
-SCREEN_PAIRS = 3
+CONFOUNDED = (
+    "each rule's effect is estimated with the others' settings on in half its runs and off in the other half; "
+    "an effect that needs two rules together (TCP buffers with the MTU) shows in neither alone, or in a third"
+)
 
 
 @dataclass
 class Screened:
-    """One rule's settings measured alone: its verdicts, or why it has none."""
+    """One rule's own effect: its verdicts (the runs without its settings against those with
+    them), or why it has none."""
 
     rule: str
     changes: int
@@ -32,8 +48,8 @@ class Screened:
     stopped: str = ""
 
     def lines(self) -> list[str]:
-        """The rule alone, in words: each metric it moved, or that none moved, or why it stopped."""
-        head = f"{self.rule} alone ({self.changes} change{'s' if self.changes > 1 else ''})"
+        """The rule's own effect, in words: each metric it moved, or that none moved, or why it stopped."""
+        head = f"{self.rule} ({self.changes} change{'s' if self.changes > 1 else ''}) on its own"
         if self.stopped:
             return [f"{head}: no verdict, {self.stopped}"]
         moved = tables.moved(self.rows)
@@ -63,7 +79,7 @@ def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:
 
 def idle(screened: list[Screened]) -> tuple[list[str], list[str]]:
     """The rules worth keeping and those to offer for removal; none offered unless some rule is
-    kept (a bundle that helped while no rule alone did is kept whole: its rules act together)."""
+    kept (a bundle that helped while no rule's own effect did is kept whole: its rules act together)."""
     kept = [s.rule for s in screened if not s.idle]
     return (kept, [s.rule for s in screened if s.idle]) if kept else ([s.rule for s in screened], [])
 
@@ -76,29 +92,73 @@ def without(settings: Plan, rules: list[str]) -> Plan:
 
 def screen(
     settings: Plan, moved: list[str], spec: ab.AbSpec, site: Site, tuner: Tuner, log: Callable[[str], None]
-) -> list[Screened]:
-    """Each rule's settings alone against none of them, on the `moved` workloads; nothing when
-    the plan is one rule's (the whole plan's verdict is that rule's) or nothing moved."""
+) -> tuple[list[Screened], wire.Design | None]:
+    """Each rule's own effect on the `moved` workloads, and the design's runs as measured;
+    nothing when the plan is one rule's (the whole plan's verdict is that rule's) or nothing moved."""
     groups = by_rule(settings)
     if len(groups) < 2 or not moved:
-        return []
-    found = []
-    for rule, changes in groups.items():
-        log(f"screen: {rule} alone ({len(changes)} changes) on {', '.join(moved)}")
-        alone = ab.AbSpec(
-            settings.model_copy(update={"changes": changes}),
-            moved,
-            spec.params,
-            spec.out / "screen" / rule,
-            spec.target,
-            SCREEN_PAIRS,
-            SCREEN_PAIRS,
-            accept_risk=spec.accept_risk,
-        )
-        try:
-            found.append(Screened(rule, len(changes), ab.run(alone, site, tuner, log).rows))
-        except ab.Unchanged:
-            found.append(Screened(rule, len(changes), stopped="its settings already read as planned"))
-        except ab.AbError as e:
-            found.append(Screened(rule, len(changes), stopped=str(e)))
+        return [], None
+    rules = list(groups)
+    runs = factorial.design(len(rules))
+    log(f"screen: {len(rules)} rules in {len(runs)} runs, each with the settings of about half of them")
+    order = list(range(len(runs)))
+    random.Random(spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
+    plans = [settings.model_copy(update={"changes": _on(groups, rules, runs[i])}) for i in order]
+    where = ab.AbSpec(settings, moved, spec.params, spec.out / "screen", spec.target, accept_risk=spec.accept_risk)
+    try:
+        measured = _in_turn(plans, where, site, tuner, log)
+    except (ab.AbError, BenchError, TuneError, NasError) as e:
+        return [Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules], None
+    values = {key: [v[order.index(i)] for i in range(len(runs))] for key, (_, _, v) in measured.items()}
+    design = wire.Design(rules=rules, runs=runs.tolist(), order=order, values={_named(k): v for k, v in values.items()})
+    rows = [
+        [Row(*key, unit, higher, None, c) for c in factorial.effects(runs, values[key], higher)]
+        for key, (unit, higher, _) in measured.items()
+    ]
+    return [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)], design
+
+
+def _on(groups: dict[str, list[PlannedChange]], rules: list[str], run: np.ndarray) -> list[PlannedChange]:
+    """The changes of the rules a run of the design switches on."""
+    return [c for rule, level in zip(rules, run) if level > 0 for c in groups[rule]]
+
+
+Measured = dict[
+    tuple[str, str, str], tuple[str, bool, list[float]]
+]  # (workload, target, metric): unit, higher is better, values
+
+
+def _in_turn(plans: list[Plan], spec: ab.AbSpec, site: Site, tuner: Tuner, log: Callable[[str], None]) -> Measured:
+    """Each plan applied in turn (a plan that changes nothing measures the system as it is), every
+    workload measured once under it, then rolled back: the system ends as it began."""
+    state = ab.Measuring(spec, site, ab.Switch(spec.plan, tuner, spec.accept_risk))
+    try:
+        state.set_up()
+        for n, plan in enumerate(plans, 1):
+            state.switch = ab.Switch(plan, tuner, spec.accept_risk)
+            try:
+                state.switch.to("B")
+            except ab.Unchanged:
+                pass
+            state.repeat("B")
+            state.switch.back()
+            log(f"screen: run {n} of {len(plans)} ({len(plan.changes)} settings)")
+    finally:
+        state.end()
+    return _by_metric(state, spec.params)
+
+
+def _by_metric(state: ab.Measuring, params: Params) -> Measured:
+    """Every run's values of every metric, in the order measured."""
+    found: Measured = {}
+    for key, (workload, target) in state.measured["B"].items():
+        rows = state.samples["B"][key]
+        for name, metric in workload.metrics(params).items():
+            values = [row.get(name, float("nan")) for row in rows]
+            found[(workload.name, target.url, name)] = (metric.unit, metric.higher_is_better, values)
     return found
+
+
+def _named(key: tuple[str, str, str]) -> str:
+    workload, target, metric = key
+    return f"{workload} @ {target} {metric}"

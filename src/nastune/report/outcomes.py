@@ -128,7 +128,7 @@ def closing(console: Console, outcome: OptimizeOutcome) -> None:
     mixed = outcome.interleaved
     if mixed and mixed.idle:
         done = "Left off" if mixed.dropped else "Kept, though"
-        console.print(f"{done}: {', '.join(mixed.idle)}, whose settings alone changed nothing", highlight=False)
+        console.print(f"{done}: {', '.join(mixed.idle)}, whose own effect helped nothing measured", highlight=False)
     if outcome.keeping:
         console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
     if steps:

@@ -1,0 +1,49 @@
+"""The two-level design behind `optimize --screen`: each factor's effect recovered from runs that
+switch about half the factors at once, with an interval that covers it and a verdict only beyond
+the noise."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nastune.errors import UsageError
+from nastune.stats.factorial import MIN_DF, design, effects
+
+
+@pytest.mark.parametrize("factors, rows", [(1, 8), (3, 8), (4, 16), (9, 16), (11, 16), (12, 32)])
+def test_the_design_is_the_smallest_power_of_two_that_leaves_the_spread_its_columns(factors, rows):
+    runs = design(factors)
+    assert runs.shape == (rows, factors)
+    assert rows - 1 - factors >= MIN_DF
+    assert (runs.T @ runs == rows * np.eye(factors)).all()  # orthogonal: each estimate independent
+    assert (runs.sum(axis=0) == 0).all()  # each factor on in half the runs
+
+
+def test_each_factor_s_effect_is_recovered_with_an_interval_that_covers_it():
+    runs = design(9)
+    rng = np.random.default_rng(3)
+    truth = np.array([0.4, 0, 0, -0.2, 0, 0, 0, 0, 0.05])
+    found = effects(runs, list(100 * np.exp(runs @ (np.log1p(truth) / 2) + rng.normal(0, 0.02, len(runs)))))
+    assert [c.verdict for c in found] == ["better", "~", "~", "worse", "~", "~", "~", "~", "~"]
+    for c, t in zip(found, truth):
+        assert c.change_ci[0] < t < c.change_ci[1]
+        assert c.sizes == (8, 8)
+    assert found[0].after_median > found[0].before_median
+
+
+def test_lower_is_better_turns_the_verdict_and_a_missing_run_is_left_out():
+    runs = design(2)
+    values = list(10 * np.exp(runs[:, 0] * math.log(2) / 2 + np.linspace(-0.01, 0.01, len(runs))))
+    values[3] = float("nan")
+    found = effects(runs, values, higher_is_better=False)
+    assert found[0].verdict == "worse" and found[0].sizes[0] + found[0].sizes[1] == 7
+    assert found[1].verdict == "~"
+
+
+def test_too_few_measured_runs_are_refused():
+    runs = design(3)
+    with pytest.raises(UsageError, match="cannot separate"):
+        effects(runs, [1.0, 2.0, 3.0, 4.0] + [float("nan")] * 4)
