@@ -11,6 +11,7 @@ import pytest
 from nastune.bench import evidence, limits, usage
 from nastune.bench.sample import Sample
 from nastune.bench.usage import ProfileSummary
+from nastune.protocols import PROTOCOLS
 from nastune.root import Root
 
 # `ss -tinH state established` on the lab's NAS during an NFS read with small send buffers
@@ -236,8 +237,15 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     }  # the aged read on soho: no disk at its limit, tasks waiting
     assert limits.rank(stall, None, "smb", "read")[0].rules == ("xfs-fragmentation", "read-ahead-small")
     assert limits.rank(stall, None, "nfs", "write")[0].rules == ("vm-dirty-writeback", "xfs-external-log")
-    known = {r for f in limits.FACTORS.values() for r in f.rules}
-    assert set(limits.RULE_PROTOCOL) | set(limits.RULE_PATH) <= known  # every entry is a rule some factor names
+    from nastune.rules import all_rules
+
+    declared = {r.id for r in all_rules() if r.protocol or r.path}
+    assert declared <= {r for f in limits.FACTORS.values() for r in f.rules}  # each is a rule some factor names
+    assert {r.protocol for r in all_rules()} <= {"", *PROTOCOLS} and {r.path for r in all_rules()} <= {
+        "",
+        "read",
+        "write",
+    }
 
 
 def test_a_busy_machine_is_named_before_any_server_factor():

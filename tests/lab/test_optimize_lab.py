@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nastune.bench.limits import RULE_PATH, RULE_PROTOCOL
+from nastune.rules import get
 from tests.conftest import check_schema
 from tests.lab.conftest import nastune
 
@@ -118,9 +118,9 @@ def test_a_limiting_rule_is_named_only_from_a_run_it_can_act_on(run):
     limiting = {f["rule"]: f["limiting"] for f in findings if f["limiting"]}
     assert "(aged-read @" in limiting.get("xfs-fragmentation", ""), limiting  # the aged read: its fragmentation
     for rule, evidence in limiting.items():
-        protocol, path = RULE_PROTOCOL.get(rule), RULE_PATH.get(rule)
-        assert protocol is None or f"@ {protocol}://" in evidence, (rule, evidence)
-        assert path is None or ("(seq-write @" in evidence) == (path == "write"), (rule, evidence)
+        protocol, path = get(rule).protocol, get(rule).path
+        assert not protocol or f"@ {protocol}://" in evidence, (rule, evidence)
+        assert not path or ("(seq-write @" in evidence) == (path == "write"), (rule, evidence)
 
 
 def test_the_plan_tunes_the_servers_and_leaves_the_host_s_kernel_alone(run):

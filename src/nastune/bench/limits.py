@@ -10,23 +10,9 @@ from dataclasses import dataclass
 
 from nastune.bench.usage import ProfileSummary
 from nastune.protocols import PROTOCOLS
+from nastune.rules import get as rule_named
 
 PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
-# The path a rule can act on: a protocol's rules limit only its own transfers (Samba's socket
-# options cannot hold back an NFS read), and read-path and write-path rules only reads or writes.
-RULE_PROTOCOL = {
-    "smb-aio-off": "smb",
-    "smb-socket-buffers-fixed": "smb",
-    "nfsd-threads-low": "nfs",
-    "ganesha-io-size-small": "nfs",
-    "nfs-client-rsize-small": "nfs",
-}
-RULE_PATH = {
-    "vm-dirty-writeback": "write",
-    "xfs-external-log": "write",
-    "read-ahead-small": "read",
-    "xfs-fragmentation": "read",
-}
 LATENCY_BOUND = "no resource saturated: latency-bound (round trips, request size or client)"
 # Fewer sample intervals than this and a run is too short to call latency-bound: a connection
 # that opens and closes between two samples (a 128 MiB NFS read at 300 MB/s takes 0.4 s) leaves
@@ -273,7 +259,7 @@ class CpuBusy(Factor):
 
 class IoStall(Factor):
     """Stalls while writing are writeback's and the log's to cure; while reading, fragmentation's
-    (one I/O per extent) and read-ahead's (RULE_PATH keeps each to its path)."""
+    (one I/O per extent) and read-ahead's (each rule's `path` keeps it to its own)."""
 
     name, title = "io-stall", "Tasks stalled on I/O"
     rules = ("vm-dirty-writeback", "xfs-external-log", "xfs-fragmentation", "read-ahead-small")
@@ -317,7 +303,11 @@ def rank(profile: ProfileSummary, limit_bytes: float | None = None, kind: str = 
 
 
 def acts_on(rule: str, kind: str, path: str) -> bool:
-    protocol, way = RULE_PROTOCOL.get(rule), RULE_PATH.get(rule)
+    """Whether `rule`'s changes can move a run over `kind` (a protocol, or another target kind)
+    on `path` (read, write or both), as the rule declares: Samba's socket options cannot hold
+    back an NFS read, nor writeback tuning a read."""
+    declared = rule_named(rule)
+    protocol, way = declared.protocol, declared.path
     if protocol and kind in PROTOCOLS and protocol != kind:  # a file-sharing protocol's run
         return False
     return not (way and path != "both" and way != path)

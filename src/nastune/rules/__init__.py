@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 
 from nastune.facts import Facts, appliance
 from nastune.rules import catalog
@@ -24,10 +25,13 @@ def all_rules() -> list[Rule]:
 
 
 def get(rule_id: str) -> Rule:
-    for rule in all_rules():
-        if rule.id == rule_id:
-            return rule
-    raise KeyError(rule_id)
+    return _by_id()[rule_id]
+
+
+@cache
+def _by_id() -> dict[str, Rule]:
+    """Every rule by its id, found once (the catalog does not change while nastune runs)."""
+    return {rule.id: rule for rule in all_rules()}
 
 
 def evaluate(

@@ -128,6 +128,10 @@ class Rule:
     # it is also true of a client (its TCP stack, its NFS mounts): checked on each client that
     # runs nastune, its changes made there
     clients: bool = False
+    # what its changes can move: one file-sharing protocol's transfers ("": any) and one way of a
+    # transfer (read or write; "": both), so that a run it cannot act on never names it limiting
+    protocol: str = ""
+    path: str = ""
     module: str = field(default="", repr=False)
 
     @property

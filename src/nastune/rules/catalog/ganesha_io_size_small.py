@@ -53,6 +53,7 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("nfs_server",),
+    protocol="nfs",
     gain="The strongest NFS knob measured in the lab: a 1 GiB upload went from 90 to 112 MB/s under 1 Gbit "
     "shaping when MaxRead/MaxWrite went from 8 KiB to 64 KiB; MiNET (2014) doubled NFS copies with larger sizes.",
     tradeoff="Larger RPCs use more server memory per request in flight.",

@@ -68,6 +68,7 @@ RULE = Rule(
     severity=Severity.high,
     check=check,
     needs=("nfs_client", "mounts"),
+    protocol="nfs",
     clients=True,
     gain="MiNET (2014): large-file NFS copies roughly doubled (6.5 -> 13.5 MB/s) going from 8K to 32K; modern "
     "servers negotiate up to 1 MiB.",

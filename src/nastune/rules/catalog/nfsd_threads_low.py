@@ -60,6 +60,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("nfs_server", "system"),
+    protocol="nfs",
     gain="Requests are served in parallel instead of waiting in the socket queue; matters with many clients "
     "and slow disks, where each thread blocks on I/O. The `th` line of /proc/net/rpc/nfsd cannot show it (it "
     "has read zeros since kernel 2.6.29): pool_stats' sockets-enqueued counts each request that found no "

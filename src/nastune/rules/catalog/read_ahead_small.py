@@ -45,6 +45,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("block",),
+    path="read",
     gain="Large sequential reads (the 1 GB file copies of Borikar and Palani (2011) and MiNET "
     "(2014)) stream from the platters.",
     tradeoff="Random small reads fetch data nobody asked for: more disk time and page cache per request.",

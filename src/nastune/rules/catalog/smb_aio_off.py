@@ -31,6 +31,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("smb",),
+    protocol="smb",
     gain="The lab measured 10% lost on SMB upload with aio read/write size 0.",
     tradeoff="Async I/O uses a pool of helper threads (aio max threads); none on a normal server.",
     source="smb.conf(5) (aio read size, aio write size); lab measurement",

@@ -31,6 +31,7 @@ RULE = Rule(
     severity=Severity.low,
     check=check,
     needs=("smb",),
+    protocol="smb",
     gain="The kernel sizes each connection's buffers to the link (up to tcp_rmem/tcp_wmem); the lab measured "
     "2.5% lost to fixed small buffers.",
     tradeoff="None on Linux: autotuning exists since 2.6; old guides set these for kernels without it.",

@@ -56,6 +56,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("sysctl", "system"),
+    path="write",
     gain="Steady write throughput without multi-second stalls while gigabytes of dirty pages are flushed "
     "(Borikar and Palani, 2011, section 1.3.2.2: more and earlier flushing helped NFS).",
     tradeoff="Lower limits make writers wait for the disks sooner: bursts no longer fit in RAM. Higher "

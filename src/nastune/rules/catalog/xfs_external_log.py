@@ -51,6 +51,7 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("mounts", "block"),
+    path="write",
     gain="Borikar and Palani (2011) measured +28% with the log on a separate disk or flash (on a 99% "
     "fragmented file system).",
     tradeoff="The log device becomes a single point of failure for the file system: mirror it. It can only "
