@@ -6,7 +6,6 @@ The trees are the small NAS laid out as each appliance lays out its files (tests
 from __future__ import annotations
 
 import json
-import typing
 
 import pytest
 
@@ -14,7 +13,7 @@ from nastune import rules
 from nastune.facts import collect
 from nastune.facts.appliance import APPLIANCES
 from nastune.root import Root
-from nastune.rules.model import KnobKind
+from nastune.tune.knobs import KNOBS
 from tests.conftest import extracted, need, run_cli
 from tests.tune.conftest import write_plan
 
@@ -27,7 +26,7 @@ def appliance(request, tmp_path):
 
 
 def test_every_appliance_owns_knob_kinds_the_plans_know():
-    kinds = set(typing.get_args(KnobKind))
+    kinds = set(KNOBS)
     for found in APPLIANCES.values():
         assert set(found.owns) <= kinds, found.name
         assert found.source

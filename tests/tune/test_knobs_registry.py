@@ -29,15 +29,16 @@ def test_every_knob_declares_itself():
         assert knob.action == (knob.persists == "action"), kind
 
 
-def test_the_changes_vocabulary_is_the_registered_knobs():
-    """A change names a knob by a kind the model accepts; each such kind is a registered knob,
-    but persist's boot files."""
-    from typing import get_args
+def test_a_planned_change_names_a_registered_knob():
+    """A change names its knob by kind; a planned one must be a registered knob, whoever built it
+    (a rule, a tunable, a plan file)."""
+    import pytest
 
-    from nastune.rules.model import KnobKind
-    from nastune.tune.persist import FILE
+    from nastune.tune.plan import PlannedChange
 
-    assert sorted(get_args(KnobKind)) == sorted([*KNOBS, FILE.kind])
+    assert PlannedChange(id=1, knob="sysctl", target="vm.dirty_ratio", new=10).knob in KNOBS
+    with pytest.raises(ValueError, match="unknown knob 'warp_drive'"):
+        PlannedChange(id=1, knob="warp_drive", target="x", new=1)
 
 
 def test_every_knob_is_applied_and_rolled_back_by_a_test():

@@ -14,7 +14,7 @@ from nastune.root import Unavailable
 from nastune.rules.model import Change
 from nastune.tune import edits, ifupdown, netconf, nfsconf
 from nastune.tune.knobs import KNOBS, Knob
-from nastune.tune.plan import Plan, PlannedChange
+from nastune.tune.plan import BOOT_FILE, Plan, PlannedChange
 from nastune.tune.system import System, TuneError
 
 SYSCTL = "/etc/sysctl.d/90-nastune.conf"
@@ -32,7 +32,7 @@ class FileKnob(Knob):
     """A whole file nastune writes for persistence (before: absent or its old content); only
     the files above, so a journal can never name another file for rollback to write."""
 
-    kind = "file"
+    kind = BOOT_FILE
 
     def validate(self, change: Change) -> None:
         if change.target not in PATHS and not netconf.OWN.fullmatch(change.target):

@@ -18,6 +18,7 @@ from nastune.tune.knobs import KNOBS
 from nastune.tune.system import TuneError
 
 SCHEMA = "nastune.plan/1"
+BOOT_FILE = "file"  # persist's own kind (tune/persist.FileKnob): the boot files it journals, never in a plan file
 
 
 class PlannedChange(Change):
@@ -27,6 +28,13 @@ class PlannedChange(Change):
     target: str = Field(min_length=1, max_length=4096)
     key: str | None = Field(None, max_length=256)
     host: str | None = Field(None, pattern=f"^{safe.HOST_NAME}$")  # a client (None: the NAS)
+
+    @field_validator("knob")
+    @classmethod
+    def _registered(cls, v: str) -> str:
+        if v not in KNOBS and v != BOOT_FILE:
+            raise UsageError(f"unknown knob {v[:40]!r} (known: {', '.join(sorted(KNOBS))})")
+        return v
 
     @field_validator("new", "current")
     @classmethod
