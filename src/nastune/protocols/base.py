@@ -1,7 +1,8 @@
-"""What a file-serving protocol is to nastune: its server in the lab (configuration, start, the
-readiness check a real client makes) and its client operations for the bench (put, get, delete,
-each through the protocol's own client tool, whose Debian package packages.py names). One
-object per protocol, found by its name, which is also its URL scheme and target kind."""
+"""What a file-serving protocol is to nastune: its client operations for the bench (put, get,
+delete, each through the protocol's own client tool, whose Debian package packages.py names),
+the readiness check a real client makes, its logins and its inventory variables. One object per
+protocol, found by its name, which is also its URL scheme and target kind; what serves it in the
+lab is the lab's own (sites/lab/serving/)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from typing import TYPE_CHECKING
 from nastune.protocols.client import Call, Target, Words
 
 if TYPE_CHECKING:
-    from nastune.lab.scenario import Scenario
-    from nastune.lab.state import Process, State
     from nastune.login import Login
 
 
@@ -52,13 +51,6 @@ class Protocol:
 
     def check(self, host: str, share: str, login: Login | None = None) -> Call:
         """A client command that succeeds only when the server serves `share` (to `login`)."""
-        raise NotImplementedError
-
-    def start_lab(
-        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> Process:
-        """Configure and start the lab's server, which asks for `login` where the protocol has
-        logins; return its process entry once it answers."""
         raise NotImplementedError
 
     def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:

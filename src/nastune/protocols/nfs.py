@@ -1,5 +1,5 @@
-"""NFS: NFS-Ganesha (FSAL VFS, v3 and v4) in the lab, with rpcbind in a private mount namespace
-whose /run is the lab's own; libnfs's nfs-cp and nfs-ls (and its library) as the client."""
+"""NFS: libnfs's nfs-cp and nfs-ls (and its library) as the client (NFS-Ganesha serves the lab:
+sites/lab/serving/nfs.py)."""
 
 from __future__ import annotations
 
@@ -7,40 +7,13 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nastune.lab import network
-from nastune.lab.procs import client_ok, private_mounts, spawn, wait_for, write_file
-from nastune.lab.scenario import Scenario
-from nastune.lab.sh import run
 from nastune.protocols import nfsops  # there is no nfs-rm: the library's nfs_unlink
 from nastune.protocols.base import Protocol
 from nastune.protocols.client import Call, Words, client_name, located, on_client, timed
 
 if TYPE_CHECKING:
-    from nastune.lab.state import Process, State
     from nastune.login import Login
     from nastune.protocols.client import Target
-
-
-def ganesha_conf(directory: Path, share: str, scenario: Scenario) -> str:
-    export = {
-        "Export_Id": 1,
-        "Path": share,
-        "Pseudo": f"/{NFS.lab_share}",
-        "Access_Type": "RW",
-        "Squash": "No_Root_Squash",
-        "Protocols": "3, 4",
-        "Transports": "TCP",
-        "SecType": "sys",
-        **scenario.ganesha_export,
-    }
-    body = "\n".join(f"    {k} = {v};" for k, v in export.items())
-    return (
-        f"NFS_CORE_PARAM {{\n    Protocols = 3, 4;\n    Mount_Path_Pseudo = true;\n"
-        f"    Bind_addr = {network.NAS_IP};\n}}\n"
-        f"NFSV4 {{\n    RecoveryBackend = fs;\n    RecoveryRoot = {directory / 'ganesha' / 'recovery'};\n"
-        f"    Graceless = true;\n}}\n"
-        f"EXPORT {{\n{body}\n    FSAL {{\n        Name = VFS;\n    }}\n}}\n"
-    )
 
 
 class Nfs(Protocol):
@@ -55,33 +28,6 @@ class Nfs(Protocol):
 
     def check(self, host: str, share: str, login: Login | None = None) -> Call:
         return Call(["nfs-ls", f"nfs://{host}/{share}"])  # NFS with AUTH_SYS has no login
-
-    def start_lab(
-        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
-    ) -> Process:
-        logs = directory / "logs"
-        enter = private_mounts(state, "mount-namespace", logs)
-        run(enter + ["mount", "-t", "tmpfs", "lab-run", "/run"])
-        run(enter + ["mkdir", "-p", "/run/rpcbind"])
-        rpcbind = spawn(state, "rpcbind", enter + ["rpcbind", "-f", "-w"], logs / "rpcbind.out", cgroups)
-        wait_for("rpcbind", rpcbind, lambda: run(enter + ["rpcinfo", "-p"], check=False).returncode == 0, 10)
-        (directory / "ganesha" / "recovery").mkdir(parents=True, exist_ok=True)
-        conf = write_file(directory / "ganesha.conf", ganesha_conf(directory, share, scenario))
-        argv = [
-            "ganesha.nfsd",
-            "-F",
-            "-f",
-            str(conf),
-            "-L",
-            str(logs / "ganesha.log"),
-            "-p",
-            str(directory / "ganesha" / "ganesha.pid"),
-            "-N",
-            "NIV_EVENT",
-        ]
-        entry = spawn(state, self.server, enter + argv, logs / "ganesha.out", cgroups)
-        wait_for(self.server, entry, lambda: client_ok(self.check(network.NAS_IP, self.lab_share)), 60)
-        return entry
 
     def _url(self, target: Target, name: str) -> str:
         """libnfs's URL: its path is taken as written up to a `?` (its options), which

@@ -1,5 +1,5 @@
 """The lab's servers, each configured from the scenario with all its state under the lab's
-directory: one per protocol (nastune.protocols: Samba, NFS-Ganesha, vsftpd), and the SMB share
+directory: one per protocol (sites/lab/serving: Samba, NFS-Ganesha, vsftpd), and the SMB share
 mounted on the client through smbnetfs. (The network workload starts a one-off iperf3 server for
 each test, as on a real NAS: nothing listens for it in between.) Each is checked by a real client
 before `up` returns."""
@@ -10,12 +10,13 @@ from pathlib import Path
 
 from nastune.faults import checkpoint
 from nastune.lab import network
-from nastune.lab.procs import client_ok, spawn, wait_for
+from nastune.lab.procs import spawn, wait_for
 from nastune.lab.scenario import Scenario
 from nastune.lab.state import Mounted, Process, State
 from nastune.login import Login
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import Call
+from nastune.sites.lab.serving import SERVING
 
 
 def targets() -> dict[str, str]:
@@ -29,16 +30,16 @@ def checks(login: Login) -> dict[str, Call]:
 
 
 def wait_ready(name: str, entry: Process, login: Login) -> None:
-    """Wait for a (re)started server to answer its client check."""
-    found = checks(login).get(name)
-    if found is not None:
-        wait_for(name, entry, lambda: client_ok(found), 60)
+    """Wait for a (re)started server (by its process's name) to answer its client check."""
+    for serving in SERVING.values():
+        if serving.protocol.server == name:
+            serving.ready(entry, login, 60)
 
 
 def start(state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login) -> None:
     (directory / "logs").mkdir(exist_ok=True)
-    for protocol in PROTOCOLS.values():
-        protocol.start_lab(state, directory, share, scenario, cgroups, login)
+    for name, protocol in PROTOCOLS.items():
+        SERVING[name].start(state, directory, share, scenario, cgroups, login)
         checkpoint(f"lab:{protocol.server}")
     for client in range(1, scenario.clients + 1):
         mount_smbnetfs(state, directory, client, login)
