@@ -3,9 +3,11 @@ share with a directory of 50,000 files, Samba as it ships): `optimize -w big-dir
 smb-case-big-dir rule and its compatibility trade accepted, so the share's `case sensitive` goes
 from auto to yes, interleaved against auto. Prints each verdict (medians without and with it,
 change and its interval) and the findings the scenario gave, and records them with every repeat
-of both sides in bench/results/bigdir-case.json.
+of both sides in bench/results/bigdir-case.json. With --screen, every rule the scenario fires
+instead, then each rule's own effect (`optimize --screen`): which of them moved the listing and
+the misses, recorded in bench/results/bigdir-screen.json.
 
-    .venv/bin/python bench/bigdir_case.py [--max-pairs 5]"""
+    .venv/bin/python bench/bigdir_case.py [--max-pairs 5] [--screen]"""
 
 from __future__ import annotations
 
@@ -27,12 +29,15 @@ RULE = "smb-case-big-dir"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-pairs", default="5")
+    parser.add_argument("--screen", action="store_true")
     args = parser.parse_args()
+    rules = ["--screen"] if args.screen else ["--only", RULE]
+    name = "bigdir-screen" if args.screen else "bigdir-case"
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "NASTUNE_LAB_DIR": f"{tmp}/lab", "NASTUNE_LAB_PREFIX": "nbd"}
         out = Path(tmp) / "optimize"
         argv = [sys.executable, "-m", "nastune", "optimize", "--lab", "--scenario", "bigdir", "--yes", "-w", "big-dir"]
-        argv += ["--only", RULE, "--accept-risk", "compatibility", "--max-pairs", args.max_pairs, "--out", str(out)]
+        argv += [*rules, "--accept-risk", "compatibility", "--max-pairs", args.max_pairs, "--out", str(out)]
         start = time.monotonic()
         try:
             done = subprocess.run(argv, capture_output=True, text=True, env=env)
@@ -44,7 +49,7 @@ def main() -> None:
         mixed = json.loads((out / "compare.json").read_text())["interleaved"]
         sides = {s: repeats(out / "interleaved" / f"{s}.json") for s in ("a", "b")}
         found = sorted({f["rule"] for f in json.loads((out / "findings.json").read_text())})
-    print(f"optimize -w big-dir on bigdir, {RULE} only: {took:.0f} s, exit {done.returncode}; findings: {found}")
+    print(f"optimize -w big-dir on bigdir, {' '.join(rules)}: {took:.0f} s, exit {done.returncode}; findings: {found}")
     for r in mixed["rows"]:
         low, high = r["change_ci"]
         interval = f"{low:+.0%}..{high:+.0%}" if low is not None and high is not None else "no interval"
@@ -52,9 +57,16 @@ def main() -> None:
             f"  {r['workload']} @ {r['target']} {r['metric']}: {r['before_median']:.1f} -> {r['after_median']:.1f} "
             f"{r['unit']} ({r['change']:+.0%}, {interval}) {r['verdict']}"
         )
+    for rule in mixed.get("screened", []):
+        moved = [
+            f"{r['target']} {r['metric']} {r['change']:+.0%} {r['verdict']}"
+            for r in rule["rows"]
+            if r["verdict"] != "~"
+        ]
+        print(f"  {rule['rule']} on its own: {'; '.join(moved) or rule['stopped'] or 'no change beyond the noise'}")
     write(
-        "bigdir-case",
-        RESULTS / "bigdir-case.json",
+        name,
+        RESULTS / f"{name}.json",
         seconds=round(took),
         exit=done.returncode,
         findings=found,
@@ -62,6 +74,8 @@ def main() -> None:
         notes=mixed["notes"],
         pairs=mixed["pairs"],
         repeats=sides,
+        screened=mixed.get("screened", []),
+        design=mixed.get("design"),
     )
 
 

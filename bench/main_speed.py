@@ -75,6 +75,7 @@ def run_flow(flow: str, size: str, repeats: str, out: Path, extra: tuple[str, ..
         "refused": mixed.get("refused", []),
         "stopped": mixed.get("stopped", ""),
         "screened": mixed.get("screened", []),
+        "design": mixed.get("design"),
         "idle": mixed.get("idle", []),
         "last_line": stdout.splitlines()[-1] if stdout else "",
         "log": [[round(at, 1), text] for at, text in lines],

@@ -76,10 +76,14 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
 @pytest.mark.parametrize("dropped", [False, True])
 def test_optimize_names_the_rules_whose_own_effect_helped_nothing_and_how_to_leave_them_off(tmp_path, dropped):
     from nastune.jobs.optimize import Interleaved, OptimizeOutcome
+    from nastune.jobs.screen import CONFOUNDED, Screened
     from nastune.tune.plan import Plan
+    from nastune.wire import Design
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     mixed = Interleaved(rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
+    mixed.screened = [Screened("dirty-ratio-high", 2, rows), Screened("read-ahead-small", 1, stopped="a reason")]
+    mixed.design = Design(rules=["dirty-ratio-high", "read-ahead-small"], runs=[], order=[], values={})
     keeping = "" if dropped else f"nastune rollback --journal J && nastune apply {tmp_path / 'keep.json'}"
     done = OptimizeOutcome(
         rows, [], tmp_path / "report.html", Plan(changes=[]), [], "J", [], "undo", mixed, keeping=keeping
@@ -90,6 +94,11 @@ def test_optimize_names_the_rules_whose_own_effect_helped_nothing_and_how_to_lea
     said = "Left off" if dropped else "Kept, though"
     assert f"{said}: read-ahead-small, whose own effect helped nothing measured" in shown
     assert (f"to leave them off: `{keeping}`" in shown) is not dropped
+    effects = shown.index("Each rule's own effect:")
+    assert shown.index("Measured:") < effects < shown.index(f"{said}: read-ahead-small")
+    assert "  dirty-ratio-high (2 changes) on its own: " in shown[effects:]
+    assert "  read-ahead-small (1 change) on its own: no verdict, a reason" in shown[effects:]
+    assert CONFOUNDED[:60] in shown[effects:].replace("\n", " ")
 
 
 def test_a_transfer_below_the_link_with_no_limit_named_is_flagged_and_one_at_the_link_says_so():

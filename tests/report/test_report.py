@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
+from nastune.jobs.screen import CONFOUNDED
 from nastune.report.html import render
 from nastune.stats.runs import compare_runs
 from tests.conftest import need, run_cli
@@ -99,7 +100,13 @@ def report(tmp_path) -> Path:
     findings = [
         {"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-", "source": "001"}
     ]
-    return render([before, after], tmp_path / "report.html", rows, notes, findings=findings)
+    effects = [  # optimize --screen's, as Interleaved.effects words them
+        "ganesha-io-size-small (4 changes) on its own: seq-write @ nfs://nas/data: 60.1 -> 100.2 MB/s (+67%, "
+        "+60%..+74%): better",
+        "no change beyond the noise on their own: nic-offloads-disabled, tcp-slow-start-after-idle",
+        CONFOUNDED,
+    ]
+    return render([before, after], tmp_path / "report.html", rows, notes, findings=findings, effects=effects)
 
 
 def test_system_text_is_escaped(report):
@@ -162,13 +169,13 @@ def test_report_opens_in_chromium_without_console_errors_and_draws_its_charts(re
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by scripts/setup")
 def test_the_answer_is_above_the_fold_at_1280_by_800(report, tmp_path):
-    """The headline, each transfer that moved and the chart of every transfer in every run are on
-    the first screen of a 1280x800 window, as Chromium lays the page out."""
+    """The headline, each transfer that moved, each rule's own effect and the chart of every
+    transfer in every run are on the first screen of a 1280x800 window, as Chromium lays the page out."""
     probe = tmp_path / "probe.html"
     measure = (
         "<script>window.addEventListener('load', () => { const b = s => document.querySelector(s)"
         ".getBoundingClientRect().bottom; document.body.dataset.fold = JSON.stringify("
-        "{headline: b('.headline'), moved: b('.moved'), overview: b('#overview'), "
+        "{headline: b('.headline'), moved: b('.moved'), effects: b('.effects'), overview: b('#overview'), "
         "drawn: document.querySelector('#overview').classList.contains('js-plotly-plot')}); });</script></body>"
     )
     probe.write_text(report.read_text().replace("</body>", measure))
@@ -183,7 +190,7 @@ def test_the_answer_is_above_the_fold_at_1280_by_800(report, tmp_path):
     assert found, dom[-2000:]
     fold = json.loads(found.group(1).replace("&quot;", '"'))
     assert fold["drawn"], fold
-    assert 0 < fold["headline"] < fold["moved"] < fold["overview"] <= 800, fold
+    assert 0 < fold["headline"] < fold["moved"] < fold["effects"] < fold["overview"] <= 800, fold
 
 
 def test_report_and_compare_commands(tmp_path):

@@ -117,7 +117,7 @@ def reversible(plan: Plan) -> tuple[Plan, list[str]]:
     return plan.model_copy(update={"changes": kept}), left
 
 
-def _key(workload: Workload, target: Target) -> str:
+def key_of(workload: Workload, target: Target) -> str:
     return f"{workload.name} @ {target.url}"
 
 
@@ -173,20 +173,31 @@ def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> AbO
     return outcome
 
 
-def run(spec: AbSpec, site: Site, tuner: Tuner | None = None, log: Callable[[str], None] = print) -> AbOutcome:
+def run(
+    spec: AbSpec,
+    site: Site,
+    tuner: Tuner | None = None,
+    log: Callable[[str], None] = print,
+    then: Callable[[AbOutcome, Measuring], None] | None = None,
+) -> AbOutcome:
     """A and B alternate on `site`, switched by `tuner` (the site's own by default), whose
-    system's lock the caller holds (ab's measure, optimize)."""
+    system's lock the caller holds (ab's measure, optimize). `then` gets the outcome and the run
+    in A while the workloads' files are still set up (optimize --screen measures on them)."""
     spec.out.mkdir(parents=True, exist_ok=True)
     run = Measuring(spec, site, Switch(spec.plan, tuner or site.tuner(), spec.accept_risk))
     started = time.monotonic()
     try:
         run.set_up()
         pairs = run.alternate(random.Random(spec.seed), log)
+        run.switch.back()
+        outcome = run.outcome(pairs, time.monotonic() - started)
+        if then:
+            then(outcome, run)
     except (BenchError, TuneError, NasError) as e:
         raise AbError(f"stopped after {run.done} pairs: {e}") from e
     finally:
         run.end()
-    return run.outcome(pairs, time.monotonic() - started)
+    return outcome
 
 
 PAIR_PROFILE_INTERVAL = 0.1  # seconds between the first pair's /proc samples on the NAS
@@ -218,7 +229,7 @@ class Measuring:
         params = self.spec.params
         for workload, target in self.pairs("A"):
             state = runner.attempt(partial(workload.setup, target, params), "setup", [])
-            self.states[_key(workload, target)] = state
+            self.states[key_of(workload, target)] = state
             if workload.warm_up:
                 runner.attempt(partial(workload.once, target, params, state), "warm-up", [])
 
@@ -231,7 +242,7 @@ class Measuring:
         """One repeat of each workload (of `keys`: None, all) as the system is now, counted as
         `side`'s: caches dropped, other load metered, the first pair profiled."""
         for workload, target in self.pairs(side):
-            key = _key(workload, target)
+            key = key_of(workload, target)
             if keys is not None and key not in keys:
                 continue
             if workload.files:
@@ -254,7 +265,7 @@ class Measuring:
         """Pairs in random order until every workload is settled (looking from min_pairs) or the
         budget is spent; the pairs it measured."""
         spec, pairs = self.spec, self.pairs("A")
-        everything = {_key(w, t) for w, t in pairs}
+        everything = {key_of(w, t) for w, t in pairs}
         open_keys = set(everything)  # the workloads with a metric not yet settled
         for self.done in range(1, spec.max_pairs + 1):
             order = ["A", "B"]
@@ -263,7 +274,7 @@ class Measuring:
                 self.side(side, open_keys)
             if self.done >= spec.min_pairs:
                 settles = partial(_settled, params=spec.params, samples=self.samples, noise_floor=spec.noise_floor)
-                open_keys = {_key(w, t) for w, t in pairs if not settles(w, t, alpha=self.alpha)}
+                open_keys = {key_of(w, t) for w, t in pairs if not settles(w, t, alpha=self.alpha)}
             log(
                 f"pair {self.done}: {' then '.join(order)}; {len(open_keys)} of {len(everything)} workloads not settled"
             )
@@ -278,7 +289,7 @@ class Measuring:
         finally:
             for workload, target in self.resolved.get("A", []):
                 try:
-                    workload.teardown(target, self.spec.params, self.states.get(_key(workload, target), {}))
+                    workload.teardown(target, self.spec.params, self.states.get(key_of(workload, target), {}))
                 except BenchError:
                     pass
 
@@ -325,7 +336,7 @@ def _settled(
 ) -> bool:
     """Whether every metric of the workload is settled (stats.compare.settled), its pairs compared
     as the verdict will be: a settled workload is measured no more."""
-    key = _key(workload, target)
+    key = key_of(workload, target)
     paired = list(zip(samples["A"].get(key, []), samples["B"].get(key, [])))
     for name, spec in workload.metrics(params).items():
         both = [(x[name], y[name]) for x, y in paired if name in x and name in y]
@@ -342,7 +353,7 @@ def _controls(pairs: Pairs, params: Params, samples_a: Samples, noise_floor: flo
     it drifted (relative to their mean)."""
     drifted = {}
     for workload, target in pairs:
-        key = _key(workload, target)
+        key = key_of(workload, target)
         rows = samples_a.get(key, [])
         if len(rows) < 3:  # two earlier repeats at least: one gives no spread to predict with
             continue
@@ -365,7 +376,7 @@ def _results(
         results=[],
     )
     for workload, target in pairs:
-        key = _key(workload, target)
+        key = key_of(workload, target)
         rows = rows_by_key.get(key, [])
         if not rows:
             continue

@@ -293,6 +293,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         refused=mixed.refused if mixed else [],
         interleaved_runs=mixed.runs if mixed else None,
         keep=lasting or "",
+        effects=mixed.effects() if mixed else [],
     )
     done = OptimizeOutcome(
         proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary
@@ -355,15 +356,13 @@ def _interleave(
     try:
         where = (out / "interleaved", spec.target, *(spec.pairs or PAIRS))
         mixed = ab.AbSpec(settings, spec.workloads, spec.params, *where, accept_risk=spec.accept_risk)
-        done = ab.run(mixed, site, tuner, log)
+        screened = screening.Screening(settings, tuner, log)
+        done = ab.run(mixed, site, tuner, log, then=screened.measure if spec.screen else None)
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
-        if spec.screen:  # the system is A again: each rule's own effect, before all are applied again
-            moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
-            result.screened, result.design = screening.screen(settings, moved, mixed, site, tuner, log)
-            said = [line for s in result.screened for line in s.lines()]
-            result.notes += said + ([screening.CONFOUNDED] if result.design else [])
+        if spec.screen:
+            result.screened, result.design = screened.found
             settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
     except ab.Unchanged:
         return None, None

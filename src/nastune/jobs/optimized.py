@@ -12,6 +12,7 @@ from nastune.bench.results import ResultSet
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Consent
 from nastune.jobs.screen import Screened
+from nastune.report import tables
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
 
@@ -74,6 +75,15 @@ class Interleaved:
         log(f"keep: {note}")
         self.notes.append(note)
         return helped if self.dropped else settings
+
+    def effects(self) -> list[str]:
+        """Each screened rule's own effect in words, those that moved nothing on one line, then
+        what the design cannot tell apart: short enough for the report's first screen."""
+        said = [line for s in self.screened for line in s.lines()]
+        still = [s.rule for s in self.screened if not s.stopped and not tables.moved(s.rows)]
+        if still:
+            said.append(f"no change beyond the noise on their own: {', '.join(still)}")
+        return said + ([screening.CONFOUNDED] if self.design else [])
 
     def to_json(self) -> dict:
         return {

@@ -24,7 +24,6 @@ from nastune.jobs import ab
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.report import tables
-from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
 from nastune.stats import factorial
 from nastune.stats.runs import Row
@@ -32,8 +31,9 @@ from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
 
 CONFOUNDED = (
-    "each rule's effect is estimated with the others' settings on in half its runs and off in the other half; "
-    "an effect that needs two rules together (TCP buffers with the MTU) shows in neither alone, or in a third"
+    "each rule's own effect is estimated with the other rules' settings on in half its runs and off in the "
+    "other half: an effect that needs two rules together (TCP buffers with the MTU) is spread over both, or "
+    "shows in a third"
 )
 
 
@@ -48,12 +48,12 @@ class Screened:
     stopped: str = ""
 
     def lines(self) -> list[str]:
-        """The rule's own effect, in words: each metric it moved, or that none moved, or why it stopped."""
+        """The rule's own effect, in words: each metric it moved, or why it has no verdict (none:
+        it moved nothing, which Interleaved.effects says of all such rules at once)."""
         head = f"{self.rule} ({self.changes} change{'s' if self.changes > 1 else ''}) on its own"
         if self.stopped:
             return [f"{head}: no verdict, {self.stopped}"]
-        moved = tables.moved(self.rows)
-        return [f"{head}: {line}" for line in moved] or [f"{head}: no change beyond the noise"]
+        return [f"{head}: {line}" for line in tables.moved(self.rows)]
 
     @property
     def idle(self) -> bool:
@@ -91,10 +91,11 @@ def without(settings: Plan, rules: list[str]) -> Plan:
 
 
 def screen(
-    settings: Plan, moved: list[str], spec: ab.AbSpec, site: Site, tuner: Tuner, log: Callable[[str], None]
+    settings: Plan, moved: list[str], base: ab.Measuring, tuner: Tuner, log: Callable[[str], None]
 ) -> tuple[list[Screened], wire.Design | None]:
-    """Each rule's own effect on the `moved` workloads, and the design's runs as measured;
-    nothing when the plan is one rule's (the whole plan's verdict is that rule's) or nothing moved."""
+    """Each rule's own effect on the `moved` workloads, measured on the files `base` (the
+    interleaved run, in A) set up, and the design's runs as measured; nothing when the plan is
+    one rule's (the whole plan's verdict is that rule's) or nothing moved."""
     groups = by_rule(settings)
     if len(groups) < 2 or not moved:
         return [], None
@@ -102,11 +103,10 @@ def screen(
     runs = factorial.design(len(rules))
     log(f"screen: {len(rules)} rules in {len(runs)} runs, each with the settings of about half of them")
     order = list(range(len(runs)))
-    random.Random(spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
+    random.Random(base.spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
     plans = [settings.model_copy(update={"changes": _on(groups, rules, runs[i])}) for i in order]
-    where = ab.AbSpec(settings, moved, spec.params, spec.out / "screen", spec.target, accept_risk=spec.accept_risk)
     try:
-        measured = _in_turn(plans, where, site, tuner, log)
+        measured = _in_turn(plans, moved, base, tuner, log)
     except (ab.AbError, BenchError, TuneError, NasError) as e:
         return [Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules], None
     values = {key: [v[order.index(i)] for i in range(len(runs))] for key, (_, _, v) in measured.items()}
@@ -128,12 +128,17 @@ Measured = dict[
 ]  # (workload, target, metric): unit, higher is better, values
 
 
-def _in_turn(plans: list[Plan], spec: ab.AbSpec, site: Site, tuner: Tuner, log: Callable[[str], None]) -> Measured:
+def _in_turn(
+    plans: list[Plan], moved: list[str], base: ab.Measuring, tuner: Tuner, log: Callable[[str], None]
+) -> Measured:
     """Each plan applied in turn (a plan that changes nothing measures the system as it is), every
-    workload measured once under it, then rolled back: the system ends as it began."""
-    state = ab.Measuring(spec, site, ab.Switch(spec.plan, tuner, spec.accept_risk))
+    `moved` workload measured once under it on `base`'s files, then rolled back: the system ends
+    as it began."""
+    spec = base.spec
+    state = ab.Measuring(spec, base.site, ab.Switch(spec.plan, tuner, spec.accept_risk))
+    state.states = base.states  # the interleaved run's set-up, torn down by it
+    state.resolved["B"] = [(w, t) for w, t in base.pairs("A") if w.name in moved]
     try:
-        state.set_up()
         for n, plan in enumerate(plans, 1):
             state.switch = ab.Switch(plan, tuner, spec.accept_risk)
             try:
@@ -142,9 +147,10 @@ def _in_turn(plans: list[Plan], spec: ab.AbSpec, site: Site, tuner: Tuner, log: 
                 pass
             state.repeat("B")
             state.switch.back()
-            log(f"screen: run {n} of {len(plans)} ({len(plan.changes)} settings)")
+            count = len(plan.changes)
+            log(f"screen: run {n} of {len(plans)} ({count} setting{'' if count == 1 else 's'})")
     finally:
-        state.end()
+        state.switch.back()
     return _by_metric(state, spec.params)
 
 
@@ -162,3 +168,18 @@ def _by_metric(state: ab.Measuring, params: Params) -> Measured:
 def _named(key: tuple[str, str, str]) -> str:
     workload, target, metric = key
     return f"{workload} @ {target} {metric}"
+
+
+@dataclass
+class Screening:
+    """optimize --screen, once the settings are proved together and the system is A again: each
+    rule's own effect on the workloads the whole plan moved, measured on the interleaved run's files."""
+
+    settings: Plan
+    tuner: Tuner
+    log: Callable[[str], None]
+    found: tuple[list[Screened], wire.Design | None] = ([], None)
+
+    def measure(self, done: ab.AbOutcome, base: ab.Measuring) -> None:
+        moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
+        self.found = screen(self.settings, moved, base, self.tuner, self.log)

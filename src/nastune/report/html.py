@@ -330,23 +330,22 @@ def render(
     interleaved_runs: list[ResultSet] | None = None,
     left_out: list[str] | None = None,
     keep: str = "",
+    effects: list[str] | None = None,
 ) -> Path:
     """`search`: autotune's verdict, its charts and each tunable's importance. `undo`: the
     command that rolls the applied plan back, `keep` the one that makes it survive a reboot
     (empty: persisted already, or nothing to keep); `refused`: metrics the A/A control left without a
-    verdict; `interleaved_runs`: A's and B's results, for the workbook."""
+    verdict; `interleaved_runs`: A's and B's results, for the workbook; `effects`: each rule's own
+    effect, in words (optimize --screen)."""
     env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
     env.filters["pvalue"] = pvalue
     html = env.get_template("report.html.j2").render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
-        moved=tables.moved([r for r in rows or [] if view(r.workload) == "bars"], tables.limited(runs))
-        + tables.moved(
-            [r for r in (interleaved[0] if interleaved else []) if view(r.workload) == "bars"],
-            tables.limited(interleaved_runs or []),  # A against B: what limited it without and with the settings
-        ),
+        moved=_moved(runs, rows or [], interleaved[0] if interleaved else [], interleaved_runs or []),
         undo=undo,
         keep=keep,
+        effects=effects or [],
         refused=refused or [],
         runs=[(_label(rs, i), rs) for i, rs in enumerate(runs)],
         rows=rows or [],
@@ -373,6 +372,13 @@ def render(
     sheets = workbook.Sheets(rows or [], interleaved[0] if interleaved else [], applied or [], findings or [])
     workbook.write(runs + mixed, out.with_suffix(".xlsx"), [_label(rs, i) for i, rs in enumerate(runs + mixed)], sheets)
     return out
+
+
+def _moved(runs: list[ResultSet], rows: list[Row], mixed: list[Row], mixed_runs: list[ResultSet]) -> list[str]:
+    """Each transfer that moved, with what limited it: before against after, then A against B
+    (without and with the settings)."""
+    bars = lambda found: [r for r in found if view(r.workload) == "bars"]
+    return tables.moved(bars(rows), tables.limited(runs)) + tables.moved(bars(mixed), tables.limited(mixed_runs))
 
 
 def pvalue(p: float) -> str:

@@ -125,18 +125,13 @@ def closing(console: Console, outcome: OptimizeOutcome) -> None:
             layout.styled(f"Settings left as they were: they made {', '.join(outcome.withheld)} worse", "red")
         )
         console.print(f"  `{outcome.retry}` applies them all the same", highlight=False)
-    mixed = outcome.interleaved
-    if mixed and mixed.idle:
-        done = "Left off" if mixed.dropped else "Kept, though"
-        console.print(f"{done}: {', '.join(mixed.idle)}, whose own effect helped nothing measured", highlight=False)
-    if outcome.keeping:
-        console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
     if steps:
         console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
     for s in steps:
         now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
         console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
     worse = _measured(console, outcome)
+    _own_effects(console, outcome)
     lost = [s.label for s in steps if not s.action and s.fate == "lost"]
     if outcome.persisted:
         console.print("The settings survive a reboot (persisted).", highlight=False)
@@ -147,6 +142,22 @@ def closing(console: Console, outcome: OptimizeOutcome) -> None:
     style = "red" if worse or outcome.failed else ""
     if outcome.undo:  # none once a worse verdict left the settings as they were and only actions ran
         console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
+
+
+def _own_effects(console: Console, outcome: OptimizeOutcome) -> None:
+    """optimize --screen: each rule's own effect, and the rules whose own effect helped nothing,
+    left off or kept with the command that leaves them off."""
+    mixed = outcome.interleaved
+    effects = mixed.effects() if mixed else []
+    if effects:
+        console.print("Each rule's own effect:", highlight=False)
+    for line in effects:
+        console.print(f"  {line}", highlight=False)
+    if mixed and mixed.idle:
+        done = "Left off" if mixed.dropped else "Kept, though"
+        console.print(f"{done}: {', '.join(mixed.idle)}, whose own effect helped nothing measured", highlight=False)
+    if outcome.keeping:
+        console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
 
 
 def _measured(console: Console, outcome: OptimizeOutcome) -> bool:
