@@ -1,5 +1,5 @@
 """Renders every figure the documents state from the bench records: each `<!-- figures: NAME -->`
-block of README.md, docs/ and the rules' docs from bench/figures.py, and docs/results.md's index of
+block of README.md, CONTRIBUTING.md, docs/ and the rules' docs from bench/figures.py, and docs/results.md's index of
 every record (what it measured, against which goal fixed before the run, whether it was met, the
 commit, date and machine), so a reader reaches every figure's source from one page.
 
@@ -68,6 +68,7 @@ def table() -> str:
 def documents() -> list[Path]:
     return [
         TOP / "README.md",
+        TOP / "CONTRIBUTING.md",
         *sorted((TOP / "docs").glob("*.md")),
         *sorted(TOP.glob("src/nastune/rules/catalog/*.md")),
     ]

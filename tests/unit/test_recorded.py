@@ -36,6 +36,7 @@ def test_a_stale_figure_is_named(tmp_path):
     """The check can fail: a figure edited by hand, in a copy of the documents, is named."""
     for part in ("bench", "docs", "src/nastune/rules/catalog"):
         shutil.copytree(TOP / part, tmp_path / part)
+    shutil.copy(TOP / "CONTRIBUTING.md", tmp_path / "CONTRIBUTING.md")
     marker = "<!-- figures: main-job -->\n"
     (tmp_path / "README.md").write_text((TOP / "README.md").read_text().replace(marker, marker + "| edited |\n"))
     done = subprocess.run(
