@@ -7,9 +7,9 @@ from __future__ import annotations
 from nastune.bench.params import DEFAULTS
 from nastune.bench.targets import KINDS
 from nastune.bench.workloads import WORKLOADS
-from nastune.report import html
+from nastune.report import charts
 
-VIEWS = {"bars": html.bar_charts, "iozone": html.iozone_charts, "heatmap": html.numa_charts}
+VIEWS = {"bars": charts.bar_charts, "iozone": charts.iozone_charts, "heatmap": charts.numa_charts}
 
 
 def test_every_workload_declares_itself():
@@ -34,4 +34,4 @@ def test_every_workload_declares_itself():
 
 def test_the_report_draws_each_workload_by_its_view():
     assert {n for n, w in WORKLOADS.items() if w.view == "iozone"} == {"iozone"}
-    assert html.view("a-workload-of-another-version") == "bars"
+    assert charts.view("a-workload-of-another-version") == "bars"

@@ -228,7 +228,8 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
 
     from markupsafe import escape
 
-    from nastune.report.html import bar_charts, headline, overview_chart, pvalue, view
+    from nastune.report.charts import bar_charts, overview_chart, view
+    from nastune.report.html import headline, pvalue
     from nastune.report.tables import moved
 
     before, after = result_set("before", 1.0), result_set("after", 1.2)
@@ -273,7 +274,7 @@ def test_a_link_shaped_one_way_draws_each_way_s_goodput():
     NAS's side) draws both, each named by its metric."""
     import json as jsonlib
 
-    from nastune.report.html import bar_charts
+    from nastune.report.charts import bar_charts
 
     rs = result_set("B", 1.0)
     limits = {"upload MB/s": 117.7, "download MB/s": 105.9}
@@ -292,7 +293,7 @@ def test_a_link_shaped_one_way_draws_each_way_s_goodput():
 
 def test_a_run_measured_without_a_profile_draws_no_cpu_chart_and_no_empty_bullets():
     """Interleaved sides carry no CPU profile: no empty chart, no bullet without a diagnosis."""
-    from nastune.report.html import profile_charts
+    from nastune.report.charts import profile_charts
 
     bare = result_set("A", 1.0)
     for r in bare.results:
