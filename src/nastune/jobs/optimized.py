@@ -12,7 +12,6 @@ from nastune.bench.results import ResultSet
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Consent
 from nastune.jobs.screen import Screened
-from nastune.report import tables
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
 
@@ -79,8 +78,11 @@ class Interleaved:
     def effects(self) -> list[str]:
         """Each screened rule's own effect in words, those that moved nothing on one line, then
         what the design cannot tell apart: short enough for the report's first screen."""
-        said = [line for s in self.screened for line in s.lines()]
-        still = [s.rule for s in self.screened if not s.stopped and not tables.moved(s.rows)]
+        said, still = [], []
+        for s in self.screened:
+            lines = s.lines()  # none: it moved nothing
+            said += lines
+            still += [] if lines else [s.rule]
         if still:
             said.append(f"no change beyond the noise on their own: {', '.join(still)}")
         return said + ([screening.CONFOUNDED] if self.design else [])

@@ -16,8 +16,6 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from nastune import wire
 from nastune.bench.params import Params
 from nastune.jobs import ab
@@ -104,7 +102,7 @@ def screen(
     log(f"screen: {len(rules)} rules in {len(runs)} runs, each with the settings of about half of them")
     order = list(range(len(runs)))
     random.Random(base.spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
-    plans = [settings.model_copy(update={"changes": _on(groups, rules, runs[i])}) for i in order]
+    plans = [without(settings, [r for r, level in zip(rules, runs[i]) if level < 0]) for i in order]
     try:
         measured = _in_turn(plans, moved, base, tuner, log)
     except (ab.AbError, BenchError, TuneError, NasError) as e:
@@ -118,14 +116,8 @@ def screen(
     return [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)], design
 
 
-def _on(groups: dict[str, list[PlannedChange]], rules: list[str], run: np.ndarray) -> list[PlannedChange]:
-    """The changes of the rules a run of the design switches on."""
-    return [c for rule, level in zip(rules, run) if level > 0 for c in groups[rule]]
-
-
-Measured = dict[
-    tuple[str, str, str], tuple[str, bool, list[float]]
-]  # (workload, target, metric): unit, higher is better, values
+# (workload, target, metric): its unit, whether higher is better, and its value in each run
+Measured = dict[tuple[str, str, str], tuple[str, bool, list[float]]]
 
 
 def _in_turn(
