@@ -37,3 +37,23 @@ def test_a_sampler_that_prints_nothing_usable_gives_no_profile():
     with profiler:
         pass
     assert profiler.samples == []  # the runner records no profile then, rather than a wrong one
+
+
+def test_a_window_brackets_its_run_with_the_samples_on_either_side():
+    """One profiler serves several runs (an interleaved side): each run's window starts with the
+    sample taken before it began and ends with one taken after it ended, waited for."""
+    profiler = RemoteProfiler(argv=[sys.executable, "-m", "nastune", "sample", "--interval", "0.1"], interval=0.1)
+    with profiler:
+        deadline = time.monotonic() + 60
+        while len(profiler.samples) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = len(profiler.samples)
+        began = profiler.samples[-1].t
+        time.sleep(0.35)  # the run
+        window = profiler.window(first)
+    assert window[0] is profiler.samples[first - 1]
+    assert window[0].t == began
+    # the sampler is a child on this host: one monotonic clock; a sample read just after the run
+    # may have been taken just before its end, within an interval
+    assert window[-1].t >= began + 0.35 - 0.1, (window[-1].t, began)
+    assert len(window) >= 4  # the run's own samples between them

@@ -115,6 +115,15 @@ class Profiler:
                 return
             time.sleep(self.interval)
 
+    def window(self, first: int) -> list[Sample]:
+        """The samples of a run that began when `first` had been taken and has just ended: the
+        one before it began, and each since, up to one taken after its end (waited for, within
+        three intervals)."""
+        taken, deadline = len(self.samples), time.monotonic() + 3 * self.interval
+        while len(self.samples) == taken and time.monotonic() < deadline:
+            time.sleep(self.interval / 5)
+        return self.samples[max(first - 1, 0) :]
+
     def summary(self) -> ProfileSummary:
         """What the samples say, as rates over the run and a timeline (bench.usage)."""
         return usage.summarize(self.samples)
@@ -162,6 +171,9 @@ class Unprofiled(Profiler):
     def __enter__(self) -> Unprofiled:
         self.samples = []
         return self
+
+    def window(self, first: int) -> list[Sample]:
+        return []
 
     def __exit__(self, *exc: object) -> None:
         return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.errors import UsageError
+from nastune.facts import Facts
+from nastune.facts.shares import BIG_DIRECTORY
 
 
 def known(names: list[str]) -> list[Workload]:
@@ -28,6 +30,27 @@ def choose(available: list[Target], names: list[str]) -> list[tuple[Workload, Ta
             )
         chosen_pairs += [(w, t) for t in chosen]
     return chosen_pairs
+
+
+def big_directories(facts: Facts) -> list[str]:
+    """Each share that holds a directory of BIG_DIRECTORY entries or more, in words: where a
+    listing and a lookup of a missing name are what its users wait for."""
+    looks = facts.smb.looks if facts.smb else {}
+    return [
+        f"[{name}] {seen.largest} ({seen.entries:,}{'+' if seen.entries > 100_000 else ''} entries)"
+        for name, seen in sorted(looks.items())
+        if seen.entries >= BIG_DIRECTORY
+    ]
+
+
+def with_big_dir(names: list[str], facts: Facts, targets: list[Target]) -> tuple[list[str], list[str]]:
+    """A site's default workloads with big-dir added where a share holds a big directory and a
+    target here can list one; and those directories."""
+    big = big_directories(facts)
+    lists = any(t.kind in WORKLOADS["big-dir"].kinds for t in targets)
+    if not big or not lists or "big-dir" in names:
+        return names, []
+    return [*names, "big-dir"], big
 
 
 def scaling_steps(n: int) -> list[int]:

@@ -99,7 +99,8 @@ Workload = Annotated[
         "--workload",
         "-w",
         help="Workloads (repeatable; `nastune bench list`); default: seq-write, seq-read, aged-read where the "
-        "NAS names a read set, network from a single client.",
+        "NAS names a read set, network from a single client; optimize adds big-dir where a share holds a "
+        "directory of 10,000 entries or more.",
     ),
 ]
 Size = Annotated[

@@ -14,6 +14,9 @@ from nastune.facts.context import Context
 from nastune.root import MAX_ENTRIES, Unavailable
 
 SUBDIRS = 30
+# entries in one directory: where large directories begin to hurt a server that matches names
+# without case (Jeremy Allison, "Handling Large Directories", the Samba-3 HOWTO)
+BIG_DIRECTORY = 10_000
 MAC_FILES = (".DS_Store", ".AppleDouble", ".Spotlight-V100", ".fseventsd", ".TemporaryItems", ".apdisk")
 
 

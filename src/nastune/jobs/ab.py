@@ -32,11 +32,11 @@ from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.params import Params
-from nastune.bench.profile import Unprofiled
+from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
-from nastune.bench.usage import ProfileSummary
+from nastune.bench.usage import ProfileSummary, summarize
 from nastune.bench.workload import Workload
 from nastune.errors import Failure, UsageError
 from nastune.protocols.client import BenchError
@@ -240,26 +240,32 @@ class Measuring:
 
     def repeat(self, side: str, keys: set[str] | None = None) -> None:
         """One repeat of each workload (of `keys`: None, all) as the system is now, counted as
-        `side`'s: caches dropped, other load metered, the first pair profiled."""
-        for workload, target in self.pairs(side):
-            key = key_of(workload, target)
-            if keys is not None and key not in keys:
-                continue
-            if workload.files:
-                runner.attempt(self.site.drop_caches, "drop caches", [])
-            meter = Meter(partial(self.site.servers, target))
-            # the first pair profiled, both sides alike: what limited A and B (a profiler per repeat
-            # would start `nastune sample` on the NAS for every one), sampled often enough to see
-            # a transfer sized to half a second
-            profiler = self.site.profiler(target, PAIR_PROFILE_INTERVAL) if self.done == 1 else Unprofiled()
-            meter.start()
-            with profiler:
-                row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
-            if len(profiler.samples) > 1:
-                self.profiles[side][key] = profiler.summary()
-            self.samples[side].setdefault(key, []).append(row)
-            self.measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
-            self.others[side].setdefault(key, []).append(meter.stop())
+        `side`'s: caches dropped, other load metered, the first pair profiled. One profiler serves
+        the side (each start of `nastune sample` on the NAS costs about a second), sampled often
+        enough to see a transfer sized to half a second; each workload keeps its own window."""
+        chosen = [(w, t) for w, t in self.pairs(side) if keys is None or key_of(w, t) in keys]
+        if not chosen:
+            return
+        served = next((t for _, t in chosen if t.server_pid), chosen[0][1])
+        profiler = self.site.profiler(served, PAIR_PROFILE_INTERVAL) if self.done == 1 else Unprofiled()
+        with profiler:
+            for workload, target in chosen:
+                self._once(side, workload, target, profiler)
+
+    def _once(self, side: str, workload: Workload, target: Target, profiler: Profiler) -> None:
+        key = key_of(workload, target)
+        if workload.files:
+            runner.attempt(self.site.drop_caches, "drop caches", [])
+        meter = Meter(partial(self.site.servers, target))
+        first = len(profiler.samples)
+        meter.start()
+        row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
+        self.others[side].setdefault(key, []).append(meter.stop())
+        window = profiler.window(first)
+        if len(window) > 1:
+            self.profiles[side][key] = summarize(window)
+        self.samples[side].setdefault(key, []).append(row)
+        self.measured[side][key] = (workload, target)  # as resolved in this state (B's MTU)
 
     def alternate(self, rng: random.Random, log: Callable[[str], None]) -> Pairs:
         """Pairs in random order until every workload is settled (looking from min_pairs) or the

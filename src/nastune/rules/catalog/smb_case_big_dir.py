@@ -2,10 +2,10 @@ from collections.abc import Iterator
 
 from nastune.conf import samba as samba_conf
 from nastune.facts import Facts
+from nastune.facts.shares import BIG_DIRECTORY
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import present
 
-BIG = 10_000  # entries in one directory: where the HOWTO's "large directories" begin to hurt
 RECIPE = "case sensitive = yes; default case = lower; preserve case = no; short preserve case = no"
 
 
@@ -17,7 +17,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     for name, seen in sorted(smb.looks.items()):
         params = c.shares.get(name, {})
         case = params.get("case sensitive") or c.globals.get("case sensitive") or "auto"
-        if seen.entries < BIG or case.strip().lower() not in samba_conf.CASELESS:
+        if seen.entries < BIG_DIRECTORY or case.strip().lower() not in samba_conf.CASELESS:
             continue
         many = f"more than {seen.entries - 1:,}" if seen.entries > 100_000 else f"{seen.entries:,}"
         yield rule.finding(
