@@ -58,6 +58,27 @@ def test_failure_midway_rolls_back_everything_already_changed(root, tmp_path):
     assert after["proc/sys/vm/dirty_ratio"].strip() == b"40"
 
 
+def test_a_reload_that_undoes_a_setting_fails_the_apply_and_rolls_it_back(root, tmp_path, monkeypatch):
+    """Every setting is read again after the services reload (an interleaved switch to B counts
+    on it, and reads nothing back itself): a daemon that rewrote its file undid the change."""
+    from nastune.tune import services
+
+    conf = root / "etc/samba/smb.conf"
+
+    def rewritten(system, service, log=print):  # as a management agent restoring its own copy
+        conf.write_text(conf.read_text().replace("aio read size = 1", "aio read size = 0"))
+        return f"{service}: reloaded"
+
+    monkeypatch.setattr(services, "reload", rewritten)
+    plan = load(write_plan(tmp_path, [CHANGES[0], CHANGES[8]]))
+    before = snapshot(root)
+    with pytest.raises(TuneError, match=r"after reloading samba, .*aio read size.* reads '0' instead of the value"):
+        applied(plan, System(root=Root(root)), log=lambda m: None)
+    after = snapshot(root)
+    assert after["etc/samba/smb.conf"] == before["etc/samba/smb.conf"]
+    assert after["proc/sys/vm/dirty_ratio"].strip() == b"40"  # the setting the reload left alone, rolled back too
+
+
 STEPS = [f"apply:{seq}:{phase}" for seq in range(1, 5) for phase in ("journaled", "written")]
 
 

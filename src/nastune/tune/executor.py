@@ -185,12 +185,30 @@ def _made(journal: Journal, system: System, pending: list[Pending], made: list, 
     for row in pending:
         seq += 1
         _step(system, journal, seq, row, log)
-    for service in sorted({r.knob.service for r in pending if r.knob.service}):
+    reloaded = sorted({r.knob.service for r in pending if r.knob.service})
+    for service in reloaded:
         log("  " + services.reload(system, service))
+    if reloaded:
+        _still(system, pending, reloaded)
     for change, knob, current in made:
         seq += 1
         _step(system, journal, seq, Pending(change, knob, current, index=-1), log)  # not in the plan file
     journal.record({"type": "end", "state": "applied", "changes": seq})
+
+
+def _still(system: System, pending: list[Pending], reloaded: list[str]) -> None:
+    """Every setting read once more after the services reloaded: a reload that undid one (a
+    daemon that rewrites its file, a check that refuses a value) fails the apply, which rolls
+    back, so that an applied journal means every setting read as written at its end."""
+    undone = []
+    for row in pending:
+        if row.knob.action:
+            continue
+        now = row.knob.read(system, row.change)
+        if norm(now) != norm(row.change.new):
+            undone.append(f"{row.knob.label(row.change)} reads {now!r}")
+    if undone:
+        raise TuneError(f"after reloading {', '.join(reloaded)}, {'; '.join(undone)} instead of the value written")
 
 
 def _undone(journal: Journal, system: System, e: BaseException, log: Callable[[str], None]) -> None:
