@@ -83,6 +83,9 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert mixed.withheld == []
     for side in mixed.runs:  # the first pair profiled on both sides: what limited A and B
         assert all(r.profile for r in side.results), side.label
+    # each side's provenance read while it was in place: B's settings are B's
+    read = {side.label: side.provenance.settings["sysctl"]["vm.dirty_ratio"] for side in mixed.runs}
+    assert read == {"A": "40", "B": "10"}
     assert (root / SETTING).read_text().strip() == "10"
     assert need(journal) != first
     assert tuner.verify(need(journal)) == []

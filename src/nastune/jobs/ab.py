@@ -33,12 +33,13 @@ from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.params import Params
 from nastune.bench.profile import Profiler, Unprofiled
-from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
+from nastune.bench.results import Interleaving, Provenance, ResultSet, WorkloadResult
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary, summarize
 from nastune.bench.workload import Workload
-from nastune.errors import Failure, UsageError
+from nastune.errors import UsageError
+from nastune.jobs.switch import AbError, Switch
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.risks import Risks
@@ -53,14 +54,6 @@ from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
 
 Samples = dict[str, list[dict[str, float]]]  # per workload on a target, each repeat's metrics
-
-
-class AbError(Failure):
-    """The interleaved run stopped; the system is back in A (or the message says what is not)."""
-
-
-class Unchanged(AbError):
-    """B is A: applying the plan changes nothing here (every setting already reads as planned)."""
 
 
 @dataclass
@@ -119,39 +112,6 @@ def reversible(plan: Plan) -> tuple[Plan, list[str]]:
 
 def key_of(workload: Workload, target: Target) -> str:
     return f"{workload.name} @ {target.url}"
-
-
-class Switch:
-    """Moves the system between A and B through a tuner (here, or nastune on the NAS), proving
-    each move: B's settings read back as applied (apply reads each back as it writes it, and all
-    again after the services reload), and the rollback to A restored everything. A server
-    restarted by a move answers before the move returns (the tuner waits for it)."""
-
-    def __init__(self, plan: Plan, tuner: Tuner, accept_risk: Risks):
-        self.plan, self.tuner, self.accept_risk = plan, tuner, accept_risk
-        self.journal: str | None = None
-        self.seconds = 0.0
-
-    def to(self, side: str) -> None:
-        start = time.monotonic()
-        if side == "B" and self.journal is None:  # apply reads every setting back, after the reloads too
-            self.journal = self.tuner.apply(self.plan, self.accept_risk, lambda m: None)
-            if self.journal is None:
-                raise Unchanged("B is A: every setting of the plan already reads as planned")
-        elif side == "A" and self.journal is not None:
-            self.back()
-        else:
-            return
-        self.seconds += time.monotonic() - start
-
-    def back(self) -> None:
-        if self.journal is None:
-            return
-        journal, self.journal = self.journal, None
-        try:
-            self.tuner.rollback(journal)
-        except (TuneError, NasError) as e:
-            raise AbError(f"A could not be restored: {e}; `{self.tuner.undo(journal)}` retries it") from e
 
 
 def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> AbOutcome:
@@ -215,6 +175,7 @@ class Measuring:
         self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
         self.others: dict[str, Samples] = {"A": {}, "B": {}}
         self.profiles: dict[str, dict[str, ProfileSummary]] = {"A": {}, "B": {}}  # the first pair's
+        self.provenances: dict[str, Provenance] = {}
         self.done = 0
 
     def pairs(self, side: str) -> Pairs:
@@ -232,8 +193,11 @@ class Measuring:
                 runner.attempt(partial(workload.once, target, params, state), "warm-up", [])
 
     def side(self, side: str, keys: set[str]) -> None:
-        """One repeat of each workload of `keys` in `side`, caches dropped, other load metered."""
+        """One repeat of each workload of `keys` in `side`, caches dropped, other load metered;
+        the side's provenance read the first time it is in place (B's settings are B's)."""
         self.switch.to(side)
+        if side not in self.provenances:
+            self.provenances[side] = self.site.provenance(self.spec.out / f"{side.lower()}.json")
         self.repeat(side, keys)
 
     def repeat(self, side: str, keys: set[str] | None = None) -> None:
@@ -376,7 +340,7 @@ def _results(
     results = ResultSet(
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
         label=side,
-        provenance=run.site.provenance(path),
+        provenance=run.provenances.get(side) or run.site.provenance(path),
         results=[],
     )
     for workload, target in pairs:

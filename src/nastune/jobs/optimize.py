@@ -32,6 +32,7 @@ from nastune.jobs import screen as screening
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
 from nastune.jobs.optimized import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
+from nastune.jobs.switch import AbError, Unchanged
 from nastune.remote.agent import NasError
 from nastune.report import html, tables
 from nastune.risks import Risks
@@ -371,9 +372,9 @@ def _interleave(
         if spec.screen:
             result.screened, result.design = screened.found
             settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
-    except ab.Unchanged:
+    except Unchanged:
         return None, None
-    except ab.AbError as e:
+    except AbError as e:
         result = Interleaved([], actions, stopped=f"the interleaved run stopped: {e}")
     except KeyboardInterrupt:
         raise OptimizeError(

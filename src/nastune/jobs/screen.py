@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from nastune import wire
 from nastune.bench.params import Params
 from nastune.jobs import ab
+from nastune.jobs.switch import AbError, Switch, Unchanged
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.report import tables
@@ -105,7 +106,7 @@ def screen(
     plans = [without(settings, [r for r, level in zip(rules, runs[i]) if level < 0]) for i in order]
     try:
         measured = _in_turn(plans, moved, base, tuner, log)
-    except (ab.AbError, BenchError, TuneError, NasError) as e:
+    except (AbError, BenchError, TuneError, NasError) as e:
         return [Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules], None
     values = {key: [v[order.index(i)] for i in range(len(runs))] for key, (_, _, v) in measured.items()}
     design = wire.Design(rules=rules, runs=runs.tolist(), order=order, values={_named(k): v for k, v in values.items()})
@@ -127,15 +128,15 @@ def _in_turn(
     `moved` workload measured once under it on `base`'s files, then rolled back: the system ends
     as it began."""
     spec = base.spec
-    state = ab.Measuring(spec, base.site, ab.Switch(spec.plan, tuner, spec.accept_risk))
+    state = ab.Measuring(spec, base.site, Switch(spec.plan, tuner, spec.accept_risk))
     state.states = base.states  # the interleaved run's set-up, torn down by it
     state.resolved["B"] = [(w, t) for w, t in base.pairs("A") if w.name in moved]
     try:
         for n, plan in enumerate(plans, 1):
-            state.switch = ab.Switch(plan, tuner, spec.accept_risk)
+            state.switch = Switch(plan, tuner, spec.accept_risk)
             try:
                 state.switch.to("B")
-            except ab.Unchanged:
+            except Unchanged:
                 pass
             state.repeat("B")
             state.switch.back()
