@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from nastune import plugins
+
 RULES = Path(__file__).parent / "rules"
 INDEX = RULES / "index.json"
 
@@ -20,7 +22,7 @@ class Entry:
     area: str
     severity: str
     source: str
-    page: str  # its doc's file name in rules/catalog/
+    page: str  # its doc's file name in rules/catalog/ (an extension's: the doc's whole path)
     clients: bool = False  # also checked on each client that runs nastune
 
     @property
@@ -32,8 +34,15 @@ class Entry:
 
 
 def entries() -> list[Entry]:
-    """Every rule, in the registry's order (area, then id)."""
-    return [Entry(**e) for e in json.loads(INDEX.read_text(encoding="utf-8"))]
+    """Every rule, in the registry's order (area, then id), then the installed extensions'."""
+    return [Entry(**e) for e in json.loads(INDEX.read_text(encoding="utf-8"))] + _extensions()
+
+
+def _extensions() -> list[Entry]:
+    """The rules installed packages add (nastune.plugins), read from their modules: imported only
+    where a package names one."""
+    rules = [(m.RULE, Path(str(m.__file__)).with_suffix(".md")) for m in plugins.modules(plugins.RULES)]
+    return [Entry(r.id, r.title, r.area, r.severity.name, r.source, str(doc), r.clients) for r, doc in rules]
 
 
 def find(rule_id: str) -> Entry:

@@ -286,3 +286,30 @@ def test_the_end_asks_whether_to_persist_unless_told(root, tmp_path, persist):
     assert ("vm.dirty_ratio = 10" in conf.read_text()) if persist is not False else not conf.exists()
     assert done.persisted is (persist is not False)
     assert (done.persisting is None) is (persist is not False)
+
+
+class StillThere(Probe):
+    """The probe on two targets: the setting moves the first, the second ("still") never moves."""
+
+    def once(self, target, params, state):
+        return {"MB/s": 100.0} if target.url.endswith("still") else super().once(target, params, state)
+
+
+@dataclass
+class TwoTargets(LiveSite):
+    probe: Workload | None = None
+
+    def pairs(self, target, names):
+        return [
+            (self.probe, Target("path", f"{self.target}/{end}", share=str(self.target))) for end in ("moved", "still")
+        ]
+
+
+def test_the_screening_measures_only_the_targets_the_plan_moved(root, tmp_path):
+    site = TwoTargets(str(tmp_path), str(root), StillThere(root))
+    tuner = site.tuner()
+    spec = OptimizeSpec(["probe"], {}, 5, tmp_path, pairs=(5, 5), screen=True)
+    with tuner.hold():
+        mixed, _ = _interleave(SCREENED, tuner, site, spec, lambda m: None, Answers())
+    design = need(need(mixed).design)
+    assert list(design.values) == [f"probe @ {tmp_path}/moved MB/s"]  # the same workload elsewhere: not moved

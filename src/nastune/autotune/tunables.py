@@ -1,11 +1,13 @@
 """The tunables of autotune's search space: each one or more changes of the tuning engine's
-knobs with a safe range or list of values, bound to this system by its facts (TUNABLES, by name)."""
+knobs with a safe range or list of values, bound to this system by its facts (TUNABLES, by name:
+these, and those an installed extension's settings module lists, nastune.plugins)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from nastune import plugins
 from nastune.autotune.domains import Choice, GiB, KiB, MiB, PowersOfTwo, Steps
 from nastune.facts import Facts
 from nastune.rules import query
@@ -223,7 +225,7 @@ class ZfsRecordsize(Tunable):
 
 
 BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"
-TUNABLES: dict[str, Tunable] = {
+BUILT_IN: dict[str, Tunable] = {
     t.name: t
     for t in (
         NfsTransferSize(
@@ -283,3 +285,14 @@ TUNABLES: dict[str, Tunable] = {
         ),
     )
 }
+
+
+def _collect() -> dict[str, Tunable]:
+    """The built-in tunables, then each installed extension's (its module's TUNABLES list)."""
+    found = dict(BUILT_IN)
+    for module in plugins.modules(plugins.SETTINGS):
+        found.update((t.name, t) for t in getattr(module, "TUNABLES", ()))
+    return found
+
+
+TUNABLES: plugins.Registry[Tunable] = plugins.Registry(_collect)

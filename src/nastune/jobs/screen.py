@@ -92,9 +92,10 @@ def without(settings: Plan, rules: list[str]) -> Plan:
 def screen(
     settings: Plan, moved: list[str], base: ab.Measuring, tuner: Tuner, log: Callable[[str], None]
 ) -> tuple[list[Screened], wire.Design | None]:
-    """Each rule's own effect on the `moved` workloads, measured on the files `base` (the
-    interleaved run, in A) set up, and the design's runs as measured; nothing when the plan is
-    one rule's (the whole plan's verdict is that rule's) or nothing moved."""
+    """Each rule's own effect on the `moved` workloads (each `workload @ target` whose metric the
+    whole plan moved), measured on the files `base` (the interleaved run, in A) set up, and the
+    design's runs as measured; nothing when the plan is one rule's (the whole plan's verdict is
+    that rule's) or nothing moved."""
     groups = by_rule(settings)
     if len(groups) < 2 or not moved:
         return [], None
@@ -130,7 +131,7 @@ def _in_turn(
     spec = base.spec
     state = ab.Measuring(spec, base.site, Switch(spec.plan, tuner, spec.accept_risk))
     state.states = base.states  # the interleaved run's set-up, torn down by it
-    state.resolved["B"] = [(w, t) for w, t in base.pairs("A") if w.name in moved]
+    state.resolved["B"] = [(w, t) for w, t in base.pairs("A") if ab.key_of(w, t) in moved]
     try:
         for n, plan in enumerate(plans, 1):
             state.switch = Switch(plan, tuner, spec.accept_risk)
@@ -174,5 +175,5 @@ class Screening:
     found: tuple[list[Screened], wire.Design | None] = ([], None)
 
     def measure(self, done: ab.AbOutcome, base: ab.Measuring) -> None:
-        moved = sorted({r.workload for r in done.rows if r.result.verdict in ("better", "worse")})
+        moved = sorted({f"{r.workload} @ {r.target}" for r in done.rows if r.result.verdict in ("better", "worse")})
         self.found = screen(self.settings, moved, base, self.tuner, self.log)

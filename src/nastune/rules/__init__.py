@@ -1,4 +1,5 @@
-"""The knowledge base: one module per rule in catalog/, each with its doc beside it.
+"""The knowledge base: one module per rule in catalog/ (or in an installed extension, named under
+the nastune.rules entry point: nastune.plugins), each with its doc beside it.
 
 A rule module defines RULE (a Rule). This package finds them all, evaluates them on
 facts and sorts the findings by severity, then expected impact."""
@@ -7,17 +8,18 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from functools import cache
 
+from nastune import plugins
 from nastune.facts import Facts, appliance
 from nastune.rules import catalog
 from nastune.rules.model import Finding, Rule, Severity
 
 
 def all_rules() -> list[Rule]:
+    """The catalog's rules and every installed extension's (nastune.plugins)."""
     rules = []
-    for info in pkgutil.iter_modules(catalog.__path__):
-        module = importlib.import_module(f"{catalog.__name__}.{info.name}")
+    found = [importlib.import_module(f"{catalog.__name__}.{i.name}") for i in pkgutil.iter_modules(catalog.__path__)]
+    for module in [*found, *plugins.modules(plugins.RULES)]:
         rule = module.RULE
         rule.module = module.__file__
         rules.append(rule)
@@ -25,13 +27,11 @@ def all_rules() -> list[Rule]:
 
 
 def get(rule_id: str) -> Rule:
-    return _by_id()[rule_id]
+    return _BY_ID[rule_id]
 
 
-@cache
-def _by_id() -> dict[str, Rule]:
-    """Every rule by its id, found once (the catalog does not change while nastune runs)."""
-    return {rule.id: rule for rule in all_rules()}
+# every rule by its id, found once (the catalog does not change while nastune runs)
+_BY_ID: plugins.Registry[Rule] = plugins.Registry(lambda: {rule.id: rule for rule in all_rules()})
 
 
 def evaluate(

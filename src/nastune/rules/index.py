@@ -12,9 +12,11 @@ from nastune.rules import all_rules
 
 
 def made() -> list[rulebook.Entry]:
+    """nastune's own rules (an installed extension's are read from its package)."""
     return [
         rulebook.Entry(r.id, r.title, r.area, r.severity.name, r.source, r.doc_path.name, r.clients)
         for r in all_rules()
+        if r.doc_path.parent == rulebook.RULES / "catalog"
     ]
 
 

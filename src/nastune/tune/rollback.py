@@ -22,8 +22,6 @@ from nastune.tune.knobs import KNOBS, Knob, norm
 from nastune.tune.plan import PlannedChange
 from nastune.tune.system import System, TuneError
 
-# Journals may also hold the persistence files; plans may not name them.
-JOURNAL_KNOBS: dict[str, Knob] = {**KNOBS, persist.FILE.kind: persist.FILE}
 WATCHDOG_WAIT = 120.0  # a confirm-or-revert rollback waits this long for a running nastune
 
 
@@ -73,7 +71,8 @@ def journal_change(raw: object) -> tuple[PlannedChange, Knob] | str:
     if not isinstance(raw, dict):
         return "no change recorded on this line"
     name = raw.get("knob")
-    knob = JOURNAL_KNOBS.get(name) if isinstance(name, str) else None
+    # journals may also hold the persistence files; plans may not name them
+    knob = (persist.FILE if name == persist.FILE.kind else KNOBS.get(name)) if isinstance(name, str) else None
     if knob is None:
         return f"unknown knob {str(raw.get('knob'))[:40]!r}"
     try:

@@ -1,9 +1,11 @@
 """Every kind of knob as one object, found by its kind: a declared read/write pair (the executor
 reads back every write), its validation, what it needs, the service to reload, how it persists
-and its doc. A new knob is one class in one of these modules; KNOBS finds it."""
+and its doc. A new knob is one class in one of these modules, or in an installed package's
+module named under the nastune.settings entry point (nastune.plugins); KNOBS finds it."""
 
 from __future__ import annotations
 
+from nastune import plugins
 from nastune.rules.model import Change
 from nastune.tune.knobs import daemons, kernel, network, storage
 from nastune.tune.knobs.base import Knob, norm
@@ -12,14 +14,14 @@ from nastune.tune.knobs.daemons import ganesha_path, samba_path
 
 def _collect() -> dict[str, Knob]:
     found: dict[str, Knob] = {}
-    for module in (kernel, network, storage, daemons):
+    for module in (kernel, network, storage, daemons, *plugins.modules(plugins.SETTINGS)):
         for obj in vars(module).values():
             if isinstance(obj, type) and issubclass(obj, Knob) and obj.__module__ == module.__name__ and obj.doc:
                 found[obj.kind] = obj()
     return found
 
 
-KNOBS: dict[str, Knob] = _collect()
+KNOBS: plugins.Registry[Knob] = plugins.Registry(_collect)
 
 
 def risks(change: Change, current: object = None, read: bool = False) -> list[str]:
