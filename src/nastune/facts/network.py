@@ -109,11 +109,35 @@ def softnet(text: str) -> list[Softnet]:
     return out
 
 
+LISTEN = "0A"  # the state column of /proc/net/tcp for a listening socket (include/net/tcp_states.h)
+
+
+def listening(text: str) -> list[int]:
+    """/proc/net/tcp or tcp6: the local ports of the sockets in LISTEN state, each once."""
+    ports = set()
+    for number, line in enumerate(text.splitlines()[1:], 2):
+        fields = line.split()
+        if len(fields) < 4 or ":" not in fields[1]:
+            raise ValueError(f"line {number}: not a socket line")
+        if fields[3] == LISTEN:
+            ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return sorted(ports)
+
+
 class NetworkFacts(Section):
     interfaces: list[Interface]
     client_address: str | None = None  # the address clients reach the NAS at, as the caller said
     tcp_segments: Fact[dict[str, int]] | None = None  # since boot: OutSegs and RetransSegs (/proc/net/snmp)
     softnet: Fact[list[Softnet]] | None = None  # since boot, per CPU (/proc/net/softnet_stat)
+    # the local TCP ports something listens on, over IPv4 and IPv6 (a service bound to :: shows in tcp6 only)
+    listening: Fact[list[int]] | None = None
+    listening6: Fact[list[int]] | None = None
+
+    def listens(self, port: int) -> bool | None:
+        """Whether something listens on TCP `port` here (None: neither table was read)."""
+        tables = [t.known_value for t in (self.listening, self.listening6) if t is not None]
+        read = [ports for ports in tables if ports is not None]
+        return any(port in ports for ports in read) if read else None
 
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)
@@ -294,6 +318,8 @@ def collect(ctx: Context) -> NetworkFacts:
         client_address=ctx.reading.address,
         tcp_segments=ctx.fact("/proc/net/snmp", tcp_segments),
         softnet=ctx.fact("/proc/net/softnet_stat", softnet),
+        listening=ctx.fact("/proc/net/tcp", listening),
+        listening6=ctx.fact("/proc/net/tcp6", listening),
     )
 
 

@@ -25,6 +25,8 @@ DAEMONS = (
     "zed",
     "mdadm",
     "tuned",
+    "tracker-miner-f",  # Tracker's indexer (its comm, cut to 15 characters), Samba's Spotlight backend
+    "tracker-store",
 )
 
 
