@@ -19,8 +19,8 @@ class Wire(BaseModel):
         return self.model_dump_json(by_alias=True, indent=indent)
 
 
-class Row(BaseModel):
-    """One metric of one workload on one target, compared (stats.runs.Row.to_json)."""
+class Verdict(BaseModel):
+    """One metric of one workload on one target, compared, as JSON (a stats.runs.Row's to_json)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -106,7 +106,7 @@ class Rollback(Wire):
 
 class Ab(Wire):
     schema_: Literal["nastune.ab/1"] = Field("nastune.ab/1", alias="schema")
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     refused: list[str]  # metrics whose A/A control left A's range: no verdict
     decided: bool
@@ -120,7 +120,7 @@ class Compared(BaseModel):
 
     before: str
     after: str
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
 
 
@@ -152,7 +152,7 @@ class Check(Wire):
     drift: list[Drift]
     findings: list[Flagged]
     baseline: str | None
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
 
 
@@ -176,7 +176,7 @@ class Screened(BaseModel):
 
     rule: str
     changes: int
-    rows: list[Row]
+    rows: list[Verdict]
     stopped: str  # why it has no verdict, if it has none
 
 
@@ -196,7 +196,7 @@ class Design(BaseModel):
 class Interleaved(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     pairs: int
     seconds: float
@@ -215,7 +215,7 @@ class Optimize(Wire):
 
     schema_: Literal["nastune.optimize/2"] = Field("nastune.optimize/2", alias="schema")
     flow: Literal["interleaved", "before-after"]  # interleaved: `rows` are the one-off actions' before/after
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     failed: list[str]
     interleaved: Interleaved | None

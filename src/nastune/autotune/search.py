@@ -26,7 +26,6 @@ from rich.progress import Progress
 
 from nastune.autotune.finals import Finals
 from nastune.autotune.objective import Objective
-from nastune.autotune.report import render
 from nastune.autotune.resume import STUDY, AutotuneError
 from nastune.autotune.space import Space
 from nastune.autotune.trials import (
@@ -42,6 +41,7 @@ from nastune.bench.results import ResultSet
 from nastune.jsonfile import dumps
 from nastune.progress import Lines, display
 from nastune.remote.agent import NasError
+from nastune.report.search_page import render
 from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.stats.runs import Row

@@ -8,9 +8,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from nastune.bench.results import ResultSet
 from nastune.bench.usage import ProfileSummary
 from nastune.protocols import PROTOCOLS
 from nastune.rules import get as rule_named
+from nastune.rules.model import Finding
 
 PROTOCOL_PORTS = {2049: "NFS", 445: "SMB"}
 LATENCY_BOUND = "no resource saturated: latency-bound (round trips, request size or client)"
@@ -343,3 +345,20 @@ def first_line(limits: list[Limit], profile: ProfileSummary) -> str:
             "a larger --size gives it more"
         )
     return LATENCY_BOUND
+
+
+def with_runtime(findings: list[Finding], runs: list[ResultSet]) -> list[Finding]:
+    """`findings` ranked by what measured runs showed: a finding whose rule addresses a factor
+    that limited a run is marked with that evidence and comes first, the strongest evidence
+    leading; the others keep their order."""
+    strongest: dict[str, tuple[float, str]] = {}
+    for run in runs:
+        for result in run.results:
+            for limit in result.limits:
+                said = f"{limit.evidence} ({result.workload} @ {result.target.get('url')})"
+                for rule in limit.rules:
+                    if limit.score > strongest.get(rule, (-1.0, ""))[0]:
+                        strongest[rule] = (limit.score, said)
+    marked = [f.model_copy(update={"limiting": strongest[f.rule][1]}) if f.rule in strongest else f for f in findings]
+    order = {id(f): n for n, f in enumerate(marked)}
+    return sorted(marked, key=lambda f: (-strongest[f.rule][0] if f.limiting else 0.0, order[id(f)]))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from nastune import rules as knowledge
 from nastune.bench import results
+from nastune.bench.limits import with_runtime
 from nastune.errors import UsageError
 from nastune.facts import Facts
 from nastune.facts import numa_matrix as numa_matrix_file
 from nastune.faults import checkpoint
 from nastune.rules.model import Findings
-from nastune.rules.runtime import with_runtime
 from nastune.severity import Severity
 from nastune.sites.base import Site
 

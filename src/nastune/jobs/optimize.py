@@ -21,6 +21,7 @@ from rich.console import Console
 
 from nastune import wire
 from nastune.bench import runner
+from nastune.bench.limits import with_runtime
 from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.selection import with_big_dir
@@ -37,7 +38,6 @@ from nastune.remote.agent import NasError
 from nastune.report import html, tables
 from nastune.risks import Risks
 from nastune.rules.model import Finding
-from nastune.rules.runtime import with_runtime
 from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
 from nastune.stats.runs import Row, compare_runs, failures

@@ -19,7 +19,6 @@ from nastune.units import size_bytes
 
 if TYPE_CHECKING:
     from nastune.lab.scenario import Limits
-    from nastune.protocols.client import Call
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("cpu", "memory", "blkio")
@@ -167,10 +166,9 @@ def tail_of(path: str, lines: int = 8) -> str:
         return "(no log)"
 
 
-def client_ok(call: Call, ns: str | None = None) -> bool:
-    """Whether a client tool's call succeeds from client `ns` (the first by default)."""
-    argv = in_ns(ns or network.client_ns(1), call.argv)
-    return run(argv, check=False, timeout=20, input=call.input).returncode == 0
+def client_ok(argv: list[str], input: str | None = None, ns: str | None = None) -> bool:
+    """Whether a client tool's `argv` (with `input`, a login) succeeds from client `ns` (the first by default)."""
+    return run(in_ns(ns or network.client_ns(1), argv), check=False, timeout=20, input=input).returncode == 0
 
 
 def private_mounts(state: State, name: str, logs: Path) -> list[str]:

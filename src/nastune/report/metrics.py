@@ -8,38 +8,13 @@ Debian's prometheus-node-exporter reads /var/lib/prometheus/node-exporter/*.prom
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sized
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
 if TYPE_CHECKING:  # a check without a baseline runs on the core install: no scipy at run time
-    from nastune.rules.model import Finding
-    from nastune.stats.runs import Row
-
-
-class Checked(Protocol):
-    """What the metrics read of a check's outcome (jobs.check.CheckOutcome is one): named here, so this
-    view depends on no workflow."""
-
-    @property
-    def at(self) -> float: ...
-    @property
-    def findings(self) -> list[Finding]: ...
-    @property
-    def settings(self) -> dict[str, bool]: ...
-    @property
-    def drift(self) -> Sized: ...
-    @property
-    def baseline(self) -> str | None: ...
-    @property
-    def rows(self) -> list[Row]: ...
-    @property
-    def ok(self) -> bool: ...
-
-    @property
-    def regressed(self) -> list[Row]: ...
+    from nastune.report.shown import Checked
 
 
 TEXTFILE = Path("/var/lib/prometheus/node-exporter/nastune.prom")

@@ -5,6 +5,7 @@ whether the command must exit non-zero."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,12 +15,8 @@ from rich.text import Text
 from nastune.report import layout, tables
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
-    from nastune.autotune.search import SearchOutcome
     from nastune.bench.results import ResultSet
-    from nastune.jobs.ab import AbOutcome
-    from nastune.jobs.check import CheckOutcome
-    from nastune.jobs.compare import CompareOutcome
-    from nastune.jobs.optimize import OptimizeOutcome
+    from nastune.report.shown import AbShown, Checked, CompareShown, OptimizeShown, SearchShown
 
 
 def results(console: Console, err: Console, done: ResultSet, out: Path) -> bool:
@@ -68,12 +65,12 @@ def verdicts(
         console.print(f"  note: {line}", highlight=False)
 
 
-def comparisons(console: Console, done: list[CompareOutcome]) -> None:
+def comparisons(console: Console, done: Sequence[CompareShown]) -> None:
     for c in done:
         verdicts(console, c.rows, f"{c.before} -> {c.after}", c.notes)
 
 
-def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
+def ab(console: Console, outcome: AbShown, title: str, out: Path) -> None:
     verdicts(console, outcome.rows, title, outcome.notes, ("A", "B"))
     for metric in outcome.refused:
         console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
@@ -87,7 +84,7 @@ def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
     )
 
 
-def optimize(console: Console, outcome: OptimizeOutcome) -> bool:
+def optimize(console: Console, outcome: OptimizeShown) -> bool:
     """Each verdict table with its notes, what was left out or failed, a tally of each way the
     plan was measured, and how to undo. True when a workload failed or the settings made one worse."""
     once = "the one-off actions, before -> after" if outcome.flow == "interleaved" else "before -> after"
@@ -114,7 +111,7 @@ def optimize(console: Console, outcome: OptimizeOutcome) -> bool:
     return bool(outcome.failed or outcome.withheld)
 
 
-def closing(console: Console, outcome: OptimizeOutcome) -> None:
+def closing(console: Console, outcome: OptimizeShown) -> None:
     """What optimize did, in words: each change, each gain with its interval, what survives a
     reboot, and the commands that undo it all or keep it."""
     from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
@@ -144,7 +141,7 @@ def closing(console: Console, outcome: OptimizeOutcome) -> None:
         console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
 
 
-def _own_effects(console: Console, outcome: OptimizeOutcome) -> None:
+def _own_effects(console: Console, outcome: OptimizeShown) -> None:
     """optimize --screen: each rule's own effect, and the rules whose own effect helped nothing,
     left off or kept with the command that leaves them off."""
     mixed = outcome.interleaved
@@ -160,7 +157,7 @@ def _own_effects(console: Console, outcome: OptimizeOutcome) -> None:
         console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
 
 
-def _measured(console: Console, outcome: OptimizeOutcome) -> bool:
+def _measured(console: Console, outcome: OptimizeShown) -> bool:
     """Each metric that moved (what limited it without the settings and with them, where the
     interleaved run profiled it), and how many did not. True when one got worse."""
     mixed = outcome.interleaved
@@ -178,7 +175,7 @@ def _measured(console: Console, outcome: OptimizeOutcome) -> bool:
     return any(r.result.verdict == "worse" for r in rows)
 
 
-def check(console: Console, done: CheckOutcome) -> None:
+def check(console: Console, done: Checked) -> None:
     console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
     if done.journal:
         console.print(f"settings of {done.journal}: {len(done.settings) - len(done.drift)} as applied", highlight=False)
@@ -188,7 +185,7 @@ def check(console: Console, done: CheckOutcome) -> None:
         console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
 
 
-def autotune(console: Console, outcome: SearchOutcome) -> None:
+def autotune(console: Console, outcome: SearchShown) -> None:
     """The verdict, the winner's plan, each tunable's importance, what a trial cost, the report."""
     console.print(outcome.verdict, highlight=False)
     timed = [t for t in outcome.trials if "seconds" in t]

@@ -171,7 +171,7 @@ class Lab:
             parts.append({"part": "smbnetfs mount", "ok": (smbfs / "pub").is_dir(), "check": f"ls {smbfs}"})
         if network.client_ns(1) in existing and (self.dir / "credentials").exists():
             for name, call in servers.checks(credentials.load(self.dir)).items():
-                ok = procs.client_ok(call)
+                ok = procs.client_ok(call.argv, call.input)
                 parts.append({"part": f"{name} answers a client", "ok": ok, "check": " ".join(call.argv)})
         if self.inventory_path.exists() and st.up:
             hosts = inventory.load(self.inventory_path)

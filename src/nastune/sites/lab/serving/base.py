@@ -27,5 +27,6 @@ class Serving:
     def ready(self, entry: Process, login: Login | None, timeout: float = 30) -> Process:
         """`entry`, once a real client is served the lab's share (as `login`)."""
         p = self.protocol
-        wait_for(p.server, entry, lambda: client_ok(p.check(network.NAS_IP, p.lab_share, login)), timeout)
+        call = p.check(network.NAS_IP, p.lab_share, login)
+        wait_for(p.server, entry, lambda: client_ok(call.argv, call.input), timeout)
         return entry
