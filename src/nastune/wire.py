@@ -20,7 +20,7 @@ class Wire(BaseModel):
 
 
 class Verdict(BaseModel):
-    """One metric of one workload on one target, compared, as JSON (a stats.runs.Row's to_json)."""
+    """One metric of one workload on one target, compared, as JSON (stats.runs.Row.verdict)."""
 
     model_config = ConfigDict(extra="forbid")
 

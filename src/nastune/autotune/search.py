@@ -334,7 +334,7 @@ class Search:
             "verdict": d.verdict,
             "durability_trades": d.trades,
             "beside": beside,
-            "rows": [r.to_json() for r in d.rows],
+            "rows": [r.verdict().model_dump(mode="json") for r in d.rows],
             "notes": d.notes,
             "importance": importance,
             "finalists": [{"trial": t.number, "score": s} for s, t, _ in d.again],

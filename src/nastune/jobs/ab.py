@@ -89,7 +89,7 @@ class AbOutcome:
 
     def summary(self) -> wire.Ab:
         return wire.Ab(
-            rows=[wire.Verdict(**r.to_json()) for r in self.rows],
+            rows=[r.verdict() for r in self.rows],
             notes=self.notes,
             refused=self.refused,
             decided=self.decided,

@@ -63,7 +63,7 @@ class CheckOutcome:
             drift=[wire.Drift(**d.__dict__) for d in self.drift],
             findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
             baseline=self.baseline,
-            rows=[wire.Verdict(**r.to_json()) for r in self.rows],
+            rows=[r.verdict() for r in self.rows],
             notes=self.notes,
         )
 

@@ -47,7 +47,7 @@ def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tu
 def summary(done: list[CompareOutcome]) -> wire.Compare:
     return wire.Compare(
         comparisons=[
-            wire.Compared(before=str(c.before), after=str(c.after), rows=[r.to_json() for r in c.rows], notes=c.notes)
+            wire.Compared(before=str(c.before), after=str(c.after), rows=[r.verdict() for r in c.rows], notes=c.notes)
             for c in done
         ]
     )

@@ -270,10 +270,10 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     failed = failures(proof.runs)
     summary = wire.Optimize(
         flow=spec.flow,
-        rows=[r.to_json() for r in proof.rows],
+        rows=[r.verdict() for r in proof.rows],
         notes=proof.notes,
         failed=failed,
-        interleaved=mixed.to_json() if mixed else None,
+        interleaved=mixed.summary() if mixed else None,
         withheld=proof.withheld,
     )
     (spec.out / "compare.json").write_text(summary.dumps())

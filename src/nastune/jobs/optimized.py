@@ -87,17 +87,17 @@ class Interleaved:
             said.append(f"no change beyond the noise on their own: {', '.join(still)}")
         return said + ([screening.CONFOUNDED] if self.design else [])
 
-    def to_json(self) -> dict:
-        return {
-            "rows": [r.to_json() for r in self.rows],
-            "notes": self.notes,
-            "pairs": self.pairs,
-            "seconds": round(self.seconds, 1),
-            "switch_seconds": round(self.switch_seconds, 1),
-            "refused": self.refused,
-            "stopped": self.stopped,
-            "screened": [s.to_json() for s in self.screened],
-            "design": self.design.model_dump(mode="json") if self.design else None,
-            "idle": self.idle,
-            "dropped": self.dropped,
-        }
+    def summary(self) -> wire.Interleaved:
+        return wire.Interleaved(
+            rows=[r.verdict() for r in self.rows],
+            notes=self.notes,
+            pairs=self.pairs,
+            seconds=round(self.seconds, 1),
+            switch_seconds=round(self.switch_seconds, 1),
+            refused=self.refused,
+            stopped=self.stopped,
+            screened=[s.summary() for s in self.screened],
+            design=self.design,
+            idle=self.idle,
+            dropped=self.dropped,
+        )

@@ -60,13 +60,10 @@ class Screened:
         reboot undoes, one more non-default) for nothing seen. No verdict at all is not idle."""
         return not self.stopped and bool(self.rows) and all(r.result.verdict != "better" for r in self.rows)
 
-    def to_json(self) -> dict:
-        return {
-            "rule": self.rule,
-            "changes": self.changes,
-            "rows": [r.to_json() for r in self.rows],
-            "stopped": self.stopped,
-        }
+    def summary(self) -> wire.Screened:
+        return wire.Screened(
+            rule=self.rule, changes=self.changes, rows=[r.verdict() for r in self.rows], stopped=self.stopped
+        )
 
 
 def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from nastune import wire
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.errors import UsageError
 from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
@@ -29,16 +30,17 @@ class Row:
     limit: float | None
     result: Comparison
 
-    def to_json(self) -> dict:
-        return {
-            "workload": self.workload,
-            "target": self.target,
-            "metric": self.metric,
-            "unit": self.unit,
-            "higher_is_better": self.higher_is_better,
-            "limit": self.limit,
+    def verdict(self) -> wire.Verdict:
+        """The row as JSON carries it (compare.json, ab.json, --json)."""
+        return wire.Verdict(
+            workload=self.workload,
+            target=self.target,
+            metric=self.metric,
+            unit=self.unit,
+            higher_is_better=self.higher_is_better,
+            limit=self.limit,
             **self.result.to_json(),
-        }
+        )
 
 
 def _flatten(d: object, prefix: str = "") -> dict[str, object]:
