@@ -8,6 +8,7 @@ decompression on these machines), the machine restarts under software emulation 
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -124,21 +125,49 @@ def argv(spec: Spec, overlay: Path, data: Path, taps: dict[str, str], port: int,
 
 
 def start(state: State, spec: Spec, taps: dict[str, str], port: int, log: Callable[[str], None]) -> Process:
-    """QEMU started under KVM, or under emulation when the guest's kernel does not get going."""
+    """QEMU started under KVM, or under emulation when the guest's kernel does not get going
+    (and at once where it did not before with this QEMU and this host's kernel)."""
     need("qemu-system-x86_64")
     overlay, data = disks(spec)
     spec.console.parent.mkdir(parents=True, exist_ok=True)
-    if Path("/dev/kvm").exists():
+    stalled = spec.image.dir / STALLED
+    if not Path("/dev/kvm").exists():
+        log("guest: no /dev/kvm here; using software emulation (TCG)")
+    elif stalled_before(stalled):
+        log(f"guest: KVM stalled this guest here before ({stalled}: delete it to try again); using emulation (TCG)")
+    else:
         machine = _spawn(state, spec, argv(spec, overlay, data, taps, port, kvm=True))
-        if _kernel_runs(machine, spec.console, KVM_SECONDS):
+        runs = _kernel_runs(machine, spec.console, KVM_SECONDS)
+        remember(stalled, not runs)
+        if runs:
             log("guest: running under KVM")
             return machine
         procs.kill([machine.pid] if machine.pid else [])
         state.remove(machine)
         log(f"guest: its kernel did not start under KVM within {KVM_SECONDS} s; using software emulation (TCG)")
-    else:
-        log("guest: no /dev/kvm here; using software emulation (TCG)")
     return _spawn(state, spec, argv(spec, overlay, data, taps, port, kvm=False))
+
+
+STALLED = "kvm-stalled"  # beside the image: the QEMU and host kernel under which KVM stalled its guest
+
+
+def _host() -> str:
+    """What decides whether KVM runs this image here: QEMU's version and this host's kernel."""
+    qemu = run(["qemu-system-x86_64", "--version"], check=False).stdout.splitlines()[:1]
+    return f"{' '.join(qemu)}; host kernel {os.uname().release}\n"
+
+
+def stalled_before(mark: Path) -> bool:
+    """Whether KVM stalled this image's guest before under the same QEMU and host kernel (an
+    upgrade of either tries KVM again)."""
+    return mark.exists() and mark.read_text() == _host()
+
+
+def remember(mark: Path, stalled: bool) -> None:
+    if stalled:
+        mark.write_text(_host())
+    else:
+        mark.unlink(missing_ok=True)
 
 
 def _spawn(state: State, spec: Spec, command: list[str]) -> Process:
