@@ -65,7 +65,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / "kernel-lab.json")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="nastune-kernel-bench-", dir="/var/tmp") as tmp:
+    # not under /var/tmp: the namespace lab's clients each have a /var/tmp of their own
+    with tempfile.TemporaryDirectory(prefix="nastune-kernel-bench-", dir="/var/lib/nastune") as tmp:
         cache = Path(tmp) / "cache"
         build_s, size_mib = build(cache)
         found = rounds(Path(tmp), cache, args.repeats)

@@ -53,6 +53,8 @@ class Lab:
         if building.kept(self, scenario, "lab", log):
             return False
         network.check_prefix()
+        if self.dir.resolve().is_relative_to("/var/tmp"):  # access.OWN_VAR_TMP: each client's own
+            raise LabError(f"the lab's directory {self.dir} is under /var/tmp, which each client replaces with its own")
         need(*TOOLS)
         taken = network.existing_namespaces() & {
             network.NAS_NS,
