@@ -91,13 +91,18 @@ def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_o
     finally:
         nastune(directory / "netns", "lab", "down", env=env, check=False)
     assert machine.orphans() == []  # its guest stopped with it
-    assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in run.stderr
+    planned = json.loads((directory / "out" / "plan.json").read_text())["changes"]
+    assert ("c1", "/mnt/nfs", "rsize", 8192, 1048576) in [
+        (c.get("host"), c["target"], c.get("key"), c["current"], c["new"]) for c in planned
+    ]
     options_now = dict(o.partition("=")[::2] for o in mounted.stdout.decode().strip().split(","))
     if json.loads(run.stdout).get("withheld"):  # under emulation a verdict can be worse: then nothing is left changed
         assert run.returncode == 1, run.stderr
+        assert "Settings left as they were: they made" in run.stderr
         assert int(options_now["rsize"]) == 8192 and "rsize=1048576" not in fstab, (options_now, fstab)
     else:
         assert run.returncode == 0, run.stderr
+        assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in run.stderr
         assert int(options_now["rsize"]) > 8192 and int(options_now["wsize"]) > 8192  # mounted again, not only written
         assert "noatime" in options_now
         assert "rsize=1048576" in fstab and "wsize=1048576" in fstab and "noatime" in fstab
