@@ -170,6 +170,32 @@ def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab
     assert served() == {"1"}
 
 
+def test_a_client_s_fstab_change_and_its_rollback_each_mount_the_share_again(lab, tmp_path):
+    """The client's share as its kernel mounts it, after apply and after rollback: options the
+    kernel shows otherwise than fstab (actimeo=0 as four cache times) and a rollback that puts
+    fstab back byte for byte both mount the share again (an interleaved A measured B's mount)."""
+    guest = lab[0]
+    client = Ssh(inventory.load(guest.inventory_path).clients[0])
+    mounted = lambda: run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"])).stdout.strip().split(",")
+    fstab = run(client.argv(["cat", "/etc/fstab"])).stdout
+    remount = ["sh", "-c", "cat > /etc/fstab && umount /mnt/nfs && mount /mnt/nfs"]
+    run(client.argv(remount), input=fstab.replace("rsize=8192,", "rsize=8192,actimeo=0,"))  # as an operator had it
+    try:
+        assert "acregmin=0" in mounted()
+        mount: dict = {"knob": "nfs_client_mount", "target": "/mnt/nfs", "host": "c1"}
+        # rsize first: its mount again keeps actimeo=0, so actimeo's change must mount again itself
+        changes = [{**mount, "key": "rsize", "new": 65536}, {**mount, "key": "actimeo", "new": None}]
+        plan = write_plan(tmp_path, changes)
+        inv = str(guest.inventory_path)
+        done = nastune(guest.dir, "apply", str(plan), "--inventory", inv, "--yes")
+        assert "acregmin=0" not in mounted() and "rsize=65536" in mounted()
+        journal = (done.stdout + done.stderr).split("--journal ")[-1].split()[0]
+        nastune(guest.dir, "rollback", "--inventory", inv, "--journal", journal)
+        assert "acregmin=0" in mounted() and "rsize=8192" in mounted()
+    finally:
+        run(client.argv(remount), input=fstab)
+
+
 PLAN: list[dict] = [  # each way a setting lasts: sysctl.d, its own configuration, the unit, fstab, interfaces
     {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0},
     {"knob": "mtu", "target": "eth0", "new": 9000},

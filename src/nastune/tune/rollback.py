@@ -104,6 +104,8 @@ def _restore_files(
             if content is None or not backup.restore(journal, seq, path, content):
                 system.root.replace(path, content)
             changed = True
+    if changed and write:
+        knob.restored(system, change)
     return changed
 
 

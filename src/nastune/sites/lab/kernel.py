@@ -106,7 +106,10 @@ class KernelLab:
             if not procs.alive(qemu):
                 raise LabError(f"the guest stopped while booting: {machine.console_tail(self.dir)}")
             if time.monotonic() - began > BOOT_SECONDS:
-                raise LabError(f"the guest's {role} did not answer over SSH in {BOOT_SECONDS} s: {why}")
+                raise LabError(
+                    f"the guest's {role} did not answer over SSH in {BOOT_SECONDS} s: {why}; "
+                    f"its console ends: {machine.console_tail(self.dir)}"
+                )
             time.sleep(2)
 
     def _wait_mounts(self, client: Ssh) -> None:
@@ -159,7 +162,11 @@ def _settled(nas: Ssh) -> None:
     """Wait until the guest's boot has run every unit (a unit nastune persisted among them)."""
     done = run(nas.argv(["systemctl", "is-system-running", "--wait"]), check=False, timeout=BOOT_SECONDS)
     if done.stdout.strip() not in ("running", "degraded"):
-        raise LabError(f"the guest's boot did not finish: systemctl is-system-running says {done.stdout.strip()!r}")
+        jobs = run(nas.argv(["systemctl", "list-jobs", "--no-pager", "--no-legend"]), check=False).stdout.strip()
+        raise LabError(
+            f"the guest's boot did not finish: systemctl is-system-running says {done.stdout.strip()!r}; "
+            f"its jobs: {jobs[-400:] or '(none)'}"
+        )
 
 
 def _checkout() -> Path:

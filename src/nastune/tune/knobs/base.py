@@ -73,6 +73,10 @@ class Knob:
     def read(self, system: System, change: Change) -> str | None:
         raise NotImplementedError
 
+    def restored(self, system: System, change: Change) -> None:
+        """After rollback put its files back byte for byte: make what they configure take effect
+        where it is not read at once (nothing to do for most)."""
+
     def write(self, system: System, change: Change, value: Any) -> None:
         raise NotImplementedError
 

@@ -30,6 +30,18 @@ def _mount_point(change: Change, kind: str) -> None:
         raise TuneError(f"{kind}: {change.target!r} is not a mount point")
 
 
+# actimeo=N is shown in /proc/mounts as these four times (nfs(5)); a mount's actimeo is theirs
+AC_TIMES = ("acregmin", "acregmax", "acdirmin", "acdirmax")
+
+
+def _mounted_value(options: list[str], key: str) -> str | None:
+    """An option's value as the kernel shows a mount, where it may spell it otherwise than fstab."""
+    if key == "actimeo":
+        times = {_option_value(options, k) for k in AC_TIMES}
+        return times.pop() if len(times) == 1 else None
+    return _option_value(options, key)
+
+
 def _option_value(options: list[str] | None, key: str) -> str | None:
     if options is None:
         return None
@@ -138,13 +150,19 @@ class FstabOption(Knob):
         if system.live and self._mounted_otherwise(system, change, value):
             self._mount_again(system, change, text)
 
+    def restored(self, system: System, change: Change) -> None:
+        """A mounted share takes the restored fstab's options, as it took the new ones."""
+        value = self.read(system, change)
+        if system.live and self._mounted_otherwise(system, change, value):
+            self._mount_again(system, change, system.read("/etc/fstab") or "")
+
     def _mounted_otherwise(self, system: System, change: Change, value: Any) -> bool:
         """Whether a client's network share is mounted now with another value (a NAS's own file
         system is never unmounted: its fstab is only written, as persist does)."""
         mounts = [m for m in parse_mounts(system.read("/proc/self/mounts") or "") if m.mountpoint == change.target]
         if not mounts or mounts[-1].fstype not in NETWORK_FS:
             return False
-        return _option_value(mounts[-1].options, self.key(change)) != (None if value is None else str(value))
+        return _mounted_value(mounts[-1].options, self.key(change)) != (None if value is None else str(value))
 
     def _mount_again(self, system: System, change: Change, before: str) -> None:
         """A mounted share takes its new options now (NFS keeps rsize and wsize over a remount, so
