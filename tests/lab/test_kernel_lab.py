@@ -147,10 +147,28 @@ def test_the_client_mounts_with_the_kernel_s_nfs_and_smb_clients_from_its_fstab(
     assert "vers=3.1.1" in smb
 
 
+def _enqueued(nas: Ssh) -> int:
+    """Requests kernel nfsd found no idle thread for, since boot (pool_stats' sockets-enqueued)."""
+    lines = run(nas.argv(["cat", "/proc/fs/nfsd/pool_stats"])).stdout.splitlines()
+    return sum(int(line.split()[2]) for line in lines if line and not line.startswith("#"))
+
+
+# many clients' writes at once, as one client's 16 writers: more requests than nfsd's 8 threads
+LOAD = ["fio", "--name=load", "--directory=/mnt/nfs", "--rw=randwrite", "--bs=4k", "--size=2M", "--numjobs=16"]
+LOAD += ["--direct=1", "--time_based", "--runtime=5", "--group_reporting", "--output-format=json"]
+
+
 def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab, tmp_path):
-    """What diagnose finds on the real kernel; and the NUMA finding's fix, applied on the NAS,
-    read back from /proc/irq, then rolled back."""
+    """What diagnose finds on the real kernel after many writers at once queued behind nfsd's
+    threads; and the NUMA finding's fix, applied on the NAS, read back from /proc/irq, then
+    rolled back."""
     inv = str(lab[0].inventory_path)
+    hosts = inventory.load(lab[0].inventory_path)
+    nas, client = Ssh(hosts.nas), Ssh(hosts.clients[0])
+    queued = _enqueued(nas)
+    run(client.argv(LOAD), timeout=300)
+    run(client.argv(["sh", "-c", "rm -f /mnt/nfs/load.*"]))
+    assert _enqueued(nas) > queued  # the load waited for a thread: the evidence the rule reads
     found = json.loads(nastune(lab[0].dir, "diagnose", "--inventory", inv, "--json").stdout)
     rules = {(f["rule"], f["host"]): f for f in found["findings"]}
     rsize = rules[("nfs-client-rsize-small", "c1")]["changes"]

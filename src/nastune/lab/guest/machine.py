@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -118,7 +119,7 @@ def argv(spec: Spec, overlay: Path, data: Path, taps: dict[str, str], port: int,
         *numa,
         *("-display", "none", "-monitor", "none", "-serial", f"file:{spec.console}"),
         *("-kernel", str(spec.image.kernel), "-initrd", str(spec.image.initrd)),
-        *("-append", "console=ttyS0 root=LABEL=nastune-root rw net.ifnames=0 modprobe.blacklist=floppy quiet"),
+        *("-append", "console=ttyS0 root=LABEL=nastune-root rw net.ifnames=0 modprobe.blacklist=floppy"),
         *shares,
         *nics,
     ]
@@ -195,6 +196,39 @@ def _tail(path: Path) -> str:
 def console_tail(directory: Path) -> str:
     """The end of the guest's console log in the lab `directory`."""
     return _tail(directory / "logs" / "console.log")
+
+
+def console_size(directory: Path) -> int:
+    path = directory / "logs" / "console.log"
+    return path.stat().st_size if path.exists() else 0
+
+
+# a kernel's word that a CPU ran one task without a break; under emulation a boot hangs so now
+# and then, in systemd, and never recovers, while a vCPU starved by a busy host is back within
+# about 30 s
+STUCK = re.compile(rb"soft lockup - CPU#\d+ stuck for (\d+)s")
+HUNG_SECONDS = 100
+
+
+def hung(directory: Path, since: int) -> str | None:
+    """The guest console's line, from byte `since` on, that says a CPU was stuck for
+    HUNG_SECONDS or more (None: no such line)."""
+    path = directory / "logs" / "console.log"
+    text = path.read_bytes()[since:] if path.exists() else b""
+    found = [m for m in STUCK.finditer(text) if int(m.group(1)) >= HUNG_SECONDS]
+    return found[-1].group(0).decode() if found else None
+
+
+def restart(state: State, directory: Path) -> Process:
+    """Power-cycle the guest: QEMU stopped and started again with the same machine and disks;
+    the hung boot's console is kept beside the new one (console.log.hung)."""
+    old = state.of(Process)[-1]
+    procs.kill([old.pid] if old.pid else [])
+    state.remove(old)
+    console = directory / "logs" / "console.log"
+    if console.exists():
+        console.replace(console.with_name("console.log.hung"))
+    return procs.spawn(state, "qemu", old.argv, directory / "logs" / "qemu.out")
 
 
 def remove_network(directory: Path) -> None:

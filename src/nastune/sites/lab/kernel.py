@@ -14,6 +14,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import nastune
@@ -39,6 +40,8 @@ def names(port: int) -> tuple[str, str]:
 
 CLIENT_UNIT, MOUNT_SECONDS = "nastune-lab-clients.service", 300  # the unit retries its mounts for 2 min
 BOOT_SECONDS = 600  # the emulated guest's boot measured 25-40 s here; a busy machine is slower
+RESTARTS = 2  # power cycles of a boot that emulation hung (one in a few dozen boots here)
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # the client's namespaces, entered from the guest's own mount namespace (the management sshd's
 # copy of the mount tree holds no reference to another mount namespace: the kernel drops them)
 CLIENT_NAMESPACES = ("-t", "1", "-m", "--", "nsenter", "--mount=/run/nastune-lab/c1.mnt", "--net=/run/netns/c1")
@@ -95,19 +98,27 @@ class KernelLab:
         self.inventory_path.write_text(inventory_text(self.dir, port, built.host_key, scenario.network.rate))
         hosts = inventory.load(self.inventory_path)
         for host, role in ((hosts.nas, "NAS"), (hosts.clients[0], "client")):
-            self._wait(Ssh(host), role, began)
+            self._wait(partial(Ssh(host).check, 10, role=role), role, began, log)
         log(f"guest: the NAS and its client answer over SSH after {time.monotonic() - began:.0f} s")
         self._wait_mounts(Ssh(hosts.clients[0]))
         _settled(Ssh(hosts.nas))
 
-    def _wait(self, ssh: Ssh, role: str, began: float) -> None:
-        qemu = self.state.of(Process)[-1]
-        while (why := ssh.check(10, role=role)) is not None:
-            if not procs.alive(qemu):
+    def _wait(self, answered: Callable[[], str | None], role: str, began: float, log: Callable[[str], None]) -> None:
+        """Until `answered()` says None (else why not). A boot that emulation hung (a CPU stuck
+        for minutes) is power-cycled, at most RESTARTS times: it never comes back by itself."""
+        since, restarts = machine.console_size(self.dir), 0
+        while (why := answered()) is not None:
+            if not procs.alive(self.state.of(Process)[-1]):
                 raise LabError(f"the guest stopped while booting: {machine.console_tail(self.dir)}")
-            if time.monotonic() - began > BOOT_SECONDS:
+            stuck = machine.hung(self.dir, since)
+            if stuck and restarts < RESTARTS:
+                log(f"guest: its emulated CPU hung while booting ({stuck}); power-cycling it")
+                machine.restart(self.state, self.dir)
+                access.close(self.inventory_path)
+                since, restarts, began = 0, restarts + 1, time.monotonic()
+            elif stuck or time.monotonic() - began > BOOT_SECONDS:
                 raise LabError(
-                    f"the guest's {role} did not answer over SSH in {BOOT_SECONDS} s: {why}; "
+                    f"the guest's {role} did not answer over SSH in {time.monotonic() - began:.0f} s: {why}; "
                     f"its console ends: {machine.console_tail(self.dir)}"
                 )
             time.sleep(2)
@@ -126,17 +137,23 @@ class KernelLab:
         """Reboot the guest as an operator reboots a NAS (`systemctl reboot` on it; QEMU restarts
         the machine, its disks as they are) and wait until its NAS and client answer again."""
         hosts = inventory.load(self.inventory_path)
-        nas = Ssh(hosts.nas)
-        booted = run(nas.argv(["cat", "/proc/sys/kernel/random/boot_id"])).stdout.strip()
+        nas, client = Ssh(hosts.nas), Ssh(hosts.clients[0])
+        booted = run(nas.argv(["cat", BOOT_ID])).stdout.strip()
         run(nas.argv(["systemctl", "reboot"]), check=False)
         access.close(self.inventory_path)  # the shared connections died with the guest
         began = time.monotonic()
-        while run(nas.argv(["cat", "/proc/sys/kernel/random/boot_id"]), check=False).stdout.strip() in ("", booted):
-            self._wait(nas, "NAS", began)
-            access.close(self.inventory_path)
-            time.sleep(2)
-        self._wait(Ssh(hosts.clients[0]), "client", began)
-        self._wait_mounts(Ssh(hosts.clients[0]))
+
+        def rebooted() -> str | None:
+            if (why := nas.check(10, role="NAS")) is not None:
+                return why
+            if run(nas.argv(["cat", BOOT_ID]), check=False).stdout.strip() not in ("", booted):
+                return None
+            access.close(self.inventory_path)  # a connection from before the reboot
+            return "the NAS still runs the boot from before the reboot"
+
+        self._wait(rebooted, "NAS", began, log)
+        self._wait(partial(client.check, 10, role="client"), "client", began, log)
+        self._wait_mounts(client)
         _settled(nas)
         log(f"guest: rebooted; the NAS and its client answer after {time.monotonic() - began:.0f} s")
 
