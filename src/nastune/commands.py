@@ -47,15 +47,6 @@ class CommandResult:
         detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
         return f"exit {self.returncode}" + (f": {detail[-1]}" if detail else "")
 
-    def to_json(self) -> dict:
-        return {
-            "argv": list(self.argv),
-            "returncode": self.returncode,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "error": self.error,
-        }
-
     def tail(self, lines: int = 6) -> str:
         """The output a person needs to see why it failed: tools print the cause first or last."""
         found = (self.stderr.strip() or self.stdout.strip()).splitlines()

@@ -3,6 +3,7 @@ passwords and secrets removed from configuration text and command output."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -69,7 +70,7 @@ class Recorder:
         self.errors[path] = reason
 
     def command(self, result: CommandResult) -> None:
-        data = result.to_json()
+        data = dataclasses.asdict(result)
         data["stdout"], data["stderr"] = redact(result.stdout), redact(result.stderr)
         out = self.dest / META / "commands" / command_key(result.argv)
         out.write_text(json.dumps(data, indent=1), encoding="utf-8")

@@ -7,9 +7,10 @@ checks every output against them)."""
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Wire(BaseModel):
@@ -41,6 +42,12 @@ class Verdict(BaseModel):
     min_p: float
     detectable: float | None
     sizes: list[int]
+
+    @field_validator("change_ci")
+    @classmethod
+    def _strict(cls, v: list[float | None]) -> list[float | None]:
+        """Strict JSON: an interval that does not exist is null, never Infinity."""
+        return [x if x is None or math.isfinite(x) else None for x in v]
 
 
 class Planned(BaseModel):

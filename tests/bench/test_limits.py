@@ -57,7 +57,7 @@ def test_each_way_of_the_link_has_its_own_ceiling():
     iperf3 = Target("iperf3", "iperf3://nas", host="nas", link_bps=9 * 10**8, uplink_bps=10**9, mtu=1500)
     assert (iperf3.limit_for("read"), iperf3.limit_for("write"), iperf3.limit_for("both")) == (slow, line, line)
     assert iperf3.limit_bytes == slow
-    assert iperf3.to_json()["uplink_bps"] == 10**9
+    assert iperf3.record().uplink_bps == 10**9
     both = metrics_of(WORKLOADS["network"], {}, iperf3, [{"upload MB/s": 114.8, "download MB/s": 103.1}])
     assert (both["upload MB/s"].limit, both["download MB/s"].limit) == (line / 1e6, slow / 1e6)
     assert both["upload MB/s"].flags == []  # measured at 1 Gbit/s: not above a ceiling it does not cross
@@ -66,7 +66,7 @@ def test_each_way_of_the_link_has_its_own_ceiling():
     assert writes.flags == []
     same = Target("iperf3", "iperf3://nas", host="nas", link_bps=10**9, mtu=1500)
     assert same.limit_for("read") == same.limit_for("write") == line
-    assert "uplink_bps" not in same.to_json()
+    assert same.record().uplink_bps is None
 
 
 def test_a_local_read_above_the_device_rate_is_flagged():

@@ -182,6 +182,6 @@ def test_a_client_that_requires_signing_runs_smbclient_requiring_it(tools):
     target = Target("smb", "smb://192.0.2.10/data", host="192.0.2.10", share="data", protection="sign")
     PROTOCOLS["smb"].download(target, "a.bin")
     assert _argv(tools, "smbclient")[:2] == ["-N", "--client-protection=sign"]
-    assert target.to_json()["protection"] == "sign"  # the result records what the client required
+    assert target.record().protection == "sign"  # the result records what the client required
     with pytest.raises(inventory.InventoryError, match=r"win11.*nastune_smb_protection"):
         inventory.parse("[nas]\nfiler ansible_host=192.0.2.10\n[clients]\nwin11 nastune_smb_protection=always\n", "h")

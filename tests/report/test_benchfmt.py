@@ -87,7 +87,7 @@ def test_benchstat_groups_by_the_whole_target(tmp_path):
         (str(p) for p in (Path(__file__).parents[2] / ".venv/bin/benchstat",) if p.exists()), None
     )
     text = export(result_set("before", 1.0))
-    urls = {r.target["url"] for r in result_set("before", 1.0).results}
+    urls = {r.target.url for r in result_set("before", 1.0).results}
     names = [line.split()[0] for line in text.splitlines() if line.startswith("Benchmark")]
     for name in names:
         target = next(p for p in name.split("/") if p.startswith("target="))

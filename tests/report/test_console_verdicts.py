@@ -41,7 +41,7 @@ def test_a_link_limit_that_moved_for_every_workload_is_one_note():
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     for rs, (limit, mtu) in ((before, (117.7, 1500)), (after, (123.8, 9000))):
         for r in rs.results:
-            r.target["mtu"] = mtu
+            r.target.mtu = mtu
             for m in r.metrics.values():
                 m.limit = limit
     _, notes = compare_runs(before, after)

@@ -12,8 +12,8 @@ from tests.report.test_report import result_set
 
 def test_the_workbook_holds_verdicts_repeats_and_the_matrix(tmp_path):
     before, after = result_set("before", 1.0), result_set("after", 1.2)
-    before.results[0].target["url"] = '=HYPERLINK("http://x")'
-    after.results[0].target["url"] = before.results[0].target["url"]
+    before.results[0].target.url = '=HYPERLINK("http://x")'
+    after.results[0].target.url = before.results[0].target.url
     rows, _ = compare_runs(before, after)
     book = load_workbook(write([before, after], tmp_path / "r.xlsx", ["before", "after/2"], Sheets(rows)))
     assert book.sheetnames == ["verdicts", "before", "before iozone", "after_2", "after_2 iozone"]
@@ -78,5 +78,5 @@ def test_the_workbook_holds_the_plan_and_the_findings_each_run_once_and_wide_eno
     )
     assert list(book["findings"].values)[1][3] == "=cmd|' /C calc'!A0"
     assert book["findings"]["D2"].data_type == "s"
-    longest = max(len(str(r.target["url"])) for r in before.results)
+    longest = max(len(r.target.url) for r in before.results)
     assert book["before"].column_dimensions["B"].width >= min(60, longest)

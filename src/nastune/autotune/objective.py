@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nastune.bench.results import MetricResult, ResultSet
+from nastune.bench.results import MetricResult, ResultSet, TargetRecord
 from nastune.errors import Failure
 
 TERM = re.compile(
@@ -55,8 +55,8 @@ class Term:
         return m.median if m else None
 
 
-def _kind(target: dict) -> str:
-    return str(target.get("kind") or target["url"].split(":", 1)[0])
+def _kind(target: TargetRecord) -> str:
+    return target.kind or target.url.split(":", 1)[0]
 
 
 @dataclass(frozen=True)

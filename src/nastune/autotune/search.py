@@ -36,6 +36,7 @@ from nastune.autotune.trials import (
     param_importance,
     sampler,
 )
+from nastune.autotune.tunables import Config
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.jsonfile import dumps
@@ -197,7 +198,7 @@ class Search:
             self.progress.update(bar, description=f"autotune: finalists{best_so_far(study)}")
             return self.finish(study)
 
-    def trial(self, study: Study, trial: Trial, config: dict) -> None:
+    def trial(self, study: Study, trial: Trial, config: Config) -> None:
         from optuna.trial import TrialState
 
         n, started, self.measuring = trial.number, time.monotonic(), 0.0
@@ -235,7 +236,7 @@ class Search:
             self.seconds[n] = {"seconds": round(took, 1), "measuring_seconds": round(self.measuring, 1)}
             self.log(f"trial {n}: {took:.0f} s, {took - self.measuring:.0f} s of it applying and rolling back")
 
-    def describe(self, config: dict) -> str:
+    def describe(self, config: Config) -> str:
         moved = [f"{name}={value}" for name, value in sorted(config.items()) if value != self.space.bound[name].current]
         beside = [f"the plan's {len(self.space.beside)} other changes"] if self.space.beside else []
         return ", ".join(moved + beside) or "as it is"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from nastune.autotune.domains import GiB, KiB, SpaceError
-from nastune.autotune.tunables import TUNABLES, Bound
+from nastune.autotune.tunables import TUNABLES, Bound, Config
 from nastune.facts import Facts
 from nastune.risks import Risks
 from nastune.rules import query
@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from optuna.trial import Trial
 
 
-def _dirty_order(space: Space, config: dict) -> str | None:
+def _dirty_order(space: Space, config: Config) -> str | None:
     background, dirty = space.value(config, "dirty-background-ratio"), space.value(config, "dirty-ratio")
     if isinstance(background, int) and isinstance(dirty, int) and background >= dirty:
         return f"dirty-background-ratio {background} must be below dirty-ratio {dirty}: writers would stall first"
     return None
 
 
-def _tcp_memory(space: Space, config: dict) -> str | None:
+def _tcp_memory(space: Space, config: Config) -> str | None:
     value, memory = space.value(config, "tcp-buffer-max"), query.ram(space.facts)
     if not isinstance(value, int) or memory is None:
         return None
@@ -40,7 +40,7 @@ def _tcp_memory(space: Space, config: dict) -> str | None:
     return None
 
 
-def _arc_memory(space: Space, config: dict) -> str | None:
+def _arc_memory(space: Space, config: Config) -> str | None:
     value, memory = space.value(config, "zfs-arc-max"), query.ram(space.facts)
     if not isinstance(value, int) or memory is None or value <= memory - 2 * GiB:
         return None
@@ -60,14 +60,14 @@ class Space:
     # so the search looks for the best on top of the plan rather than without its other changes
     beside: tuple[PlannedChange, ...] = ()
 
-    def value(self, config: dict, name: str) -> Any:
+    def value(self, config: Config, name: str) -> Any:
         """`name`'s value in `config`, or its current one when the config leaves it out."""
         if name in config:
             return config[name]
         b = self.bound.get(name)
         return b.current if b else None
 
-    def check(self, config: dict) -> list[str]:
+    def check(self, config: Config) -> list[str]:
         """Why `config` is refused: unknown tunables, values outside their domain, broken rules."""
         errors = []
         for name, value in config.items():
@@ -79,10 +79,10 @@ class Space:
                 errors.append(f"{name}: {why}")
         return errors or [why for rule in CONSTRAINTS if (why := rule(self, config))]
 
-    def suggest(self, trial: Trial) -> dict:
+    def suggest(self, trial: Trial) -> Config:
         return {name: b.tunable.domain.suggest(trial, name) for name, b in self.bound.items()}
 
-    def params(self, config: dict) -> dict:
+    def params(self, config: Config) -> dict:
         """Optuna's parameters for `config` (to enqueue a known configuration as a trial): a
         current value between two of the domain's stands as the nearest in the sampler's model."""
         found = {}
@@ -92,7 +92,7 @@ class Space:
                 found[name] = domain.param(near)
         return found
 
-    def trades(self, config: dict) -> list[str]:
+    def trades(self, config: Config) -> list[str]:
         """The durability trades `config` makes: what it moves of the tunables that trade crash
         safety for speed."""
         return [
@@ -101,10 +101,10 @@ class Space:
             if b.tunable.durability and name in config and config[name] != b.current
         ]
 
-    def current(self) -> dict:
+    def current(self) -> Config:
         return {name: b.current for name, b in self.bound.items()}
 
-    def plan(self, config: dict) -> Plan:
+    def plan(self, config: Config) -> Plan:
         """The plan that sets `config`: the plan's changes beside the search, and a change for
         every tunable it moves from its current value."""
         errors = self.check(config)
@@ -122,7 +122,7 @@ class Space:
     def described_beside(self) -> list[str]:
         return [c.describe() for c in self.beside]
 
-    def changes_anything(self, config: dict) -> bool:
+    def changes_anything(self, config: Config) -> bool:
         return bool(self.beside) or config != self.current()
 
     def unsearched(self, plan: Plan) -> list[PlannedChange]:
@@ -135,7 +135,7 @@ class Space:
         """This space with `changes` made beside every trial but the base."""
         return replace(self, beside=tuple(changes))
 
-    def of_plan(self, plan: Plan) -> dict:
+    def of_plan(self, plan: Plan) -> Config:
         """The configuration a plan (the rule-based one) sets, current values elsewhere; a
         tunable the plan sets to a value between the domain's takes the next one up (a rule's
         value is a minimum it needs met), one it cannot read is left to the search."""

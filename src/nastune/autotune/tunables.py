@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     pass
 
 Domain = PowersOfTwo | Steps | Choice
+Config = dict[str, object]  # a configuration of the search: each tunable's name -> its value
 
 
 @dataclass(frozen=True)

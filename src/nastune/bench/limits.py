@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from nastune.bench.results import ResultSet
+from nastune.bench.results import LimitRecord, ResultSet
 from nastune.bench.usage import ProfileSummary
 from nastune.protocols import PROTOCOLS
 from nastune.rules import get as rule_named
@@ -29,8 +29,11 @@ class Limit:
     evidence: str
     rules: tuple[str, ...]
 
-    def to_json(self) -> dict:
-        return {"factor": self.factor, "score": round(self.score, 2), "evidence": self.evidence, "rules": self.rules}
+    def record(self) -> LimitRecord:
+        """What a result keeps of this limit."""
+        return LimitRecord(
+            factor=self.factor, score=round(self.score, 2), evidence=self.evidence, rules=list(self.rules)
+        )
 
 
 class Factor:
@@ -355,7 +358,7 @@ def with_runtime(findings: list[Finding], runs: list[ResultSet]) -> list[Finding
     for run in runs:
         for result in run.results:
             for limit in result.limits:
-                said = f"{limit.evidence} ({result.workload} @ {result.target.get('url')})"
+                said = f"{limit.evidence} ({result.workload} @ {result.target.url})"
                 for rule in limit.rules:
                     if limit.score > strongest.get(rule, (-1.0, ""))[0]:
                         strongest[rule] = (limit.score, said)

@@ -69,6 +69,27 @@ class MetricResult(BaseModel):
         )
 
 
+class TargetRecord(BaseModel):
+    """Where a workload ran, as a result file keeps it (bench.targets.Target.record): never its
+    login, only what makes two runs comparable and the link's ceiling."""
+
+    kind: str | None = Field(None, max_length=32)  # None: a file from before kinds were recorded
+    url: str = Field(max_length=4096)
+    client: str | None = Field(None, max_length=255)  # the inventory's client it ran from
+    protection: str | None = Field(None, max_length=16)  # SMB: sign, encrypt or off
+    link_bps: int | None = None
+    uplink_bps: int | None = None  # toward the NAS, when it differs from link_bps
+    mtu: int | None = None
+    overhead: int | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not v:
+            raise UsageError("has no url")
+        return v
+
+
 class LimitRecord(BaseModel):
     """One thing that limited a run (bench.limits), as a result file keeps it."""
 
@@ -80,7 +101,7 @@ class LimitRecord(BaseModel):
 
 class WorkloadResult(BaseModel):
     workload: str
-    target: dict
+    target: TargetRecord
     params: Params
     metrics: dict[str, MetricResult]
     profile: ProfileSummary = {}
@@ -93,20 +114,13 @@ class WorkloadResult(BaseModel):
     retries: list[str] = []  # every failed attempt, with its reason
     interference: list[dict[str, float]] = []  # per repeat: cores used by other processes, steal, load
 
-    @field_validator("target")
-    @classmethod
-    def _target(cls, v: dict) -> dict:
-        if not isinstance(v.get("url"), str) or not v["url"]:
-            raise UsageError("has no url")
-        return v
-
     @property
     def failed(self) -> bool:
         return self.error is not None
 
     @property
     def key(self) -> str:
-        return f"{self.workload} @ {self.target['url']}"
+        return f"{self.workload} @ {self.target.url}"
 
 
 class Provenance(BaseModel):

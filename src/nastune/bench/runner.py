@@ -22,7 +22,7 @@ from nastune.bench.interference import Meter, disturbed
 from nastune.bench.limits import first_line, rank, with_other_load
 from nastune.bench.params import Params
 from nastune.bench.profile import Profiler, Unprofiled
-from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
+from nastune.bench.results import LimitRecord, MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
 from nastune.bench.workload import Workload
@@ -166,7 +166,7 @@ def _measure(workload: Workload, target: Target, params: Params, repeats: int, s
 
 def limited(
     workload: Workload, target: Target, summary: ProfileSummary, others: list[dict]
-) -> tuple[ProfileSummary, str, list[dict]]:
+) -> tuple[ProfileSummary, str, list[LimitRecord]]:
     """What limited a run, from the server's profile and the other load beside its repeats: the
     profile as recorded, the strongest limit in words, and every limit."""
     if summary and target.protection in ("sign", "encrypt"):  # what the run asked of smbd, beside what it cost
@@ -174,7 +174,7 @@ def limited(
     limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
     limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
     attribution = first_line(limits, summary) if summary or limits else ""
-    return summary, attribution, [limit.to_json() for limit in limits]
+    return summary, attribution, [limit.record() for limit in limits]
 
 
 def _result(
@@ -186,7 +186,7 @@ def _result(
     metrics = metrics_of(workload, params, target, done.rows, device) if done.rows else {}
     return WorkloadResult(
         workload=workload.name,
-        target=target.to_json(),
+        target=target.record(),
         params=params,
         metrics=flag_disturbed(metrics, done.others) if done.rows else {},
         profile=summary,

@@ -4,7 +4,9 @@ sample` streams it from the NAS (one JSON line each); bench.usage turns two into
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+from pydantic import TypeAdapter
 
 
 @dataclass
@@ -23,23 +25,16 @@ class Sample:
     limits: dict = field(default_factory=dict)  # quotas and IOPS limits as read then
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        return LINE.dump_json(self).decode()
 
     @classmethod
     def from_json(cls, text: str) -> Sample:
-        """A sample from a JSON line; the evidence an older sampler lacks is left empty."""
+        """A sample from a JSON line, validated; the evidence an older sampler lacks is left
+        empty, and a disk's entry that is not its counters is left out."""
         d = json.loads(text)
-        return cls(
-            float(d["t"]),
-            {k: [int(x) for x in v] for k, v in d["cpu"].items()},
-            {int(k): int(v) for k, v in d["irq"].items()},
-            int(d["ctxt"]),
-            {k: (int(v[0]), int(v[1]), int(v[2]), int(v[3])) for k, v in d["net"].items()},
-            {k: [int(x) for x in v] for k, v in d["disk"].items() if isinstance(v, list)},
-            {k: int(v) for k, v in d.get("threads", {}).items()},
-            {k: [int(x) for x in v] for k, v in d.get("throttle", {}).items()},
-            {k: int(v) for k, v in d.get("psi", {}).items()},
-            {k: [int(x) for x in v] for k, v in d.get("softirq", {}).items()},
-            {k: {n: float(x) for n, x in v.items()} for k, v in d.get("tcp", {}).items()},
-            dict(d.get("limits", {})),
-        )
+        if isinstance(d, dict) and isinstance(d.get("disk"), dict):
+            d["disk"] = {k: v for k, v in d["disk"].items() if isinstance(v, list)}
+        return LINE.validate_python(d)
+
+
+LINE = TypeAdapter(Sample)  # one JSON line of `nastune sample`

@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from nastune.bench.results import TargetRecord
 from nastune.errors import UsageError
 from nastune.facts.mounts import parse_mounts
 from nastune.login import Login
@@ -97,17 +98,18 @@ class Target:
         """` on HOST` for messages, when the client is not this machine."""
         return f" on {self.client_name}" if self.client_name else ""
 
-    def to_json(self) -> dict:
-        return {
-            "kind": self.kind,
-            "url": self.url,
-            **({"client": self.client_name} if self.client_name else {}),
-            **({"protection": self.protection} if self.protection else {}),
-            "link_bps": self.link_bps,
-            **({"uplink_bps": self.uplink_bps} if self.uplink_bps else {}),
-            "mtu": self.mtu,
-            "overhead": self.overhead,
-        }
+    def record(self) -> TargetRecord:
+        """What a result keeps of this target."""
+        return TargetRecord(
+            kind=self.kind,
+            url=self.url,
+            client=self.client_name,
+            protection=self.protection,
+            link_bps=self.link_bps,
+            uplink_bps=self.uplink_bps,
+            mtu=self.mtu,
+            overhead=self.overhead,
+        )
 
 
 def parse(spec: str) -> Target:

@@ -354,7 +354,7 @@ def _results(
         results.results.append(
             WorkloadResult(
                 workload=workload.name,
-                target=target.to_json(),
+                target=target.record(),
                 params=params,
                 metrics=metrics,
                 interference=load,

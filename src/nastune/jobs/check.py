@@ -86,7 +86,7 @@ def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target
     for r in stored.results:
         if r.workload not in WORKLOADS:
             raise UsageError(f"baseline workload {r.workload!r}: not a workload of this nastune")
-        out.append((WORKLOADS[r.workload], site.find(str(r.target.get("url", "")))))
+        out.append((WORKLOADS[r.workload], site.find(r.target.url)))
     return out
 
 

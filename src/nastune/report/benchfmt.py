@@ -67,7 +67,7 @@ def export(results: ResultSet) -> str:
     directions: dict[str, bool] = {}
     benchmarks: list[str] = []
     for r in results.results:
-        parts = [f"target={_part(str(r.target.get('url', '')))}"]
+        parts = [f"target={_part(r.target.url)}"]
         parts += [
             f"{_part(k)}={_part(str(v))}" for k, v in sorted(r.params.items()) if isinstance(v, str | int | float)
         ]

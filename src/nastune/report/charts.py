@@ -38,7 +38,8 @@ def view(workload: str) -> str:
 
 def _throughputs(result: WorkloadResult) -> list[tuple[str, MetricResult]]:
     """A result's MB/s metrics, each named as the overview shows it: workload, protocol, metric."""
-    scheme = str(result.target.get("url", "")).split("://")[0] if "://" in str(result.target.get("url", "")) else "path"
+    url = result.target.url
+    scheme = url.split("://")[0] if "://" in url else "path"
     return [
         (f"{result.workload} {scheme}" + ("" if name == m.unit else f" {name.removesuffix(' MB/s')}"), m)
         for name, m in result.metrics.items()

@@ -37,7 +37,7 @@ def write_csv(runs: list[ResultSet], path: Path) -> None:
                 for name, m in r.metrics.items():
                     metric = name if m.unit in name else f"{name} ({m.unit})"  # its unit once, not a column of repeats
                     for n, v in enumerate(m.values, 1):
-                        w.writerow([run_label(rs, i), r.workload, r.target["url"], metric, n, v, m.limit or ""])
+                        w.writerow([run_label(rs, i), r.workload, r.target.url, metric, n, v, m.limit or ""])
 
 
 def system_summary(facts: dict | None) -> list[tuple[str, str]]:

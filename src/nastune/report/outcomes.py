@@ -27,12 +27,12 @@ def results(console: Console, err: Console, done: ResultSet, out: Path) -> bool:
         for name, m in r.metrics.items():
             limit = f"{m.median / m.limit:.0%}" if m.limit else ""
             table.add_row(
-                r.workload, r.target["url"], name, f"{m.median:.1f} {m.unit}", f"{m.cv:.1%}", limit, "; ".join(m.flags)
+                r.workload, r.target.url, name, f"{m.median:.1f} {m.unit}", f"{m.cv:.1%}", limit, "; ".join(m.flags)
             )
     console.print(table)
     for r in done.results:
         if r.attribution:
-            console.print(f"{r.workload} @ {r.target['url']}: {r.attribution}", highlight=False)
+            console.print(f"{r.workload} @ {r.target.url}: {r.attribution}", highlight=False)
     failed = [r for r in done.results if r.failed]
     for r in failed:
         err.print(Text.assemble(("error:", "red"), f" {r.key} failed: {r.error}"))

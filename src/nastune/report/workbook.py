@@ -103,7 +103,7 @@ def _repeats(sheet: Worksheet, rs: ResultSet) -> None:
     for r in rs.results:
         for name, m in r.metrics.items():
             values = list(m.values) + [None] * (most - len(m.values))
-            _put(sheet, n, [r.workload, str(r.target.get("url", "")), name, m.unit, m.median, m.limit, *values])
+            _put(sheet, n, [r.workload, r.target.url, name, m.unit, m.median, m.limit, *values])
             _put_flags(sheet, n, most + 7, m.flags)
             n += 1
     _usable(sheet, [*columns, "flags"])
@@ -127,7 +127,7 @@ def _matrix(sheet: Worksheet, rs: ResultSet) -> bool:
         for (op, kind), values in cells.items():
             files = sorted({f for f, _ in values}, key=_bytes)
             records = sorted({rec for _, rec in values}, key=_bytes)
-            _header(sheet, row, [f"{op}, {kind}, {r.target.get('url', '')}: file size \\ record size", *records])
+            _header(sheet, row, [f"{op}, {kind}, {r.target.url}: file size \\ record size", *records])
             for f in files:
                 row += 1
                 _put(sheet, row, [f, *(values.get((f, rec)) for rec in records)])

@@ -47,11 +47,6 @@ class Comparison:
     detectable: float | None = None  # for "~": the smallest relative change it could have called (None: none)
     sizes: tuple[int, int] = (0, 0)  # repeats before, after
 
-    def to_json(self) -> dict:
-        """Strict JSON: an interval that does not exist is null, never Infinity."""
-        finite = lambda x: x if not isinstance(x, float) or math.isfinite(x) else None
-        return {k: ([finite(x) for x in v] if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
-
     def interval_text(self) -> str:
         low, high = self.change_ci
         if not (math.isfinite(low) and math.isfinite(high)):

@@ -5,7 +5,7 @@ settings), which is how a regression after an upgrade (as in Qumulo's Linux 5.4 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from nastune import wire
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
@@ -39,7 +39,7 @@ class Row:
             unit=self.unit,
             higher_is_better=self.higher_is_better,
             limit=self.limit,
-            **self.result.to_json(),
+            **asdict(self.result),
         )
 
 
@@ -93,7 +93,7 @@ def _link_changed(ra: WorkloadResult, rb: WorkloadResult) -> str | None:
     moved = [(x, y) for x, y in limits if x and y and abs(y / x - 1) > 0.01]
     if not moved:
         return None
-    (x, y), mtus = moved[0], (ra.target.get("mtu"), rb.target.get("mtu"))
+    (x, y), mtus = moved[0], (ra.target.mtu, rb.target.mtu)
     if mtus[0] != mtus[1]:
         return f"the link's goodput limit moved {x:.1f} -> {y:.1f} MB/s with the MTU ({mtus[0]} -> {mtus[1]})"
     return (
@@ -123,7 +123,7 @@ def _comparable(key: str, ra: WorkloadResult, rb: WorkloadResult, force: bool) -
     """The remarks on one workload measured in both runs; Incomparable when its protocol or its
     parameters differ (unless forced)."""
     remarks = []
-    kinds = ra.target.get("kind"), rb.target.get("kind")
+    kinds = ra.target.kind, rb.target.kind
     if kinds[0] != kinds[1] and None not in kinds:
         message = f"{key}: measured over {kinds[0]} then over {kinds[1]}"
         if not force:
@@ -153,7 +153,7 @@ def _rows(
                 f"then in {mb.unit} ({'higher' if mb.higher_is_better else 'lower'} is better): not comparable"
             )
         result = comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha)
-        rows.append(Row(ra.workload, ra.target["url"], name, ma.unit, ma.higher_is_better, ma.limit, result))
+        rows.append(Row(ra.workload, ra.target.url, name, ma.unit, ma.higher_is_better, ma.limit, result))
     return rows
 
 
