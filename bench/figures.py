@@ -409,6 +409,31 @@ def kernel_lab() -> str:
     )
 
 
+@figure("kernel-article")
+def kernel_article() -> str:
+    """docs/lab.md: the NFS article's client options judged on the kernel lab's mounts, run after run."""
+    r = record("kernel-article")
+    runs = r["runs"]
+    lines = []
+    for workload in ("seq-read", "seq-write"):
+        rows = [row for run in runs for row in run["rows"] if row["workload"] == workload]
+        said = "; ".join(
+            f"{row['verdict']} {row['change']:+.0%} ({row['change_ci'][0]:+.0%}..{row['change_ci'][1]:+.0%})"
+            for row in rows
+        )
+        better = sum(row["verdict"] == "better" for row in rows)
+        lines.append(f"{workload} better in {better} of {len(runs)} ({said})")
+    pairs = ", ".join(str(run["pairs"]) for run in runs)
+    minutes = statistics.median(run["seconds"] for run in runs) / 60
+    return (
+        f"Run {len(runs)} times here ({link('kernel-article')}, under software emulation, at most "
+        f"{r['max_pairs']} pairs; {pairs} were used; {minutes:.1f} min a run with the guest's boot): "
+        + "; ".join(lines)
+        + ". Each interval is the 95% one; a verdict also needs p below its look's share of 5% (a run looks "
+        "at its pairs more than once), so an interval above zero can still read ~."
+    )
+
+
 @figure("screen-apart")
 def screen_apart() -> str:
     """How often `optimize --screen` tells a change that matters from one that does nothing:
