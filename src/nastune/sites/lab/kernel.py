@@ -40,7 +40,7 @@ def names(port: int) -> tuple[str, str]:
 
 CLIENT_UNIT, MOUNT_SECONDS = "nastune-lab-clients.service", 300  # the unit retries its mounts for 2 min
 BOOT_SECONDS = 600  # the emulated guest's boot measured 25-40 s here; a busy machine is slower
-RESTARTS = 2  # power cycles of a boot that emulation hung (one in a few dozen boots here)
+RESTARTS = 2  # power cycles of a boot that emulation hung (rare, and never twice in a row here)
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 # the client's namespaces, entered from the guest's own mount namespace (the management sshd's
 # copy of the mount tree holds no reference to another mount namespace: the kernel drops them)

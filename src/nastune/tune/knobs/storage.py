@@ -152,8 +152,7 @@ class FstabOption(Knob):
 
     def restored(self, system: System, change: Change) -> None:
         """A mounted share takes the restored fstab's options, as it took the new ones."""
-        value = self.read(system, change)
-        if system.live and self._mounted_otherwise(system, change, value):
+        if system.live and self._mounted_otherwise(system, change, self.read(system, change)):
             self._mount_again(system, change, system.read("/etc/fstab") or "")
 
     def _mounted_otherwise(self, system: System, change: Change, value: Any) -> bool:
