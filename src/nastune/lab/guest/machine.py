@@ -41,7 +41,7 @@ class Spec:
 
     @property
     def console(self) -> Path:
-        return self.dir / "logs" / "console.log"
+        return _console(self.dir)
 
 
 def names(directory: Path) -> dict[str, str]:
@@ -193,13 +193,17 @@ def _tail(path: Path) -> str:
     return path.read_text(errors="replace")[-400:].strip() if path.exists() else "(no output)"
 
 
+def _console(directory: Path) -> Path:
+    return directory / "logs" / "console.log"
+
+
 def console_tail(directory: Path) -> str:
     """The end of the guest's console log in the lab `directory`."""
-    return _tail(directory / "logs" / "console.log")
+    return _tail(_console(directory))
 
 
 def console_size(directory: Path) -> int:
-    path = directory / "logs" / "console.log"
+    path = _console(directory)
     return path.stat().st_size if path.exists() else 0
 
 
@@ -213,8 +217,12 @@ HUNG_SECONDS = 100
 def hung(directory: Path, since: int) -> str | None:
     """The guest console's line, from byte `since` on, that says a CPU was stuck for
     HUNG_SECONDS or more (None: no such line)."""
-    path = directory / "logs" / "console.log"
-    text = path.read_bytes()[since:] if path.exists() else b""
+    try:
+        with _console(directory).open("rb") as console:  # only what came since: it is read every 2 s
+            console.seek(since)
+            text = console.read()
+    except FileNotFoundError:
+        return None
     found = [m for m in STUCK.finditer(text) if int(m.group(1)) >= HUNG_SECONDS]
     return found[-1].group(0).decode() if found else None
 
@@ -225,7 +233,7 @@ def restart(state: State, directory: Path) -> Process:
     old = state.of(Process)[-1]
     procs.kill([old.pid] if old.pid else [])
     state.remove(old)
-    console = directory / "logs" / "console.log"
+    console = _console(directory)
     if console.exists():
         console.replace(console.with_name("console.log.hung"))
     return procs.spawn(state, "qemu", old.argv, directory / "logs" / "qemu.out")
