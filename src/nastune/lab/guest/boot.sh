@@ -39,7 +39,10 @@ fi
 
 src=$(cat "$seed/src")
 mkdir -p "$src"
-mountpoint -q "$src" || mount -t 9p -o trans=virtio,version=9p2000.L,ro src "$src"
+# cached (cache=loose): every import is otherwise a round trip to QEMU per stat and read, which
+# under emulation made each nastune command seconds slower; the checkout is read-only here and
+# does not change while a lab is up
+mountpoint -q "$src" || mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 src "$src"
 # nastune as if installed: the guest's python3 imports this checkout and its packages, so
 # `python3 -m nastune` (and a unit nastune writes, which runs it so) works as on a NAS
 mkdir -p /usr/local/lib/python3.11/dist-packages
