@@ -27,7 +27,7 @@ def test_an_explicit_size_is_kept_and_auto_is_said():
     assert sized({"size": 5 * MiB}, [_smb(10**9)], said.append) == {"size": 5 * MiB}
     assert not said
     auto = sized({"files": 3, "seconds": 3}, [_smb(10**9)], said.append)
-    assert auto == {"size": 64 * MiB, "files": 3, "seconds": 1}
+    assert auto == {"size": 64 * MiB, "files": 3, "seconds": 3, "iperf_bytes": 64 * MiB}  # iperf3 as long as a transfer
     assert said == ["transfers: 64 MiB each, 0.6 s at the link's goodput of 117.7 MB/s"]
     assert sized({}, [Target("path", "/srv", share="/srv")], said.append) == {"size": FALLBACK}
     assert "no link of known speed" in said[-1]

@@ -16,6 +16,7 @@ class Params(TypedDict, total=False):
     files: int  # small files per repeat
     dir_files: int  # the files of big-dir's directory
     seconds: int  # iperf3's and the latency probe's time
+    iperf_bytes: int  # iperf3's bytes each way instead of its time (sized by the link, as a transfer is)
     buffer_mib: int  # the NUMA bandwidth probe's buffer
 
 

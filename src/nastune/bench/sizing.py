@@ -4,9 +4,9 @@ client's fixed cost per transfer to stay a small part of it, and no longer. Meas
 (smbclient `get` over the 1 Gbit/s link, from the server's cache): about 30 ms of every transfer
 is connecting and authenticating, so 64 MiB read at 110.4 MB/s, 128 MiB at 114.4 and 256 MiB at
 116.3; half a second's worth (64 MiB) costs 3.5% of the rate, the same on both sides of a
-comparison, and a quarter of the time of 256 MiB. iperf3 gets a second each way (in the lab,
-118.3 and 118.5 MB/s over one second against 118.0 and 118.2 over three). Noise is left to the
-statistics: a noisy metric takes more interleaved pairs, not longer transfers."""
+comparison, and a quarter of the time of 256 MiB. iperf3 moves as many bytes each way (its own
+time counts whole seconds). Noise is left to the statistics: a noisy metric takes more
+interleaved pairs, not longer transfers."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from nastune.bench.targets import Target
 
 MiB = 1 << 20
 SECONDS = 0.5  # of transfer at the link's goodput
-IPERF_SECONDS = 1  # each way: iperf3 counts whole seconds
 SMALLEST, LARGEST = 32 * MiB, 4 << 30
 FALLBACK = 1 << 30  # a local path: long enough for a disk's own caches not to decide
 
@@ -35,7 +34,7 @@ def transfer_size(targets: Iterable[Target]) -> int | None:
 
 def sized(params: Params, targets: list[Target], log: Callable[[str], None]) -> Params:
     """`params` with a size (none given: chosen from the targets' links, else bench's default),
-    said in `log`; auto also gives iperf3 a second each way instead of three."""
+    said in `log`; auto also gives iperf3 that many bytes each way instead of three seconds."""
     if "size" in params:
         return params
     size = transfer_size(targets)
@@ -44,4 +43,4 @@ def sized(params: Params, targets: list[Target], log: Callable[[str], None]) -> 
         return {**params, "size": FALLBACK}
     fastest = max(t.limit_bytes or 0 for t in targets)
     log(f"transfers: {size // MiB} MiB each, {size / fastest:.1f} s at the link's goodput of {fastest / 1e6:.1f} MB/s")
-    return {**params, "size": size, "seconds": IPERF_SECONDS}
+    return {**params, "size": size, "iperf_bytes": size}

@@ -251,8 +251,8 @@ class Network(Workload):
         return {"upload MB/s": up, "download MB/s": down}
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        up = iperf3.throughput(target, params["seconds"])
-        down = iperf3.throughput(target, params["seconds"], reverse=True)
+        up = iperf3.throughput(target, params["seconds"], size=params.get("iperf_bytes"))
+        down = iperf3.throughput(target, params["seconds"], reverse=True, size=params.get("iperf_bytes"))
         return {"upload MB/s": up["MB/s"], "download MB/s": down["MB/s"]}
 
 

@@ -22,11 +22,15 @@ READY = b"Server listening on"
 NOT_FOUND = 127  # `timeout`'s status when it cannot find the program
 
 
-def throughput(target: Target, seconds: int = 3, reverse: bool = False) -> dict[str, float]:
+def throughput(target: Target, seconds: int = 3, reverse: bool = False, size: int | None = None) -> dict[str, float]:
+    """One way's rate for `seconds`, or for `size` bytes (as long as a file transfer takes: iperf3
+    counts time in whole seconds); bounded by 30 s more, or by the time at 1 MB/s."""
     port = int(target.extra.get("port", PORT))
-    argv = ["iperf3", "-c", str(target.host), "-p", str(port), "-t", str(seconds), "-J"] + (["-R"] if reverse else [])
-    with target.serve(seconds + 30) if target.serve else nullcontext():
-        out, _ = run(target.client(argv), timeout=seconds + 30, what="iperf3")
+    amount = ["-n", str(size)] if size else ["-t", str(seconds)]
+    argv = ["iperf3", "-c", str(target.host), "-p", str(port), *amount, "-J"] + (["-R"] if reverse else [])
+    bound = 30 + (size / 1e6 if size else seconds)
+    with target.serve(bound) if target.serve else nullcontext():
+        out, _ = run(target.client(argv), timeout=bound, what="iperf3")
     data = json.loads(out)
     if "error" in data:
         raise BenchError(f"iperf3: {data['error']}")
