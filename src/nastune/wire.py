@@ -189,8 +189,9 @@ class Screened(BaseModel):
 
 class Design(BaseModel):
     """optimize --screen's runs: which rules each switched on (+1) or left off (-1), the order
-    they were measured in (indices into `runs`), and each metric's value in each run (by
-    "workload @ target metric", in the order of `runs`)."""
+    they were measured in (indices into `runs`), each metric's value in each run (by
+    "workload @ target metric", in the order of `runs`), and the interleaved pairs fitted with
+    them (each metric's values without the settings, then with them all)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -198,6 +199,7 @@ class Design(BaseModel):
     runs: list[list[int]]
     order: list[int]
     values: dict[str, list[float | None]]
+    pairs: dict[str, list[list[float | None]]] = {}
 
 
 class Interleaved(BaseModel):

@@ -234,6 +234,7 @@ def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(ro
     design = need(mixed.design)  # one design of 8 runs served both rules: each run measured once
     assert design.rules == ["dirty-ratio-high", "read-ahead-small"] and sorted(design.order) == list(range(8))
     assert design.values["probe @ " + str(tmp_path) + " MB/s"] == [110.0 if r[0] > 0 else 100.0 for r in design.runs]
+    assert design.pairs["probe @ " + str(tmp_path) + " MB/s"] == [[100.0] * 5, [110.0] * 5]  # fitted with the runs
 
 
 @pytest.mark.parametrize("how", ["--keep-only", "yes", "no"])

@@ -1,4 +1,4 @@
-"""The screening's decision on simulated runs (bench/screen_apart.py's, with a fixed seed): at the
+"""The screening's decision on simulated runs (bench/screen_simulated.py's, with a fixed seed): at the
 lab's spread, a change that matters as the lab's NFS-Ganesha I/O size does (+57%..+87% measured
 alone; +25% here) is told from a change that does nothing 9 times in 10 or more, among 2 rules
 as among soho's 9, and a change that does nothing is kept rarely, though it has three metrics to
@@ -15,7 +15,7 @@ BENCH = Path(__file__).parents[2] / "bench"
 def test_a_change_that_matters_is_told_from_one_that_does_nothing_nine_times_in_ten():
     sys.path.insert(0, str(BENCH))
     try:
-        from screen_apart import simulated
+        from screen_simulated import simulated
     finally:
         sys.path.remove(str(BENCH))
     for rules in (2, 9):

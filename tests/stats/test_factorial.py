@@ -47,3 +47,32 @@ def test_too_few_measured_runs_are_refused():
     runs = design(3)
     with pytest.raises(UsageError, match="cannot separate"):
         effects(runs, [1.0, 2.0, 3.0, 4.0] + [float("nan")] * 4)
+
+
+@pytest.mark.parametrize(
+    "factors, spare, rows", [(9, 0, 16), (9, 5, 12), (9, 3, 16), (2, 9, 8), (4, 5, 12), (11, 9, 16)]
+)
+def test_pairs_measured_apart_shrink_the_design_only_where_its_intervals_stay_about_as_narrow(factors, spare, rows):
+    runs = design(factors, spare)
+    assert runs.shape == (rows, factors)
+    assert (runs.T @ runs == rows * np.eye(factors)).all()  # Plackett and Burman's 12 rows as orthogonal
+    assert (runs.sum(axis=0) == 0).all()
+
+
+def test_the_pairs_add_degrees_of_freedom_and_their_shift_is_no_effect():
+    """Three pairs, all of them 30% above the design's runs (the time between), and the effects
+    are still the design's: the shift goes to the pairs' own term, the intervals gain from them."""
+    runs = design(9, 5)
+    rng = np.random.default_rng(5)
+    truth = np.array([0.3, 0, 0, 0, 0, 0, 0, 0, 0])
+    values = list(100 * np.exp(runs @ (np.log1p(truth) / 2) + rng.normal(0, 0.02, len(runs))))
+    shift, half = 1.3, math.sqrt(1 + truth[0])  # every rule off and on: the design's middle over and under half
+    a = list(100 * shift / half * np.exp(rng.normal(0, 0.02, 3)))
+    b = list(100 * shift * half * np.exp(rng.normal(0, 0.02, 3)))
+    alone, fitted = effects(runs, values), effects(runs, values, pairs=(a, b))
+    assert [c.verdict for c in fitted] == ["better"] + ["~"] * 8
+    for c, t in zip(fitted, truth):
+        assert c.change_ci[0] < t < c.change_ci[1]
+        assert c.sizes == (6, 6)  # the means each side shows are the design's own runs
+    widths = [(c.change_ci[1] - c.change_ci[0], d.change_ci[1] - d.change_ci[0]) for c, d in zip(fitted, alone)]
+    assert all(with_pairs < without for with_pairs, without in widths)

@@ -3,15 +3,17 @@ together, each rule's own effect on the workloads the whole plan moved, so an op
 what helps and justify each change, or leave one out (an MTU the switch does not allow) knowing
 what it costs.
 
-One two-level design over the rules (stats.factorial: 8 runs for up to 3 rules, 16 for up to
-11): each run applies the settings of about half the rules, measures every workload once and
+One two-level design over the rules (stats.factorial: 8 runs for up to 3 rules, 12 or 16 for up
+to 11): each run applies the settings of about half the rules, measures every workload once and
 rolls them back, in random order so that drift spreads over all estimates; each rule's effect
-compares the runs with its settings against those without. Every run serves every rule, where
+compares the runs with its settings against those without, fitted with the interleaved pairs
+(every rule off, every rule on) that proved the plan. Every run serves every rule, where
 one rule at a time against none needs a few pairs per rule. The design cannot tell a rule's
 effect from the interaction of two others (TCP buffers with the MTU), which the notes say."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,7 +99,7 @@ def screen(
     if len(groups) < 2 or not moved:
         return [], None
     rules = list(groups)
-    runs = factorial.design(len(rules))
+    runs = factorial.design(len(rules), _spare(base, moved))
     log(f"screen: {len(rules)} rules in {len(runs)} runs, each with the settings of about half of them")
     order = list(range(len(runs)))
     random.Random(base.spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
@@ -107,12 +109,33 @@ def screen(
     except (AbError, BenchError, TuneError, NasError) as e:
         return [Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules], None
     values = {key: [v[order.index(i)] for i in range(len(runs))] for key, (_, _, v) in measured.items()}
-    design = wire.Design(rules=rules, runs=runs.tolist(), order=order, values={_named(k): v for k, v in values.items()})
+    pairs = {key: _pairs(base, key) for key in measured}
+    design = wire.Design(
+        rules=rules,
+        runs=runs.tolist(),
+        order=order,
+        values={_named(k): v for k, v in values.items()},
+        pairs={_named(k): list(p) for k, p in pairs.items()},
+    )
     rows = [
-        [Row(*key, unit, higher, None, c) for c in factorial.effects(runs, values[key], higher)]
+        [Row(*key, unit, higher, None, c) for c in factorial.effects(runs, values[key], higher, pairs=pairs[key])]
         for key, (unit, higher, _) in measured.items()
     ]
     return [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)], design
+
+
+def _spare(base: ab.Measuring, moved: list[str]) -> int:
+    """The degrees of freedom the interleaved pairs add to each fit: the fewest any moved
+    workload has (its A and B repeats, less the term for the time between)."""
+    counts = [len(base.samples["A"].get(key, [])) + len(base.samples["B"].get(key, [])) for key in moved]
+    return max(0, min(counts) - 1)
+
+
+def _pairs(base: ab.Measuring, key: tuple[str, str, str]) -> factorial.Pairs:
+    """A metric's values in the interleaved run: without the settings (A) and with them all (B)."""
+    workload, target, metric = key
+    a, b = (base.samples[side].get(f"{workload} @ {target}", []) for side in ("A", "B"))
+    return [row.get(metric, math.nan) for row in a], [row.get(metric, math.nan) for row in b]
 
 
 # (workload, target, metric): its unit, whether higher is better, and its value in each run

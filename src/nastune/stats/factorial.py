@@ -3,17 +3,25 @@ regular fractions of Box, Hunter and Hunter, "Statistics for Experimenters", 200
 run switches about half the factors on, and each factor's effect is the difference between the
 runs with it and those without, so all runs serve every estimate. With k factors, one at a time
 against none needs k comparisons of a few pairs each; this needs one run per row of a design of
-at least k + 1 + MIN_DF rows, and each estimate compares half the runs with the other half.
+at least k + 1 rows, and each estimate compares half the runs with the other half.
 
-The design's columns are those of a Sylvester-Hadamard matrix (scipy.linalg.hadamard), which
-are orthogonal: each effect is estimated independently of the others' main effects. It is of
-resolution III: an interaction of two factors (TCP buffers with the MTU) is confounded with a
-third factor's effect, which the notes of whoever uses it say. The spread that the intervals use
-comes from the columns no factor takes (MIN_DF of them at least)."""
+The design's columns are those of a Hadamard matrix (Sylvester's, scipy.linalg.hadamard, for a
+power of two; Plackett and Burman's cyclic ones for 12, 20 and 24 rows), which are orthogonal:
+each effect is estimated independently of the others' main effects. It is of resolution III: an
+interaction of two factors (TCP buffers with the MTU) is confounded with a third factor's effect,
+which the notes of whoever uses it say.
+
+The spread that the intervals use comes from the columns no factor takes and, where the caller
+measured every factor off and every factor on in pairs already (optimize's interleaved proof),
+from those repeats too: they are fitted with the runs, with a term of their own for the time
+between (a shift of every value), so they add degrees of freedom but no effect. With them the
+design may be smaller, as long as its intervals stay about as narrow as those of the design
+that needs none."""
 
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import numpy as np
 from scipy.linalg import hadamard
@@ -24,15 +32,49 @@ from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, verdict_of
 from nastune.stats.paired import LEVEL
 
 MIN_DF = 4  # degrees of freedom left for the spread: t(4) widens an interval 2.8x, t(2) 4.3x
+WIDER = 1.15  # how much wider than without the pairs a smaller design's intervals may be
+# the first row of Plackett and Burman's cyclic designs (1946, table 1); the others are its shifts
+CYCLIC = {
+    12: "++-+++---+-",
+    20: "++--++++-+-+----++-",
+    24: "+++++-+-++--++--+-+----",
+}
 
 
-def design(factors: int) -> np.ndarray:
-    """Rows: runs; columns: factors, +1 on and -1 off. The fewest rows, a power of two, that
-    leave MIN_DF columns for the spread; the all-on row comes first."""
+@cache
+def _columns(rows: int) -> np.ndarray:
+    """`rows` x (rows - 1) orthogonal columns of +1 and -1, each on in half the rows."""
+    if rows & (rows - 1) == 0:
+        return hadamard(rows)[:, 1:]
+    first = np.array([1 if c == "+" else -1 for c in CYCLIC[rows]])
+    return np.vstack([np.roll(first, i) for i in range(rows - 1)] + [-np.ones(rows - 1, dtype=int)])
+
+
+def _orders(least: int, most: int) -> list[int]:
+    """The designs' sizes from `least` rows to `most` (a power of two), fewest first."""
+    return [n for n in sorted({*CYCLIC, *(2**i for i in range(2, int(math.log2(most)) + 1))}) if least <= n <= most]
+
+
+def _width(rows: int, df: int) -> float:
+    """An effect's interval in units of one run's spread: t quantile times its standard error."""
+    return float(t_dist.ppf(0.5 + LEVEL / 2, df)) * 2 / math.sqrt(rows)
+
+
+def design(factors: int, spare: int = 0) -> np.ndarray:
+    """Rows: runs; columns: factors, +1 on and -1 off. Without `spare`, the fewest rows, a power
+    of two, that leave MIN_DF columns for the spread; the all-on row comes first. `spare`: the
+    degrees of freedom repeats measured apart add (see the module's doc): then the fewest rows
+    whose intervals are at most WIDER than those."""
     if factors < 1:
         raise UsageError("a design needs one factor at least")
     rows = 2 ** math.ceil(math.log2(factors + 1 + MIN_DF))
-    return hadamard(rows)[:, 1 : factors + 1]
+    if spare > 0:
+        own = _width(rows, rows - 1 - factors)
+        rows = next(n for n in _orders(factors + 2, rows) if _width(n, n - 1 - factors + spare) <= WIDER * own)
+    return _columns(rows)[:, :factors]
+
+
+Pairs = tuple[list[float], list[float]]  # repeats measured apart: every factor off, every factor on
 
 
 def effects(
@@ -41,15 +83,14 @@ def effects(
     higher_is_better: bool = True,
     noise_floor: float = NOISE_FLOOR,
     alpha: float = ALPHA,
+    pairs: Pairs = ([], []),
 ) -> list[Comparison]:
     """Each column's effect on `values` (one per row of `runs`, positive): the relative change
     from off to on, with its interval and verdict as a paired comparison gives them (p < alpha
     and the interval beyond the noise floor). Fitted on the logarithm, so that effects multiply
-    as throughput changes do. Rows left unmeasured are NaN in `values` and left out."""
-    y = np.log(np.asarray(values, dtype=float))
-    measured = np.isfinite(y)
-    x = np.column_stack([np.ones(len(y)), runs])[measured]
-    y = y[measured]
+    as throughput changes do, with `pairs` (see the module's doc). Rows left unmeasured are NaN
+    in `values` and left out."""
+    x, y, measured = _model(runs, values, pairs)
     coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
     df = len(y) - x.shape[1]
     if rank < x.shape[1] or df < 1:
@@ -57,9 +98,28 @@ def effects(
     sigma2 = float(np.sum((y - x @ coef) ** 2)) / df
     cov = sigma2 * np.linalg.inv(x.T @ x)
     fit = (df, higher_is_better, noise_floor, alpha)
+    ran, logs = x[:measured], y[:measured]  # the means each side shows: the design's own runs
     return [
-        _effect(x[:, j + 1], y, 2 * coef[j + 1], 2 * math.sqrt(cov[j + 1, j + 1]), *fit) for j in range(runs.shape[1])
+        _effect(ran[:, j + 1], logs, 2 * coef[j + 1], 2 * math.sqrt(cov[j + 1, j + 1]), *fit)
+        for j in range(runs.shape[1])
     ]
+
+
+def _model(runs: np.ndarray, values: list[float], pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
+    """The fit's rows (a constant, the factors, and with pairs the design's own term) and the
+    logarithms of the values measured, the design's runs first; how many of those were measured."""
+    off, on = (np.log(np.asarray(side, dtype=float)) for side in pairs)
+    y = np.log(np.asarray(values, dtype=float))
+    kept = np.isfinite(y)
+    rows = [np.column_stack([np.ones(len(y)), runs])[kept]]
+    for side, level in ((off, -1), (on, 1)):
+        rows.append(np.column_stack([np.ones(len(side)), np.full((len(side), runs.shape[1]), level)]))
+    x, y_all = np.vstack(rows), np.concatenate([y[kept], off, on])
+    if len(off) + len(on):
+        x = np.column_stack([x, np.arange(len(x)) < kept.sum()])
+    finite = np.isfinite(y_all)
+    finite[: kept.sum()] = True
+    return x[finite].astype(float), y_all[finite], int(kept.sum())
 
 
 def _effect(
