@@ -11,8 +11,6 @@ from functools import cache, partial
 
 from record import RESULTS
 
-from nastune.stats.factorial import design
-
 FIGURES: dict[str, Callable[[], str]] = {}
 
 
@@ -97,7 +95,7 @@ def main_screen() -> str:
         for row in rule["rows"]
         if row["verdict"] == "better" and row["metric"] == "MB/s"
     ]
-    runs = len(design(len(rules))) if len(rules) > 1 else 0
+    runs = len((screened.get("design") or {}).get("runs", []))
     return (
         f"The main job on soho took {plain['after_setup_s']:.0f} s after set-up without `--screen` and "
         f"{screened['after_setup_s']:.0f} s with it ({result['growth']:.2f}x; goal 1.5x at most), "
@@ -501,7 +499,7 @@ def bigdir_screen() -> str:
     still = [rule["rule"] for rule in r["screened"] if all(row["verdict"] == "~" for row in rule["rows"])]
     return (
         f"With every rule the scenario fires whose change it can make ({len(r['screened'])}: their settings proved "
-        f"together, then each rule's own effect from {len(design(len(r['screened'])))} runs, "
+        f"together, then each rule's own effect from {len(r['design']['runs'])} runs, "
         f"`optimize --screen -w big-dir`, {r['seconds']} s in all): "
         + "; ".join(moved)
         + f". No change beyond the noise: {', '.join(still)} (bench/results/bigdir-screen.json)."
