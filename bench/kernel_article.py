@@ -27,43 +27,33 @@ def nastune(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env}, stdin=subprocess.DEVNULL)
 
 
-def values(out: Path) -> dict[str, dict[str, list[float]]]:
-    """Each side's MB/s of every pair, by workload."""
-    found: dict[str, dict[str, list[float]]] = {}
+def values(out: Path) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """Each side's values of every pair, by workload and metric."""
+    found: dict[str, dict[str, dict[str, list[float]]]] = {}
     for side in ("a", "b"):
         results = json.loads((out / "interleaved" / f"{side}.json").read_text())["results"]
         for r in results:
-            found.setdefault(r["workload"], {})[side.upper()] = r["metrics"]["MB/s"]["values"]
+            for metric, m in r["metrics"].items():
+                found.setdefault(r["workload"], {}).setdefault(metric, {})[side.upper()] = m["values"]
     return found
 
 
-def one(work: Path, max_pairs: int) -> dict:
-    """One optimize on a fresh guest, taken down after."""
+def one(work: Path, max_pairs: int, rules: tuple[str, ...] = RULES, *more: str) -> dict:
+    """One optimize of `rules` (and `more` of its options) on a fresh guest, taken down after."""
     env = {"NASTUNE_KERNEL_LAB_DIR": str(work / "lab"), "NASTUNE_LAB_DIR": str(work / "netns")}
-    only = [arg for rule in RULES for arg in ("--only", rule)]
+    only = [arg for rule in rules for arg in ("--only", rule)]
     out = work / "out"
     began = time.monotonic()
     try:
-        done = nastune(
-            env,
-            "optimize",
-            "--lab",
-            "--kernel",
-            "--yes",
-            *only,
-            "--max-pairs",
-            str(max_pairs),
-            "--out",
-            str(out),
-            "--json",
-        )
+        options = ["--max-pairs", str(max_pairs), "--out", str(out), "--json", *more]
+        done = nastune(env, "optimize", "--lab", "--kernel", "--yes", *only, *options)
     finally:
         nastune(env, "lab", "down")
     seconds = round(time.monotonic() - began)
     if not (out / "compare.json").exists():
         raise SystemExit(f"optimize exited {done.returncode}: {done.stderr[-2000:]}")
     mixed = json.loads((out / "compare.json").read_text())["interleaved"]
-    rows = [{k: r[k] for k in ("workload", "verdict", "change", "change_ci")} for r in mixed["rows"]]
+    rows = [{k: r[k] for k in ("workload", "metric", "verdict", "change", "change_ci")} for r in mixed["rows"]]
     return {
         "exit": done.returncode,
         "seconds": seconds,

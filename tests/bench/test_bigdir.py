@@ -48,3 +48,27 @@ def test_a_directory_that_lists_short_is_an_error_not_a_rate(tmp_path, monkeypat
     )
     (result,) = done.results
     assert "listed 90 of its 100 files" in (result.error or "")
+
+
+def test_a_path_on_a_client_is_measured_by_the_client_s_own_python_with_the_standard_library(tmp_path):
+    """big-dir and small-files on a client's mount run there as `python3 - JSON` programs: here
+    the client is Debian's python3 in an empty environment, which has no nastune and no pydantic."""
+    share = tmp_path / "share"
+    share.mkdir()
+    called = tmp_path / "called"  # each command the client ran, as its prefix saw it
+    client = ("sh", "-c", f'echo "$1 $2" >> {called}; exec env -i PATH=/usr/bin:/bin "$@"', "client")
+    target = Target("path", str(share), share=str(share), client_via=client, extra={"fio_server": "localhost"})
+    done = runner.run(
+        [(WORKLOADS["big-dir"], target), (WORKLOADS["small-files"], target)],
+        {"dir_files": 200, "files": 20},
+        1,
+        tmp_path / "r.json",
+        LiveSite(str(tmp_path), "/"),
+        profile=False,
+    )
+    assert [r.error for r in done.results] == [None, None]
+    assert done.results[0].metrics["list entries/s"].values[0] > 0
+    assert done.results[1].metrics["create ops/s"].values[0] > 0
+    assert not fio.scratch(target).exists()  # torn down there
+    # big-dir: make, a warm-up list, the list, drop; small-files: a warm-up and the repeat
+    assert called.read_text().splitlines().count("python3 -") == 6

@@ -4,14 +4,24 @@ and searched, over each protocol's own client (the operations, not the bytes, se
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
+from types import ModuleType
 
 from nastune.bench.drivers import bigdir, fio, smallfiles
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.bench.workload import KiB, Metric, State, Workload, scratch_name
 from nastune.protocols import PROTOCOLS
-from nastune.protocols.client import BenchError
+from nastune.protocols.client import BenchError, script
 from nastune.sources import GANESHA_LISTING, GAZETTE, MINET_ZFS
+
+
+def on_path(target: Target, driver: ModuleType, request: dict, what: str) -> dict:
+    """A path workload's operation (`driver.main(request)`): here, or on the client whose mount
+    the path is, as a program of the standard library only."""
+    if fio.elsewhere(target):
+        return script(target, Path(str(driver.__file__)), request, what)
+    return driver.main(request)
 
 
 class SmallFiles(Workload):
@@ -31,17 +41,13 @@ class SmallFiles(Workload):
             out[f"{phase} latency p99"] = Metric("us", False)
         return out
 
-    def runs_on(self, target: Target) -> bool:
-        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
-
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         count, size = params["files"], 4 * KiB
-        if not self.runs_on(target):
-            raise BenchError(f"small-files on a client's mount{target.on} needs nastune there: measure it over nfs")
         if target.kind in PROTOCOLS:
             phases = PROTOCOLS[target.kind].small_files(target, scratch_name("small"), count, size)
         else:
-            phases = smallfiles.small_files(fio.scratch(target), count, size)
+            request = {"dir": str(fio.scratch(target)), "count": count, "size": size}
+            phases = on_path(target, smallfiles, request, "small files")
         out = {}
         for phase in self.PHASES:
             us = phases[phase]
@@ -64,18 +70,13 @@ class BigDirectory(Workload):
     def metrics(self, params: Params) -> dict[str, Metric]:
         return {"list entries/s": Metric("entries/s"), "miss latency": Metric("us", False)}
 
-    def runs_on(self, target: Target) -> bool:
-        return target.kind in self.kinds and not (target.kind == "path" and target.ssh is not None)
-
     def setup(self, target: Target, params: Params) -> State:
-        if not self.runs_on(target):
-            raise BenchError(f"big-dir on a client's mount{target.on} needs nastune there: measure it over nfs")
         name, count = f"nastune-dir-{uuid.uuid4().hex[:8]}", params["dir_files"]
         state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
         if target.kind in PROTOCOLS:
             PROTOCOLS[target.kind].make_dir(target, name, count)
         else:
-            bigdir.make(fio.scratch(target) / name, count)
+            on_path(target, bigdir, {"op": "make", "dir": str(fio.scratch(target) / name), "count": count}, "mkdir")
         return state
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
@@ -83,7 +84,9 @@ class BigDirectory(Workload):
         if target.kind in PROTOCOLS:
             got = PROTOCOLS[target.kind].list_dir(target, state["dir"], self.MISSES)
         else:
-            got = bigdir.listing(fio.scratch(target) / state["dir"], self.MISSES)
+            # a client's mount: its own caches dropped first, as the runner drops the server's
+            request = {"op": "list", "dir": str(fio.scratch(target) / state["dir"]), "misses": self.MISSES}
+            got = on_path(target, bigdir, {**request, "forget": fio.elsewhere(target)}, "listing")
         if got.get("entries", count) < count:
             raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
         return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
@@ -94,4 +97,4 @@ class BigDirectory(Workload):
         if target.kind in PROTOCOLS:
             PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
         else:
-            bigdir.drop(fio.scratch(target) / state.pop("dir"))
+            on_path(target, bigdir, {"op": "drop", "dir": str(fio.scratch(target) / state.pop("dir"))}, "rm")

@@ -4,9 +4,11 @@ part of the measured time."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from nastune import commands
@@ -144,6 +146,14 @@ def on_client(
     if result.returncode != 0:
         raise words.failure(result, f"{what}{target.on} failed (exit {result.returncode}): {result.tail(3)}")
     return result
+
+
+def script(target: Target, program: Path, request: dict, what: str) -> dict:
+    """Run a driver that imports only the standard library (`program`, its own `__main__` reads
+    the request) on the target's client as `python3 - JSON`: a client needs python3, not
+    nastune. Its JSON answer."""
+    result = on_client(target, ["python3", "-", json.dumps(request)], what, input=program.read_text())
+    return json.loads(result.stdout)
 
 
 def timed(

@@ -221,11 +221,10 @@ def remote(target: Target, request: dict) -> dict:
     """Run one request on the target's client; its JSON answer."""
     from pathlib import Path  # lazy: this file runs alone on the client, with the standard library only
 
-    from nastune.protocols.client import on_client  # lazy: likewise
+    from nastune.protocols.client import script  # lazy: likewise
 
-    payload = json.dumps({"server": target.host, "export": target.share, **request})
-    result = on_client(target, ["python3", "-", payload], f"libnfs {request['op']}", input=Path(__file__).read_text())
-    return json.loads(result.stdout)
+    request = {"server": target.host, "export": target.share, **request}
+    return script(target, Path(__file__), request, f"libnfs {request['op']}")
 
 
 if __name__ == "__main__":

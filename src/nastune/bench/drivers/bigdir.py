@@ -1,10 +1,15 @@
 """A directory of many files on a local path (or a client's mount of a share): listed with each
-entry's attributes, as `ls -l` or a file manager lists it, and a name it does not hold looked up."""
+entry's attributes, as `ls -l` or a file manager lists it, and a name it does not hold looked up.
+
+This file is also the program a client runs for a directory on its own mount (`python3 - JSON`,
+protocols.client.script): it imports nothing but the standard library and prints JSON."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -32,3 +37,32 @@ def listing(directory: Path, misses: int) -> dict[str, float]:
 
 def drop(directory: Path) -> None:
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def forget() -> None:
+    """Drop this kernel's cached dentries and inodes (and with them an NFS client's attributes),
+    as the runner drops the server's caches: the listing asks the server. Not root: kept."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("2")
+    except OSError:
+        pass
+
+
+def main(request: dict) -> dict:
+    """One operation on request["dir"]: make, list (after forget, where asked) or drop."""
+    directory, op = Path(request["dir"]), request["op"]
+    if op == "make":
+        make(directory, request["count"])
+    elif op == "list":
+        if request.get("forget"):
+            forget()
+        return listing(directory, request["misses"])
+    elif op == "drop":
+        drop(directory)
+    return {}
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))

@@ -23,6 +23,11 @@ def scratch(target: Target) -> Path:
     return Path(target.share or "/") / SCRATCH
 
 
+def elsewhere(target: Target) -> bool:
+    """Whether a path target's path is on a client (its mount of a share), not here."""
+    return bool(target.extra.get("fio_server") or target.ssh)
+
+
 @dataclass
 class Job:
     name: str
@@ -56,7 +61,7 @@ def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, 
     directory = scratch(target)
     server = target.extra.get("fio_server")
     text = job_file(directory, jobs, direct)
-    if server or target.ssh:
+    if elsewhere(target):
         on_client(target, ["mkdir", "-p", "--", str(directory)], "mkdir")
     if not server and target.ssh:  # no fio server there: fio over SSH, its job file on standard input
         out = on_client(target, ["fio", "--output-format=json", "-"], "fio", input=text).stdout
@@ -103,7 +108,7 @@ def _local(server: str | None, directory: Path, text: str, on: str) -> str:
 def cleanup(target: Target) -> None:
     """Remove the scratch directory the benchmark made (only ever nastune's own)."""
     directory = scratch(target)
-    if target.extra.get("fio_server") or target.ssh:
+    if elsewhere(target):
         on_client(target, ["rm", "-rf", "--", str(directory)], "rm")
     else:
         shutil.rmtree(directory, ignore_errors=True)

@@ -1,9 +1,12 @@
-"""Small files on a local path, timed one operation at a time as bonnie++ does: create (with
-data), stat, read and delete; microseconds of each operation, per phase."""
+"""Small files on a local path (or a client's mount of a share), timed one operation at a time
+as bonnie++ does: create (with data), stat, read and delete; microseconds of each operation, per
+phase. Also the program a client runs on its own mount, as bigdir.py is."""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -31,3 +34,11 @@ def small_files(directory: Path, count: int, size: int) -> dict[str, list[float]
             times.append((time.perf_counter() - start) * 1e6)
         phases[phase] = times
     return phases
+
+
+def main(request: dict) -> dict:
+    return small_files(Path(request["dir"]), request["count"], request["size"])
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))
