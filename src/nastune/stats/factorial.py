@@ -62,9 +62,9 @@ def _width(rows: int, df: int) -> float:
 
 def design(factors: int, spare: int = 0) -> np.ndarray:
     """Rows: runs; columns: factors, +1 on and -1 off. Without `spare`, the fewest rows, a power
-    of two, that leave MIN_DF columns for the spread; the all-on row comes first. `spare`: the
-    degrees of freedom repeats measured apart add (see the module's doc): then the fewest rows
-    whose intervals are at most WIDER than those."""
+    of two, that leave MIN_DF columns for the spread (Sylvester's: the all-on row first). `spare`:
+    the degrees of freedom repeats measured apart add (see the module's doc): then the fewest rows
+    whose intervals are at most WIDER than those (Plackett and Burman's: the all-off row last)."""
     if factors < 1:
         raise UsageError("a design needs one factor at least")
     rows = 2 ** math.ceil(math.log2(factors + 1 + MIN_DF))
