@@ -41,19 +41,20 @@ def test_a_sampler_that_prints_nothing_usable_gives_no_profile():
 
 def test_a_window_brackets_its_run_with_the_samples_on_either_side():
     """One profiler serves several runs (an interleaved side): each run's window starts with the
-    sample taken before it began and ends with one taken after it ended, waited for."""
+    sample taken before it began, holds the run's own, and ends with one taken after it ended,
+    waited for (within three intervals: on a busy machine the sampler may be late)."""
     profiler = RemoteProfiler(argv=[sys.executable, "-m", "nastune", "sample", "--interval", "0.1"], interval=0.1)
     with profiler:
         deadline = time.monotonic() + 60
         while len(profiler.samples) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         first = len(profiler.samples)
-        began = profiler.samples[-1].t
-        time.sleep(0.35)  # the run
+        before = profiler.samples[-1]
+        while len(profiler.samples) < first + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the run: two samples long, however busy the machine is
+        taken, called = len(profiler.samples), time.monotonic()
         window = profiler.window(first)
-    assert window[0] is profiler.samples[first - 1]
-    assert window[0].t == began
-    # the sampler is a child on this host: one monotonic clock; a sample read just after the run
-    # may have been taken just before its end, within an interval
-    assert window[-1].t >= began + 0.35 - 0.1, (window[-1].t, began)
-    assert len(window) >= 4  # the run's own samples between them
+        waited = time.monotonic() - called
+    assert window[0] is before
+    assert window[1:3] == profiler.samples[first : first + 2]  # the run's own
+    assert len(window) >= taken - first + 2 or waited >= 3 * 0.1  # one more, or waited for it in vain
