@@ -35,3 +35,21 @@ def test_every_workload_declares_itself():
 def test_the_report_draws_each_workload_by_its_view():
     assert {n for n, w in WORKLOADS.items() if w.view == "iozone"} == {"iozone"}
     assert charts.view("a-workload-of-another-version") == "bars"
+
+
+def test_a_workload_measured_per_kind_of_target_has_one_part_per_kind_and_the_same_metrics():
+    """A workload measured differently on a path and through the protocols is a class per way,
+    joined by ByKind: no kind is served twice, every part measures the same metrics, and a target
+    reaches the part of its kind."""
+    from nastune.bench.targets import Target
+    from nastune.bench.workload import ByKind, OnPath
+
+    joined = {name: w for name, w in WORKLOADS.items() if isinstance(w, ByKind)}
+    assert {"seq-write", "seq-read", "sync-write", "small-files", "big-dir"} <= set(joined)
+    for name, w in joined.items():
+        kinds = [k for p in w.parts for k in p.kinds]
+        assert len(kinds) == len(set(kinds)), name
+        assert all(p.metrics(DEFAULTS) == w.metrics(DEFAULTS) for p in w.parts), name
+        on_path = w.part(Target("path", "/srv", share="/srv"))
+        assert isinstance(on_path, OnPath) and on_path.kinds == ("path",), name
+        assert all(not isinstance(p, OnPath) for p in w.parts if p is not on_path), name

@@ -10,7 +10,7 @@ from types import ModuleType
 from nastune.bench.drivers import bigdir, fio, smallfiles
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload import KiB, Metric, State, Workload, scratch_name
+from nastune.bench.workload import KiB, Metric, OnPath, State, Workload, scratch_name
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, script
 from nastune.sources import GANESHA_LISTING, GAZETTE, MINET_ZFS
@@ -30,7 +30,7 @@ class SmallFiles(Workload):
         "Create (with 4 KiB of data), stat, read and delete many small files, one operation at a time, as "
         "bonnie++ does: operations per second and the 99th percentile latency of each phase."
     )
-    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("small_files")))
+    kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("small_files"))
     source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
@@ -42,18 +42,25 @@ class SmallFiles(Workload):
         return out
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        count, size = params["files"], 4 * KiB
-        if target.kind in PROTOCOLS:
-            phases = PROTOCOLS[target.kind].small_files(target, scratch_name("small"), count, size)
-        else:
-            request = {"dir": str(fio.scratch(target)), "count": count, "size": size}
-            phases = on_path(target, smallfiles, request, "small files")
+        phases = self.phases(target, params["files"], 4 * KiB)
         out = {}
         for phase in self.PHASES:
             us = phases[phase]
             out[f"{phase} ops/s"] = len(us) / (sum(us) / 1e6)
             out[f"{phase} latency p99"] = sorted(us)[int(0.99 * (len(us) - 1))]
         return out
+
+    def phases(self, target: Target, count: int, size: int) -> dict[str, list[float]]:
+        """Each phase's microseconds per operation, for `count` files of `size` bytes."""
+        return PROTOCOLS[target.kind].small_files(target, scratch_name("small"), count, size)
+
+
+class SmallFilesOnPath(OnPath, SmallFiles):
+    """small-files on a path: the standard library's calls, here or on the client whose mount it is."""
+
+    def phases(self, target: Target, count: int, size: int) -> dict[str, list[float]]:
+        request = {"dir": str(fio.scratch(target)), "count": count, "size": size}
+        return on_path(target, smallfiles, request, "small files")
 
 
 class BigDirectory(Workload):
@@ -63,7 +70,7 @@ class BigDirectory(Workload):
         "file manager or a backup tool does, and look up names it does not hold (a full scan on a "
         "server matching names without regard to case): entries listed per second, a miss's latency."
     )
-    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("list_dir")))
+    kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("list_dir"))
     source = f"{GANESHA_LISTING}; smb.conf(5) (case sensitive)"
     MISSES = 50
 
@@ -71,30 +78,38 @@ class BigDirectory(Workload):
         return {"list entries/s": Metric("entries/s"), "miss latency": Metric("us", False)}
 
     def setup(self, target: Target, params: Params) -> State:
-        name, count = f"nastune-dir-{uuid.uuid4().hex[:8]}", params["dir_files"]
+        name = f"nastune-dir-{uuid.uuid4().hex[:8]}"
         state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
-        if target.kind in PROTOCOLS:
-            PROTOCOLS[target.kind].make_dir(target, name, count)
-        else:
-            on_path(target, bigdir, {"op": "make", "dir": str(fio.scratch(target) / name), "count": count}, "mkdir")
+        self.make(target, name, params["dir_files"])
         return state
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         count = params["dir_files"]
-        if target.kind in PROTOCOLS:
-            got = PROTOCOLS[target.kind].list_dir(target, state["dir"], self.MISSES)
-        else:
-            # a client's mount: its own caches dropped first, as the runner drops the server's
-            request = {"op": "list", "dir": str(fio.scratch(target) / state["dir"]), "misses": self.MISSES}
-            got = on_path(target, bigdir, {**request, "forget": fio.elsewhere(target)}, "listing")
+        got = self.listing(target, state["dir"])
         if got.get("entries", count) < count:
             raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
         return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if "dir" not in state:
-            return
-        if target.kind in PROTOCOLS:
+        if "dir" in state:
             PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
-        else:
-            on_path(target, bigdir, {"op": "drop", "dir": str(fio.scratch(target) / state.pop("dir"))}, "rm")
+
+    def make(self, target: Target, name: str, count: int) -> None:
+        PROTOCOLS[target.kind].make_dir(target, name, count)
+
+    def listing(self, target: Target, name: str) -> dict:
+        """Microseconds to list it, how many entries it held, a missing name's median microseconds."""
+        return PROTOCOLS[target.kind].list_dir(target, name, self.MISSES)
+
+
+class BigDirectoryOnPath(OnPath, BigDirectory):
+    """big-dir on a path, here or on the client whose mount it is (its scratch directory, and the
+    big directory in it, removed after)."""
+
+    def make(self, target: Target, name: str, count: int) -> None:
+        on_path(target, bigdir, {"op": "make", "dir": str(fio.scratch(target) / name), "count": count}, "mkdir")
+
+    def listing(self, target: Target, name: str) -> dict:
+        # a client's mount: its own caches dropped first, as the runner drops the server's
+        request = {"op": "list", "dir": str(fio.scratch(target) / name), "misses": self.MISSES}
+        return on_path(target, bigdir, {**request, "forget": fio.elsewhere(target)}, "listing")

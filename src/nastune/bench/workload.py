@@ -10,6 +10,7 @@ from typing import Any
 from nastune.bench.drivers import fio
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
+from nastune.errors import UsageError
 from nastune.protocols.client import on_client
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -51,8 +52,48 @@ class Workload:
         raise NotImplementedError
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if target.kind == "path":
-            fio.cleanup(target)
+        return None
+
+
+class OnPath(Workload):
+    """A workload's measure of a path (a local file system, or a client's mount of a share): fio
+    or a driver of the standard library there, in nastune's scratch directory, removed after."""
+
+    kinds: tuple[str, ...] = ("path",)
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        fio.cleanup(target)
+
+
+class ByKind(Workload):
+    """One workload measured by a class per kind of target (through a protocol's own client, or
+    on a path): its kinds are the parts' together, and the first part names and describes it and
+    gives the metrics, which every part measures."""
+
+    def __init__(self, *parts: Workload):
+        first, self.parts = parts[0], parts
+        self.name, self.title, self.doc, self.source = first.name, first.title, first.doc, first.source
+        self.view, self.path, self.files, self.warm_up = first.view, first.path, first.files, first.warm_up
+        self.device_bound = any(p.device_bound for p in parts)
+        self.kinds = tuple(kind for p in parts for kind in p.kinds)
+
+    def part(self, target: Target) -> Workload:
+        found = next((p for p in self.parts if p.runs_on(target)), None)
+        if found is None:
+            raise UsageError(f"workload {self.name} runs on {', '.join(self.kinds)} targets, not on {target.url}")
+        return found
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        return self.parts[0].metrics(params)
+
+    def setup(self, target: Target, params: Params) -> State:
+        return self.part(target).setup(target, params)
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        return self.part(target).once(target, params, state)
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        self.part(target).teardown(target, params, state)
 
 
 def scratch_name(tag: str) -> str:

@@ -6,13 +6,15 @@ from __future__ import annotations
 import statistics
 
 from nastune.bench.drivers import fio, iperf3, membw, transfer
-from nastune.bench.metadata import BigDirectory, SmallFiles
+from nastune.bench.metadata import BigDirectory, BigDirectoryOnPath, SmallFiles, SmallFilesOnPath
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.bench.workload import (
+    ByKind,
     KiB,
     Metric,
     MiB,
+    OnPath,
     State,
     Workload,
     drop_source,
@@ -36,19 +38,15 @@ class SeqWrite(Workload):
         "nfs-cp, curl) or write it with fio (direct I/O) on a path: the number the Linux Gazette and "
         "MiNET studies report."
     )
-    kinds, source = (*PROTOCOLS, "path"), f"{GAZETTE} (IOzone, NetBench); {MINET_NFS} (dd, rsync)"
+    kinds, source = tuple(PROTOCOLS), f"{GAZETTE} (IOzone, NetBench); {MINET_NFS} (dd, rsync)"
 
     def metrics(self, params: Params) -> dict[str, Metric]:
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
     def setup(self, target: Target, params: Params) -> State:
-        return {} if target.kind == "path" else {"src": source_file(target, params["size"])}
+        return {"src": source_file(target, params["size"])}
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        size = params["size"]
-        if target.kind == "path":
-            got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, long_enough(target, size))])
-            return {"MB/s": got["seqwrite"]["MB/s"]}
         # every name stays pending until deleted: teardown removes what an interrupted or a
         # failed (and retried) upload left behind
         name = scratch_name("write")
@@ -56,7 +54,7 @@ class SeqWrite(Workload):
         span = transfer.upload(target, state["src"], name)
         transfer.remove(target, name)
         state["pending"].remove(name)
-        return rate(size, span)
+        return rate(params["size"], span)
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
         if "src" in state:
@@ -66,19 +64,26 @@ class SeqWrite(Workload):
                 transfer.remove(target, name)
             except BenchError:
                 pass  # the interrupted upload had not created it
-        super().teardown(target, params, state)
+
+
+class SeqWriteFio(OnPath, SeqWrite):
+    """seq-write on a path: fio, direct I/O."""
+
+    def setup(self, target: Target, params: Params) -> State:
+        return {}
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        size = params["size"]
+        got = fio.run_jobs(target, [fio.Job("seqwrite", "write", MiB, size, long_enough(target, size))])
+        return {"MB/s": got["seqwrite"]["MB/s"]}
 
 
 class SeqRead(SeqWrite):
     name, title = "seq-read", "Large sequential read of one file"
-    device_bound = True
     path = "read"
     doc = "Fetch one large file (default 1 GiB) through the protocol's client into /dev/null, or read it with fio."
 
     def setup(self, target: Target, params: Params) -> State:
-        if target.kind == "path":
-            fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
-            return {}
         src = source_file(target, params["size"])
         name = scratch_name("read")
         try:
@@ -88,16 +93,26 @@ class SeqRead(SeqWrite):
         return {"name": name}
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        if target.kind == "path":
-            size = params["size"]
-            got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, size, long_enough(target, size))])
-            return {"MB/s": got["seqread"]["MB/s"]}
         return rate(params["size"], transfer.download(target, state["name"]))
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
         if "name" in state:
             transfer.remove(target, state["name"])
-        super().teardown(target, params, state)
+
+
+class SeqReadFio(OnPath, SeqRead):
+    """seq-read on a path: fio, direct I/O, of a file it wrote first."""
+
+    device_bound = True
+
+    def setup(self, target: Target, params: Params) -> State:
+        fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
+        return {}
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        size = params["size"]
+        got = fio.run_jobs(target, [fio.Job("seqread", "read", MiB, size, long_enough(target, size))])
+        return {"MB/s": got["seqread"]["MB/s"]}
 
 
 class AgedRead(Workload):
@@ -141,14 +156,14 @@ def _size(n: int) -> str:
     return f"{n // MiB}M" if n >= MiB else f"{n // KiB}K"
 
 
-class Iozone(Workload):
+class Iozone(OnPath):
     name, title = "iozone", "IOzone-style matrix: file size x record size"
     view = "iozone"
     doc = (
         "Write, rewrite, read, reread, random read and random write for every file size and record size "
         "(IOzone's auto mode reduced to minutes), with fio and direct I/O: throughput and latency per cell."
     )
-    kinds, source = ("path",), f"{MINET_ZFS} (iozone auto mode, latency vs file size per record size)"
+    source = f"{MINET_ZFS} (iozone auto mode, latency vs file size per record size)"
 
     def cells(self, params: Params) -> list[tuple[int, int]]:
         return [(f, r) for f in params["file_sizes"] for r in params["record_sizes"] if r <= f]
@@ -185,7 +200,7 @@ class SyncWrite(Workload):
         "Per-write latency with an fsync (an NFS COMMIT) after every write versus buffered writes, for small "
         "(4 KiB) and large (1 MiB) records: through libnfs for NFS, fio on a path."
     )
-    kinds = ("path", *(name for name, p in PROTOCOLS.items() if p.can("write_latency")))
+    kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("write_latency"))
     source = f"{MINET_ZFS} (sync raised latency 10x for large files, 20x for small ones)"
     RECORDS = ((4 * KiB, "4K", 256), (MiB, "1M", 16))
 
@@ -202,29 +217,35 @@ class SyncWrite(Workload):
         out = {}
         for record, label, count in self.RECORDS:
             for mode in ("sync", "async"):
-                if target.kind in PROTOCOLS:
-                    us = PROTOCOLS[target.kind].write_latency(
-                        target, scratch_name("sync"), record, count, mode == "sync"
-                    )
-                    p50, p99 = statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
-                else:
-                    extra = {"fsync": "1"} if mode == "sync" else {}
-                    job = fio.Job(f"{mode}{label}", "write", record, record * count, extra)
-                    got = fio.run_jobs(target, [job], direct=False)[f"{mode}{label}"]
-                    # a synchronous write costs the write and the fsync after it
-                    p50, p99 = got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
+                p50, p99 = self.latency(target, record, label, count, mode == "sync")
                 out[f"{mode} {label} latency p50"], out[f"{mode} {label} latency p99"] = p50, p99
             out[f"sync/async {label} ratio"] = out[f"sync {label} latency p50"] / max(
                 out[f"async {label} latency p50"], 1e-3
             )
         return out
 
+    def latency(self, target: Target, record: int, label: str, count: int, sync: bool) -> tuple[float, float]:
+        """The median and 99th percentile microseconds of `count` writes of `record` bytes."""
+        us = PROTOCOLS[target.kind].write_latency(target, scratch_name("sync"), record, count, sync)
+        return statistics.median(us), sorted(us)[int(0.99 * (len(us) - 1))]
 
-class Latency(Workload):
+
+class SyncWriteFio(OnPath, SyncWrite):
+    """sync-write on a path: fio's buffered writes, with an fsync after each where synchronous."""
+
+    def latency(self, target: Target, record: int, label: str, count: int, sync: bool) -> tuple[float, float]:
+        mode = "sync" if sync else "async"
+        job = fio.Job(f"{mode}{label}", "write", record, record * count, {"fsync": "1"} if sync else {})
+        got = fio.run_jobs(target, [job], direct=False)[f"{mode}{label}"]
+        # a synchronous write costs the write and the fsync after it
+        return got["lat_us_p50"] + got["sync_us_p50"], got["lat_us_p99"] + got["sync_us_p99"]
+
+
+class Latency(OnPath):
     name, title = "latency", "Per-request latency (ioping-like)"
     path = "read"
     doc = "4 KiB random reads one at a time with direct I/O: the latency a single request sees, in percentiles."
-    kinds, source = ("path",), f"{MINET_ZFS} (ioping)"
+    source = f"{MINET_ZFS} (ioping)"
 
     def metrics(self, params: Params) -> dict[str, Metric]:
         return {"latency p50": Metric("us", False), "latency p99": Metric("us", False), "iops": Metric("iops")}
@@ -285,13 +306,13 @@ class NumaBandwidth(Workload):
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        SeqWrite(),
-        SeqRead(),
+        ByKind(SeqWrite(), SeqWriteFio()),
+        ByKind(SeqRead(), SeqReadFio()),
         AgedRead(),
         Iozone(),
-        SyncWrite(),
-        SmallFiles(),
-        BigDirectory(),
+        ByKind(SyncWriteFio(), SyncWrite()),
+        ByKind(SmallFilesOnPath(), SmallFiles()),
+        ByKind(BigDirectoryOnPath(), BigDirectory()),
         Latency(),
         Network(),
         NumaBandwidth(),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -35,10 +34,6 @@ def listing(directory: Path, misses: int) -> dict[str, float]:
     return {"entries": count, "list_us": listed, "miss_us": sorted(missed)[len(missed) // 2]}
 
 
-def drop(directory: Path) -> None:
-    shutil.rmtree(directory, ignore_errors=True)
-
-
 def forget() -> None:
     """Drop this kernel's cached dentries and inodes (and with them an NFS client's attributes),
     as the runner drops the server's caches: the listing asks the server. Not root: kept."""
@@ -51,17 +46,14 @@ def forget() -> None:
 
 
 def main(request: dict) -> dict:
-    """One operation on request["dir"]: make, list (after forget, where asked) or drop."""
-    directory, op = Path(request["dir"]), request["op"]
-    if op == "make":
+    """One operation on request["dir"]: make, or list (after forget, where asked)."""
+    directory = Path(request["dir"])
+    if request["op"] == "make":
         make(directory, request["count"])
-    elif op == "list":
-        if request.get("forget"):
-            forget()
-        return listing(directory, request["misses"])
-    elif op == "drop":
-        drop(directory)
-    return {}
+        return {}
+    if request.get("forget"):
+        forget()
+    return listing(directory, request["misses"])
 
 
 if __name__ == "__main__":
