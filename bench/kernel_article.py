@@ -64,21 +64,32 @@ def one(work: Path, max_pairs: int, rules: tuple[str, ...] = RULES, *more: str) 
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str, record: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-pairs", type=int, default=6)
-    parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / "kernel-article.json")
-    args = parser.parse_args()
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="nastune-article-", dir="/var/lib/nastune") as tmp:
+    parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / f"{record}.json")
+    return parser.parse_args()
+
+
+def runs(args: argparse.Namespace, rules: tuple[str, ...], *more: str) -> list[dict]:
+    """`args.runs` optimizes (see `one`), each verdict printed as it comes."""
+    done = []
+    with tempfile.TemporaryDirectory(prefix="nastune-kernel-", dir="/var/lib/nastune") as tmp:
         for i in range(args.runs):
-            runs.append(one(Path(tmp) / f"run-{i}", args.max_pairs))
-            for r in runs[-1]["rows"]:
+            done.append(one(Path(tmp) / f"run-{i}", args.max_pairs, rules, *more))
+            for r in done[-1]["rows"]:
                 low, high = r["change_ci"]
-                print(f"run {i + 1}: {r['workload']}: {r['verdict']} {r['change']:+.0%} ({low:+.0%}..{high:+.0%})")
+                said = f"{r['verdict']} {r['change']:+.0%} ({low:+.0%}..{high:+.0%})"
+                print(f"run {i + 1}: {r['workload']} {r['metric']}: {said}")
+    return done
+
+
+def main() -> None:
+    args = arguments(__doc__ or "", "kernel-article")
+    done = runs(args, RULES)
     verdicts = {
-        w: [r["verdict"] for run in runs for r in run["rows"] if r["workload"] == w] for w in ("seq-write", "seq-read")
+        w: [r["verdict"] for run in done for r in run["rows"] if r["workload"] == w] for w in ("seq-write", "seq-read")
     }
     write(
         "kernel-article",
@@ -86,7 +97,7 @@ def main() -> None:
         rules=list(RULES),
         max_pairs=args.max_pairs,
         verdicts=verdicts,
-        runs=runs,
+        runs=done,
         emulated=True,
     )
 

@@ -10,38 +10,23 @@ trips a listing costs the kernel's NFS client without its attribute cache.
 
 from __future__ import annotations
 
-import argparse
-import tempfile
-from pathlib import Path
-
-from kernel_article import one
-from record import TOP, write
+from kernel_article import arguments, runs
+from record import write
 
 RULES = ("nfs-client-noac",)
 OPTIONS = ("--scenario", "kernel-noac", "-w", "big-dir", "--accept-risk", "durability")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--max-pairs", type=int, default=6)
-    parser.add_argument("--out", type=Path, default=TOP / "bench" / "results" / "kernel-noac.json")
-    args = parser.parse_args()
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="nastune-noac-", dir="/var/lib/nastune") as tmp:
-        for i in range(args.runs):
-            runs.append(one(Path(tmp) / f"run-{i}", args.max_pairs, RULES, *OPTIONS))
-            for r in runs[-1]["rows"]:
-                low, high = r["change_ci"]
-                said = f"{r['verdict']} {r['change']:+.0%} ({low:+.0%}..{high:+.0%})"
-                print(f"run {i + 1}: {r['workload']} {r['metric']}: {said}")
+    args = arguments(__doc__ or "", "kernel-noac")
+    done = runs(args, RULES, *OPTIONS)
     write(
         "kernel-noac",
         args.out,
         rules=list(RULES),
         options=list(OPTIONS),
         max_pairs=args.max_pairs,
-        runs=runs,
+        runs=done,
         emulated=True,
     )
 
