@@ -135,3 +135,19 @@ def test_a_build_ships_the_collection_and_nothing_else(tmp_path):
     assert "meta/runtime.yml" in names
     assert "roles/tune/meta/argument_specs.yml" in names
     assert not [n for n in names if n.split("/")[0] == ".ansible" or n.startswith("tests/output") or "__pycache__" in n]
+
+
+def test_a_summary_missing_from_nastune_s_output_fails_the_task_with_what_it_said(nas_root):
+    """rollback's exit 1 may come without its JSON summary (a lock another nastune holds): the
+    task's message then carries nastune's own words from its standard error."""
+    said = "sh -c 'echo another nastune is changing this system >&2; exit 1' nastune"
+    done = subprocess.run(
+        [_tool("ansible"), "localhost", "-m", "nastune.nas.rollback", "-a", json.dumps({"command": said})],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert done.returncode != 0
+    assert "did not print JSON" in done.stdout
+    assert "it said: another nastune is changing this system" in done.stdout

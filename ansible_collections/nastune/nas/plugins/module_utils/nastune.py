@@ -48,7 +48,8 @@ def run(module, subcommand, *args, ok=(0,), system=True, parse=True, data=None):
     try:
         data = json.loads(out)
     except ValueError:
-        module.fail_json(msg=f"nastune {subcommand} did not print JSON: {out[:300]!r}", rc=rc, cmd=words)
+        said = f"; it said: {err.strip()[-300:]}" if err.strip() else ""
+        module.fail_json(msg=f"nastune {subcommand} did not print JSON: {out[:300]!r}{said}", rc=rc, cmd=words)
     want = SCHEMAS.get(subcommand)
     got = data.get("schema") if isinstance(data, dict) else None
     if want and got != want:
