@@ -182,6 +182,35 @@ def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
     assert (root / "proc/sys/vm/dirty_ratio").read_text().strip() == "40"
 
 
+def test_a_second_apply_waits_for_a_command_that_holds_the_system_a_moment(root, tmp_path):
+    """Another nastune's command (an interleaved switch of another run on this kernel) holds the
+    lock for seconds: apply waits for it, up to lock.COMMAND_WAIT, instead of refusing at once."""
+    plan_file = write_plan(tmp_path, [CHANGES[0]])
+    resume = tmp_path / "resume"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
+        env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:600", "NASTUNE_RESUME_FILE": str(resume)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lockfile = root / "var/lib/nastune/lock"
+    for _ in range(100):  # until the first holds the lock (its record names it)
+        if lockfile.exists() and lockfile.read_text():
+            break
+        time.sleep(0.1)
+    argv = [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"]
+    second = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert second.stderr is not None
+    said = second.stderr.readline()  # it says so once it waits (or why it stopped)
+    assert f"waiting up to 30 s for pid {first.pid}" in said, said
+    resume.touch()  # the first ends while the second waits
+    assert first.wait(timeout=600) == 0
+    _, err = second.communicate(timeout=600)
+    assert second.returncode == 0, err
+    assert "another nastune" not in err
+
+
 def test_the_lock_is_taken_once_required_by_the_engine_and_freed_by_a_kill(root, tmp_path):
     system = System(root=Root(root))
     with lock.hold(system, "optimize"):

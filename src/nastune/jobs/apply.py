@@ -46,7 +46,7 @@ def run(
     """`show` gets the diff; `ask` raises to stop before anything changes; TuneError (Stranded
     when the automatic rollback could not restore everything) says why it failed."""
     system = site.system()
-    with lock.hold(system, "apply"):
+    with lock.hold(system, "apply", wait=lock.COMMAND_WAIT):
         try:
             plan = load(spec.plan_file)
             system = site.system_for(plan)  # a plan written for the lab is the lab's, whoever applies it

@@ -11,5 +11,5 @@ from nastune.tune.rollback import Report, rollback
 
 
 def run(journal: Journal, log: Callable[[str], None], dry_run: bool = False) -> Report:
-    with lock.hold(journal.system, "rollback"):
+    with lock.hold(journal.system, "rollback", wait=lock.COMMAND_WAIT):
         return rollback(journal, journal.system, log=log, dry_run=dry_run)

@@ -18,6 +18,9 @@ from nastune.root import Unavailable
 from nastune.tune.system import System, TuneError
 
 PATH = "/var/lib/nastune/lock"
+# apply and rollback wait this long for another nastune's command to end (an interleaved switch
+# of another run holds the lock for seconds) before they refuse
+COMMAND_WAIT = 30.0
 _held: set[str] = set()  # the lock files this process holds: the engine asks (require), never takes
 
 
@@ -76,6 +79,8 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
                     raise TuneError(
                         f"another nastune is changing this system: {_holder(fd)} holds {PATH}; wait for it to finish"
                     ) from None
+                if wait and deadline - time.monotonic() > wait - 0.2:  # said once, on the first miss
+                    print(f"waiting up to {wait:.0f} s for {_holder(fd)}, which holds {PATH}", file=sys.stderr)
                 time.sleep(0.2)
         with contextlib.suppress(OSError):  # who holds it is for a person to read; a full disk refuses it
             os.ftruncate(fd, 0)
