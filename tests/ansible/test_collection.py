@@ -67,22 +67,15 @@ def test_every_module_on_a_fixture_root_and_each_reports_change_honestly(nas_roo
     assert {k: v.strip() for k, v in after.items()} == {k: v.strip() for k, v in before.items()}
 
 
+def _module(name: str, args: dict) -> subprocess.CompletedProcess:
+    """One of the collection's modules run ad hoc on localhost."""
+    argv = [_tool("ansible"), "localhost", "-m", f"nastune.nas.{name}", "-a", json.dumps(args)]
+    return subprocess.run(argv, capture_output=True, text=True, env=_env(), timeout=300)
+
+
 def test_a_failing_nastune_fails_the_task_with_its_message(nas_root, tmp_path):
-    done = subprocess.run(
-        [
-            _tool("ansible"),
-            "localhost",
-            "-m",
-            "nastune.nas.apply",
-            "-a",
-            json.dumps(
-                {"command": f"{sys.executable} -m nastune", "root": str(nas_root), "src": str(tmp_path / "none")}
-            ),
-        ],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=300,
+    done = _module(
+        "apply", {"command": f"{sys.executable} -m nastune", "root": str(nas_root), "src": str(tmp_path / "none")}
     )
     assert done.returncode != 0
     assert "FAILED" in done.stdout
@@ -141,13 +134,7 @@ def test_a_summary_missing_from_nastune_s_output_fails_the_task_with_what_it_sai
     """rollback's exit 1 may come without its JSON summary (a lock another nastune holds): the
     task's message then carries nastune's own words from its standard error."""
     said = "sh -c 'echo another nastune is changing this system >&2; exit 1' nastune"
-    done = subprocess.run(
-        [_tool("ansible"), "localhost", "-m", "nastune.nas.rollback", "-a", json.dumps({"command": said})],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        timeout=300,
-    )
+    done = _module("rollback", {"command": said})
     assert done.returncode != 0
     assert "did not print JSON" in done.stdout
     assert "it said: another nastune is changing this system" in done.stdout

@@ -152,9 +152,9 @@ def test_a_journal_cannot_make_rollback_write_a_file_its_change_does_not_edit(ro
     assert not (root / "etc/shadow").exists()
 
 
-def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
-    plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])
-    resume = tmp_path / "resume"  # the first holds the system until the test has met it, however busy the machine
+def _holding(root, plan_file, resume) -> subprocess.Popen:
+    """An apply that holds the system's lock, paused after its first write until `resume` exists,
+    once its record in the lock names it."""
     first = subprocess.Popen(
         [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
         env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:600", "NASTUNE_RESUME_FILE": str(resume)},
@@ -163,10 +163,17 @@ def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
         text=True,
     )
     lockfile = root / "var/lib/nastune/lock"
-    for _ in range(100):  # until the first holds the lock (its record names it)
+    for _ in range(100):
         if lockfile.exists() and lockfile.read_text():
             break
         time.sleep(0.1)
+    return first
+
+
+def test_a_second_process_is_refused_while_one_holds_the_system(root, tmp_path):
+    plan_file = write_plan(tmp_path, [CHANGES[0], CHANGES[4]])
+    resume = tmp_path / "resume"  # the first holds the system until the test has met it, however busy the machine
+    first = _holding(root, plan_file, resume)
     second = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
     assert second.returncode != 0
     assert "Traceback" not in second.stderr
@@ -187,18 +194,7 @@ def test_a_second_apply_waits_for_a_command_that_holds_the_system_a_moment(root,
     lock for seconds: apply waits for it, up to lock.COMMAND_WAIT, instead of refusing at once."""
     plan_file = write_plan(tmp_path, [CHANGES[0]])
     resume = tmp_path / "resume"
-    first = subprocess.Popen(
-        [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"],
-        env={**__import__("os").environ, "NASTUNE_PAUSE_AT": "apply:1:written:600", "NASTUNE_RESUME_FILE": str(resume)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lockfile = root / "var/lib/nastune/lock"
-    for _ in range(100):  # until the first holds the lock (its record names it)
-        if lockfile.exists() and lockfile.read_text():
-            break
-        time.sleep(0.1)
+    first = _holding(root, plan_file, resume)
     argv = [sys.executable, "-m", "nastune", "apply", str(plan_file), "--root", str(root), "--yes"]
     second = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert second.stderr is not None

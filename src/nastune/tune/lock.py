@@ -69,7 +69,7 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:  # a hard link could name any file: never write it
             raise TuneError(f"{PATH}: the lock is not a plain file of its own (a link or a special file): refused")
-        deadline = time.monotonic() + wait
+        deadline, said = time.monotonic() + wait, False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -79,8 +79,9 @@ def hold(system: System, what: str, wait: float = 0.0) -> Iterator[None]:
                     raise TuneError(
                         f"another nastune is changing this system: {_holder(fd)} holds {PATH}; wait for it to finish"
                     ) from None
-                if wait and deadline - time.monotonic() > wait - 0.2:  # said once, on the first miss
+                if not said:
                     print(f"waiting up to {wait:.0f} s for {_holder(fd)}, which holds {PATH}", file=sys.stderr)
+                    said = True
                 time.sleep(0.2)
         with contextlib.suppress(OSError):  # who holds it is for a person to read; a full disk refuses it
             os.ftruncate(fd, 0)
