@@ -3,48 +3,11 @@ in one module per stage; importing them registers them on `app`, in the order `-
 `main` is the program: on a NAS that installed nastune without the controller's extra, a command
 that needs it says so instead of a traceback."""
 
-import sys
-
-import typer
-from rich.text import Text
-
 # isort: off
-from nastune.cli.common import app, err
+from nastune.cli.common import app
 from nastune.cli import facts, lab, tune, bench, optimize, autotune, watch
-from nastune.cli.help import tidy
+from nastune.cli.program import main
 
 # isort: on
-
-CONTROLLER = ("numpy", "scipy", "plotly", "jinja2", "openpyxl", "optuna")  # pyproject's [controller] extra
-
-
-INTERNAL = 70  # EX_SOFTWARE (sysexits.h): a bug in nastune, not in what it was given
-
-
-def main() -> None:
-    command = typer.main.get_command(app)
-    tidy(command)
-    try:
-        command(prog_name="nastune")  # click turns its own exceptions into exit statuses
-    except ModuleNotFoundError as e:
-        missing = (e.name or "").split(".")[0]
-        if missing not in CONTROLLER:
-            raise
-        err.print(
-            Text.assemble(
-                ("error:", "red"), f" this command needs {missing}, which nastune's controller extra installs: "
-            ),
-            "pip install 'nastune[controller]'",
-            soft_wrap=True,
-        )
-        sys.exit(2)
-    except Exception as e:  # a bug: its traceback with -v, one line without
-        if {"-v", "--verbose"} & set(sys.argv[1:]):
-            raise
-        err.print(
-            Text.assemble(("internal error:", "red"), f" {type(e).__name__}: {e}; rerun with -v for the traceback")
-        )
-        sys.exit(INTERNAL)
-
 
 __all__ = ["app", "autotune", "bench", "facts", "lab", "main", "optimize", "tune", "watch"]

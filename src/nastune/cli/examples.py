@@ -23,6 +23,7 @@ EXAMPLES: dict[str, list[str]] = {
     "install": ["nastune install --inventory hosts.ini"],
     "confirm": ["nastune confirm", "nastune confirm --inventory hosts.ini"],
     "sample": ["nastune sample --interval 1   # what optimize streams from the NAS"],
+    "serve": ["nastune serve   # what optimize keeps up on each host it switches"],
     "compare": ["nastune compare before.json after.json", "nastune compare ab/a.json ab/b.json --json"],
     "report": ["nastune report before.json after.json --findings findings.json"],
     "export": ["nastune export --format benchstat results.json > results.txt"],

@@ -264,3 +264,26 @@ def confirm(
         return
     said = f"confirmed {found.path}" if confirmed else f"{found.path}: nothing waits for a confirmation"
     console.print(said, highlight=False)
+
+
+@app.command(hidden=True, short_help="Run the coordinator's nastune commands, one fork each")
+def serve() -> None:
+    """Run the nastune commands a coordinator sends on standard input, each in a fork of this
+    process (nastune imported once), until it closes the session: the host's side of an
+    interleaved run, which switches the host a hundred times."""
+    import sys
+
+    from nastune.remote import serving
+
+    serving.loop(_command, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def _command(args: list[str]) -> int:
+    """One command as `nastune ARGS` runs it (it exits with its status)."""
+    import sys
+
+    from nastune.cli.program import main
+
+    sys.argv = ["nastune", *args]
+    main()
+    return 0

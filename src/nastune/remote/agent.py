@@ -20,6 +20,7 @@ from nastune import commands, wire
 from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.facts.context import Reading
+from nastune.remote import session
 from nastune.remote.inventory import Host, Nas, load
 from nastune.risks import Risks
 from nastune.ssh import UNREACHABLE, Ssh, unreachable_reason
@@ -92,13 +93,17 @@ class Agent:
         """Like check, over a new connection: after a network change the shared one may be a
         survivor that hides a NAS no new session can reach."""
         if self.ssh is not None:
+            session.close(self.argv([*self.nastune_argv, "serve"]))
             self.ssh.close()
         return self.check()
 
     def run(
         self, argv: list[str], what: str, timeout: float = 600, input: str | None = None, ok: tuple[int, ...] = (0,)
     ) -> str:
-        result = commands.run(self.argv(argv), timeout, input)
+        return self._checked(commands.run(self.argv(argv), timeout, input), argv, what, ok)
+
+    def _checked(self, result: commands.CommandResult, argv: list[str], what: str, ok: tuple[int, ...]) -> str:
+        """The output of `argv` run on the host; NasError says why there is none."""
         if self.ssh is not None and result.returncode == UNREACHABLE:
             raise NasError(f"{what} on {self.name}: {unreachable_reason(result)}")
         if result.error:
@@ -117,7 +122,12 @@ class Agent:
     def nastune(
         self, *args: str, what: str, input: str | None = None, timeout: float = 600, ok: tuple[int, ...] = (0,)
     ) -> str:
-        return self.run([*self.nastune_argv, *args], what, timeout, input, ok)
+        """nastune ARGS on the host, through its session there (remote/session.py) where it has one."""
+        argv = [*self.nastune_argv, *args]
+        served = session.run(self.argv([*self.nastune_argv, "serve"]), args, timeout, input, self.argv(argv))
+        if served is None:
+            return self.run(argv, what, timeout, input, ok)
+        return self._checked(served, argv, what, ok)
 
     def facts(self, reading: Reading, areas: Sequence[str]) -> Facts:
         """The host's facts of `areas`, read there as `reading` says (facts.Reading: its options
