@@ -100,7 +100,8 @@ def main_screen() -> str:
     runs = len((screened.get("design") or {}).get("runs", []))
     return (
         f"The main job on soho took {plain['after_setup_s']:.0f} s after set-up without `--screen` and "
-        f"{screened['after_setup_s']:.0f} s with it ({result['growth']:.2f}x; goal 1.5x at most), "
+        f"{screened['after_setup_s']:.0f} s with it ({result['growth']:.2f}x; goal 1.5x at most; their interleaved "
+        f"proofs took {plain['pairs']} and {screened['pairs']} pairs), "
         f"{result['reads']:.0f} times a 1 GiB NFS read over the same link ({result['read_s']:.1f} s; goal 32 at most): "
         f"{goal(result['met'])}. The screening measured {len(rules)} rules in {runs} runs "
         f"({screened['phases']['screen']:.0f} s); better on their own: "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -108,3 +109,16 @@ def test_an_agent_on_this_host_runs_nastune_through_its_session_and_names_failur
     with pytest.raises(NasError, match=r"confirm on NAS here failed \(exit 2\): .*nonexistent"):
         agent.nastune("confirm", "--root", "/nonexistent", what="confirm")
     assert list(session._OPEN) == [tuple(agent.nastune_argv + ["serve"])]
+
+
+def test_a_session_that_ended_between_commands_is_opened_again(tmp_path):
+    body = 'print(json.dumps({"serve": 1}), flush=True)\nsys.stdin.readline()\n'
+    body += 'print(json.dumps({"rc": 0, "stdout": "done", "stderr": ""}), flush=True)\n'  # then ends
+    argv = fake(tmp_path, body)
+    first = served("apply", argv=argv)
+    deadline = time.monotonic() + 60
+    while session._OPEN and session._OPEN[tuple(argv)].alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = served("apply", argv=argv)
+    assert first is not None and second is not None and (first.stdout, second.stdout) == ("done", "done")
+    assert (tmp_path / "starts").read_text() == "xx"

@@ -135,6 +135,7 @@ class Session:
 
 _OPEN: dict[tuple[str, ...], Session] = {}
 _WITHOUT: set[tuple[str, ...]] = set()  # hosts whose nastune has no serve: a command per SSH session
+_REGISTRY = threading.Lock()
 
 
 def run(
@@ -144,25 +145,31 @@ def run(
     on first use and reported as `shown`; None when there is none to be had: the caller runs
     the command on its own."""
     key = tuple(argv)
-    if key in _WITHOUT:
-        return None
-    session = _OPEN.get(key)
-    if session is None or not session.alive():
-        session = Session(key)
-        if not session.ready():
-            if session.proc.returncode != UNREACHABLE:  # its nastune does not serve (exit 2: no such command)
-                _WITHOUT.add(key)
+    with _REGISTRY:  # one session per host, whichever thread asks first
+        if key in _WITHOUT:
             return None
-        _OPEN[key] = session
+        session = _OPEN.get(key)
+        if session is None or not session.alive():
+            if session is not None:  # ended since its last command (its connection closed)
+                session.close()
+            session = Session(key)
+            if not session.ready():
+                if session.proc.returncode != UNREACHABLE:  # its nastune does not serve (exit 2: no such command)
+                    _WITHOUT.add(key)
+                return None
+            _OPEN[key] = session
     result = session.call(args, input, timeout, shown)
     if not session.alive():
-        _OPEN.pop(key, None)
+        with _REGISTRY:
+            if _OPEN.get(key) is session:
+                del _OPEN[key]
     return result
 
 
 def close(argv: Sequence[str]) -> None:
     """End the session `argv` opened (its connection is about to be closed or replaced)."""
-    session = _OPEN.pop(tuple(argv), None)
+    with _REGISTRY:
+        session = _OPEN.pop(tuple(argv), None)
     if session is not None:
         session.close()
 
