@@ -8,6 +8,7 @@ from functools import partial
 from nastune.bench import runner
 from nastune.bench.drivers import transfer
 from nastune.bench.targets import Target
+from nastune.bench.workload import State
 from nastune.bench.workloads import WORKLOADS
 from nastune.protocols.client import BenchError
 
@@ -31,7 +32,7 @@ def test_a_failed_and_retried_upload_leaves_no_file(monkeypatch):
     monkeypatch.setattr(transfer, "remove", remove)
     monkeypatch.setattr(runner, "RETRY_PAUSE", 0)
     workload, target = WORKLOADS["seq-write"], Target("smb", "smb://nas/data", "nas", "data")
-    state, retries = {"src": "/var/tmp/x"}, list[str]()
+    state, retries = State(source="/var/tmp/x"), list[str]()
     monkeypatch.setattr("nastune.bench.workloads.drop_source", lambda target, path: None)
     runner.attempt(partial(workload.once, target, {"size": 1 << 20}, state), "repeat 1", retries)
     assert len(retries) == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import FALLBACK, MiB, sized, transfer_size
 from nastune.bench.targets import Target
+from nastune.bench.workload import State
 
 
 def _smb(link_bps: int | None, mtu: int | None = 1500) -> Target:
@@ -76,5 +77,5 @@ def test_fio_loops_a_small_file_on_a_local_disk_but_not_through_a_network_mount(
     local = Target("path", "/srv", share="/srv")
     mount = Target("path", "/mnt/nas", share="/mnt/nas", via_network=True, link_bps=10**9, mtu=1500)
     for target in (local, mount):
-        workloads.WORKLOADS["seq-write"].once(target, {"size": 8 * MiB}, {})
+        workloads.WORKLOADS["seq-write"].once(target, {"size": 8 * MiB}, State())
     assert [j.extra for j in jobs] == [{"loops": "64"}, {}]  # 512 MiB on the disk; 8 MiB through the link

@@ -8,7 +8,7 @@ import pytest
 from nastune.bench.selection import scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import FAIRNESS, Together, aggregate, jain
-from nastune.bench.workload import Metric, Workload
+from nastune.bench.workload import Metric, State, Workload
 from nastune.protocols.client import BenchError
 
 
@@ -26,7 +26,7 @@ class Spans(Workload):
     def setup(self, target, params):
         if target.extra.get("fail") == "setup":
             raise BenchError("smbclient put failed (exit 1): NT_STATUS_ACCESS_DENIED")
-        return {"made": target.client_name}
+        return State(name=target.client_name)
 
     def once(self, target, params, state):
         if target.extra.get("fail") == "once":
@@ -35,7 +35,7 @@ class Spans(Workload):
         return {"MB/s": 100 / (end - start), "p99 ms": target.extra["p99"], "_start": start, "_end": end}
 
     def teardown(self, target, params, state):
-        self.torn_down.append(state.get("made", f"nothing on {target.client_name}"))
+        self.torn_down.append(state.name or f"nothing on {target.client_name}")
 
 
 def targets(*spans, fail=None):
@@ -69,7 +69,7 @@ def test_jain_index_and_rates_without_spans():
 def test_a_failing_client_is_named_and_every_client_is_cleaned_up(stage):
     inner = Spans()
     together = Together(inner, targets(((0, 1), 1.0), ((0, 1), 1.0), ((0, 1), 1.0), fail=stage))
-    state: dict = {}
+    state = State()
     with pytest.raises(BenchError, match="c3"):
         state = together.setup(together.targets[0], {})
         together.once(together.targets[0], {}, state)

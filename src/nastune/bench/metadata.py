@@ -79,20 +79,21 @@ class BigDirectory(Workload):
 
     def setup(self, target: Target, params: Params) -> State:
         name = f"nastune-dir-{uuid.uuid4().hex[:8]}"
-        state = {"dir": name}  # kept before it is made: teardown removes a directory made in part
+        state = State(name=name)  # kept before it is made: teardown removes a directory made in part
         self.make(target, name, params["dir_files"])
         return state
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         count = params["dir_files"]
-        got = self.listing(target, state["dir"])
+        got = self.listing(target, state.name)
         if got.get("entries", count) < count:
             raise BenchError(f"big-dir{target.on}: the directory listed {got['entries']:.0f} of its {count} files")
         return {"list entries/s": count / max(got["list_us"], 1.0) * 1e6, "miss latency": got["miss_us"]}
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if "dir" in state:
-            PROTOCOLS[target.kind].drop_dir(target, state.pop("dir"), params["dir_files"])
+        if state.name:
+            PROTOCOLS[target.kind].drop_dir(target, state.name, params["dir_files"])
+            state.name = ""
 
     def make(self, target: Target, name: str, count: int) -> None:
         PROTOCOLS[target.kind].make_dir(target, name, count)

@@ -25,7 +25,7 @@ from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import LimitRecord, MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
-from nastune.bench.workload import Workload
+from nastune.bench.workload import State, Workload
 from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError, Final
 from nastune.root import Root, Unavailable
@@ -157,7 +157,7 @@ def _measure(workload: Workload, target: Target, params: Params, repeats: int, s
         done.error = str(e)
     finally:
         try:
-            workload.teardown(target, params, state or {})
+            workload.teardown(target, params, state or State())
         except BenchError as e:
             done.retries.append(f"teardown: {e}")
     done.profile = profiler.summary() if len(profiler.samples) > 1 else {}

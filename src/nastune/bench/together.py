@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload import Metric, Workload
+from nastune.bench.workload import Metric, State, Workload
 from nastune.errors import UsageError
 from nastune.protocols.client import BenchError
 
@@ -83,14 +83,14 @@ class Together(Workload):
                 raise outcome
         return [o for o in outcomes if not isinstance(o, BenchError)]
 
-    def setup(self, target: Target, params: Params) -> dict:
+    def setup(self, target: Target, params: Params) -> State:
         outcomes = self._each(lambda t, i: self.inner.setup(t, params))
         # what the clients that succeeded set up, for teardown if another client failed
-        self._made = [o if isinstance(o, dict) else {} for o in outcomes]
+        self._made = [o if isinstance(o, State) else State() for o in outcomes]
         self._succeeded(outcomes)
-        return {"states": self._made}
+        return State(parts=self._made)
 
-    def once(self, target: Target, params: Params, state: dict) -> dict[str, float]:
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         barrier = threading.Barrier(len(self.targets), timeout=BARRIER_TIMEOUT)
         begin = time.time() + LEAD * len(self.targets)
 
@@ -99,7 +99,7 @@ class Together(Workload):
                 barrier.wait()  # a synchronized start: every client's tool begins together
             except threading.BrokenBarrierError:
                 raise BenchError("not started: another client failed before the start") from None
-            return self.inner.once(replace(t, starts_at=begin), params, state["states"][i])
+            return self.inner.once(replace(t, starts_at=begin), params, state.parts[i])
 
         return self.merge(self._succeeded(self._each(one)), params)
 
@@ -121,8 +121,8 @@ class Together(Workload):
             out[FAIRNESS] = jain([row[throughput] for row in rows])
         return out
 
-    def teardown(self, target: Target, params: Params, state: dict) -> None:
-        states = state.get("states") or getattr(self, "_made", None) or [{} for _ in self.targets]
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        states = state.parts or getattr(self, "_made", None) or [State() for _ in self.targets]
         self._succeeded(self._each(lambda t, i: self.inner.teardown(t, params, states[i])))
 
 

@@ -4,8 +4,7 @@ the transfer workloads share (an incompressible source file on the client, a rat
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from nastune.bench.drivers import fio
 from nastune.bench.params import Params
@@ -14,7 +13,19 @@ from nastune.errors import UsageError
 from nastune.protocols.client import on_client
 
 KiB, MiB = 1 << 10, 1 << 20
-State = dict[str, Any]  # what a workload keeps between its setup, repeats and teardown
+
+
+@dataclass
+class State:
+    """What a workload keeps between its setup, its repeats and its teardown. A teardown removes
+    what the set-up made even in part, so each name is kept before what it names is made."""
+
+    source: str = ""  # a file of random bytes on the client that uploads send (seq-write)
+    pending: list[str] = field(default_factory=list)  # files uploaded and not yet removed
+    name: str = ""  # what repeats read on the share: seq-read's file, big-dir's directory
+    files: list[tuple[str, int]] = field(default_factory=list)  # the aged data set: (path, bytes)
+    next: int = 0  # the aged file the next repeat reads
+    parts: list[State] = field(default_factory=list)  # clients run together: each one's own
 
 
 @dataclass
@@ -46,7 +57,7 @@ class Workload:
         raise NotImplementedError
 
     def setup(self, target: Target, params: Params) -> State:
-        return {}
+        return State()
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         raise NotImplementedError

@@ -44,22 +44,24 @@ class SeqWrite(Workload):
         return {"MB/s": Metric("MB/s", True, throughput=True)}
 
     def setup(self, target: Target, params: Params) -> State:
-        return {"src": source_file(target, params["size"])}
+        return State(source=source_file(target, params["size"]))
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         # every name stays pending until deleted: teardown removes what an interrupted or a
         # failed (and retried) upload left behind
         name = scratch_name("write")
-        state.setdefault("pending", []).append(name)
-        span = transfer.upload(target, state["src"], name)
+        state.pending.append(name)
+        span = transfer.upload(target, state.source, name)
         transfer.remove(target, name)
-        state["pending"].remove(name)
+        state.pending.remove(name)
         return rate(params["size"], span)
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if "src" in state:
-            drop_source(target, state.pop("src"))
-        for name in state.pop("pending", []):
+        if state.source:
+            drop_source(target, state.source)
+            state.source = ""
+        pending, state.pending = state.pending, []
+        for name in pending:
             try:
                 transfer.remove(target, name)
             except BenchError:
@@ -70,7 +72,7 @@ class SeqWriteFio(OnPath, SeqWrite):
     """seq-write on a path: fio, direct I/O."""
 
     def setup(self, target: Target, params: Params) -> State:
-        return {}
+        return State()
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         size = params["size"]
@@ -90,14 +92,14 @@ class SeqRead(SeqWrite):
             transfer.upload(target, src, name)
         finally:
             drop_source(target, src)
-        return {"name": name}
+        return State(name=name)
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        return rate(params["size"], transfer.download(target, state["name"]))
+        return rate(params["size"], transfer.download(target, state.name))
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if "name" in state:
-            transfer.remove(target, state["name"])
+        if state.name:
+            transfer.remove(target, state.name)
 
 
 class SeqReadFio(OnPath, SeqRead):
@@ -107,7 +109,7 @@ class SeqReadFio(OnPath, SeqRead):
 
     def setup(self, target: Target, params: Params) -> State:
         fio.run_jobs(target, [fio.Job("seqread", "write", MiB, params["size"])])
-        return {}
+        return State()
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         size = params["size"]
@@ -134,11 +136,11 @@ class AgedRead(Workload):
         files = target.extra.get("aged", [])
         if not files:
             raise BenchError(f"{target.url}: no aged data set here (a lab scenario with [storage.aging] has one)")
-        return {"files": files, "next": 0}
+        return State(files=files)
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        name, size = state["files"][state["next"] % len(state["files"])]
-        state["next"] += 1
+        name, size = state.files[state.next % len(state.files)]
+        state.next += 1
         return rate(size, transfer.download(target, name, from_root=True))
 
 
@@ -252,7 +254,7 @@ class Latency(OnPath):
 
     def setup(self, target: Target, params: Params) -> State:
         fio.run_jobs(target, [fio.Job("lat", "write", MiB, 64 * MiB)])
-        return {}
+        return State()
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
         got = fio.run_jobs(

@@ -37,7 +37,7 @@ from nastune.bench.results import Interleaving, Provenance, ResultSet, WorkloadR
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary, summarize
-from nastune.bench.workload import Workload
+from nastune.bench.workload import State, Workload
 from nastune.errors import UsageError
 from nastune.jobs.switch import AbError, Switch
 from nastune.protocols.client import BenchError
@@ -170,7 +170,7 @@ class Measuring:
         self.spec, self.site, self.switch = spec, site, switch
         self.alpha = ALPHA / (spec.max_pairs - spec.min_pairs + 1)  # the looks share the 5%
         self.resolved: dict[str, Pairs] = {}
-        self.states: dict[str, dict] = {}
+        self.states: dict[str, State] = {}
         self.samples: dict[str, Samples] = {"A": {}, "B": {}}
         self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
         self.others: dict[str, Samples] = {"A": {}, "B": {}}
@@ -257,7 +257,7 @@ class Measuring:
         finally:
             for workload, target in self.resolved.get("A", []):
                 try:
-                    workload.teardown(target, self.spec.params, self.states.get(key_of(workload, target), {}))
+                    workload.teardown(target, self.spec.params, self.states.get(key_of(workload, target), State()))
                 except BenchError:
                     pass
 

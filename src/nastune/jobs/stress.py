@@ -18,6 +18,7 @@ from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import Measured
 from nastune.bench.targets import Target
+from nastune.bench.workload import State
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.protocols.client import BenchError
 from nastune.sites.base import Pairs
@@ -43,7 +44,7 @@ class Loader:
 
     def run(self, stop: threading.Event, params: Params) -> None:
         rng = random.Random(self.seed)
-        made: list[tuple[Workload, dict]] = []
+        made: list[tuple[Workload, State]] = []
         try:
             for workload in self.mix():
                 made.append((workload, workload.setup(self.target, params)))
