@@ -39,7 +39,7 @@ def switch(agent: Agent) -> float:
 
 def rounds(agent: Agent, repeats: int) -> dict[str, list[float]]:
     """Each round both ways, the first alternating; a warm-up switch each way first."""
-    key = tuple(agent.argv([*agent.nastune_argv, "serve"]))
+    key = tuple(agent.serving)
     times: dict[str, list[float]] = {mode: [] for mode in MODES}
     for n in range(repeats + 1):
         for mode in MODES[:: 1 if n % 2 else -1]:

@@ -108,7 +108,7 @@ def test_an_agent_on_this_host_runs_nastune_through_its_session_and_names_failur
     assert agent.nastune("--version", what="version").startswith("nastune ")
     with pytest.raises(NasError, match=r"confirm on NAS here failed \(exit 2\): .*nonexistent"):
         agent.nastune("confirm", "--root", "/nonexistent", what="confirm")
-    assert list(session._OPEN) == [tuple(agent.nastune_argv + ["serve"])]
+    assert list(session._OPEN) == [tuple(agent.serving)]
 
 
 def test_a_session_that_ended_between_commands_is_opened_again(tmp_path):

@@ -79,6 +79,11 @@ class Agent:
         return list(command)
 
     @property
+    def serving(self) -> list[str]:
+        """The command that opens nastune's session on the host (remote/session.py)."""
+        return self.argv([*self.nastune_argv, "serve"])
+
+    @property
     def lab_args(self) -> list[str]:
         return ["--lab"] if isinstance(self.host, Nas) and self.host.lab else []
 
@@ -93,7 +98,7 @@ class Agent:
         """Like check, over a new connection: after a network change the shared one may be a
         survivor that hides a NAS no new session can reach."""
         if self.ssh is not None:
-            session.close(self.argv([*self.nastune_argv, "serve"]))
+            session.close(self.serving)
             self.ssh.close()
         return self.check()
 
@@ -124,7 +129,7 @@ class Agent:
     ) -> str:
         """nastune ARGS on the host, through its session there (remote/session.py) where it has one."""
         argv = [*self.nastune_argv, *args]
-        served = session.run(self.argv([*self.nastune_argv, "serve"]), args, timeout, input, self.argv(argv))
+        served = session.run(self.serving, args, timeout, input, self.argv(argv))
         if served is None:
             return self.run(argv, what, timeout, input, ok)
         return self._checked(served, argv, what, ok)
