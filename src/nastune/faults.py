@@ -1,7 +1,8 @@
 """Fault injection for tests: NASTUNE_KILL_AT=POINT kills the process at that point with
 SIGKILL, as a power cut or an operator's kill -9 would; NASTUNE_PAUSE_AT=POINT:SECONDS holds it
 there (to let a second process meet it, as two operators would), or until the file
-NASTUNE_RESUME_FILE names exists, so a test on a busy machine need not guess a time; NASTUNE_FILL_AT=POINT:DIR fills
+NASTUNE_RESUME_FILE names exists, so a test on a busy machine need not guess a time (it says
+"paused at POINT" on stderr when it begins); NASTUNE_FILL_AT=POINT:DIR fills
 the file system of DIR there, as another program filling the disk would (the filler file stays,
 for the test to remove); NASTUNE_RAISE_AT=POINT raises a ValueError there, as a bug in nastune
 would. Points are named where they are placed (lab:network, apply:2:written, ...)."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 
 
@@ -20,6 +22,7 @@ def checkpoint(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     where, _, seconds = os.environ.get("NASTUNE_PAUSE_AT", "").rpartition(":")
     if where == point:
+        print(f"paused at {point}", file=sys.stderr, flush=True)
         _pause(float(seconds), os.environ.get("NASTUNE_RESUME_FILE"))
     at, _, directory = os.environ.get("NASTUNE_FILL_AT", "").partition(":")
     if at == point and directory:

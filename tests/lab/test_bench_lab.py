@@ -132,34 +132,30 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
 
 
 def test_ctrl_c_stops_cleanly_keeping_finished_repeats(lab, tmp_path):
-    out = tmp_path / "r.json"
+    out, resume = tmp_path / "r.json", tmp_path / "resume"
+    # held after the second repeat until the test has seen it, however slow the machine
+    held = {"NASTUNE_PAUSE_AT": "bench:repeat:2:600", "NASTUNE_RESUME_FILE": str(resume)}
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "nastune",
-            *SMB_WRITE,
-            "--size",
-            "96M",
-            "--repeats",
-            "20",
-            "--out",
-            str(out),
-        ],
-        env=lab_env(lab),
+        [sys.executable, "-m", "nastune", *SMB_WRITE, "--size", "96M", "--repeats", "20", "--out", str(out)],
+        env={**lab_env(lab), **held},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         # as from a terminal: a background CI job may have inherited SIGINT ignored
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    time.sleep(6)
+    assert proc.stderr is not None
+    said = []
+    while "paused at bench:repeat:2" not in (line := proc.stderr.readline()) and line:
+        said.append(line)
+    resume.touch()
+    time.sleep(0.5)  # most often inside the third repeat's transfer; anywhere before the 20th will do
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == 130, "".join(said) + stderr
     (result,) = json.loads(out.read_text())["results"]
     assert result["interrupted"] is True
-    assert 1 <= len(result["metrics"]["MB/s"]["values"]) < 20
+    assert 2 <= len(result["metrics"]["MB/s"]["values"]) < 20
     assert leftover_test_files(lab) == []
 
 

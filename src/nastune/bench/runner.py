@@ -26,6 +26,7 @@ from nastune.bench.results import LimitRecord, MetricResult, Provenance, ResultS
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
 from nastune.bench.workload import State, Workload
+from nastune.faults import checkpoint
 from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError, Final
 from nastune.root import Root, Unavailable
@@ -151,6 +152,7 @@ def _measure(workload: Workload, target: Target, params: Params, repeats: int, s
                 )
                 done.others.append(meter.stop())
                 progress.advance(task)
+                checkpoint(f"bench:repeat:{n + 1}")
     except KeyboardInterrupt:
         done.interrupted = True
     except BenchError as e:
