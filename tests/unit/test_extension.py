@@ -17,8 +17,8 @@ from tests.conftest import run_cli
 
 SETTING = '''
 """net.core.busy_read as a setting: its knob and the range autotune searches."""
-from nastune.autotune.domains import Steps
-from nastune.autotune.tunables import Tunable
+from nastune.tune.knobs.domains import Steps
+from nastune.tune.knobs.tunable import Tunable
 from nastune.rules.model import Change
 from nastune.tune.knobs.base import _int_range
 from nastune.tune.knobs.kernel import FileValue

@@ -36,7 +36,6 @@ from nastune.autotune.trials import (
     param_importance,
     sampler,
 )
-from nastune.autotune.tunables import Config
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.jsonfile import dumps
@@ -46,6 +45,7 @@ from nastune.report.search_page import render
 from nastune.risks import Risks
 from nastune.sites.base import Site
 from nastune.stats.runs import Row
+from nastune.tune.knobs import Config
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
 

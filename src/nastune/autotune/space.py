@@ -1,4 +1,4 @@
-"""The search space of autotune: the named tunables (autotune/tunables.py) bound to this system,
+"""The search space of autotune: the named tunables (declared beside their knobs, tune/knobs) bound to this system,
 and the rules that tie them together. A configuration outside the space or against a rule is refused
 before anything is applied."""
 
@@ -7,17 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from nastune.autotune.domains import GiB, KiB, SpaceError
-from nastune.autotune.tunables import TUNABLES, Bound, Config
+from nastune.errors import Failure
 from nastune.facts import Facts
 from nastune.risks import Risks
 from nastune.rules import query
-from nastune.rules.catalog.tcp_buffers_small_ram import CLIENTS
-from nastune.tune.knobs import KNOBS
+from nastune.tune.knobs import KNOBS, TUNABLES, Bound, Config
+from nastune.tune.knobs.domains import GiB
 from nastune.tune.plan import Plan, PlannedChange
 
 if TYPE_CHECKING:
     from optuna.trial import Trial
+
+
+class SpaceError(Failure, ValueError):
+    """A configuration or a space request that autotune refuses; the message names the tunable."""
+
+    code = 2  # bad input
 
 
 def _dirty_order(space: Space, config: Config) -> str | None:
@@ -31,10 +36,10 @@ def _tcp_memory(space: Space, config: Config) -> str | None:
     value, memory = space.value(config, "tcp-buffer-max"), query.ram(space.facts)
     if not isinstance(value, int) or memory is None:
         return None
-    budget = max(memory // 4 // CLIENTS, 256 * KiB)  # tcp-buffers-small-ram's budget
+    budget = query.tcp_buffer_ceiling(memory)  # tcp-buffers-small-ram's
     if value > budget:
         return (
-            f"tcp-buffer-max {value} bytes: {CLIENTS} connections at it would take more than a quarter of "
+            f"tcp-buffer-max {value} bytes: {query.TCP_CLIENTS} connections at it would take more than a quarter of "
             f"{query.human(memory)} of RAM (at most {budget})"
         )
     return None

@@ -36,6 +36,20 @@ def ram(facts: Facts) -> int | None:
     return facts.system.memory_bytes.value if facts.system and facts.system.memory_bytes.known else None
 
 
+TCP_CLIENTS = 32  # concurrent connections a small NAS should survive at full buffers
+
+
+def tcp_buffer_budget(memory: int) -> int:
+    """The most one TCP socket should buffer with `memory` bytes of RAM: a quarter of it for
+    TCP_CLIENTS connections at full buffers."""
+    return memory // 4 // TCP_CLIENTS
+
+
+def tcp_buffer_ceiling(memory: int) -> int:
+    """The buffer maximum to set for `memory`: its budget, and never below 256 KiB."""
+    return max(tcp_buffer_budget(memory), 256 * KiB)
+
+
 def cpu_count(facts: Facts) -> int | None:
     return facts.system.cpus.value if facts.system and facts.system.cpus.known else None
 

@@ -2,10 +2,8 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import GiB, human, present, ram
+from nastune.rules.query import TCP_CLIENTS, GiB, human, present, ram, tcp_buffer_budget, tcp_buffer_ceiling
 from nastune.sources import GAZETTE
-
-CLIENTS = 32  # concurrent connections a small NAS should survive at full buffers
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
@@ -14,12 +12,12 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     memory = ram(facts)
     if memory is None or memory > GiB:
         return
-    budget = memory // 4 // CLIENTS  # a quarter of RAM for all socket buffers
+    budget = tcp_buffer_budget(memory)
     changes, evidence = [], []
     for key in ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"):
         values = sysctl.ints(key)
         if values and len(values) == 3 and values[2] > budget:
-            new_max = max(budget, 256 * 1024)
+            new_max = tcp_buffer_ceiling(memory)
             evidence.append(Evidence.of(key, sysctl.get(key)))
             changes.append(
                 Change(
@@ -33,7 +31,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
         yield rule.finding(
             target="tcp",
             impact=3,
-            message=f"With {human(memory)} of RAM, {CLIENTS} connections at these buffer limits could take more "
+            message=f"With {human(memory)} of RAM, {TCP_CLIENTS} connections at these buffer limits could take more "
             f"than a quarter of memory ({human(budget)} each fits).",
             evidence=[Evidence.of("memory", system.memory_bytes), *evidence],
             changes=changes,

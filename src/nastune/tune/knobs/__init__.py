@@ -1,27 +1,42 @@
-"""Every kind of knob as one object, found by its kind: a declared read/write pair (the executor
-reads back every write), its validation, what it needs, the service to reload, how it persists
-and its doc. A new knob is one class in one of these modules, or in an installed package's
-module named under the nastune.settings entry point (nastune.plugins); KNOBS finds it."""
+"""Every setting nastune changes, one module per family: each kind of knob as one object, found
+by its kind (a declared read/write pair the executor reads back, its validation, what it needs,
+the service to reload, how it persists and its doc), and in the same module the tunables that
+autotune searches among that knob's values (a module's TUNABLES list). A new setting is a class
+(and a tunable) in one of these modules, or an installed package's module named under the
+nastune.settings entry point (nastune.plugins), which is read the same way: KNOBS and TUNABLES
+find both."""
 
 from __future__ import annotations
+
+from types import ModuleType
 
 from nastune import plugins
 from nastune.rules.model import Change
 from nastune.tune.knobs import daemons, kernel, network, storage
 from nastune.tune.knobs.base import Knob, norm
 from nastune.tune.knobs.daemons import ganesha_path, samba_path
+from nastune.tune.knobs.tunable import Bound, Config, Tunable
 
 
-def _collect() -> dict[str, Knob]:
+def _modules() -> list[ModuleType]:
+    return [kernel, network, storage, daemons, *plugins.modules(plugins.SETTINGS)]
+
+
+def _knobs() -> dict[str, Knob]:
     found: dict[str, Knob] = {}
-    for module in (kernel, network, storage, daemons, *plugins.modules(plugins.SETTINGS)):
+    for module in _modules():
         for obj in vars(module).values():
             if isinstance(obj, type) and issubclass(obj, Knob) and obj.__module__ == module.__name__ and obj.doc:
                 found[obj.kind] = obj()
     return found
 
 
-KNOBS: plugins.Registry[Knob] = plugins.Registry(_collect)
+def _tunables() -> dict[str, Tunable]:
+    return {t.name: t for module in _modules() for t in getattr(module, "TUNABLES", ())}
+
+
+KNOBS: plugins.Registry[Knob] = plugins.Registry(_knobs)
+TUNABLES: plugins.Registry[Tunable] = plugins.Registry(_tunables)
 
 
 def risks(change: Change, current: object = None, read: bool = False) -> list[str]:
@@ -31,4 +46,4 @@ def risks(change: Change, current: object = None, read: bool = False) -> list[st
     return knob.trades(change, current if read else change.current) if knob else []
 
 
-__all__ = ["KNOBS", "Knob", "ganesha_path", "norm", "risks", "samba_path"]
+__all__ = ["KNOBS", "TUNABLES", "Bound", "Config", "Knob", "Tunable", "ganesha_path", "norm", "risks", "samba_path"]

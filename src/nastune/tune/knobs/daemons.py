@@ -11,6 +11,7 @@ from nastune.conf import ganesha as ganesha_conf
 from nastune.conf import safe
 from nastune.conf import samba as samba_conf
 from nastune.conf.exports import parse
+from nastune.facts import Facts
 from nastune.facts.context import Context
 from nastune.facts.nfs_server import config_path
 from nastune.facts.system import daemons
@@ -18,6 +19,8 @@ from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
+from nastune.tune.knobs.domains import Choice, KiB, MiB, PowersOfTwo
+from nastune.tune.knobs.tunable import Tunable
 from nastune.tune.system import System, TuneError
 
 
@@ -204,3 +207,75 @@ class NfsExport(Knob):
             )
         except edits.EditError as e:
             raise TuneError(f"{self.label(change)}: {e}") from e
+
+
+# What autotune searches among the values of these knobs (tune/knobs/tunable.py)
+
+
+class NfsTransferSize(Tunable):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        g = facts.nfs_server.ganesha if facts.nfs_server else None
+        if g is None or not g.known or g.value is None:
+            return None
+        # the exports nastune can edit: in the main file, with an Export_Id
+        exports = [e for e in g.value.exports if e.export_id is not None and e.file in ("", g.value.path)]
+        if not exports:
+            return None
+        return exports[0].max_read, tuple(str(e.export_id) for e in exports), {}
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        keys = ("MaxRead", "MaxWrite", "PrefRead", "PrefWrite")
+        return [Change(knob="ganesha_export", target=target, key=key, new=value) for key in keys]
+
+
+SAMBA_DEFAULTS = {"socket options": "TCP_NODELAY", "aio read size": "1", "aio write size": "1", "use sendfile": "no"}
+
+
+class SambaChoice(Tunable):
+    """Samba [global] parameters set together from one named value."""
+
+    def __init__(self, name: str, doc: str, values: dict[str, dict[str, str]]):
+        super().__init__(name, doc, Choice(tuple(values)))
+        self.settings = values
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        c = facts.smb.config.value if facts.smb and facts.smb.config.known else None
+        if c is None:
+            return None
+        keys = next(iter(self.settings.values()))
+        now = {key: " ".join(c.globals.get(key, SAMBA_DEFAULTS[key]).split()).lower() for key in keys}
+        for value, params in self.settings.items():
+            if all(now[key] == " ".join(v.split()).lower() for key, v in params.items()):
+                return value, ("global",), {}
+        return None, ("global",), {}
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="samba", target=target, key=key, new=v) for key, v in self.settings[value].items()]
+
+
+BUFFERS = "TCP_NODELAY SO_RCVBUF={0} SO_SNDBUF={0}"
+TUNABLES = [
+    NfsTransferSize(
+        "nfs-transfer-size",
+        "NFS-Ganesha MaxRead, MaxWrite, PrefRead, PrefWrite (kept equal)",
+        PowersOfTwo(8 * KiB, 1 * MiB, "bytes"),
+    ),
+    SambaChoice(
+        "smb-socket-buffers",
+        "Samba's socket options: kernel-tuned buffers or fixed ones",
+        {
+            "auto": {"socket options": "TCP_NODELAY"},
+            "64k": {"socket options": BUFFERS.format(65536)},
+            "256k": {"socket options": BUFFERS.format(262144)},
+        },
+    ),
+    SambaChoice(
+        "smb-aio",
+        "Samba's asynchronous reads and writes (aio read size, aio write size)",
+        {
+            "off": {"aio read size": "0", "aio write size": "0"},
+            "on": {"aio read size": "1", "aio write size": "1"},
+        },
+    ),
+    SambaChoice("smb-sendfile", "Samba's use sendfile", {"no": {"use sendfile": "no"}, "yes": {"use sendfile": "yes"}}),
+]

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from nastune.errors import UsageError
+from nastune.facts import Facts
 from nastune.facts.context import cpu_list
 from nastune.root import Unavailable
+from nastune.rules import query
 from nastune.rules.model import Change
 from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, norm
+from nastune.tune.knobs.domains import Choice, GiB, KiB, MiB, PowersOfTwo, Steps
+from nastune.tune.knobs.tunable import Tunable
 from nastune.tune.system import System, TuneError
 
 
@@ -201,3 +206,118 @@ class CpuGovernor(Knob):
                 system.root.write(path, governor)
             except Unavailable as e:
                 raise TuneError(f"{self.label(change)}: {e.reason}") from e
+
+
+# What autotune searches among the values of these knobs (tune/knobs/tunable.py)
+
+
+class TcpBufferMax(Tunable):
+    KEYS = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem")
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        found = [facts.sysctl.ints(key) for key in self.KEYS] if facts.sysctl else []
+        values = [v for v in found if v and len(v) == 3]
+        if not values or len(values) < len(self.KEYS):
+            return None
+        return values[0][2], self.KEYS, {key: v[:2] for key, v in zip(self.KEYS, values)}
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        low, default = context[target]
+        return [Change(knob="sysctl", target=target, new=f"{low} {min(default, value)} {value}")]
+
+    def value_of(self, planned: Sequence[Change]) -> int | None:
+        maxima = {int(str(p.new).split()[-1]) for p in planned if str(p.new).split()[-1:] != []}
+        return max(maxima) if maxima else None
+
+
+class VmRatio(Tunable):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        value = facts.sysctl.int(self.key) if facts.sysctl else None
+        return None if value is None else (value, (self.key,), {})
+
+    @property
+    def key(self) -> str:
+        return "vm." + self.name.replace("-", "_")
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="sysctl", target=target, new=value)]
+
+
+class NotsentLowat(VmRatio):
+    """How much unsent data a TCP socket may queue (its kernel default, 4294967295, is no limit)."""
+
+    @property
+    def key(self) -> str:
+        return "net.ipv4.tcp_notsent_lowat"
+
+
+class ReadAhead(Tunable):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        devices = {d.name: d for d in facts.block.devices} if facts.block else {}
+        found = []
+        for m in query.served_mounts(facts):
+            d = devices.get(m.device.rsplit("/", 1)[-1])
+            if d is not None and d.read_ahead_kb.known:
+                found.append(d)
+        if not found:
+            return None
+        return found[0].read_ahead_kb.value, tuple(f"/sys/block/{d.name}/queue/read_ahead_kb" for d in found), {}
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="sysfs", target=target, new=value)]
+
+
+class NfsdThreadsRange(Tunable):
+    """The kernel NFS server's threads, where a count is set (not where the kernel sizes them)."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        threads = facts.nfs_server.nfsd_threads.known_value if facts.nfs_server else None
+        return (threads, ("nfsd",), {}) if threads else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="nfsd_threads", target=target, new=value)]
+
+
+ARC_MAX = "/sys/module/zfs/parameters/zfs_arc_max"
+
+
+class ZfsArcMax(Tunable):
+    """The ARC's ceiling; its current value the one in force (zfs_arc_max 0 means the module's default)."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        arc = facts.zfs.arc.known_value if facts.zfs else None
+        return (arc.max_param or arc.c_max, (ARC_MAX,), {}) if arc else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="sysfs", target=target, new=value)]
+
+
+TUNABLES = [
+    TcpBufferMax(
+        "tcp-buffer-max",
+        "the most a TCP socket may buffer (tcp_rmem and tcp_wmem maxima)",
+        PowersOfTwo(64 * KiB, 64 * MiB, "bytes"),
+    ),
+    NotsentLowat(
+        "tcp-notsent-lowat",
+        "the unsent data a TCP socket may queue (net.ipv4.tcp_notsent_lowat)",
+        Choice((4294967295, 1 * MiB, 128 * KiB, 16 * KiB)),
+    ),
+    ReadAhead("read-ahead", "the data device's read-ahead", PowersOfTwo(128, 16384, "KiB")),
+    NfsdThreadsRange("nfsd-threads", "the kernel NFS server's threads", PowersOfTwo(4, 512, "threads")),
+    ZfsArcMax("zfs-arc-max", "the ZFS ARC's largest size (zfs_arc_max)", PowersOfTwo(GiB, 1 << 40, "bytes")),
+    VmRatio(
+        "dirty-ratio",
+        "vm.dirty_ratio: the share of memory that may be dirty before writers wait",
+        Steps(5, 60, 5, "%"),
+        durability=True,
+        machine_wide=True,
+    ),
+    VmRatio(
+        "dirty-background-ratio",
+        "vm.dirty_background_ratio: when background writeback starts",
+        Steps(1, 30, 1, "%"),
+        durability=True,
+        machine_wide=True,
+    ),
+]

@@ -8,10 +8,14 @@ import re
 import shlex
 from typing import Any
 
+from nastune.facts import Facts
 from nastune.facts.network import ethtool_coalesce, ethtool_features, ethtool_rings, htb_class_rate
+from nastune.rules import query
 from nastune.rules.model import Change
 from nastune.tune.knobs.base import Knob, _int_range, norm
+from nastune.tune.knobs.domains import Choice
 from nastune.tune.knobs.kernel import FileValue
+from nastune.tune.knobs.tunable import Tunable
 from nastune.tune.system import System, TuneError
 
 
@@ -142,3 +146,20 @@ class HtbRate(Knob):
             rate,
         ]
         system.run_net(argv, what=self.label(change))
+
+
+# What autotune searches among the values of these knobs (tune/knobs/tunable.py)
+
+
+class MtuRange(Tunable):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        found = [i for i in query.links(facts) if i.mtu.known]
+        return (found[0].mtu.value, tuple(i.name for i in found), {}) if found else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="mtu", target=target, new=value)]
+
+
+TUNABLES = [
+    MtuRange("mtu", "the storage link's MTU (every host on the segment must accept it)", Choice((1500, 9000))),
+]

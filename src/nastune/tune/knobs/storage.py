@@ -7,12 +7,16 @@ import shlex
 from typing import Any, ClassVar
 
 from nastune.conf import safe
+from nastune.facts import Facts
 from nastune.facts.mounts import parse_mounts, unescape
 from nastune.facts.nfs_client import MOUNTINFO, devices
+from nastune.rules import query
 from nastune.rules.model import Change
 from nastune.tune import edits
 from nastune.tune.knobs import trades
 from nastune.tune.knobs.base import Knob, _int_range, _safe, norm
+from nastune.tune.knobs.domains import Choice, KiB, MiB, PowersOfTwo
+from nastune.tune.knobs.tunable import Tunable
 from nastune.tune.system import System, TuneError
 
 
@@ -272,3 +276,41 @@ class XfsFsr(Knob):
     def write(self, system: System, change: Change, value: Any) -> None:
         seconds = self.seconds(change)  # xfs_fsr stops itself then; the runner's bound is beyond it
         system.run(["xfs_fsr", "-v", "-t", str(seconds), change.target], what=self.label(change), timeout=seconds + 600)
+
+
+# What autotune searches among the values of these knobs (tune/knobs/tunable.py)
+
+
+class Atime(Tunable):
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        mounts = query.served_mounts(facts)
+        if not mounts:
+            return None
+        options = set(mounts[0].options)
+        # /proc/mounts writes noatime or relatime and nothing for strictatime (lazytime is apart)
+        current = next((a for a in ("noatime", "relatime") if a in options), "strictatime")
+        return current, tuple(m.mountpoint for m in mounts), {}
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="mount_option", target=target, key="noatime", new=value)]
+
+
+class ZfsRecordsize(Tunable):
+    """The recordsize of the datasets that hold data (those with no child dataset), one value for all."""
+
+    def find(self, facts: Facts) -> tuple[object, tuple[str, ...], dict] | None:
+        datasets = (facts.zfs.datasets.known_value or []) if facts.zfs else []
+        names = {d.name for d in datasets}
+        leaves = [d for d in datasets if not any(n.startswith(d.name + "/") for n in names)]
+        sizes = {d.name: query.byte_count(d.properties.get("recordsize")) for d in leaves}
+        sized = [name for name, size in sizes.items() if size]
+        return (sizes[sized[0]], tuple(sized), {}) if sized else None
+
+    def changes(self, target: str, value: Any, context: dict) -> list[Change]:
+        return [Change(knob="zfs_property", target=target, key="recordsize", new=f"{value // KiB}K")]
+
+
+TUNABLES = [
+    Atime("atime", "how the data file system records access times", Choice(("strictatime", "relatime", "noatime"))),
+    ZfsRecordsize("zfs-recordsize", "the data datasets' ZFS recordsize", PowersOfTwo(16 * KiB, MiB, "bytes")),
+]

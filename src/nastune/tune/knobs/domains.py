@@ -1,23 +1,16 @@
-"""The domains a tunable's values come from: powers of two or steps between bounds (ordered,
-so a rule's minimum snaps to the next value up) and a list of choices."""
+"""The domains a tunable's values come from, what autotune may search for a setting: powers of
+two or steps between bounds (ordered, so a rule's minimum snaps to the next value up) and a list
+of choices."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nastune.errors import Failure
-
 if TYPE_CHECKING:
     from optuna.trial import Trial
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-
-
-class SpaceError(Failure, ValueError):
-    """A configuration or a space request that autotune refuses; the message names the tunable."""
-
-    code = 2  # bad input
 
 
 class Ordered:
