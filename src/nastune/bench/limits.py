@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from nastune.bench.results import LimitRecord, ResultSet
 from nastune.bench.usage import ProfileSummary
@@ -204,7 +205,8 @@ class DiskIops(Factor):
         return out
 
 
-TCP_LIMITED = {  # TCP_INFO's own counts of what held a sender back
+TcpLimit = Literal["sndbuf_limited_percent", "rwnd_limited_percent"]
+TCP_LIMITED: dict[TcpLimit, str] = {  # TCP_INFO's own counts of what held a sender back
     "sndbuf_limited_percent": "the server's sending was limited by its send buffer for {:.0f}% of the transfer: "
     "tcp_wmem (and SO_SNDBUF)",
     "rwnd_limited_percent": "the server's sending waited on the client's receive window for {:.0f}% of the "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from typing_extensions import TypedDict  # pydantic validates it (results), which needs this one before Python 3.12
 
@@ -81,9 +81,55 @@ def disks(a: Sample, b: Sample, dt: float) -> dict[str, dict[str, float]]:
     return out
 
 
-def cgroups(a: Sample, b: Sample) -> dict[str, dict]:
+class CgroupUse(TypedDict, total=False):
+    """A serving cgroup over a run: what it holds, its CPU quota and how long it was throttled."""
+
+    holds: str
+    quota_cpus: float | None
+    throttled_percent: float
+    throttled_s: float
+
+
+class ThreadUse(TypedDict, total=False):
+    """One of the busiest serving threads, with the share of one core it used."""
+
+    name: str
+    pid: int
+    tid: int
+    core_percent: float
+
+
+class TcpUse(TypedDict, total=False):
+    """The serving connection that carried the most bytes, and what limited it."""
+
+    connection: str
+    port: int
+    sends: bool
+    bytes_per_request: int | None
+    MBps: float
+    rtt_ms: float | None
+    cwnd: float | None
+    retrans: int
+    rwnd_limited_percent: float
+    sndbuf_limited_percent: float
+    rcv_ssthresh: float | None
+    snd_wnd: float | None
+
+
+class Point(TypedDict, total=False):
+    """One sample interval of a run's timeline."""
+
+    t: float
+    net_MBps: float
+    daemon_cores: dict[str, float]
+    throttled_percent: float
+    softirq_percent: float
+    disk_await_ms: float
+
+
+def cgroups(a: Sample, b: Sample) -> dict[str, CgroupUse]:
     """Each serving cgroup's quota and how much of the run it spent throttled."""
-    out = {}
+    out: dict[str, CgroupUse] = {}
     for path, (periods, throttled, us) in b.throttle.items():
         p0, t0, u0 = a.throttle.get(path, [periods, throttled, us])
         out[path] = {
@@ -104,7 +150,7 @@ def softirqs(a: Sample, b: Sample, dt: float) -> dict[str, list[float]]:
     return {k: [round((y - x) / dt, 1) for x, y in zip(a.softirq.get(k, v), v)] for k, v in b.softirq.items()}
 
 
-def threads(samples: list[Sample]) -> tuple[dict[str, float], list[dict]]:
+def threads(samples: list[Sample]) -> tuple[dict[str, float], list[ThreadUse]]:
     """Each serving daemon's CPU in cores (summed over its threads), and its busiest threads
     with the share of one core each used."""
     ticks: dict[str, int] = {}
@@ -113,7 +159,7 @@ def threads(samples: list[Sample]) -> tuple[dict[str, float], list[dict]]:
             ticks[key] = ticks.get(key, 0) + d
     seconds = max(samples[-1].t - samples[0].t, 1e-6)
     daemons: dict[str, float] = {}
-    busiest: list[dict] = []
+    busiest: list[ThreadUse] = []
     for key, n in ticks.items():
         name, pid, tid = key.rsplit("/", 2)
         share = n / TICKS / seconds
@@ -123,7 +169,7 @@ def threads(samples: list[Sample]) -> tuple[dict[str, float], list[dict]]:
     return {k: round(v, 2) for k, v in daemons.items()}, busiest[:5]
 
 
-def tcp(samples: list[Sample]) -> dict | None:
+def tcp(samples: list[Sample]) -> TcpUse | None:
     """The serving connection that carried the most bytes: its rate, RTT, window, retransmits
     and the share of its busy time that the peer's receive window or its own send buffer
     limited it (TCP_INFO's rwnd_limited and sndbuf_limited)."""
@@ -167,10 +213,10 @@ def tcp(samples: list[Sample]) -> dict | None:
     }
 
 
-def timeline(samples: list[Sample]) -> list[dict]:
+def timeline(samples: list[Sample]) -> list[Point]:
     """Per sample interval: the NIC's busiest direction, each daemon's CPU, the worst cgroup
     throttling, the busiest CPU's softirq share, the worst disk wait."""
-    points = []
+    points: list[Point] = []
     t0 = samples[0].t
     for a, b in pairwise(samples):
         dt = max(b.t - a.t, 1e-6)
@@ -204,12 +250,12 @@ class ProfileSummary(TypedDict, total=False):
     disk_busy_percent: dict[str, float]
     disks: dict[str, dict[str, float]]
     daemon_cores: dict[str, float]  # cores each serving daemon used
-    threads: list[dict[str, Any]]  # the busiest threads
-    cgroups: dict[str, dict[str, Any]]  # CPU quota use and throttling
+    threads: list[ThreadUse]  # the busiest threads
+    cgroups: dict[str, CgroupUse]  # CPU quota use and throttling
     pressure_percent: dict[str, float]  # PSI: cpu, io, memory
     softirqs_per_s: dict[str, list[float]]  # per softirq, the rate on each CPU
-    tcp: dict[str, Any] | None  # the busiest connection: request size, windows, limits
-    timeline: list[dict[str, Any]]  # one point per sample interval
+    tcp: TcpUse | None  # the busiest connection: request size, windows, limits
+    timeline: list[Point]  # one point per sample interval
     unknown: dict[str, str]  # evidence missing, with the reason
     smb_protection: str  # what the measuring client required of its SMB sessions (sign, encrypt): the runner's
 

@@ -5,6 +5,7 @@ curves, each run's system profile over time and the NUMA matrix."""
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import plotly.graph_objects as go
 
@@ -218,7 +219,8 @@ def profile_charts(runs: list[ResultSet]) -> list[dict]:
     return charts
 
 
-TIMELINE_ROWS = (
+TimelineRow = Literal["net_MBps", "daemon_cores", "throttled_percent", "softirq_percent", "disk_await_ms"]
+TIMELINE_ROWS: tuple[tuple[TimelineRow, str], ...] = (
     ("net_MBps", "NIC MB/s"),
     ("daemon_cores", "daemon CPU (cores)"),
     ("throttled_percent", "cgroup throttled %"),
