@@ -52,6 +52,20 @@ def test_diagnose_names_the_client_s_findings(lab):
     assert "tcp-slow-start-after-idle (client c1: net.ipv4.tcp_slow_start_after_idle)" in shown
 
 
+def test_rollback_without_a_journal_after_a_change_on_the_client_alone(lab, tmp_path):
+    """Before anything was applied on the NAS (the module's first apply): a plan of client
+    changes only, as the client rules make, is undone by the plain rollback an operator runs,
+    and the NAS says it has nothing to undo rather than failing the command."""
+    before = everywhere()
+    plan = write_plan(tmp_path, [{**NAS_CHANGE, "host": "c1"}])
+    inv = str(lab / "inventory.ini")
+    nastune(lab, "apply", str(plan), "--inventory", inv, "--yes")
+    assert read(network.client_ns(1)) == b"0\n" != before[network.client_ns(1)]
+    undone = nastune(lab, "rollback", "--inventory", inv)
+    assert everywhere() == before
+    assert "nothing was applied here: no journal" in undone.stderr
+
+
 def test_apply_verify_and_rollback_on_the_nas_and_its_client(lab, tmp_path):
     before = everywhere()
     plan = write_plan(tmp_path, [NAS_CHANGE, {**NAS_CHANGE, "host": "c1"}])

@@ -1,7 +1,7 @@
 """The kernel lab: the NAS on a real Debian kernel in a QEMU guest (built from Debian's packages
 once per machine, then cached), its client mounting the shares with the kernel's NFS and SMB
-clients. One guest for the module (optimize's test brings up one of its own first); the last test
-takes it down and looks for anything left."""
+clients. One guest for the module, brought up by `optimize --lab --kernel`; the last test takes
+it down and looks for anything left."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,17 +24,50 @@ from nastune.tune.knobs import KNOBS
 from tests.lab.conftest import nastune
 from tests.tune.conftest import write_plan
 
+RULES = ("nfs-client-rsize-small", "nfs-client-atime", "nfs-client-read-ahead")  # the client's own
+
+
+@dataclass
+class Optimized:
+    """What `optimize --lab --kernel` printed, and the client's mount and fstab it left."""
+
+    run: subprocess.CompletedProcess
+    out: Path
+    mounted: str
+    fstab: str
+
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
+    """The module's guest, brought up by `optimize --lab --kernel` as an operator's first run
+    would (one boot for the whole module); what optimize kept on the client is rolled back, so
+    the later tests meet the NAS and client as they ship. Taken down by the module's last test."""
     if os.geteuid() != 0:
         pytest.skip("the kernel lab needs root")
     directory = tmp_path_factory.mktemp("kernel-lab")
-    guest = KernelLab(directory)
-    logged: list[str] = []
-    guest.up(scenarios.load("kernel", {}), log=logged.append)
-    yield guest, logged
-    guest.down(log=logged.append)
+    env = {"NASTUNE_KERNEL_LAB_DIR": str(directory / "lab")}
+    guest = KernelLab(directory / "lab")
+    try:
+        done = _optimize(directory, env)
+        if not guest.inventory_path.exists():
+            pytest.fail(f"optimize --lab --kernel left no kernel lab (exit {done.returncode}):\n{done.stderr[-4000:]}")
+        client = Ssh(inventory.load(guest.inventory_path).clients[0])
+        mounted = run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"])).stdout.strip()
+        optimized = Optimized(done, directory / "out", mounted, run(client.argv(["cat", "/etc/fstab"])).stdout)
+        if not json.loads(done.stdout).get("withheld"):
+            nastune(directory / "netns", "rollback", "--inventory", str(guest.inventory_path), env=env)
+        yield guest, [done.stderr], optimized
+    finally:
+        nastune(directory / "netns", "lab", "down", env=env, check=False)  # both kinds; the namespace lab's apart
+
+
+def _optimize(directory: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    only = [arg for rule in RULES for arg in ("--only", rule)]
+    # 8 MiB: the test asserts the mounts and that each workload is judged, not a rate; emulation
+    # moves a few MB/s, so 64 MiB (the link's half second) spent minutes on data alone
+    options = ("--repeats", "2", "--max-pairs", "3", "--size", "8M", "--out", str(directory / "out"), "--json")
+    argv = ("optimize", "--lab", "--kernel", "--yes", *only, *options)
+    return nastune(directory / "netns", *argv, env=env, timeout=1800, check=False)
 
 
 def test_a_killed_lab_s_guest_bridge_and_taps_are_swept_once_its_directory_is_gone(tmp_path):
@@ -59,63 +93,37 @@ def test_a_killed_lab_s_guest_bridge_and_taps_are_swept_once_its_directory_is_go
     assert not (machine.OWNERS / found["bridge"]).exists()
 
 
-RULES = ("nfs-client-rsize-small", "nfs-client-atime", "nfs-client-read-ahead")  # the client's own
-
-
-def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_options(tmp_path_factory):
+def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_options(lab):
     """As the NFS article tunes a Linux client: optimize writes the client's fstab, mounts the
-    share again, and judges the change interleaved on the client's kernel mount. A guest of its
-    own (before the module's is up), taken down at the end."""
-    if os.geteuid() != 0:
-        pytest.skip("the kernel lab needs root")
-    directory = tmp_path_factory.mktemp("kernel-optimize")
-    env = {"NASTUNE_KERNEL_LAB_DIR": str(directory / "lab")}
-    only = [arg for rule in RULES for arg in ("--only", rule)]
-    # 8 MiB: the test asserts the mounts and that each workload is judged, not a rate; emulation
-    # moves a few MB/s, so 64 MiB (the link's half second) spent minutes on data alone
-    options = ("--repeats", "2", "--max-pairs", "3", "--size", "8M", "--out", str(directory / "out"), "--json")
-    try:  # the namespace lab's directory apart: `lab down` takes down both
-        run = nastune(
-            directory / "netns",
-            "optimize",
-            "--lab",
-            "--kernel",
-            "--yes",
-            *only,
-            *options,
-            env=env,
-            timeout=1500,
-            check=False,
-        )
-        client = Ssh(inventory.load(directory / "lab" / "inventory.ini").clients[0])
-        mounted = subprocess.run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"]), capture_output=True)
-        fstab = subprocess.run(client.argv(["cat", "/etc/fstab"]), capture_output=True, text=True).stdout
-    finally:
-        nastune(directory / "netns", "lab", "down", env=env, check=False)
-    assert machine.orphans() == []  # its guest stopped with it
-    planned = json.loads((directory / "out" / "plan.json").read_text())["changes"]
+    share again, and judges the change interleaved on the client's kernel mount; a kept change's
+    rollback mounts the share as it shipped."""
+    done = lab[2]
+    planned = json.loads((done.out / "plan.json").read_text())["changes"]
     assert ("c1", "/mnt/nfs", "rsize", 8192, 1048576) in [
         (c.get("host"), c["target"], c.get("key"), c["current"], c["new"]) for c in planned
     ]
-    options_now = dict(o.partition("=")[::2] for o in mounted.stdout.decode().strip().split(","))
-    if json.loads(run.stdout).get("withheld"):  # under emulation a verdict can be worse: then nothing is left changed
-        assert run.returncode == 1, run.stderr
-        assert "Settings left as they were: they made" in run.stderr
-        assert int(options_now["rsize"]) == 8192 and "rsize=1048576" not in fstab, (options_now, fstab)
+    options_now = dict(o.partition("=")[::2] for o in done.mounted.split(","))
+    if json.loads(done.run.stdout).get(
+        "withheld"
+    ):  # under emulation a verdict can be worse: then nothing is left changed
+        assert done.run.returncode == 1, done.run.stderr
+        assert "Settings left as they were: they made" in done.run.stderr
+        assert int(options_now["rsize"]) == 8192 and "rsize=1048576" not in done.fstab, (options_now, done.fstab)
     else:
-        assert run.returncode == 0, run.stderr
-        assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in run.stderr
+        assert done.run.returncode == 0, done.run.stderr
+        assert "on client c1: nfs_client_mount /mnt/nfs rsize: 8192 -> 1048576" in done.run.stderr
         assert int(options_now["rsize"]) > 8192 and int(options_now["wsize"]) > 8192  # mounted again, not only written
         assert "noatime" in options_now
-        assert "rsize=1048576" in fstab and "wsize=1048576" in fstab and "noatime" in fstab
-    summary = json.loads(run.stdout)["interleaved"]
+        assert "rsize=1048576" in done.fstab and "wsize=1048576" in done.fstab and "noatime" in done.fstab
+    summary = json.loads(done.run.stdout)["interleaved"]
     judged = {(r["workload"], r["target"]) for r in summary["rows"]}
     assert judged | {tuple(m.split(" MB/s")[0].split(" @ ")) for m in summary["refused"]} == {
         ("seq-write", "c1:/mnt/nfs"),
         ("seq-read", "c1:/mnt/nfs"),
     }
     assert all(len(r["change_ci"]) == 2 for r in summary["rows"])  # each verdict with its interval
-    assert not (directory / "lab").exists()
+    client = Ssh(inventory.load(lab[0].inventory_path).clients[0])
+    assert "rsize=8192" in run(client.argv(["findmnt", "-n", "-o", "OPTIONS", "/mnt/nfs"])).stdout
 
 
 def by_part(lab: KernelLab) -> dict[str, dict]:
@@ -259,7 +267,7 @@ def _files(lab: KernelLab) -> str:
 
 
 def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_rest(lab, tmp_path):
-    guest, logged = lab
+    guest, logged, _ = lab
     inv = str(guest.inventory_path)
     plan = write_plan(tmp_path, PLAN)
     before = _files(guest)
@@ -283,14 +291,14 @@ def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_res
 
 
 def test_a_second_up_with_the_same_scenario_leaves_the_guest_alone(lab):
-    guest, logged = lab
+    guest, logged, _ = lab
     pid = guest.state.record.resources[-1]
     assert guest.up(scenarios.load("kernel", {}), log=logged.append) is False
     assert guest.state.record.resources[-1] == pid
 
 
 def test_down_leaves_no_qemu_tap_bridge_or_file_and_keeps_the_image(lab):
-    guest, logged = lab
+    guest, logged, _ = lab
     names = machine.names(guest.dir)
     qemu = [r.pid for r in guest.state.record.resources if getattr(r, "name", "") == "qemu"]
     guest.down(log=logged.append)

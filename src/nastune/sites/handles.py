@@ -54,15 +54,16 @@ class Answer:
 def forwarded(inventory: Path, command: str, journal: str | None, flags: list[str]) -> list[Answer]:
     """The tuning `command` run where its journal is: on the NAS, and on each client `journal`
     names (without one: the NAS's newest, and each client's newest while it holds applied
-    settings), the last applied first when rolling back. Every host is asked, whatever another
-    said."""
+    settings; the NAS's unless only clients were ever changed), the last applied first when
+    rolling back. Every host is asked, whatever another said."""
     inv = load(inventory)
     answers: list[Answer] = []
     parts = split(journal or "", [c.name for c in inv.tuned_clients])
     if not any(host for host, _ in parts):
         parts = [(None, journal or "")]
         if not journal and command in ("verify", "rollback", "confirm", "persist"):
-            parts += _still_applied(inv, answers)
+            clients = _still_applied(inv, answers)
+            parts = _journaled_nas(inv, answers) + clients if clients else parts
     if command == "persist" and inv.nas.lab and any(host for host, _ in parts):
         raise UsageError("the lab's hosts are gone at a reboot: nothing of theirs to persist")
     order = list(reversed(parts)) if command == "rollback" else parts
@@ -91,3 +92,18 @@ def _still_applied(inv: Inventory, answers: list[Answer]) -> list[Part]:
         if newest.settings:
             found.append((host.name, newest.journal))
     return found
+
+
+def _journaled_nas(inv: Inventory, answers: list[Answer]) -> list[Part]:
+    """The NAS's newest journal, unless the NAS has none (a plan that changed only clients):
+    then `answers` says so, and the clients' journals are the whole command."""
+    agent = Agent(inv.nas)
+    try:
+        agent.verify()
+    except NasError as e:
+        if "no journal" not in str(e):
+            answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
+            return []
+        answers.append(Answer(agent.name, "", "nothing was applied here: no journal\n", 0))
+        return []
+    return [(None, "")]
