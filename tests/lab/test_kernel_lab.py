@@ -46,9 +46,9 @@ def lab(tmp_path_factory):
         pytest.skip("the kernel lab needs root")
     directory = tmp_path_factory.mktemp("kernel-lab")
     env = {"NASTUNE_KERNEL_LAB_DIR": str(directory / "lab")}
-    guest = KernelLab(directory / "lab")
     try:
         done = _optimize(directory, env)
+        guest = KernelLab(directory / "lab")  # its record as optimize left it
         if not guest.inventory_path.exists():
             pytest.fail(f"optimize --lab --kernel left no kernel lab (exit {done.returncode}):\n{done.stderr[-4000:]}")
         client = Ssh(inventory.load(guest.inventory_path).clients[0])
