@@ -105,9 +105,8 @@ def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_o
         (c.get("host"), c["target"], c.get("key"), c["current"], c["new"]) for c in planned
     ]
     options_now = dict(o.partition("=")[::2] for o in done.mounted.split(","))
-    if json.loads(done.run.stdout).get(
-        "withheld"
-    ):  # under emulation a verdict can be worse: then nothing is left changed
+    # under emulation a verdict can be worse: then nothing is left changed
+    if json.loads(done.run.stdout).get("withheld"):
         assert done.run.returncode == 1, done.run.stderr
         assert "Settings left as they were: they made" in done.run.stderr
         assert int(options_now["rsize"]) == 8192 and "rsize=1048576" not in done.fstab, (options_now, done.fstab)

@@ -9,6 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from nastune import wire
 from nastune.conf import safe
 from nastune.errors import UsageError
 from nastune.remote.agent import Agent, NasError
@@ -82,14 +83,8 @@ def _still_applied(inv: Inventory, answers: list[Answer]) -> list[Part]:
     client that cannot be asked is said in `answers`."""
     found: list[Part] = []
     for host in inv.tuned_clients:
-        agent = Agent(host, "client")
-        try:
-            newest = agent.verify()
-        except NasError as e:
-            if "no journal" not in str(e):
-                answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
-            continue
-        if newest.settings:
+        newest = _newest(Agent(host, "client"), answers)
+        if newest is not None and newest.settings:
             found.append((host.name, newest.journal))
     return found
 
@@ -97,13 +92,20 @@ def _still_applied(inv: Inventory, answers: list[Answer]) -> list[Part]:
 def _journaled_nas(inv: Inventory, answers: list[Answer]) -> list[Part]:
     """The NAS's newest journal, unless the NAS has none (a plan that changed only clients):
     then `answers` says so, and the clients' journals are the whole command."""
-    agent = Agent(inv.nas)
+    agent, said = Agent(inv.nas), len(answers)
+    if _newest(agent, answers) is not None:
+        return [(None, "")]
+    if len(answers) == said:  # no journal, rather than a NAS that could not be asked
+        answers.append(Answer(agent.name, "", "nothing was applied here: no journal\n", 0))
+    return []
+
+
+def _newest(agent: Agent, answers: list[Answer]) -> wire.Verify | None:
+    """The host's newest journal as verify reads it; None when it has none, or when it could
+    not be asked (then `answers` says why)."""
     try:
-        agent.verify()
+        return agent.verify()
     except NasError as e:
         if "no journal" not in str(e):
             answers.append(Answer(agent.name, "", f"error: {e}\n", 1))
-            return []
-        answers.append(Answer(agent.name, "", "nothing was applied here: no journal\n", 0))
-        return []
-    return [(None, "")]
+        return None
