@@ -2,8 +2,8 @@
 XFS data disk, the NAS's and the client's multi-queue virtio NICs on this host's taps joined by
 a bridge that has no address (their traffic goes from the guest to the guest, nowhere else),
 and a management NIC on QEMU's user network, restricted to a forwarded SSH port on 127.0.0.1.
-KVM is tried first; when the guest does not come up under it (its kernel stops right after
-decompression on these machines), the machine restarts under software emulation and says so."""
+KVM is tried first where it can run Debian's kernel; when the guest does not come up under it, the
+machine restarts under software emulation and says so."""
 
 from __future__ import annotations
 
@@ -132,10 +132,9 @@ def start(state: State, spec: Spec, taps: dict[str, str], port: int, log: Callab
     overlay, data = disks(spec)
     spec.console.parent.mkdir(parents=True, exist_ok=True)
     stalled = spec.image.dir / STALLED
-    if not Path("/dev/kvm").exists():
-        log("guest: no /dev/kvm here; using software emulation (TCG)")
-    elif stalled_before(stalled):
-        log(f"guest: KVM stalled this guest here before ({stalled}: delete it to try again); using emulation (TCG)")
+    skip = why_not_kvm(stalled)
+    if skip:
+        log(f"guest: {skip}; using software emulation (TCG)")
     else:
         machine = _spawn(state, spec, argv(spec, overlay, data, taps, port, kvm=True))
         runs = _kernel_runs(machine, spec.console, KVM_SECONDS)
@@ -150,6 +149,20 @@ def start(state: State, spec: Spec, taps: dict[str, str], port: int, log: Callab
 
 
 STALLED = "kvm-stalled"  # beside the image: the QEMU and host kernel under which KVM stalled its guest
+
+
+def why_not_kvm(stalled: Path, dev: Path = Path("/dev/kvm"), modules: Path = Path("/sys/module")) -> str | None:
+    """Why this guest goes straight to emulation, or None to try KVM. A /dev/kvm served by PVM
+    (kvm_pvm: KVM without VMX or SVM, for hosts that are themselves VMs) runs natively only a
+    kernel built as a PVM guest; Debian's kernel is not one, and PVM emulates it instruction by
+    instruction, slower than QEMU does."""
+    if not dev.exists():
+        return "no /dev/kvm here"
+    if (modules / "kvm_pvm").is_dir():
+        return "this host's KVM is PVM (kvm_pvm), which runs only kernels built as PVM guests, and Debian's is not"
+    if stalled_before(stalled):
+        return f"KVM stalled this guest here before ({stalled}: delete it to try again)"
+    return None
 
 
 def _host() -> str:
