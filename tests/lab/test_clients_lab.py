@@ -13,6 +13,7 @@ import pytest
 
 from nastune.lab import network
 from nastune.remote import inventory
+from nastune.ssh import Ssh
 from tests.lab.conftest import nastune
 
 
@@ -44,6 +45,10 @@ def test_three_clients_answer_over_ssh_as_the_inventory_names_them(lab3):
     inv = inventory.parse(inventory_text(lab3), "lab")
     assert [c.name for c in inv.clients] == ["c1", "c2", "c3"]
     assert inv.nas.data_address == network.NAS_IP
+    for host in (inv.nas, *inv.clients):
+        # a bash one level below the login shell prints that shell's level: 2, so it read no ~/.bashrc
+        probe = Ssh(host).argv(["bash", "-c", "echo $SHLVL; :"])
+        assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == "2", host.name
 
 
 def test_smb_and_nfs_from_all_three_at_once(lab3, tmp_path):

@@ -42,6 +42,9 @@ UsePAM no
 # the key files live in the lab directory (a test's temporary one too), not under ~/.ssh
 StrictModes no
 PrintMotd no
+# bash started by sshd at shell level 1 reads ~/.bashrc first (Debian builds it so): this host's
+# root's, whatever it runs, before each of the lab's commands; at level 2 it does not
+SetEnv SHLVL=1
 MaxSessions 64
 MaxStartups 64
 """
