@@ -1,8 +1,9 @@
 """smb-macos-fruit reasons from evidence that Macs use the shares: their files in a share, or a
-session whose client has a Mac's name; without either, shares without vfs_fruit are no finding. Two captures of the lab's nas (`nastune capture`
-inside its namespace, Samba 4.17 serving) hold Macs' files: lab-bigdir with Samba as it ships
-(the bigdir scenario: 50,000 scans), lab-macos-fruit with vfs_fruit(8)'s settings in [global] and
-Debian's samba-vfs-modules loading them (a scenario of 300 scans)."""
+session whose client has a Mac's name; without either, shares without vfs_fruit are no finding.
+Two captures of the lab's nas (`nastune capture` inside its namespace, Samba 4.17 serving) hold
+Macs' files: lab-bigdir with Samba as it ships (the bigdir scenario: 50,000 scans),
+lab-macos-fruit with vfs_fruit(8)'s settings in [global] and Debian's samba-vfs-modules loading
+them (a scenario of 300 scans)."""
 
 from __future__ import annotations
 
