@@ -36,10 +36,12 @@ def test_scenario_serves_files_over_every_protocol_within_the_shaped_rate(lab_di
     assert sha256(share / "via-nfs.bin") == want
     assert sha256(share / "pub" / "via-ftp.bin") == want
 
+    # both ends shaped to GbE's line rate; what passes never exceeds what a real GbE link carries,
+    # 941.5 Mbit/s of TCP payload at MTU 1500 (goodput_bytes: htb without Ethernet's framing let
+    # 956.8 through). How far below it depends on this machine's other load: no bound for that
+    assert [network.qdisc_rate(ns) for ns in (network.NAS_NS, network.client_ns(1))] == [10**9, 10**9]
     rate = iperf3_from(lab_dir, "client")["end"]["sum_received"]["bits_per_second"]
-    # a real GbE link carries at most 941.5 Mbit/s of TCP payload at MTU 1500 (goodput_bytes);
-    # htb without Ethernet's framing let 956.8 through
-    assert 0.8e9 < rate <= goodput_bytes(10**9, 1500) * 8 * 1.005, f"{rate / 1e9:.4f} Gbit/s of TCP through 1 GbE"
+    assert rate <= goodput_bytes(10**9, 1500) * 8 * 1.005, f"{rate / 1e9:.4f} Gbit/s of TCP through 1 GbE"
 
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []
@@ -174,7 +176,10 @@ def test_custom_scenario_with_two_clients_a_bridge_and_an_external_log(lab_dir, 
     assert xfs["log"] == "external"
     assert xfs["log_bytes"] == 64 << 20
     assert facts["network"]["interfaces"][0]["mtu"]["value"] == 9000
-    assert 0.4e9 < iperf3_from(lab_dir, "client2")["end"]["sum_received"]["bits_per_second"] <= 0.5e9
+    shaped = [network.qdisc_rate(network.NAS_NS), network.qdisc_rate(network.client_ns(2))]
+    assert shaped + [network.qdisc_rate(network.SWITCH_NS, port) for port in ("p0", "p1", "p2")] == [500 * 10**6] * 5
+    rate = iperf3_from(lab_dir, "client2")["end"]["sum_received"]["bits_per_second"]
+    assert rate <= goodput_bytes(500 * 10**6, 9000) * 8 * 1.005  # through the bridge, at most the link
     nastune(lab_dir, "lab", "down")
     assert leftovers(lab_dir) == []
 
