@@ -17,6 +17,7 @@ from nastune.root import Root
 SMB_CONF = "[global]\n   workgroup = HOME\n\n[scans]\n   path = /srv/scans\n"
 DEFAULTS = ["seq-write", "seq-read", "network"]
 SMB, FTP = Target("smb", "smb://nas/scans", host="nas", share="scans"), Target("ftp", "ftp://nas/pub", host="nas")
+IPERF = Target("iperf3", "iperf3://nas", host="nas")
 
 
 def _facts(tmp_path, entries):
@@ -31,7 +32,8 @@ def test_a_big_directory_adds_big_dir_and_names_where(tmp_path):
     names, big = with_big_dir(DEFAULTS, facts, [SMB, FTP])
     assert names == [*DEFAULTS, "big-dir"]
     assert big == [f"[scans] /srv/scans/in ({BIG_DIRECTORY:,} entries)"]
-    assert with_big_dir(DEFAULTS, facts, [FTP]) == (DEFAULTS, [])  # nothing here lists a directory
+    assert with_big_dir(DEFAULTS, facts, [FTP])[0] == names  # FTP lists it too (LIST, SIZE)
+    assert with_big_dir(DEFAULTS, facts, [IPERF]) == (DEFAULTS, [])  # nothing here lists a directory
     assert with_big_dir(names, facts, [SMB]) == (names, [])  # already chosen: once
 
 

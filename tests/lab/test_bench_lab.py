@@ -114,6 +114,7 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
         ("big-dir", "path"),
         ("big-dir", "nfs"),
         ("big-dir", "smb"),  # through smbclient, which Samba answers as it answers Windows and macOS
+        ("big-dir", "ftp"),  # curl's LIST and SIZE, which vsftpd answers from its directory
         ("latency", "path"),
         ("numa-bandwidth", "system"),
     }

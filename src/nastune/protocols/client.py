@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -154,6 +155,25 @@ def script(target: Target, program: Path, request: dict, what: str) -> dict:
     nastune. Its JSON answer."""
     result = on_client(target, ["python3", "-", json.dumps(request)], what, input=program.read_text())
     return json.loads(result.stdout)
+
+
+# the client's empty files for a big directory: python3 is on every client (the drivers need it)
+EMPTY_FILES = (
+    "import pathlib, sys; d = pathlib.Path(sys.argv[1]); d.mkdir(parents=True); "
+    "[(d / f'f-{i}').touch() for i in range(int(sys.argv[2]))]"
+)
+
+
+@contextmanager
+def empty_files(target: Target, name: str, count: int, what: str) -> Iterator[str]:
+    """A directory of `count` empty files (f-0, f-1, ...) on the target's client, removed after:
+    a client tool sends them in one session."""
+    local = f"/var/tmp/{client_name(name, what)}"
+    on_client(target, ["python3", "-c", EMPTY_FILES, local, str(count)], "python3")
+    try:
+        yield local
+    finally:
+        on_client(target, ["rm", "-rf", "--", local], "rm")
 
 
 def timed(

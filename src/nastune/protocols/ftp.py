@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from nastune.login import from_netrc
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import Call, Words, client_name, located, on_client, timed
+from nastune.protocols.client import BenchError, Call, Words, client_name, empty_files, located, on_client, timed
 
 if TYPE_CHECKING:
     from nastune.login import Login
@@ -61,13 +62,51 @@ class Ftp(Protocol):
         call = _curl(["-sS", "-o", "/dev/null", directory, "-Q", dele], target.login)
         on_client(target, call.argv, "curl DELE", input=call.input, words=self.words)
 
+    def make_dir(self, target: Target, name: str, count: int) -> None:
+        """The empty files made on the client, then stored in one session (curl's upload glob)."""
+        with empty_files(target, name, count, "curl mkdir") as local:
+            url = self._url(target, located(target)[1], name) + "/"
+            put = _curl(["-sS", "--ftp-create-dirs", "-T", f"{local}/f-[0-{count - 1}]", url], target.login)
+            on_client(target, put.argv, "curl upload", input=put.input, words=self.words)
 
-def _curl(args: list[str], login: Login | None) -> Call:
+    def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
+        """curl's LIST of the directory (vsftpd reads every entry's attributes for it) and SIZE of
+        missing names, each session timed less the fastest of two that fetch an empty file of it
+        (login, CWD, a data connection); ten times `misses` lookups, so that they outweigh a
+        session's own jitter, sent in the directory (`+`) as commands whose failure curl expects (`*`)."""
+        directory = self._url(target, located(target)[1], name) + "/"
+        count = 10 * misses
+        looked = tuple(f"+*SIZE missing-{i}" for i in range(count))
+        base = min(self._timed(target, directory + "f-0"), self._timed(target, directory + "f-0"))
+        listed = self._timed(target, directory) - base
+        missed = self._timed(target, directory + "f-0", looked) - base
+        if listed <= 0 or missed <= 0:
+            raise BenchError(f"curl{target.on}: the listing or the lookups took no longer than a bare session")
+        return {"list_us": listed * 1e6, "miss_us": missed * 1e6 / count}
+
+    def drop_dir(self, target: Target, name: str, count: int) -> None:
+        """Each file deleted, then the directory, in one session after listing the share (`-`: a
+        listing sends no commands before it); a file never made is passed by (`*`)."""
+        folder = client_name(name, "curl RMD")
+        quoted = [f"-*DELE {folder}/f-{i}" for i in range(count)] + [f"-RMD {folder}"]
+        call = _curl(["-sS", "-o", "/dev/null", self._url(target, located(target)[1]) + "/"], target.login, quoted)
+        on_client(target, call.argv, "curl RMD", input=call.input, words=self.words)
+
+    def _timed(self, target: Target, url: str, quoted: tuple[str, ...] = ()) -> float:
+        """Seconds of one curl session fetching `url` after the FTP commands `quoted`."""
+        call = _curl(["-sS", "-o", "/dev/null", url], target.login, quoted)
+        start, end = timed(target, call.argv, "curl", words=self.words, input=call.input)
+        return end - start
+
+
+def _curl(args: list[str], login: Login | None, quoted: Sequence[str] = ()) -> Call:
     """curl with `login` in its configuration on standard input (-K -: the password never on
-    its command line), or anonymous without one."""
-    if login is None:
+    its command line), or anonymous without one; `quoted`, FTP commands sent around the
+    transfer, go there too (thousands of them would not fit on an SSH command line)."""
+    config = (login.curl_config() if login else "") + "".join(f'quote = "{q}"\n' for q in quoted)
+    if not config:
         return Call(["curl", *args])
-    return Call(["curl", "-K", "-", *args], login.curl_config())
+    return Call(["curl", "-K", "-", *args], config)
 
 
 FTP = Ftp()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from nastune.login import from_smbclient_file
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import BenchError, Call, Words, client_name, located, on_client, timed
+from nastune.protocols.client import BenchError, Call, Words, client_name, empty_files, located, on_client, timed
 
 if TYPE_CHECKING:
     from nastune.commands import CommandResult
@@ -65,12 +65,8 @@ class Smb(Protocol):
 
     def make_dir(self, target: Target, name: str, count: int) -> None:
         """The empty files made on the client, then sent in one session (smbclient's mput)."""
-        local = f"/var/tmp/{client_name(name, 'smbclient mkdir')}"
-        on_client(target, ["python3", "-c", EMPTY_FILES, local, str(count)], "python3")
-        try:
+        with empty_files(target, name, count, "smbclient mkdir") as local:
             self._session(target, f'mkdir "{name}"; cd "{name}"; lcd "{local}"; prompt off; mput *', "mput")
-        finally:
-            on_client(target, ["rm", "-rf", "--", local], "rm")
 
     def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
         """smbclient's `ls` and `allinfo` of missing names, each session timed less the fastest
@@ -101,13 +97,6 @@ class Smb(Protocol):
         call = _smbclient(*located(target), commands, target.login, target.protection)
         start, end = timed(target, call.argv, "smbclient", words=self.words, input=call.input)
         return end - start
-
-
-# the client's empty files for mput: python3 is on every client (libnfs's operations need it too)
-EMPTY_FILES = (
-    "import pathlib, sys; d = pathlib.Path(sys.argv[1]); d.mkdir(parents=True); "
-    "[(d / f'f-{i}').touch() for i in range(int(sys.argv[2]))]"
-)
 
 
 def _smbclient(host: str, share: str, command: str, login: Login | None, protection: str | None = None) -> Call:
