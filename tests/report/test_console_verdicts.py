@@ -117,3 +117,21 @@ def test_a_transfer_below_the_link_with_no_limit_named_is_flagged_and_one_at_the
     (flagged,) = tables.unexplained([below], {})
     assert flagged.startswith(f"{key}: ") and "70% of the link's goodput, and nothing named" in flagged
     assert tables.unexplained([below], {key: ("", "the servers' CPU quota")}) == []
+
+
+@pytest.mark.parametrize("persisting", ["nastune persist --journal J", None])
+def test_settings_lost_at_reboot_get_the_command_that_keeps_them_or_why_there_is_none(tmp_path, persisting):
+    from nastune.jobs.optimize import OptimizeOutcome
+    from nastune.tune.plan import Plan, PlannedChange
+
+    change = PlannedChange(id=1, knob="sysctl", target="net.ipv4.tcp_slow_start_after_idle", current=1, new=0)
+    done = OptimizeOutcome(
+        [], [], tmp_path / "report.html", Plan(changes=[change]), [], "J", [], "undo", site="the lab's NAS"
+    )
+    done.persisting = persisting
+    out = io.StringIO()
+    outcomes.closing(Console(file=out, width=300, color_system=None), done)
+    (line,) = [x for x in out.getvalue().splitlines() if x.startswith("Lost at reboot:")]
+    assert "net.ipv4.tcp_slow_start_after_idle" in line
+    said = f"To keep them: {persisting}" if persisting else "(the lab's NAS is gone at a reboot too)"
+    assert line.endswith(said) or line.endswith(said + "."), line

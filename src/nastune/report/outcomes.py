@@ -135,7 +135,9 @@ def closing(console: Console, outcome: OptimizeShown) -> None:
     elif lost and outcome.persisting:
         console.print(f"Lost at reboot: {', '.join(lost)}. To keep them: {outcome.persisting}", highlight=False)
     elif lost:
-        console.print(f"Lost at reboot: {', '.join(lost)} (the lab itself is).", highlight=False)
+        # no command to persist them: the tuned system does not outlive a reboot itself
+        gone = f"{outcome.site} is gone at a reboot too" if outcome.site else "nothing here persists them"
+        console.print(f"Lost at reboot: {', '.join(lost)} ({gone}).", highlight=False)
     style = "red" if worse or outcome.failed else ""
     if outcome.undo:  # none once a worse verdict left the settings as they were and only actions ran
         console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
