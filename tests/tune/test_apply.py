@@ -136,6 +136,7 @@ def test_durability_trade_needs_explicit_opt_in(root, tmp_path):
     proc = run_cli("apply", str(plan_file), "--root", str(root), "--yes", check=False)
     assert proc.returncode != 0
     assert "refused without --accept-risk durability" in proc.stderr
+    assert "(change 1)" in proc.stderr  # which change of the plan to take out, to apply the rest
     assert "can be lost" in proc.stderr
     assert b"(rw,sync" in (root / "etc/exports").read_bytes()
     run_cli("apply", str(plan_file), "--root", str(root), "--yes", "--accept-risk", "durability")

@@ -141,8 +141,11 @@ def _refusals(
     for risk, text in RISKS.items():
         risky = [r.change for r in rows if risk in r.risks and not r.noop]
         if risky and risk not in accept_risk:
-            listed = ", ".join(KNOBS[c.knob].label(c) for c in risky)
-            raise TuneError(f"refused without --accept-risk {risk}: {listed}. {text}")
+            listed = ", ".join(f"{KNOBS[c.knob].label(c)} (change {c.id})" for c in risky)
+            raise TuneError(
+                f"nothing was changed; refused without --accept-risk {risk}: {listed}. {text} "
+                "Accept it, or take those changes out of the plan file to apply the rest"
+            )
 
 
 def apply(
