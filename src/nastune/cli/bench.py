@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from nastune.bench.params import DEFAULTS
 from nastune.cli import options as opt
 from nastune.cli.common import (
     app,
@@ -33,7 +34,10 @@ def bench(
     workload: opt.Workload = None,
     repeats: opt.Repeats = 5,
     size: opt.Size = "1G",
-    files: Annotated[int, typer.Option(min=10, help="Number of files of small-files.")] = 500,
+    files: Annotated[int, typer.Option(min=10, help="Number of files of small-files.")] = DEFAULTS["files"],
+    dir_files: Annotated[
+        int, typer.Option(min=10, max=1_000_000, help="Number of files in big-dir's directory.")
+    ] = DEFAULTS["dir_files"],
     out: Annotated[Path, typer.Option(help="The result file (JSON).")] = Path("results.json"),
     label: Annotated[str, typer.Option(help="A name for this run (before, after, ...).")] = "",
     login_file: opt.LoginFile = None,
@@ -63,6 +67,7 @@ def bench(
     if (clients or stress or scaling) and not (inventory or lab):
         fail("--clients, --scaling and --stress need --inventory FILE (or --lab)")
     spec = BenchSpec(target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress)
+    spec.dir_files = dir_files
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
         done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err)
