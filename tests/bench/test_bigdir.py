@@ -3,6 +3,8 @@ names looked up, through the runner as bench runs it, and nothing left behind.""
 
 from __future__ import annotations
 
+import json
+
 from nastune.bench import runner
 from nastune.bench.drivers import fio
 from nastune.bench.targets import Target
@@ -73,3 +75,17 @@ def test_a_path_on_a_client_is_measured_by_the_client_s_own_python_with_the_stan
     # big-dir: make, a warm-up list and the list (the scratch directory goes whole); small-files:
     # a warm-up and the repeat
     assert called.read_text().splitlines().count("python3 -") == 5
+
+
+def test_bench_sizes_the_directory_it_is_told(tmp_path):
+    from tests.conftest import run_cli
+
+    share = tmp_path / "share"
+    share.mkdir()
+    out = tmp_path / "r.json"
+    argv = ["bench", "--target", str(share), "-w", "big-dir", "--repeats", "1", "--no-profile", "--out", str(out)]
+    run_cli(*argv, "--dir-files", "120")
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["params"]["dir_files"] == 120
+    refused = run_cli(*argv, "--dir-files", "5", check=False)
+    assert refused.returncode == 2 and "--dir-files" in refused.stderr and "Traceback" not in refused.stderr
