@@ -540,3 +540,25 @@ def bigdir_screen() -> str:
         + "; ".join(moved)
         + f". No change beyond the noise: {', '.join(still)} (bench/results/bigdir-screen.json)."
     )
+
+
+@figure("bigdir-scale")
+def bigdir_scale() -> str:
+    """A missing name's lookup and a listing against the directory's size, by protocol."""
+    r = record("bigdir-scale")
+    sizes = r["sizes"]
+    median = lambda n, kind, metric: statistics.median(r["runs"][str(n)][kind][metric])
+    named = {**PROTOCOL, "path": "the NAS's own path"}
+    misses = [
+        f"{named[kind]} "
+        + " -> ".join(f"{median(n, kind, 'miss latency'):,.0f}" for n in sizes)
+        + f" us ({r['result']['growth'][kind]:.1f}x)"
+        for kind in r["runs"][str(sizes[0])]
+    ]
+    listing = ", ".join(f"{median(sizes[-1], kind, 'list entries/s'):,.0f}" for kind in ("smb", "nfs", "ftp"))
+    return (
+        f"A missing name's lookup in directories of {', '.join(f'{n:,}' for n in sizes)} files ({r['repeats']} repeats "
+        f"each, medians, Samba as it ships on the lab's `modern`): {'; '.join(misses)}. Listing {sizes[-1]:,} "
+        f"files: {listing} entries/s over SMB, NFS and FTP. Goal ({r['goal']}): {goal(r['result']['met'])} "
+        "(bench/results/bigdir-scale.json)."
+    )
