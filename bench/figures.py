@@ -64,7 +64,19 @@ def main_job() -> str:
         for r, how in moved
     ]
     left = sum(len(run[way]) for way in ways) - len(moved)
-    rows.append(f"\n{run['worse']} worse; {left} unchanged or not throughput. Recorded in {link('main-speed')}.")
+    listed = [r for r in run["interleaved"] if r["workload"] == "big-dir"]
+    better = [
+        f"{r['metric']} over {PROTOCOL[r['target'].split(':')[0]]} {r['change']:+.0%}"
+        for r in listed
+        if r["verdict"] == "better"
+    ]
+    lists = (
+        f" Of those, the big directory's listings and lookups: better, {', '.join(better) or 'none'}; "
+        f"{sum(r['verdict'] == '~' for r in listed)} of {len(listed)} unchanged."
+        if listed
+        else ""
+    )
+    rows.append(f"\n{run['worse']} worse; {left} unchanged or not throughput.{lists} Recorded in {link('main-speed')}.")
     return "\n".join(rows)
 
 
