@@ -66,8 +66,9 @@ def bench(
 
     if (clients or stress or scaling) and not (inventory or lab):
         fail("--clients, --scaling and --stress need --inventory FILE (or --lab)")
-    chosen = (target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress)
-    spec = BenchSpec(*chosen, dir_files=dir_files)
+    spec = BenchSpec(
+        target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress, dir_files
+    )
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
         done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err)

@@ -176,6 +176,19 @@ def empty_files(target: Target, name: str, count: int, what: str) -> Iterator[st
         on_client(target, ["rm", "-rf", "--", local], "rm")
 
 
+def less_bare_sessions(
+    bare: Callable[[], float], listing: Callable[[], float], lookups: Callable[[], float], count: int, what: str
+) -> dict[str, float]:
+    """A listing's microseconds and one missing name's (of `count` looked up), from timed client
+    sessions less the fastest of two bare ones (login, entering the directory). A difference lost
+    in a session's jitter is a failed repeat, tried again, never a zero."""
+    base = min(bare(), bare())
+    listed, missed = listing() - base, lookups() - base
+    if listed <= 0 or missed <= 0:
+        raise BenchError(f"{what}: the listing or the lookups took no longer than a bare session")
+    return {"list_us": listed * 1e6, "miss_us": missed * 1e6 / count}
+
+
 def timed(
     target: Target,
     argv: list[str],

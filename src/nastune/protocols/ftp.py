@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from nastune.login import from_netrc
+from nastune.protocols import client
 from nastune.protocols.base import Protocol
-from nastune.protocols.client import BenchError, Call, Words, client_name, empty_files, located, on_client, timed
+from nastune.protocols.client import Call, Words, client_name, empty_files, located, on_client, timed
 
 if TYPE_CHECKING:
     from nastune.login import Login
@@ -71,18 +73,15 @@ class Ftp(Protocol):
 
     def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
         """curl's LIST of the directory (vsftpd reads every entry's attributes for it) and SIZE of
-        missing names, each session timed less the fastest of two that fetch an empty file of it
-        (login, CWD, a data connection); ten times `misses` lookups, so that they outweigh a
-        session's own jitter, sent in the directory (`+`) as commands whose failure curl expects (`*`)."""
+        missing names, each session less one that fetches an empty file of it (login, CWD, a data
+        connection); ten times `misses` lookups, so that they outweigh a session's own jitter,
+        sent in the directory (`+`) as commands whose failure curl expects (`*`)."""
         directory = self._url(target, located(target)[1], name) + "/"
         count = 10 * misses
         looked = tuple(f"+*SIZE missing-{i}" for i in range(count))
-        base = min(self._timed(target, directory + "f-0"), self._timed(target, directory + "f-0"))
-        listed = self._timed(target, directory) - base
-        missed = self._timed(target, directory + "f-0", looked) - base
-        if listed <= 0 or missed <= 0:
-            raise BenchError(f"curl{target.on}: the listing or the lookups took no longer than a bare session")
-        return {"list_us": listed * 1e6, "miss_us": missed * 1e6 / count}
+        bare, listing = partial(self._timed, target, directory + "f-0"), partial(self._timed, target, directory)
+        lookups = partial(self._timed, target, directory + "f-0", looked)
+        return client.less_bare_sessions(bare, listing, lookups, count, f"curl{target.on}")
 
     def drop_dir(self, target: Target, name: str, count: int) -> None:
         """Each file deleted, then the directory, in one session after listing the share (`-`: a

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nastune.login import from_smbclient_file
+from nastune.protocols import client
 from nastune.protocols.base import Protocol
 from nastune.protocols.client import BenchError, Call, Words, client_name, empty_files, located, on_client, timed
 
@@ -69,18 +71,15 @@ class Smb(Protocol):
             self._session(target, f'mkdir "{name}"; cd "{name}"; lcd "{local}"; prompt off; mput *', "mput")
 
     def list_dir(self, target: Target, name: str, misses: int) -> dict[str, float]:
-        """smbclient's `ls` and `allinfo` of missing names, each session timed less the fastest
-        of two that only enter the directory (login and tree connect); ten times `misses` lookups,
-        so that they outweigh a session's own jitter. A difference lost in that jitter is a
-        failed repeat, tried again, never a zero."""
+        """smbclient's `ls` and `allinfo` of missing names, each session less one that only enters
+        the directory (login and tree connect); ten times `misses` lookups, so that they outweigh
+        a session's own jitter."""
         enter = f'cd "{client_name(name, "smbclient cd")}"'
         count = 10 * misses
         looked = "; ".join(f'allinfo "missing-{i}"' for i in range(count))
-        base = min(self._timed(target, enter), self._timed(target, enter))
-        listed, missed = self._timed(target, f"{enter}; ls") - base, self._timed(target, f"{enter}; {looked}") - base
-        if listed <= 0 or missed <= 0:
-            raise BenchError(f"smbclient{target.on}: the listing or the lookups took no longer than a bare session")
-        return {"list_us": listed * 1e6, "miss_us": missed * 1e6 / count}
+        bare, listing = partial(self._timed, target, enter), partial(self._timed, target, f"{enter}; ls")
+        lookups = partial(self._timed, target, f"{enter}; {looked}")
+        return client.less_bare_sessions(bare, listing, lookups, count, f"smbclient{target.on}")
 
     def drop_dir(self, target: Target, name: str, count: int) -> None:
         self._session(target, f'deltree "{client_name(name, "smbclient deltree")}"', "deltree")
