@@ -2,12 +2,13 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import data_mounts
+from nastune.rules.query import served_mounts
 from nastune.sources import GAZETTE, MINET_NFS
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
-    for m in data_mounts(facts):
+    # the shared file systems: a disk the servers do not share is not the NAS's to tune
+    for m in served_mounts(facts):
         if any(o in m.options for o in ("noatime", "relatime", "lazytime")):
             continue
         yield rule.finding(

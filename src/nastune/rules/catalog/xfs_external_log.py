@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Evidence, Finding, Rule, Severity
-from nastune.rules.query import data_mounts, present
+from nastune.rules.query import present, served_mounts
 from nastune.sources import GAZETTE
 
 
@@ -24,7 +24,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     fast = sorted(n for n, rot in rotational.items() if rot is False and not n.startswith(("loop", "zram", "ram")))
     if not fast:
         return
-    for m in data_mounts(facts):
+    for m in served_mounts(facts):
         info = mounts.xfs.get(m.mountpoint)
         if m.fstype != "xfs" or info is None or info.known_value is None or info.known_value.log != "internal":
             continue

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present
+from nastune.rules.query import present, served_mounts
 from nastune.sources import GAZETTE
 
 THRESHOLD = 20.0  # percent
@@ -10,9 +10,10 @@ THRESHOLD = 20.0  # percent
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     mounts = present(facts.mounts)
+    served = {m.mountpoint for m in served_mounts(facts)}
     for mountpoint, frag in mounts.fragmentation.items():
         f = frag.known_value
-        if f is None or f.percent < THRESHOLD:
+        if f is None or f.percent < THRESHOLD or mountpoint not in served:
             continue
         yield rule.finding(
             target=mountpoint,
