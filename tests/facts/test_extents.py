@@ -1,6 +1,6 @@
 """Fragmentation read without freezing: the extent count of each sampled file from the kernel
 (FIEMAP), on real files of this machine's file system; links are not followed, a FIFO never
-blocks the walk, and a tree replays the recorded reading."""
+blocks the walk, a tree replays the recorded reading, and /, /usr and /var are never frozen."""
 
 from __future__ import annotations
 
@@ -57,3 +57,14 @@ def test_the_reading_is_recorded_and_replayed(tree, tmp_path_factory):
     facts = collect(Root(snapshot), ["mounts"], Reading("sample"))
     assert facts.mounts is not None
     assert facts.mounts.fragmentation == {}  # no XFS in this snapshot
+
+
+def test_the_exact_reading_never_freezes_the_system_s_own_file_systems(tmp_path):
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "mounts").write_text(
+        "/dev/sda1 / xfs rw,relatime 0 0\n/dev/sda2 /var xfs rw 0 0\n/dev/md0 /srv/data xfs rw,noatime 0 0\n"
+    )
+    facts = collect(Root(tmp_path), ["mounts"], Reading("exact"))
+    assert facts.mounts is not None
+    tried = {at: frag.source.split()[1] for at, frag in facts.mounts.fragmentation.items()}
+    assert tried == {"/": "fiemap-sample", "/var": "fiemap-sample", "/srv/data": "xfs_freeze"}

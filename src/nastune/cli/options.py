@@ -55,7 +55,8 @@ FragExact = Annotated[
     typer.Option(
         "--xfs-fragmentation-exact",
         help="Measure XFS fragmentation exactly with xfs_db instead. On a live system this FREEZES each mounted "
-        "XFS file system (its writers wait) for the seconds of the reading.",
+        "XFS file system (its writers wait) for the seconds of the reading; /, /usr and /var are sampled, "
+        "never frozen.",
     ),
 ]
 Address = Annotated[

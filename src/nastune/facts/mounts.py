@@ -184,6 +184,11 @@ def parse_frag(text: str) -> tuple[int, int, float, float | None]:
     return int(m.group(1)), int(m.group(2)), float(m.group(3)), float(per_file.group(1)) if per_file else None
 
 
+# Frozen, these would stop the machine's own writers (its journal, its package manager, nastune's
+# own output) until the thaw, and a thaw that fails would leave the machine hung: always sampled.
+NEVER_FROZEN = ("/", "/usr", "/var")
+
+
 def _fragmentation(ctx: Context, mount: Mount) -> Fact[XfsFragmentation]:
     """xfs_db reads the device directly, so a mounted file system is frozen first:
     a reading of a live, changing file system would be silently wrong."""
@@ -239,11 +244,11 @@ def _sampled(ctx: Context, mount: Mount) -> Fact[XfsFragmentation]:
 def collect(ctx: Context) -> MountFacts:
     mounts = ctx.fact("/proc/mounts", parse_mounts)
     xfs, frag = {}, {}
-    measure = {"sample": _sampled, "exact": _fragmentation}.get(ctx.reading.fragmentation or "")
     for mount in mounts.value or []:
         if mount.fstype != "xfs" or mount.mountpoint in xfs:
             continue
         xfs[mount.mountpoint] = ctx.command_fact(["xfs_info", mount.mountpoint], parse_xfs_info)
-        if measure:
-            frag[mount.mountpoint] = measure(ctx, mount)
+        if ctx.reading.fragmentation:
+            exact = ctx.reading.fragmentation == "exact" and mount.mountpoint not in NEVER_FROZEN
+            frag[mount.mountpoint] = (_fragmentation if exact else _sampled)(ctx, mount)
     return MountFacts(mounts=mounts, fstab=_fstab(ctx), xfs=xfs, fragmentation=frag)
