@@ -24,6 +24,9 @@ def test_plan_apply_verify_rollback_on_the_lab(lab_dir, tmp_path):
     nastune(lab_dir, "plan", "--lab", "--xfs-fragmentation", "--out", str(plan_file))
     plan = json.loads(plan_file.read_text())
     assert plan["lab"] is True
+    # labs run side by side (the main job's, the other test worker's): each plans on its own mount only
+    mounts = {c["target"] for c in plan["changes"] if c["knob"] in ("mount_option", "xfs_fsr")}
+    assert mounts == {str(lab_dir / "mnt")}, mounts
     # keep the lab's own knobs (the vm.* and fs.* sysctls are the whole machine's), without the
     # photos folder's case change, which apply refuses without --accept-risk compatibility
     kept = [c for c in plan["changes"] if c["knob"] in WANTED or c["target"].startswith("net.")]
