@@ -26,9 +26,10 @@ FRAGMENTATION = ("sample", "exact")
 class Reading:
     """What a collection may do beyond reading files, and what its caller knows that the system
     cannot tell: XFS fragmentation measured on a sample of files ("sample", which never freezes
-    or writes) or exactly with xfs_db ("exact", which freezes each file system for the reading);
-    the address clients reach the NAS at (the interface holding it is the NAS's link); the
-    link's rate in bit/s (an inventory's nastune_link_rate, before shaping and nominal speed)."""
+    or writes) or exactly with xfs_db ("exact", which freezes each file system for the reading;
+    /, /usr and /var are sampled even then); the address clients reach the NAS at (the interface
+    holding it is the NAS's link); the link's rate in bit/s (an inventory's nastune_link_rate,
+    before shaping and nominal speed)."""
 
     fragmentation: str | None = None
     address: str | None = None
