@@ -20,8 +20,11 @@ def test_optimize_on_a_big_directory_gives_listing_verdicts_and_names_the_rule_b
     done = nastune(module_lab_dir, *args, "--accept-risk", "compatibility", "--out", str(out), timeout=900)
     mixed = json.loads((out / "compare.json").read_text())["interleaved"]
     smb = {r["metric"]: r for r in mixed["rows"] if r["target"].startswith("smb://")}
-    assert {"list entries/s", "miss latency"} <= set(smb)  # the listing and the misses, each with its interval
-    assert all(None not in smb[m]["change_ci"] for m in ("list entries/s", "miss latency"))
+    # the listing and the misses each judged with its interval, or refused by name when A's own
+    # A/A control drifted (the fast tests run beside this one: the machine's load decides)
+    refused = {k.split(" ", 3)[-1] for k in mixed["refused"] if " @ smb://" in k}  # "workload @ target metric"
+    assert {"list entries/s", "miss latency"} <= set(smb) | refused, mixed
+    assert all(None not in smb[m]["change_ci"] for m in ("list entries/s", "miss latency") if m in smb)
     assert smb["miss latency"]["verdict"] == "better"
     (own,) = [s for s in mixed["screened"] if s["rule"] == "smb-case-big-dir"]
     assert [r["verdict"] for r in own["rows"] if r["metric"] == "miss latency" and "smb://" in r["target"]] == [
