@@ -15,8 +15,9 @@ def _with_unshared(shared_too: bool):
     facts = nas()
     mounts = need(facts.mounts)
     need(mounts.mounts.value).append(
-        Mount(device="/dev/sdc1", mountpoint="/mnt/scratch", fstype="xfs", options=["rw"], pseudo=False)
+        Mount(device="/dev/md0", mountpoint="/mnt/scratch", fstype="xfs", options=["rw"], pseudo=False)
     )
+    mounts.xfs["/mnt/scratch"] = mounts.xfs["/srv/data"]  # the same rotational array, its log inside
     for at in ["/mnt/scratch", *(["/srv/data"] if shared_too else [])]:
         mounts.fragmentation[at] = F(FRAGMENTED)
     return facts
@@ -26,10 +27,10 @@ def _targets(facts, rule: str) -> list[str]:
     return sorted(f.target for f in rules.evaluate(facts) if f.rule == rule)
 
 
-def test_an_unshared_mount_gets_no_atime_or_defragmentation_finding():
+def test_an_unshared_mount_gets_no_atime_log_or_defragmentation_finding():
     facts = _with_unshared(shared_too=True)
-    assert _targets(facts, "mount-atime") == ["/srv/data"]
-    assert _targets(facts, "xfs-fragmentation") == ["/srv/data"]
+    for rule in ("mount-atime", "xfs-external-log", "xfs-fragmentation"):
+        assert _targets(facts, rule) == ["/srv/data"], rule
 
 
 def test_only_an_unshared_mount_fragmented_is_quiet():
