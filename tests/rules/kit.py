@@ -10,6 +10,7 @@ from functools import cache
 
 from nastune.facts import Facts, collect
 from nastune.facts.model import Fact
+from nastune.facts.mounts import Mount
 from nastune.rules.model import Finding
 from nastune.snapshot import open_root
 from tests.conftest import ROOTS, need
@@ -64,6 +65,10 @@ def zfs(props: dict[str, str], used: int = 0) -> Facts:
     from nastune.facts.zfs import Dataset
 
     need(facts.zfs).datasets = F([Dataset(name="tank/vm", properties={"used": str(used), **props})], "command: zfs get")
+    # mounted below the shared /srv/data: a dataset the NAS serves
+    need(need(facts.mounts).mounts.value).append(
+        Mount(device="tank/vm", mountpoint="/srv/data/vm", fstype="zfs", options=["rw"], pseudo=False)
+    )
     return facts
 
 

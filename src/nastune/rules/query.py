@@ -9,6 +9,7 @@ from nastune.facts import Facts
 from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
+from nastune.facts.zfs import Dataset
 from nastune.rules.model import Change, Evidence
 
 T = TypeVar("T")
@@ -159,23 +160,44 @@ def served_paths(facts: Facts) -> list[str]:
     return [p for p in found if p.startswith("/")]
 
 
-def served_mounts(facts: Facts) -> list[Mount]:
-    """The data file systems that hold a shared directory (each path's deepest mount): where a
-    change to the data's file system acts. With no shared directory known, every data mount."""
-    mounts, paths = data_mounts(facts), served_paths(facts)
-    if not paths:
-        return mounts
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
-    def holds(m: Mount, path: str) -> bool:
-        return path == m.mountpoint or path.startswith(m.mountpoint.rstrip("/") + "/")
 
+def _served_mountpoints(facts: Facts) -> set[str] | None:
+    """Where the shared data lies: each shared directory's deepest mount, and every mount below
+    a shared directory. None when no shared directory or no mount is known."""
+    paths = served_paths(facts)
+    every = facts.mounts.mounts.value if facts.mounts and facts.mounts.mounts.known else None
+    if not paths or every is None:
+        return None
     held = set()
     for path in paths:
         # the deepest mount of any kind decides: a path on tmpfs is on no data mount
-        every = [m for m in (facts.mounts.mounts.value or []) if holds(m, path)] if facts.mounts else []
-        if every:
-            held.add(max(every, key=lambda m: len(m.mountpoint)).mountpoint)
-    return [m for m in mounts if m.mountpoint in held]
+        holding = [m for m in every if _inside(path, m.mountpoint)]
+        if holding:
+            held.add(max(holding, key=lambda m: len(m.mountpoint)).mountpoint)
+        held |= {m.mountpoint for m in every if _inside(m.mountpoint, path)}
+    return held
+
+
+def served_mounts(facts: Facts) -> list[Mount]:
+    """The data file systems that hold shared data: where a change to the data's file system
+    acts. With no shared directory known, every data mount."""
+    mounts, held = data_mounts(facts), _served_mountpoints(facts)
+    return mounts if held is None else [m for m in mounts if m.mountpoint in held]
+
+
+def served_datasets(facts: Facts) -> list[Dataset]:
+    """The ZFS datasets mounted where shared data lies (not a boot pool's, not an application's);
+    with no shared directory known, every dataset."""
+    datasets = (facts.zfs.datasets.value if facts.zfs else None) or []
+    held = _served_mountpoints(facts)
+    if held is None:
+        return datasets
+    mounts = facts.mounts.mounts.value if facts.mounts else None
+    mounted = {m.device for m in mounts or [] if m.fstype == "zfs" and m.mountpoint in held}
+    return [d for d in datasets if d.name in mounted]
 
 
 def human(n: float) -> str:

@@ -2,13 +2,13 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present
+from nastune.rules.query import present, served_datasets
 from nastune.sources import GAZETTE, MINET_NFS
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     zfs = present(facts.zfs)
-    for d in zfs.datasets.value or []:
+    for d in served_datasets(facts):  # not a boot pool's or an application's dataset
         if d.properties.get("atime") == "on":
             yield rule.finding(
                 target=d.name,
