@@ -120,7 +120,7 @@ class Agent:
             )
         if result.returncode not in ok:
             raise NasError(
-                f"{what} on {self.name} failed (exit {result.returncode}): {result.tail(3)}", result.returncode
+                f"{what} on {self.name} failed (exit {result.returncode}): {_why(result)}", result.returncode
             )
         return result.stdout
 
@@ -218,3 +218,11 @@ class Agent:
         if not isinstance(data, dict):
             raise NasError(f"{what} on {self.name}: not a JSON object")
         return data
+
+
+def _why(result: commands.CommandResult) -> str:
+    """Why a command on a host failed: from nastune's own last error line on, where it printed
+    one (what it showed before, such as a plan's table, is not the reason); else the output's tail."""
+    lines = result.stderr.strip().splitlines()
+    errors = [i for i, line in enumerate(lines) if line.startswith(("error:", "internal error:"))]
+    return " | ".join(lines[errors[-1] :]) if errors else result.tail(3)
