@@ -160,7 +160,8 @@ def served_paths(facts: Facts) -> list[str]:
     return [p for p in found if p.startswith("/")]
 
 
-def _inside(path: str, directory: str) -> bool:
+def inside(path: str, directory: str) -> bool:
+    """`path` is `directory` or lies below it."""
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
@@ -174,10 +175,10 @@ def _served_mountpoints(facts: Facts) -> set[str] | None:
     held = set()
     for path in paths:
         # the deepest mount of any kind decides: a path on tmpfs is on no data mount
-        holding = [m for m in every if _inside(path, m.mountpoint)]
+        holding = [m for m in every if inside(path, m.mountpoint)]
         if holding:
             held.add(max(holding, key=lambda m: len(m.mountpoint)).mountpoint)
-        held |= {m.mountpoint for m in every if _inside(m.mountpoint, path)}
+        held |= {m.mountpoint for m in every if inside(m.mountpoint, path)}
     return held
 
 

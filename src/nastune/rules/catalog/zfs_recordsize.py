@@ -3,7 +3,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import KiB, byte_count, present, served_paths
+from nastune.rules.query import KiB, byte_count, inside, present, served_paths
 
 # What a dataset holds, read from its name: images of guests' disks and databases write in small
 # blocks; a shared file tree is read and written in large sequential runs.
@@ -31,7 +31,7 @@ def _better(facts: Facts, name: str, kib: int) -> tuple[int, str] | None:
         want = SMALL_IO[kind][1]
         return (want, f"its name says it holds {kind} files, written in small random blocks") if kib > want else None
     point = _mountpoint(facts, name)
-    shared = point is not None and any(p == point or p.startswith(point.rstrip("/") + "/") for p in served_paths(facts))
+    shared = point is not None and any(inside(p, point) for p in served_paths(facts))
     if shared and kib < 128:
         return SHARED, "it is shared over SMB or NFS, where files are read and written in large runs"
     return None
