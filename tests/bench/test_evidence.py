@@ -226,12 +226,17 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     assert "tcp-buffers-below-bdp" in over_nfs.rules
     assert "smb-socket-buffers-fixed" in over_smb.rules
     assert "smb-socket-buffers-fixed" in limits.rank(window, None, "path", "read")[0].rules  # a mount: either
-    assert limits.acts_on("vm-dirty-writeback", "nfs", "write")
-    assert not limits.acts_on("vm-dirty-writeback", "nfs", "read")
-    assert limits.acts_on("xfs-fragmentation", "smb", "read")
-    assert not limits.acts_on("xfs-fragmentation", "smb", "write")
-    assert not limits.acts_on("ganesha-io-size-small", "smb", "both")
-    assert limits.acts_on("ganesha-io-size-small", "nfs", "both")
+    assert limits.reaches("vm-dirty-writeback", "nfs", "write")
+    assert not limits.reaches("vm-dirty-writeback", "nfs", "read")
+    assert limits.reaches("xfs-fragmentation", "smb", "read")
+    assert not limits.reaches("xfs-fragmentation", "smb", "write")
+    assert not limits.reaches("ganesha-io-size-small", "smb", "both")
+    assert limits.reaches("ganesha-io-size-small", "nfs", "both")
+    assert not limits.reaches("smb-socket-buffers-fixed", "iperf3")  # Samba's options never move iperf3
+    assert limits.reaches("mtu-jumbo-frames", "iperf3", files=False)  # the link's do
+    assert not limits.reaches("zfs-atime", "iperf3", files=False)
+    assert limits.reaches("tcp-buffers-small-ram", "iperf3", files=False)
+    assert not limits.reaches("smb-aio-off", "nfs")  # an smb rule by its area, though it names no protocol
     stall: ProfileSummary = {
         "pressure_percent": {"io": 54.0}
     }  # the aged read on soho: no disk at its limit, tasks waiting
@@ -239,13 +244,11 @@ def test_a_limit_names_only_rules_that_can_act_on_the_path_measured():
     assert limits.rank(stall, None, "nfs", "write")[0].rules == ("vm-dirty-writeback", "xfs-external-log")
     from nastune.rules import all_rules
 
-    declared = {r.id for r in all_rules() if r.protocol or r.path}
-    assert declared <= {r for f in limits.FACTORS.values() for r in f.rules}  # each is a rule some factor names
-    assert {r.protocol for r in all_rules()} <= {"", *PROTOCOLS} and {r.path for r in all_rules()} <= {
-        "",
-        "read",
-        "write",
-    }
+    named = {r for f in limits.FACTORS.values() for r in f.rules}
+    assert named <= {r.id for r in all_rules()}  # each factor names rules that exist
+    assert {r.protocol for r in all_rules()} <= {"", *PROTOCOLS}
+    assert {r.path for r in all_rules()} <= {"", "read", "write"}
+    assert {r.moves for r in all_rules()} <= {"", "data", "metadata"}
 
 
 def test_a_busy_machine_is_named_before_any_server_factor():
@@ -278,3 +281,19 @@ def test_a_busy_machine_is_named_before_any_server_factor():
     # (a lab test named cpu before the injected 8 KiB requests so), the other load last
     named = [limit.factor for limit in limits.with_other_load(found, ["make used 1.6 cores"], 3)]
     assert named == ["disk", "cpu", "other-load"]
+
+
+def test_a_disk_at_its_limit_is_fragmentation_on_file_data_only():
+    """The main job named xfs-fragmentation for a listing of 5,000 empty files ("each extent of a
+    fragmented file costs one"): a big directory's listing reads directory blocks and inodes,
+    which defragmenting files does not touch. An aged read keeps the fragmentation cause."""
+    busy: ProfileSummary = {
+        "disks": {"loop0": {"read_iops": 601.0, "read_iops_limit": 400, "write_iops": 0.0, "await_ms": 9.0,
+                            "queue": 3.0, "util_percent": 99.0}}
+    }  # fmt: skip
+    listing = limits.rank(busy, None, "nfs", "both", "metadata")[0]
+    assert listing.factor == "disk"
+    assert "xfs-fragmentation" not in listing.rules and "read-ahead-small" not in listing.rules
+    assert "extent" not in listing.evidence and "directory block and inode" in listing.evidence
+    aged = limits.rank(busy, None, "nfs", "read", "data")[0]
+    assert "xfs-fragmentation" in aged.rules and "each extent of a fragmented file" in aged.evidence

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from nastune.bench.results import LimitRecord, ResultSet
 from nastune.bench.usage import ProfileSummary
@@ -42,6 +42,7 @@ class Factor:
     title = ""
     rules: tuple[str, ...] = ()  # the rules whose changes address this factor
     threshold = 0.5  # below this score the factor is not named
+    cause: ClassVar[dict[str, str]] = {}  # the evidence's last words for a run that moves file data or metadata
 
     def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         raise NotImplementedError
@@ -182,6 +183,10 @@ class DiskIops(Factor):
     name, title = "disk", "A disk at its IOPS limit or always busy"
     rules = ("xfs-fragmentation", "read-ahead-small", "block-scheduler")
     threshold = 0.85
+    cause: ClassVar[dict[str, str]] = {
+        "data": ": each extent of a fragmented file costs one",
+        "metadata": ": each directory block and inode it reads costs one",
+    }
 
     def assess(self, profile: ProfileSummary, limit_bytes: float | None) -> list[tuple[float, str]]:
         out = []
@@ -194,8 +199,7 @@ class DiskIops(Factor):
                         (
                             iops / limit,
                             f"{dev} did {iops:,.0f} {kind}s/s against its limit of {limit:,}/s "
-                            f"({d['await_ms']:g} ms wait, queue {d['queue']:g}): each extent of a "
-                            "fragmented file costs one",
+                            f"({d['await_ms']:g} ms wait, queue {d['queue']:g})",
                         )
                     )
             busy = d["util_percent"]
@@ -296,26 +300,39 @@ FACTORS: dict[str, Factor] = {
 }
 
 
-def rank(profile: ProfileSummary, limit_bytes: float | None = None, kind: str = "", path: str = "both") -> list[Limit]:
+def rank(
+    profile: ProfileSummary, limit_bytes: float | None = None, kind: str = "", path: str = "both", moves: str = ""
+) -> list[Limit]:
     """Every factor the evidence names, the strongest first, each with the rules that can act
-    on this run's path: `kind` the target's protocol (smb, nfs, ftp; other kinds keep every
-    protocol's rules), `path` the workload's (read, write or both)."""
+    on this run's path (reaches(): `kind` the target's, `path` the workload's way, `moves` what
+    it moves: file data or metadata; "" keeps every rule), and the cause its evidence names for it."""
     found = []
     for factor in FACTORS.values():
-        rules = tuple(r for r in factor.rules if acts_on(r, kind, path))
+        rules = tuple(r for r in factor.rules if reaches(r, kind, path, moves))
         for score, evidence in factor.assess(profile, limit_bytes):
             if score >= factor.threshold:
-                found.append(Limit(factor.name, min(score, 1.0), evidence, rules))
+                found.append(Limit(factor.name, min(score, 1.0), evidence + factor.cause.get(moves, ""), rules))
     return sorted(found, key=lambda limit: -limit.score)
 
 
-def acts_on(rule: str, kind: str, path: str) -> bool:
-    """Whether `rule`'s changes can move a run over `kind` (a protocol, or another target kind)
-    on `path` (read, write or both), as the rule declares: Samba's socket options cannot hold
-    back an NFS read, nor writeback tuning a read."""
+# what a run that touches no file (iperf3's, memory bandwidth's) can be moved by
+WITHOUT_FILES = ("network", "cpu", "numa")
+
+
+def reaches(rule: str, kind: str, path: str = "both", moves: str = "", files: bool = True) -> bool:
+    """Whether `rule`'s changes can move a run over `kind` (a protocol, iperf3, a path; "": any)
+    on `path` (read, write or both) that moves `moves` (file "data" or "metadata"; "": either)
+    and touches the NAS's files at all (`files`), as the rule declares: Samba's socket options
+    cannot hold back an NFS read nor iperf3, writeback tuning a read, defragmenting a listing of
+    empty files, a file system's setting the network alone."""
     declared = rule_named(rule)
-    protocol, way = declared.protocol, declared.path
-    if protocol and kind in PROTOCOLS and protocol != kind:  # a file-sharing protocol's run
+    protocol = declared.protocol or (declared.area if declared.area in PROTOCOLS else "")  # a Samba rule's: smb
+    way = declared.path
+    if protocol and kind not in ("", "path") and protocol != kind:  # a path may be a client's mount of it
+        return False
+    if not files and declared.area not in WITHOUT_FILES:
+        return False
+    if declared.moves and moves and declared.moves != moves:
         return False
     return not (way and path != "both" and way != path)
 

@@ -31,6 +31,7 @@ class SmallFiles(Workload):
         "bonnie++ does: operations per second and the 99th percentile latency of each phase."
     )
     kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("small_files"))
+    moves = "metadata"  # 4 KiB a file: creating, finding and removing files is the work
     source = f"{GAZETTE} (bonnie++); {MINET_ZFS} (ioping for small files)"
     PHASES = ("create", "stat", "read", "delete")
 
@@ -71,6 +72,7 @@ class BigDirectory(Workload):
         "server matching names without regard to case): entries listed per second, a miss's latency."
     )
     kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("list_dir"))
+    moves = "metadata"  # empty files: the directory's blocks and the inodes are all it reads
     source = f"{GANESHA_LISTING}; smb.conf(5) (case sensitive)"
     MISSES = 50
 

@@ -173,7 +173,9 @@ def limited(
     profile as recorded, the strongest limit in words, and every limit."""
     if summary and target.protection in ("sign", "encrypt"):  # what the run asked of smbd, beside what it cost
         summary = {**summary, "smb_protection": target.protection}
-    limits = rank(summary, target.limit_for(workload.path), target.kind, workload.path) if summary else []
+    limits = (
+        rank(summary, target.limit_for(workload.path), target.kind, workload.path, workload.moves) if summary else []
+    )
     limits = with_other_load(limits, [why for why in map(disturbed, others) if why], len(others))
     attribution = first_line(limits, summary) if summary or limits else ""
     return summary, attribution, [limit.record() for limit in limits]

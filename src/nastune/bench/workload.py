@@ -49,6 +49,7 @@ class Workload:
     files = True  # it moves file data: the NAS's caches are dropped before each repeat
     warm_up = True  # one untimed transfer first: connections, metadata, allocation
     path = "both"  # read, write or both: which rules attribution may name for what limited it
+    moves = "data"  # file data, or "metadata" (names, attributes): which rules may act on it
 
     def runs_on(self, target: Target) -> bool:
         return target.kind in self.kinds

@@ -109,6 +109,9 @@ class Rule:
     # transfer (read or write; "": both), so that a run it cannot act on never names it limiting
     protocol: str = ""
     path: str = ""
+    # what kind of I/O its changes can move: "data" (files' contents: fragmentation, read-ahead),
+    # "metadata" (listings and lookups: a directory's case matching); "": both
+    moves: str = ""
     module: str = field(default="", repr=False)
 
     @property

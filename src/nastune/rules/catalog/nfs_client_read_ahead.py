@@ -40,6 +40,8 @@ RULE = Rule(
     check=check,
     needs=("nfs_client",),
     clients=True,
+    path="read",
+    moves="data",
     gain="Since kernel 5.4 an NFS mount reads ahead 128 KiB instead of 15 times its rsize; Microsoft recommends "
     "15 MiB for sequential reads of large files.",
     tradeoff="More memory held by read-ahead pages, and wasted reads for random access.",

@@ -45,6 +45,8 @@ RULE = Rule(
     severity=Severity.medium,
     check=check,
     needs=("smb",),
+    protocol="smb",
+    moves="metadata",
     gain="A missed name costs one lookup instead of a read of the whole directory: creating files in it and "
     "opening names in another case stop growing with the directory.",
     tradeoff="Names match by case for every client of the share: a Windows program that opens a name in "

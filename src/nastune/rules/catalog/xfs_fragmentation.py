@@ -35,6 +35,7 @@ RULE = Rule(
     check=check,
     needs=("mounts",),
     path="read",
+    moves="data",
     gain="Borikar and Palani (2011): a 99% fragmented file system was 37% slower than a 5% one "
     "(bonnie++), and xfs_fsr on it gained +37%.",
     tradeoff="xfs_fsr reads and rewrites fragmented files: hours of disk load; run it off-hours. Files open "
