@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from nastune.errors import UsageError
-from nastune.stats.factorial import MIN_DF, design, effects
+from nastune.stats.factorial import MIN_DF, design, effects, together, unseen
 
 
 @pytest.mark.parametrize("factors, rows", [(1, 8), (3, 8), (4, 16), (9, 16), (11, 16), (12, 32)])
@@ -76,3 +76,39 @@ def test_the_pairs_add_degrees_of_freedom_and_their_shift_is_no_effect():
         assert c.sizes == (6, 6)  # the means each side shows are the design's own runs
     widths = [(c.change_ci[1] - c.change_ci[0], d.change_ci[1] - d.change_ci[0]) for c, d in zip(fitted, alone)]
     assert all(with_pairs < without for with_pairs, without in widths)
+
+
+def _screened(interaction: float, seed: int = 3) -> tuple[np.ndarray, list[float], tuple[list[float], list[float]]]:
+    """9 factors, the first worth +5% on its own; the pairs (all off, all on) differ by that and
+    by `interaction` more, which no factor alone does (MTU and TCP buffers together)."""
+    runs = design(9, 5)
+    rng = np.random.default_rng(seed)
+    values = list(100 * np.exp(np.log(1.05) * (runs[:, 0] > 0) + rng.normal(0, 0.01, len(runs))))
+    off = list(100 * np.exp(rng.normal(0, 0.01, 4)))
+    on = list(100 * np.exp(np.log(1.05) + np.log1p(interaction) + rng.normal(0, 0.01, 4)))
+    return runs, values, (off, on)
+
+
+def test_a_gain_the_factors_one_by_one_do_not_explain_is_told_apart_and_biases_none():
+    runs, values, pairs = _screened(interaction=0.08)
+    found = together(runs, values, pairs)
+    assert found is not None and found.unexplained()
+    assert found.rest_ci[0] < 0.08 < found.rest_ci[1] and found.own < found.bundle
+    # the pairs inform only the sum: the factors that do nothing stay near zero instead of sharing the 8%
+    assert all(abs(c.change) < 0.02 for c in effects(runs, values, pairs=pairs)[1:])
+
+
+def test_a_gain_the_factors_explain_is_not_called_unexplained():
+    found = together(*_screened(interaction=0.0))
+    assert found is not None and not found.unexplained()
+    assert together(design(3), [100.0] * 8, ([], [])) is None  # without pairs: nothing to set beside
+
+
+def test_the_smallest_effect_seen_grows_with_the_spread_and_shrinks_with_more_runs():
+    runs = design(9, 5)
+    rng = np.random.default_rng(8)
+    noise = rng.normal(0, 1, 2 * len(runs))
+    quiet = unseen(runs, list(100 * np.exp(0.01 * noise[: len(runs)])))
+    loud = unseen(runs, list(100 * np.exp(0.05 * noise[: len(runs)])))
+    twice = unseen(np.vstack([runs, runs]), list(100 * np.exp(0.05 * noise)))
+    assert 0.03 < quiet < loud and twice < loud

@@ -21,6 +21,7 @@ that needs none."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -89,20 +90,96 @@ def effects(
     from off to on, with its interval and verdict as a paired comparison gives them (p < alpha
     and the interval beyond the noise floor). Fitted on the logarithm, so that effects multiply
     as throughput changes do, with `pairs` (see the module's doc). Rows left unmeasured are NaN
-    in `values` and left out."""
+    in `values` and left out. The pairs inform only the sum of the effects (every factor off
+    against every one on), so they get a term for what that sum leaves (see together()): an
+    effect of factors together then biases no factor's own."""
+    fit = _fit(runs, values, pairs, extra=bool(len(pairs[0]) and len(pairs[1])))
+    ran, logs = fit.x[: fit.measured], fit.y[: fit.measured]  # the means each side shows: the design's own runs
+    verdicts = (fit.df, higher_is_better, noise_floor, alpha)
+    return [
+        _effect(ran[:, j + 1], logs, 2 * fit.coef[j + 1], 2 * math.sqrt(fit.cov[j + 1, j + 1]), *verdicts)
+        for j in range(runs.shape[1])
+    ]
+
+
+@dataclass
+class _Fit:
+    x: np.ndarray
+    y: np.ndarray
+    measured: int  # the design's own runs among the rows, first
+    coef: np.ndarray
+    cov: np.ndarray
+    df: int
+
+
+def _fit(runs: np.ndarray, values: list[float], pairs: Pairs, extra: bool = False) -> _Fit:
+    """The least-squares fit of the logarithms (see _model); `extra`: with a last column that
+    lets the pairs' B differ from their A by more than the factors' effects add up to."""
     x, y, measured = _model(runs, values, pairs)
+    if extra:
+        step = np.zeros(len(x))
+        step[measured:] = np.where(x[measured:, 1] > 0, 0.5, -0.5)  # the pairs' A at -1/2, B at +1/2
+        x = np.column_stack([x, step])
     coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
     df = len(y) - x.shape[1]
     if rank < x.shape[1] or df < 1:
         raise UsageError(f"{len(y)} measured runs cannot separate {runs.shape[1]} factors")
     sigma2 = float(np.sum((y - x @ coef) ** 2)) / df
-    cov = sigma2 * np.linalg.inv(x.T @ x)
-    fit = (df, higher_is_better, noise_floor, alpha)
-    ran, logs = x[:measured], y[:measured]  # the means each side shows: the design's own runs
-    return [
-        _effect(ran[:, j + 1], logs, 2 * coef[j + 1], 2 * math.sqrt(cov[j + 1, j + 1]), *fit)
-        for j in range(runs.shape[1])
-    ]
+    return _Fit(x, y, measured, coef, sigma2 * np.linalg.inv(x.T @ x), df)
+
+
+@dataclass
+class Together:
+    """The factors switched together (the pairs' B against their A) beside the sum of their own
+    effects, each a relative change: what is left (`rest`, with its interval and p) is what the
+    factors one by one do not explain, an interaction or effects too small to resolve one by one."""
+
+    bundle: float
+    own: float
+    rest: float
+    rest_ci: tuple[float, float]
+    p: float
+
+    def unexplained(self, alpha: float = ALPHA) -> bool:
+        return self.p < alpha
+
+
+def together(runs: np.ndarray, values: list[float], pairs: Pairs) -> Together | None:
+    """The bundle against the sum of its factors' own effects (None without pairs, or where the
+    fit has no room for the extra term)."""
+    if not (len(pairs[0]) and len(pairs[1])):
+        return None
+    try:
+        fit = _fit(runs, values, pairs, extra=True)
+    except UsageError:
+        return None
+    k = runs.shape[1]
+    own, rest = 2 * float(fit.coef[1 : k + 1].sum()), float(fit.coef[-1])
+    se = math.sqrt(fit.cov[-1, -1])
+    half = float(t_dist.ppf(0.5 + LEVEL / 2, fit.df)) * se
+    p = float(2 * t_dist.sf(abs(rest) / se, fit.df)) if se > 0 else float(rest == 0)
+    return Together(math.expm1(own + rest), math.expm1(own), math.expm1(rest), _relative(rest, half), p)
+
+
+def unseen(
+    runs: np.ndarray,
+    values: list[float],
+    pairs: Pairs = ([], []),
+    power: float = 0.8,
+    noise_floor: float = NOISE_FLOOR,
+    alpha: float = ALPHA,
+) -> float:
+    """The smallest effect a factor must have for this design, at the spread these values show,
+    to be called (its interval beyond the noise floor) `power` of the time: a smaller one may go
+    unseen. The least precise factor's, as a relative change."""
+    fit = _fit(runs, values, pairs, extra=bool(len(pairs[0]) and len(pairs[1])))
+    se = max(2 * math.sqrt(fit.cov[j + 1, j + 1]) for j in range(runs.shape[1]))
+    reach = float(t_dist.ppf(1 - alpha / 2, fit.df) + t_dist.ppf(power, fit.df)) * se
+    return math.expm1(math.log1p(noise_floor) + reach)
+
+
+def _relative(centre: float, half: float) -> tuple[float, float]:
+    return math.expm1(centre - half), math.expm1(centre + half)
 
 
 def _model(runs: np.ndarray, values: list[float], pairs: Pairs) -> tuple[np.ndarray, np.ndarray, int]:
@@ -138,7 +215,7 @@ def _effect(
     if se > 0:
         p = float(2 * t_dist.sf(abs(centre) / se, df))
         half = float(t_dist.ppf(0.5 + LEVEL / 2, df)) * se
-        interval = (math.expm1(centre - half), math.expm1(centre + half))
+        interval = _relative(centre, half)
     else:  # every run fitted exactly: known exactly
         p, interval = (0.0 if centre else 1.0), (math.expm1(centre), math.expm1(centre))
     verdict, detectable = verdict_of(p, interval, higher_is_better, noise_floor, alpha)
