@@ -9,8 +9,9 @@ import pytest
 from tests.conftest import ROOTS, assert_golden, cli_json, run_cli
 from tests.report.test_report import result_set
 
-# debian12-vm, lab-soho and lab-modern are captured from real machines (`nastune capture`; the lab's
-# nas host captured inside its namespace); the other four are hand-made (tests/fixtures/make_roots.py).
+# debian12-vm, lab-soho, lab-modern and zfs-kernel-lab are captured from real machines (`nastune
+# capture`; the lab's nas host captured inside its namespace; the kernel lab's ZFS guest, OpenZFS 2.3,
+# as `lab up --kernel --scenario zfs` makes it); the others are hand-made (tests/fixtures/make_roots.py).
 SYSTEMS = [
     "debian12-vm",
     "lab-soho",
@@ -19,6 +20,7 @@ SYSTEMS = [
     "small-nas-raid5",
     "nfs-client-small-rsize",
     "zfs-vm-store",
+    "zfs-kernel-lab",
 ]
 
 

@@ -18,6 +18,9 @@ SAMBA_VALUE = re.compile(r"[A-Za-z0-9 _.,:/=%@+*-]{0,512}")
 GANESHA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 GANESHA_VALUE = re.compile(r"[A-Za-z0-9_./:+-]{1,256}")
 HOST_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}"  # an inventory host's name, as plans and journals name it
+ZFS_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")  # a lab pool's or dataset's own name (one component)
+ZFS_PROPERTY = re.compile(r"[a-z][a-z0-9_:.@-]{0,63}")
+ZFS_VALUE = re.compile(r"[A-Za-z0-9_.:/@+-]{1,128}")  # a property's value as `zfs set` takes it: no spaces
 MOUNT_OPTION = re.compile(r"[A-Za-z0-9_.:/@+-]{1,128}")  # one option or value: no comma, no space
 HOST = re.compile(r"[A-Za-z0-9_.:/*@\[\]-]{1,255}")
 # A file or share name that reaches a client tool (smbclient's command language, which splits

@@ -1,6 +1,7 @@
 """NAS appliances that write their file servers' configuration from a database of their own:
 TrueNAS SCALE (its middleware renders smb4.conf, exports, nfs.conf, fstab and applies sysctl
-tunables from its configuration database: truenas/middleware, plugins/etc.py and etc_files/)
+tunables from its configuration database: truenas/middleware, plugins/etc.py and etc_files/;
+it creates and updates its datasets through its own API: plugins/pool_/dataset.py)
 and OpenMediaVault (its Salt states deploy smb.conf, exports, fstab and the network from
 config.xml on every apply in its web UI: openmediavault/openmediavault, srv/salt/omv/deploy/).
 A file nastune edits there is overwritten at the appliance's next apply, update or reboot, and a
@@ -28,13 +29,20 @@ class Appliance:
     boot: str | None  # what keeps a setting across reboots there, when nastune's boot files would not last
     source: str
 
-    def where(self, kind: str) -> str | None:
-        """Where the appliance sets what a change to a `kind` knob writes (None: not its own)."""
-        return self.owns.get(kind)
+    def where(self, kind: str, target: str = "", key: str | None = "", new: object = "") -> str | None:
+        """Where the appliance sets what a change to a `kind` knob writes (None: not its own),
+        for the change of `key` of `target` to `new` where the place names them."""
+        place = self.owns.get(kind)
+        if place is None:
+            return None
+        field, value = _api_field(key or "", new)
+        for name, said in {"target": target, "field": field, "value": value}.items():
+            place = place.replace(f"<{name}>", said)  # <...>: the places hold JSON's braces
+        return place
 
-    def refusal(self, kind: str) -> str | None:
+    def refusal(self, kind: str, target: str = "", key: str | None = "", new: object = "") -> str | None:
         """Why a change to a `kind` knob is left to the appliance's UI (None: nastune may make it)."""
-        where = self.where(kind)
+        where = self.where(kind, target, key, new)
         if where is None:
             return None
         return (
@@ -55,9 +63,14 @@ TRUENAS_SCALE = Appliance(
         "nfs_client_mount": "Datasets (TrueNAS mounts its pools itself; /etc/fstab is rendered by its middleware)",
         "nfsd_threads": "System Settings > Services > NFS > Number of threads",
         "mtu": "Network > Interfaces > Edit > MTU",
+        # its middleware creates and updates datasets (and validates their properties) through its
+        # own API; a `zfs set` behind its back works but bypasses both
+        "zfs_property": "Datasets > <target> > Edit > Advanced Options, or `midclt call pool.dataset.update "
+        '<target> \'{"<field>": "<value>"}\'`',
     },
-    boot="System Settings > Advanced > Sysctl for a sysctl, and Init/Shutdown Scripts (a post-init command) "
-    "for the rest",
+    boot="System Settings > Advanced > Sysctl for a sysctl or a ZFS module parameter (a tunable of type ZFS: "
+    '`midclt call tunable.create \'{"type": "ZFS", "var": ..., "value": ...}\'`, which TrueNAS also writes '
+    "into its initramfs), and Init/Shutdown Scripts (a post-init command) for the rest",
     source="truenas/middleware: src/middlewared/middlewared/plugins/etc.py; TrueNAS SCALE documentation, "
     "https://www.truenas.com/docs/scale/",
 )
@@ -80,6 +93,13 @@ OPENMEDIAVAULT = Appliance(
 )
 
 APPLIANCES = {a.name: a for a in (TRUENAS_SCALE, OPENMEDIAVAULT)}
+
+
+def _api_field(key: str, new: object) -> tuple[str, str]:
+    """A ZFS property as TrueNAS's pool.dataset API names it and spells its value (dedup is
+    `deduplication`; values are upper case, a recordsize as zfs writes it)."""
+    field = {"dedup": "deduplication"}.get(key, key)
+    return field, str(new) if key == "recordsize" else str(new).upper()
 
 
 class Detected(BaseModel):

@@ -58,6 +58,77 @@ class Files(Strict):
     mac: bool = False
 
 
+def _zfs_properties(v: dict[str, str]) -> dict[str, str]:
+    for key, value in v.items():
+        safe.check(safe.ZFS_PROPERTY, key, "ZFS property")
+        safe.check(safe.ZFS_VALUE, value, f"ZFS property {key[:40]!r}")
+    return v
+
+
+class Dataset(Strict):
+    """A dataset of the lab's pool: its name under the pool, the properties it is created with
+    (none: OpenZFS's defaults, or what it inherits), where it is mounted (None: under the pool's
+    mountpoint), and how it is shared: `data` makes it the lab's measured share (mounted at
+    /srv/data, the SMB share `data` and the NFS export the clients mount); `shared` also shares it
+    over SMB (as [its name]) and NFS."""
+
+    name: str
+    properties: dict[str, str] = {}
+    data: bool = False
+    shared: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return safe.check(safe.ZFS_NAME, v, "dataset name")
+
+    @field_validator("properties")
+    @classmethod
+    def _properties(cls, v: dict[str, str]) -> dict[str, str]:
+        return _zfs_properties(v)
+
+
+class Zfs(Strict):
+    """The kernel lab's data on a ZFS pool (`lab up --kernel`): `disks` virtual disks of
+    `disk_size` in one vdev of `layout`, each held to `iops` I/O operations a second by QEMU (a
+    spinning disk does 100-200); a separate log device (SLOG) of `log_size`, unthrottled (a
+    flash device beside the disks), in the pool with `log`, else present and unused; the pool
+    created with `properties` (its root dataset's, `zpool create -O`), and its datasets."""
+
+    pool: str = "tank"
+    layout: Literal["mirror", "raidz", "raidz2"] = "raidz"
+    disks: int = Field(3, ge=2, le=6)
+    disk_size: str = "1G"
+    iops: int | None = Field(None, ge=10, le=100_000)
+    log: bool = False
+    log_size: str = "256M"
+    properties: dict[str, str] = {}
+    datasets: list[Dataset] = []
+
+    @field_validator("pool")
+    @classmethod
+    def _pool(cls, v: str) -> str:
+        return safe.check(safe.ZFS_NAME, v, "pool name")
+
+    @field_validator("disk_size", "log_size")
+    @classmethod
+    def _size(cls, v: str) -> str:
+        size_bytes(v)
+        return v
+
+    @field_validator("properties")
+    @classmethod
+    def _properties(cls, v: dict[str, str]) -> dict[str, str]:
+        return _zfs_properties(v)
+
+    @field_validator("datasets")
+    @classmethod
+    def _one_data(cls, v: list[Dataset]) -> list[Dataset]:
+        if sum(d.data for d in v) != 1:
+            raise UsageError("exactly one dataset is the lab's measured share (data = true)")
+        return v
+
+
 class Storage(Strict):
     size: str = "3G"
     external_log: bool = False
@@ -65,6 +136,7 @@ class Storage(Strict):
     mount_options: list[str] = []
     aging: Aging | None = None
     files: Files | None = None
+    zfs: Zfs | None = None  # the kernel lab's data on a ZFS pool instead of an XFS disk
 
     @field_validator("mount_options")
     @classmethod

@@ -20,6 +20,7 @@ from nastune.facts.nfs_server import NfsServerFacts
 from nastune.facts.smb import SmbFacts
 from nastune.facts.sysctl import EXPECTED, SysctlFacts
 from nastune.facts.system import SystemFacts
+from nastune.facts.zfs import Arc as ArcFacts
 from nastune.facts.zfs import ZfsFacts
 from nastune.report.layout import Records
 
@@ -205,15 +206,38 @@ def _mounts(m: MountFacts, out: list) -> None:
     out.append(t)
 
 
+ZFS_SHOWN = ("compression", "sync", "atime", "xattr", "recordsize", "dedup")
+
+
 def _zfs(z: ZfsFacts, out: list) -> None:
     if not z.pools.known:
         out.append(_line("ZFS", show(z.pools, why=True)))
         return
-    t = _table("ZFS datasets", "dataset", "compression", "sync", "dedup", "recordsize", "atime")
+    pools = _table("ZFS pools", "pool", "health", "size", "allocated", "vdevs")
+    for pool in z.pools.value or []:
+        vdevs = "; ".join(f"{v.role} {v.kind} of {len(v.devices)}" for v in pool.vdevs) or "not read"
+        pools.add_row(pool.name, pool.health, size(pool.size), size(pool.allocated), vdevs)
+    out.append(pools)
+    t = _table("ZFS datasets (where a value is not set on the dataset itself: its source)", "dataset", *ZFS_SHOWN)
     for d in z.datasets.value or []:
-        p = d.properties
-        t.add_row(d.name, *(p.get(k, "-") for k in ("compression", "sync", "dedup", "recordsize", "atime")))
+        values = {k: d.properties.get(k, "-") for k in ZFS_SHOWN}
+        if values["recordsize"].isdigit():  # zfs get -p gives bytes
+            values["recordsize"] = size(int(values["recordsize"]))
+        t.add_row(d.name, *(_sourced(values[k], d.sources.get(k, "local")) for k in ZFS_SHOWN))
     out.append(t)
+    out.append(_line("ZFS ARC", show(z.arc, _arc)))
+    params = z.parameters.known_value
+    if params:
+        out.append(_line("ZFS module", ", ".join(f"{k.removeprefix('zfs_')} {v}" for k, v in params.items())))
+
+
+def _sourced(value: str, source: str) -> str:
+    return value if source in ("local", "-") else f"{value} ({source})"
+
+
+def _arc(arc: ArcFacts) -> str:
+    rate = f", hit rate {arc.hit_rate:.0%}" if arc.hit_rate is not None else ""
+    return f"{size(arc.size)} of at most {size(arc.c_max)}{rate}; OpenZFS {arc.version or 'version unknown'}"
 
 
 def _nfs_server(n: NfsServerFacts, out: list) -> None:

@@ -82,7 +82,7 @@ def _on_appliance(finding: Finding, facts: Facts) -> Finding:
     owned = [c for c in finding.changes if owner and owner.where(c.knob)]
     if not owner or not owned:
         return finding
-    said = "; ".join(f"{c.describe()}: set in {owner.where(c.knob)}" for c in owned)
+    said = "; ".join(f"{c.describe()}: set in {owner.where(c.knob, c.target, c.key, c.new)}" for c in owned)
     advice = f"On {owner.title}, which writes these from its own configuration database: {said}."
     return finding.model_copy(
         update={

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from nastune.facts import Facts
+from nastune.facts import Facts, zfs
 from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
@@ -199,6 +199,25 @@ def served_datasets(facts: Facts) -> list[Dataset]:
     mounts = facts.mounts.mounts.value if facts.mounts else None
     mounted = {m.device for m in mounts or [] if m.fstype == "zfs" and m.mountpoint in held}
     return [d for d in datasets if d.name in mounted]
+
+
+def zfs_at_least(facts: Facts, major: int, minor: int) -> bool:
+    """Whether the loaded OpenZFS module is `major.minor` or later (an unknown one is older)."""
+    arc = facts.zfs.arc.known_value if facts.zfs else None
+    return zfs.at_least(arc.version if arc else None, major, minor)
+
+
+def zfs_devices(facts: Facts) -> set[str]:
+    """The block devices ZFS pools are made of, and the disks their partitions are on (vdb1 and
+    vdb): ZFS schedules and prefetches their I/O itself."""
+    pools = facts.zfs.pools.known_value if facts.zfs else None
+    found = set()
+    for pool in pools or []:
+        for vdev in pool.vdevs:
+            for device in vdev.devices:
+                name = device.rsplit("/", 1)[-1]
+                found |= {name, re.sub(r"(?<=[0-9])p[0-9]+$|(?<=[a-z])[0-9]+$", "", name)}
+    return found
 
 
 def human(n: float) -> str:

@@ -78,7 +78,8 @@ def _diff(plan: Plan, system: System, owner: appliance.Appliance | None) -> list
     order = sorted(enumerate(plan.changes), key=lambda ic: (KNOBS[ic[1].knob].phase, ic[1].id, ic[0]))
     for i, change in order:
         knob = KNOBS[change.knob]
-        reason = (owner.refusal(change.knob) if owner else None) or knob.applicable(system, change)
+        refused = owner.refusal(change.knob, change.target, change.key, change.new) if owner else None
+        reason = refused or knob.applicable(system, change)
         if reason:
             rows.append(Pending(change, knob, None, f"{knob.label(change)}: {reason}", i))
             continue
@@ -100,7 +101,8 @@ def _before(system: System, journal: Journal, seq: int, knob: Knob, change: Plan
         saved = {p: system.read(p) for p in files}
         backup.save(journal, seq, saved)
         return {"files": saved}
-    return {"value": current}
+    origin = knob.origin(system, change) if not knob.action else {}
+    return {"value": current, **({"origin": origin} if origin else {})}
 
 
 def _persisting(plan: Plan, rows: list[Pending], system: System) -> list[tuple[PlannedChange, Knob, str | None]]:

@@ -1,7 +1,8 @@
 """Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
 options, the services' own files where they have one (ifupdown's interfaces for a statically
-configured interface's MTU, nfs.conf for nfsd's threads), and a systemd unit that re-applies the
-rest of the plan. Rollback removes them."""
+configured interface's MTU, nfs.conf for nfsd's threads, modprobe.d for a kernel module's
+parameter such as zfs_arc_max), and a systemd unit that re-applies the rest of the plan. Rollback
+removes them. A ZFS dataset's properties need none of this: the pool keeps them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from nastune.root import Unavailable
 from nastune.rules.model import Change
-from nastune.tune import edits, ifupdown, netconf, nfsconf
+from nastune.tune import edits, ifupdown, modprobe, netconf, nfsconf
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import BOOT_FILE, Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -35,7 +36,8 @@ class FileKnob(Knob):
     kind = BOOT_FILE
 
     def validate(self, change: Change) -> None:
-        if change.target not in PATHS and not netconf.OWN.fullmatch(change.target):
+        owned = netconf.OWN.fullmatch(change.target) or modprobe.FILE.fullmatch(change.target)
+        if change.target not in PATHS and not owned:
             raise TuneError(f"file {change.target!r}: not a file nastune persists to")
 
     def files(self, system: System, change: Change) -> list[str]:
@@ -145,10 +147,24 @@ def _listed(system: System, directory: str, suffix: str) -> list[str]:
     return [f"{directory}/{name}" for name in sorted(names) if name.endswith(suffix)]
 
 
+def _module_option(system: System, c: PlannedChange, texts: dict[str, str]) -> tuple[str, str] | None:
+    """A kernel module's parameter (zfs_arc_max) in modprobe.d, read when the module loads: in the
+    file that sets it already, else in the module's own (None: not a module's parameter)."""
+    found = modprobe.PARAMETER.fullmatch(c.target)
+    if found is None or not str(c.new).isdigit():  # a number is all a module's line here may carry
+        return None
+    module, parameter = found.groups()
+    files = [*texts, *_listed(system, modprobe.DIR, ".conf")]
+    setting = next((p for p in files if modprobe.sets(texts.get(p, system.read(p) or ""), module, parameter)), None)
+    path = setting or modprobe.module_file(module)
+    return path, modprobe.with_option(texts.get(path, system.read(path) or ""), module, parameter, int(c.new))
+
+
 # a setting kept in its service's own file: where and what to write (None: it is not kept there)
 NATIVE: dict[str, Callable[[System, PlannedChange, dict[str, str]], tuple[str, str] | None]] = {
     "mtu": _mtu,
     "nfsd_threads": _threads,
+    "sysfs": _module_option,
 }
 
 

@@ -109,7 +109,11 @@ def _restore_files(
     return changed
 
 
-def _restore_value(system: System, knob: Knob, change: PlannedChange, value: object, write: bool = True) -> bool:
+def _restore_value(
+    system: System, knob: Knob, change: PlannedChange, value: object, write: bool = True, origin: dict | None = None
+) -> bool:
+    """The original `value` (with its `origin`: what the knob journaled beside it, a ZFS
+    property's source) put back where the setting no longer reads as it; whether it changed."""
     if knob.action:
         return False  # a run (xfs_fsr) is not a setting: nothing to put back
     if not isinstance(value, str | int | float) or isinstance(value, bool):
@@ -118,32 +122,28 @@ def _restore_value(system: System, knob: Knob, change: PlannedChange, value: obj
         knob.validate(change.model_copy(update={"new": value}))
     except TuneError as e:
         raise TuneError(f"the recorded original {str(value)[:40]!r} is not a real value ({e})") from e
-    try:
-        current = knob.read(system, change)
-    except TuneError:
-        current = None
-    if current is not None and norm(current) == norm(value):
+    origin = origin or {}
+    if _reads(system, knob, change, value, origin):
         return False
     if not write:
         return True
     try:
-        knob.write(system, change, value)
+        knob.put_back(system, change, value, origin)
     except TuneError:
         # a write can fail in a part that never took the new value (a remount in a server's
         # mount namespace that refused the change too): what reads back decides
-        if not _reads(system, knob, change, value):
+        if not _reads(system, knob, change, value, origin):
             raise
         return True
-    after = knob.read(system, change)
-    if norm(after) != norm(value):
-        raise TuneError(f"wrote {value!r} but it reads back {after!r}")
+    if not knob.as_it_was(system, change, value, origin):
+        raise TuneError(f"wrote {value!r} but it reads back {knob.read(system, change)!r}")
     return True
 
 
-def _reads(system: System, knob: Knob, change: PlannedChange, value: object) -> bool:
-    """Whether the setting reads back as `value`."""
+def _reads(system: System, knob: Knob, change: PlannedChange, value: object, origin: dict) -> bool:
+    """Whether the setting reads back as `value`, with its `origin`."""
     try:
-        return norm(knob.read(system, change)) == norm(value)
+        return knob.as_it_was(system, change, value, origin)
     except TuneError:
         return False
 
@@ -154,7 +154,7 @@ def _manual(journal: Journal, seq: int, knob: Knob, change: PlannedChange, befor
             backup.manual(journal, seq, p, c if isinstance(c, str) else None) for p, c in before["files"].items()
         )
     if isinstance(before, dict) and before.get("value") is not None:
-        return knob.manual(change, before["value"])
+        return knob.by_hand(change, before["value"], _origin(before))
     return f"check {knob.label(change)} by hand"
 
 
@@ -197,7 +197,13 @@ def _restore(journal: Journal, system: System, seq: int, parsed: tuple, before: 
         raise TuneError("no original was recorded for it")
     if "files" in before:
         return _restore_files(journal, system, seq, knob, change, before["files"], not dry_run)
-    return _restore_value(system, knob, change, before.get("value"), not dry_run)
+    return _restore_value(system, knob, change, before.get("value"), not dry_run, _origin(before))
+
+
+def _origin(before: dict) -> dict:
+    """What a knob journaled beside an original value (a ZFS property's source), if anything."""
+    origin = before.get("origin")
+    return origin if isinstance(origin, dict) else {}
 
 
 def rollback(journal: Journal, system: System, log: Callable[[str], None] = print, dry_run: bool = False) -> Report:

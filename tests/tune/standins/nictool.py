@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for `ethtool` (-c/-C, -g/-G) and `zfs` (get/set) on hardware this machine lacks
+"""A stand-in for `ethtool` (-c/-C, -g/-G) and `zfs` (get/set/inherit) on hardware this machine lacks
 (veth has no coalescing or rings; there is no ZFS): it keeps the device's settings in the JSON
 file $NASTUNE_STANDIN and prints what the real tools print (formats captured from ethtool 6.1
 and OpenZFS 2.1), refusing what they refuse: an unknown parameter, a ring above its maximum."""
@@ -57,15 +57,32 @@ def ethtool(args: list[str], state: dict) -> None:
 
 
 def zfs(args: list[str], state: dict) -> None:
-    if args[:4] == ["get", "-H", "-o", "value"]:
+    """get (value, or value and source), set (which makes it local) and inherit (which brings back
+    the value it had before it was set, and its source): a dataset's properties start inherited."""
+    sources = state.get("sources", {})
+    if args[:3] == ["get", "-H", "-o"] and args[3] in ("value", "value,source"):
         prop, dataset = args[4:6]
         props = state["datasets"].get(dataset)
         if props is None:
             refuse(f"cannot open '{dataset}': dataset does not exist")
-        print(props[prop])
+        source = sources.get(dataset, {}).get(prop, ["default"])[0]
+        print(props[prop] if args[3] == "value" else f"{props[prop]}\t{source}")
     elif args[0] == "set":
         (prop, value), dataset = args[1].split("=", 1), args[2]
+        sources = state.setdefault("sources", {})
+        was = sources.setdefault(dataset, {}).get(prop, ["default", state["datasets"][dataset][prop]])
+        sources[dataset][prop] = ["local", *was[1:]] if was[0] == "local" else ["local", was[1]]
         state["datasets"][dataset][prop] = value
+        save(state)
+    elif args[0] == "inherit":
+        prop, dataset = args[1:3]
+        was = sources.get(dataset, {}).pop(prop, None)
+        if was is not None and len(was) > 1:
+            state["datasets"][dataset][prop] = was[1]
+        for name in [d for d, props in sources.items() if not props]:
+            del sources[name]
+        if not sources:
+            del state["sources"]
         save(state)
     else:
         refuse(f"stand-in: zfs {args[0]} is not implemented", 2)

@@ -32,8 +32,9 @@ if [ ! -e "$state/configured" ]; then
   mkdir -p "$state/c1"
   cp -a /etc "$state/c1/etc"
   cp -a "$seed/c1/." "$state/c1/etc/"
-  mount -a -t xfs
-  chown "$user" /srv/data
+  # the data's storage as the scenario makes it (an XFS disk from fstab, or a ZFS pool and its
+  # datasets), written by the lab beside the other settings
+  sh -eu "$seed/storage.sh"
   touch "$state/configured"
 fi
 

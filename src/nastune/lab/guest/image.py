@@ -2,7 +2,13 @@
 Debian 12 root file system from the archive apt is configured with (the kernel, nfs-kernel-server,
 Samba, vsftpd, OpenSSH, the kernel's NFS and SMB clients' tools), the lab's start scripts go in,
 and mkfs.ext4 turns the directory into a disk image without mounting anything. A second lab
-reuses the image whose recipe is the same; each lab boots an overlay of it, never the image."""
+reuses the image whose recipe is the same; each lab boots an overlay of it, never the image.
+
+The ZFS image (`--scenario zfs`) adds OpenZFS from Debian's archive, as a Debian, Proxmox or
+OpenMediaVault NAS installs it: zfsutils-linux and zfs-dkms from bookworm-backports (contrib;
+2.3, the release TrueNAS SCALE 25.04 ships), whose DKMS build compiles zfs.ko inside the image
+for the image's own kernel, with the headers of that kernel. It is an image of its own (minutes
+of compiling, once per machine), beside the plain one."""
 
 from __future__ import annotations
 
@@ -24,6 +30,19 @@ PACKAGES = (
     *("linux-image-amd64", "nfs-kernel-server", "smbclient", "openssh-server", "xfsprogs"),
     *("nfs-common", "cifs-utils", "libnfs-utils", "python3", "fio", "iperf3", "curl", "iputils-ping"),
 )
+# OpenZFS where Debian has it: the contrib component of bookworm-backports, its kernel module built
+# by DKMS for the image's kernel (whose headers come from the release itself, not backports)
+BACKPORTS = f"{RELEASE}-backports"
+ZFS_BUILD = ("linux-headers-amd64", "dkms", "build-essential")
+ZFS_PACKAGES = ("zfsutils-linux", "zfs-dkms")
+ZFS_HOOK = (
+    f'echo "deb http://deb.debian.org/debian {BACKPORTS} main contrib" > "$1/etc/apt/sources.list.d/backports.list" && '
+    'chroot "$1" apt-get update -qq && '
+    f'DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -qq -t {BACKPORTS} {" ".join(ZFS_PACKAGES)} && '
+    'ls "$1"/lib/modules/*/updates/dkms/zfs.ko*'
+)
+# dkms.service would check at every boot that the module is built: it is, for the one kernel there is
+ZFS_MASKED = ("dkms.service",)
 # Units a NAS of this kind does not need and that only slow an emulated boot
 MASKED = (
     *("nmbd.service", "samba-ad-dc.service", "e2scrub_reap.service", "e2scrub_all.timer"),
@@ -95,52 +114,76 @@ class Image:
         return all(p.is_file() for p in (self.disk, self.kernel, self.initrd, self.host_key))
 
 
-def recipe(servers: tuple[str, ...]) -> str:
-    """What an image is made of: a changed package list, user or start script makes a new image."""
+def recipe(servers: tuple[str, ...], zfs: bool = False) -> str:
+    """What an image is made of: a changed package list, user or start script makes a new image;
+    a ZFS image's name says so, so that the plain and the ZFS image are cached side by side."""
     parts = [RELEASE, *PACKAGES, *servers, *MASKED, *UNITS.values(), *(p.read_text() for p in SCRIPTS.values())]
     parts += [USER, str(UID)]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    if zfs:
+        parts += [*ZFS_BUILD, *ZFS_PACKAGES, ZFS_HOOK, *ZFS_MASKED]
+    return ("zfs-" if zfs else "") + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def cached(servers: tuple[str, ...], cache: Path = CACHE) -> Image:
-    return Image(cache / recipe(servers))
+def cached(servers: tuple[str, ...], cache: Path = CACHE, zfs: bool = False) -> Image:
+    return Image(cache / recipe(servers, zfs))
 
 
-def build(servers: tuple[str, ...], cache: Path = CACHE, log: Callable[[str], None] = print) -> Image:
-    """The cached image for today's recipe with the file servers' Debian packages `servers`,
-    built first when there is none; the steps and the image's size are logged."""
-    image = cached(servers, cache)
+def build(
+    servers: tuple[str, ...], cache: Path = CACHE, log: Callable[[str], None] = print, zfs: bool = False
+) -> Image:
+    """The cached image for today's recipe with the file servers' Debian packages `servers` (and
+    OpenZFS with `zfs`), built first when there is none; the steps and the image's size are logged."""
+    image = cached(servers, cache, zfs)
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / f"{image.dir.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another lab building the same image: wait, then reuse it
         if image.ready:
             log(f"guest image: {image.dir} (cached, {_size(image.disk)})")
             return image
-        return _make(image, servers, cache, log)
+        return _make(image, servers, cache, log, zfs)
 
 
-def _make(image: Image, servers: tuple[str, ...], cache: Path, log: Callable[[str], None]) -> Image:
+def _mmdebstrap(servers: tuple[str, ...], root: Path, zfs: bool, log: Callable[[str], None]) -> None:
+    """The root file system; with `zfs`, OpenZFS installed and its module built inside it."""
+    packages = ",".join(sorted({*PACKAGES, *servers, *(ZFS_BUILD if zfs else ())}))
+    argv = ["mmdebstrap", "--variant=minbase", "--mode=root", f"--include={packages}"]
+    if zfs:
+        argv += ["--components=main,contrib", f"--customize-hook={ZFS_HOOK}"]
+        log(f"guest image: OpenZFS from {BACKPORTS}, its module compiled by DKMS for the image's kernel (minutes)")
+    log(f"guest image: mmdebstrap {RELEASE} with {packages.count(',') + 1} packages and their dependencies")
+    try:
+        run([*argv, RELEASE, str(root)], timeout=3600)
+    except LabError as e:
+        if zfs:
+            raise LabError(f"OpenZFS could not be installed in the guest image ({BACKPORTS}, contrib): {e}") from e
+        raise
+
+
+def _make(image: Image, servers: tuple[str, ...], cache: Path, log: Callable[[str], None], zfs: bool) -> Image:
     need("mmdebstrap", "mkfs.ext4")
     work = cache / f"{image.dir.name}.building"
     _discard(work)
     work.mkdir(parents=True)
     root = work / "rootfs"
     began = time.monotonic()
-    packages = ",".join(sorted({*PACKAGES, *servers}))
-    log(f"guest image: mmdebstrap {RELEASE} with {packages.count(',') + 1} packages and their dependencies")
-    run(["mmdebstrap", "--variant=minbase", "--mode=root", f"--include={packages}", RELEASE, str(root)], timeout=1800)
-    _configure(root)
+    _mmdebstrap(servers, root, zfs, log)
+    _configure(root, ZFS_MASKED if zfs else ())
     log(f"guest image: root file system {_size(root)} after {time.monotonic() - began:.0f} s; making the disk")
     _boot_files(root, work)
     run(["mkfs.ext4", "-q", "-F", "-L", "nastune-root", "-d", str(root), str(work / "root.img"), "4G"], timeout=600)
     shutil.rmtree(root)
     work.rename(image.dir)
-    for old in cache.iterdir():  # images of earlier recipes: no lab boots them any more
-        if old.is_dir() and old != image.dir and not old.name.endswith(".building"):
+    for old in cache.iterdir():  # earlier recipes of the same kind of image: no lab boots them any more
+        if old.is_dir() and old != image.dir and not old.name.endswith(".building") and _kind(old) == _kind(image.dir):
             _discard(old)
             log(f"guest image: removed {old}, an image of an earlier recipe")
     log(f"guest image: {image.dir} built in {time.monotonic() - began:.0f} s ({_size(image.disk)} on disk)")
     return image
+
+
+def _kind(path: Path) -> str:
+    """Which image a cache directory holds: plain or zfs."""
+    return "zfs" if path.name.startswith("zfs-") else "plain"
 
 
 def _discard(path: Path) -> None:
@@ -154,7 +197,7 @@ def _discard(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def _configure(root: Path) -> None:
+def _configure(root: Path, masked: tuple[str, ...] = ()) -> None:
     """The lab's start scripts and units, the lab's user, and the units it does not need."""
     sbin = root / "usr/local/sbin"
     for name, source in SCRIPTS.items():
@@ -168,7 +211,7 @@ def _configure(root: Path) -> None:
         (root / mountpoint).mkdir(parents=True, exist_ok=True)
     run(["chroot", str(root), "useradd", "--create-home", "--shell", "/bin/bash", "--uid", str(UID), USER])
     run(["systemctl", f"--root={root}", "enable", *UNITS])
-    run(["systemctl", f"--root={root}", "mask", *MASKED])
+    run(["systemctl", f"--root={root}", "mask", *MASKED, *masked])
 
 
 def _boot_files(root: Path, work: Path) -> None:

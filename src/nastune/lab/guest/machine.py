@@ -20,8 +20,10 @@ import psutil
 
 from nastune.lab import procs
 from nastune.lab.guest.image import Image
+from nastune.lab.scenario import Zfs
 from nastune.lab.sh import LabError, need, run
 from nastune.lab.state import Link, Process, State
+from nastune.units import size_bytes
 
 MACS = {"nas": "52:54:00:4e:54:01", "c1": "52:54:00:4e:54:02", "mgmt": "52:54:00:4e:54:ff"}
 KVM_SECONDS = 10  # a kernel that runs prints its banner within a second or two under KVM
@@ -38,6 +40,7 @@ class Spec:
     cpus: int = 2
     memory_mib: int = 2048
     data_size: str = "3G"
+    zfs: Zfs | None = None  # the pool's disks instead of one XFS data disk
 
     @property
     def console(self) -> Path:
@@ -57,14 +60,48 @@ def free_port() -> int:
         return port
 
 
-def disks(spec: Spec) -> tuple[Path, Path]:
-    """The lab's overlay of the cached root disk, and its data disk made XFS here."""
+@dataclass(frozen=True)
+class Disk:
+    """A disk the guest sees beside its root: a raw image, named by its serial in the guest's
+    /dev/disk/by-id (virtio-SERIAL), and QEMU's limit of its I/O operations a second (None: none)."""
+
+    path: Path
+    serial: str
+    iops: int | None = None
+
+    def drive(self, name: str) -> list[str]:
+        limit = f",throttling.iops-total={self.iops}" if self.iops else ""
+        return [
+            *("-drive", f"file={self.path},if=none,id={name},format=raw,cache=none{limit}"),
+            *("-device", f"virtio-blk-pci,drive={name},serial={self.serial},bus=pci.0"),
+        ]
+
+
+LOG_SERIAL = "nastune-log"
+
+
+def data_serial(n: int) -> str:
+    return f"nastune-d{n}"
+
+
+def disks(spec: Spec) -> tuple[Path, list[Disk]]:
+    """The lab's overlay of the cached root disk, and its data disks: one made XFS here, or the
+    raw disks of a ZFS pool and its log device (the guest makes the pool at its first boot)."""
     need("qemu-img", "mkfs.xfs")
-    overlay, data = spec.dir / "root.qcow2", spec.dir / "data.img"
+    overlay = spec.dir / "root.qcow2"
     run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(spec.image.disk), str(overlay)])
-    run(["truncate", "-s", spec.data_size, str(data)])
-    run(["mkfs.xfs", "-q", "-f", "-L", "nastune-data", str(data)])
-    return overlay, data
+    if spec.zfs is None:
+        data = Disk(spec.dir / "data.img", "nastune-data")
+        run(["truncate", "-s", spec.data_size, str(data.path)])
+        run(["mkfs.xfs", "-q", "-f", "-L", "nastune-data", str(data.path)])
+        return overlay, [data]
+    pool = spec.zfs
+    made = [Disk(spec.dir / f"disk{n}.img", data_serial(n), pool.iops) for n in range(pool.disks)]
+    made.append(Disk(spec.dir / "log.img", LOG_SERIAL))
+    for disk in made:
+        size = pool.log_size if disk.serial == LOG_SERIAL else pool.disk_size
+        run(["truncate", "-s", str(size_bytes(size)), str(disk.path)])
+    return overlay, made
 
 
 OWNERS = Path("/run/nastune/kernel-labs")  # each bridge's lab directory, for a later sweep
@@ -88,7 +125,7 @@ def network(state: State, directory: Path) -> dict[str, str]:
     return found
 
 
-def argv(spec: Spec, overlay: Path, data: Path, taps: dict[str, str], port: int, kvm: bool) -> list[str]:
+def argv(spec: Spec, overlay: Path, data: list[Disk], taps: dict[str, str], port: int, kvm: bool) -> list[str]:
     half = spec.memory_mib // 2
     accel = ["-enable-kvm", "-cpu", "host,-arch-capabilities"] if kvm else ["-accel", "tcg", "-cpu", "max"]
     numa = [
@@ -111,9 +148,14 @@ def argv(spec: Spec, overlay: Path, data: Path, taps: dict[str, str], port: int,
     for tag, path in (("seed", spec.dir / "seed"), ("src", spec.source)):
         shares += ["-fsdev", f"local,id={tag},path={path},security_model=passthrough,readonly=on"]
         shares += ["-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag},bus=pci.0"]
-    for name, path, form in (("root", overlay, "qcow2"), ("data", data, "raw")):
-        shares += ["-drive", f"file={path},if=none,id={name},format={form}" + (",cache=none" if name == "data" else "")]
-        shares += ["-device", f"virtio-blk-pci,drive={name},bus=pci.0"]
+    shares += [
+        "-drive",
+        f"file={overlay},if=none,id=root,format=qcow2",
+        "-device",
+        "virtio-blk-pci,drive=root,bus=pci.0",
+    ]
+    for n, disk in enumerate(data):
+        shares += disk.drive(f"data{n}")
     return [
         *("qemu-system-x86_64", "-name", "nastune-lab", *accel, "-smp", str(spec.cpus), "-m", str(spec.memory_mib)),
         *numa,

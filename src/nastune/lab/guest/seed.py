@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nastune.lab.guest.image import UID
-from nastune.lab.guest.machine import MACS
-from nastune.lab.scenario import Scenario
+from nastune.lab.guest.machine import LOG_SERIAL, MACS, data_serial
+from nastune.lab.scenario import Scenario, Zfs
 
 NAS_IP, CLIENT_IP, PREFIX = "10.79.0.10", "10.79.0.11", 24
 NFS_MOUNT, SMB_MOUNT = "/mnt/nfs", "/mnt/smb"
@@ -24,19 +24,54 @@ def interfaces(mtu: int) -> str:
     )
 
 
+def shared(scenario: Scenario) -> dict[str, str]:
+    """Every share by name and path: the lab's measured one (data), and each other dataset of a
+    ZFS pool that the scenario shares."""
+    zfs = scenario.storage.zfs
+    others = [d.name for d in zfs.datasets if d.shared and not d.data] if zfs else []
+    return {SHARE: DATA, **{name: f"/{zfs.pool}/{name}" for name in others if zfs}}
+
+
 def smb_conf(scenario: Scenario, user: str) -> str:
     lines = ["[global]", "   server role = standalone server", "   map to guest = never", "   load printers = no"]
     lines += [f"   {k} = {v}" for k, v in scenario.samba.items()]
-    lines += ["", f"[{SHARE}]", "   path = /srv/data", "   read only = no", f"   valid users = {user}"]
-    lines += [f"   {k} = {v}" for k, v in scenario.samba_share.items()]
+    for name, path in shared(scenario).items():
+        lines += ["", f"[{name}]", f"   path = {path}", "   read only = no", f"   valid users = {user}"]
+        lines += [f"   {k} = {v}" for k, v in scenario.samba_share.items()]
     return "\n".join(lines) + "\n"
 
 
-def exports() -> str:
-    """The data file system for the lab's subnet, every client user mapped to the share's owner
-    (a client's root could write nothing there otherwise, as with a NAS's "map all users")."""
+def exports(scenario: Scenario) -> str:
+    """Each share for the lab's subnet, every client user mapped to the share's owner (a client's
+    root could write nothing there otherwise, as with a NAS's "map all users")."""
     squash = f"all_squash,anonuid={UID},anongid={UID}"
-    return f"{DATA} {CLIENT_IP.rsplit('.', 1)[0]}.0/{PREFIX}(rw,sync,no_subtree_check,{squash})\n"
+    subnet = f"{CLIENT_IP.rsplit('.', 1)[0]}.0/{PREFIX}"
+    return "".join(f"{path} {subnet}(rw,sync,no_subtree_check,{squash})\n" for path in shared(scenario).values())
+
+
+def storage(scenario: Scenario, user: str) -> str:
+    """The guest's first boot makes its data storage with this script: mounts the XFS disk from
+    fstab, or makes the scenario's ZFS pool and datasets; the shares are the lab user's."""
+    zfs = scenario.storage.zfs
+    made = ["mount -a -t xfs"] if zfs is None else _pool(zfs)
+    return "\n".join([*made, *(f"chown {user} {path}" for path in shared(scenario).values())]) + "\n"
+
+
+def _pool(zfs: Zfs) -> list[str]:
+    """zpool create as an operator types it (4 KiB sectors, as TrueNAS and most guides have it),
+    then each dataset with its own properties; the lab's measured one mounted at /srv/data."""
+    disks = [f"/dev/disk/by-id/virtio-{data_serial(n)}" for n in range(zfs.disks)]
+    log = ["log", f"/dev/disk/by-id/virtio-{LOG_SERIAL}"] if zfs.log else []
+    options = [f"-O {k}={v}" for k, v in zfs.properties.items()]
+    lines = ["modprobe zfs", "udevadm settle"]
+    lines.append(" ".join(["zpool create -f -o ashift=12", *options, zfs.pool, zfs.layout, *disks, *log]))
+    for d in zfs.datasets:
+        mount = [f"-o mountpoint={DATA}"] if d.data else []
+        lines.append(
+            " ".join(["zfs create", *(f"-o {k}={v}" for k, v in d.properties.items()), *mount])
+            + f" {zfs.pool}/{d.name}"
+        )
+    return lines
 
 
 VSFTPD = """listen=YES
@@ -52,8 +87,12 @@ seccomp_sandbox=NO
 
 
 def nas_fstab(scenario: Scenario) -> str:
+    """The NAS's fstab: its root, and the XFS data disk (a ZFS pool mounts its own datasets)."""
+    root = "LABEL=nastune-root / ext4 defaults 0 1\n"
+    if scenario.storage.zfs is not None:
+        return root
     options = ",".join(scenario.storage.mount_options) or "defaults"
-    return f"LABEL=nastune-root / ext4 defaults 0 1\nLABEL=nastune-data /srv/data xfs {options} 0 2\n"
+    return f"{root}LABEL=nastune-data /srv/data xfs {options} 0 2\n"
 
 
 def client_fstab(scenario: Scenario) -> str:
@@ -73,11 +112,12 @@ def write(
     seed = directory / "seed"
     files = {
         "root/etc/network/interfaces": interfaces(scenario.network.mtu),
-        "root/etc/exports": exports(),
+        "root/etc/exports": exports(scenario),
         "root/etc/nfs.conf": f"[nfsd]\nthreads={scenario.guest.nfsd_threads}\n",
         "root/etc/samba/smb.conf": smb_conf(scenario, user),
         "root/etc/vsftpd.conf": VSFTPD,
         "root/etc/fstab": nas_fstab(scenario),
+        "storage.sh": storage(scenario, user),
         "root/root/.ssh/authorized_keys": authorized,
         "c1/fstab": client_fstab(scenario),
         "user": user,

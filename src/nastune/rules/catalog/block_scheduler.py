@@ -2,12 +2,15 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present
+from nastune.rules.query import present, zfs_devices
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     block = present(facts.block)
+    pooled = zfs_devices(facts)  # ZFS schedules and prefetches its disks' I/O itself
     for d in block.devices:
+        if d.name in pooled:
+            continue
         scheduler = d.scheduler.known_value
         if d.kind != "disk" or not d.rotational.known or scheduler is None:
             continue

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present
+from nastune.rules.query import present, zfs_devices
 
 MINIMUM_KB = 1024
 RECOMMENDED_KB = 4096
@@ -10,7 +10,10 @@ RECOMMENDED_KB = 4096
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     block = present(facts.block)
+    pooled = zfs_devices(facts)  # ZFS schedules and prefetches its disks' I/O itself
     for d in block.devices:
+        if d.name in pooled:
+            continue
         read_ahead = d.read_ahead_kb.known_value
         if d.kind not in ("disk", "md") or not d.rotational.known or read_ahead is None:
             continue
@@ -46,6 +49,7 @@ RULE = Rule(
     check=check,
     needs=("block",),
     path="read",
+    moves="data",
     gain="Large sequential reads (the 1 GB file copies of Borikar and Palani (2011) and MiNET "
     "(2014)) stream from the platters.",
     tradeoff="Random small reads fetch data nobody asked for: more disk time and page cache per request.",

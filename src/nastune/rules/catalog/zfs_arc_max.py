@@ -2,22 +2,16 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import GiB, human, present, ram
+from nastune.rules.query import GiB, human, present, ram, zfs_at_least
 
 HALF = 0.55  # an ARC ceiling at about half of memory: the Linux default before OpenZFS 2.3
-
-
-def _newer_default(version: str | None) -> bool:
-    """OpenZFS 2.3 raised the Linux default itself (unknown versions are read as older)."""
-    parts = (version or "").split("-")[0].split(".")
-    return len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (2, 3)
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     system = present(facts.system)
     zfs = present(facts.zfs)
     arc, memory = zfs.arc.value if zfs.arc.known else None, ram(facts)
-    if arc is None or memory is None or arc.max_param not in (0, None) or _newer_default(arc.version):
+    if arc is None or memory is None or arc.max_param not in (0, None) or zfs_at_least(facts, 2, 3):
         return
     if arc.c_max > memory * HALF:
         return

@@ -2,16 +2,21 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present, served_datasets
+from nastune.rules.query import present, served_datasets, zfs_at_least
 
-DIRECTORY = ("on", "dir")  # `on` meant directory-based xattrs until OpenZFS 2.2
+
+def _in_directories(value: str | None, sa_default: bool) -> bool:
+    """Whether xattr=`value` keeps attributes in directories: dir always, and `on` before OpenZFS
+    2.2, which made `on` mean sa (and shows a dataset set to sa as on)."""
+    return value == "dir" or (value == "on" and not sa_default)
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     zfs = present(facts.zfs)
+    sa_default = zfs_at_least(facts, 2, 2)
     for d in served_datasets(facts):  # not a boot pool's or an application's dataset
         value = d.properties.get("xattr")
-        if value not in DIRECTORY:
+        if not _in_directories(value, sa_default):
             continue
         yield rule.finding(
             target=d.name,
@@ -19,9 +24,17 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             message=f"Dataset {d.name} keeps extended attributes in hidden directories (xattr={value}): every "
             "xattr read costs up to three lookups, and Samba reads them for every file it lists (DOS "
             "attributes, ACLs, macOS metadata).",
-            evidence=[Evidence(fact=f"{d.name} xattr", value=value, source=zfs.datasets.source)],
+            evidence=[
+                Evidence(fact=f"{d.name} xattr", value=value, source=zfs.datasets.source),
+                Evidence(fact="OpenZFS version", value=_version(facts), source="/sys/module/zfs/version"),
+            ],
             changes=[Change(knob="zfs_property", target=d.name, key="xattr", current=value, new="sa")],
         )
+
+
+def _version(facts: Facts) -> str:
+    arc = facts.zfs.arc.known_value if facts.zfs else None
+    return (arc.version if arc else None) or "unknown (read as before 2.2)"
 
 
 RULE = Rule(

@@ -88,14 +88,14 @@ class KernelLab:
 
     def _build(self, scenario: Scenario, log: Callable[[str], None]) -> None:
         _packages()
-        built = image.build(server_packages(), self.cache, log)
+        built = image.build(server_packages(), self.cache, log, zfs=scenario.storage.zfs is not None)
         access.keys(self.dir)
         password = credentials.create(self.dir, seed.NAS_IP).password.get_secret_value()
         authorized = (access.ssh_dir(self.dir) / "id_ed25519.pub").read_text()
         seed.write(self.dir, scenario, image.USER, password, authorized, _checkout(), _packages())
         taps = machine.network(self.state, self.dir)
         port = machine.free_port()
-        spec = machine.Spec(built, self.dir, _checkout(), data_size=scenario.storage.size)
+        spec = machine.Spec(built, self.dir, _checkout(), data_size=scenario.storage.size, zfs=scenario.storage.zfs)
         began = time.monotonic()
         machine.start(self.state, spec, taps, port, log)
         self.inventory_path.write_text(inventory_text(self.dir, port, built.host_key, scenario.network.rate))

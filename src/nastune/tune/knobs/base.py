@@ -73,6 +73,23 @@ class Knob:
     def read(self, system: System, change: Change) -> str | None:
         raise NotImplementedError
 
+    def origin(self, system: System, change: Change) -> dict[str, str]:
+        """What a rollback needs beside the original value to put it back exactly (a ZFS
+        property's source), journaled with it before the write; nothing for most."""
+        return {}
+
+    def put_back(self, system: System, change: Change, value: Any, origin: dict) -> None:
+        """Write the original `value` back, `origin` being what origin() journaled with it."""
+        self.write(system, change, value)
+
+    def as_it_was(self, system: System, change: Change, value: Any, origin: dict) -> bool:
+        """Whether the setting reads as its original `value`, with its `origin`."""
+        return norm(self.read(system, change)) == norm(value)
+
+    def by_hand(self, change: Change, value: Any, origin: dict) -> str:
+        """What an operator runs to put the original back where rollback could not."""
+        return self.manual(change, value)
+
     def restored(self, system: System, change: Change) -> None:
         """After rollback put its files back byte for byte: make what they configure take effect
         where it is not read at once (nothing to do for most)."""

@@ -4,7 +4,7 @@ defragmentation."""
 from __future__ import annotations
 
 import shlex
-from typing import Any, ClassVar
+from typing import Any
 
 from nastune.conf import safe
 from nastune.facts import Facts
@@ -212,43 +212,6 @@ class MountReadAhead(Knob):
 
     def write(self, system: System, change: Change, value: Any) -> None:
         system.root.write(self.path(system, change), str(value))
-
-
-class ZfsProperty(Knob):
-    doc = "a ZFS dataset property (target: dataset, key: property)"
-    persists = "persistent"
-    kind, phase, needs_live = "zfs_property", 60, True
-
-    def manual(self, change: Change, value: Any) -> str:
-        return shlex.join(["zfs", "set", f"{change.key}={value}", change.target])
-
-    ALLOWED: ClassVar[dict[str, tuple[str, ...]]] = {
-        "compression": ("off", "on", "lz4", "lzjb", "gzip", "zstd"),
-        "sync": ("standard", "always", "disabled"),
-        "dedup": ("on", "off"),
-        "atime": ("on", "off"),
-        "relatime": ("on", "off"),
-        "xattr": ("on", "off", "sa", "dir"),
-        "recordsize": ("4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M"),
-    }
-
-    def validate(self, change: Change) -> None:
-        allowed = self.ALLOWED.get(self.key(change))
-        if allowed is None:
-            raise TuneError(f"zfs_property {change.target}: property {change.key!r} is not one nastune sets")
-        if str(change.new) not in allowed:
-            raise TuneError(
-                f"zfs_property {change.target} {change.key}: {change.new!r} is not one of {', '.join(allowed)}"
-            )
-
-    def trades(self, change: Change, current: object) -> list[str]:
-        return trades.changed(current, change.new) if change.key == "sync" else []
-
-    def read(self, system: System, change: Change) -> str | None:
-        return norm(system.run(["zfs", "get", "-H", "-o", "value", self.key(change), change.target]))
-
-    def write(self, system: System, change: Change, value: Any) -> None:
-        system.run(["zfs", "set", f"{change.key}={value}", change.target], what=self.label(change))
 
 
 class XfsFsr(Knob):
