@@ -11,7 +11,7 @@ from tests.lab.test_tune_lab import HTB_CHANGE, WANTED
 from tests.tune.conftest import CHANGES
 from tests.tune.test_tool_knobs import CHANGES as TOOL_CHANGES
 
-PERSISTS = {"sysctl.d", "fstab", "unit", "persistent", "action", "mount"}
+PERSISTS = {"sysctl.d", "fstab", "unit", "persistent", "action", "mount", "pool"}
 # The changes each apply/read-back/rollback test makes, imported from the tests that make them.
 ON_FILES = {c["knob"] for c in CHANGES}  # tests/tune: a temporary root
 ON_TOOLS = {c.knob for c in TOOL_CHANGES}  # tests/tune/test_tool_knobs.py: stand-ins of ethtool and zfs

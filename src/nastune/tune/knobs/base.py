@@ -19,6 +19,7 @@ def norm(value: object) -> str | None:
 LOST = ("lost", "lost at reboot unless persisted")
 FATES = {
     "persistent": ("kept", "kept (written to its configuration)"),
+    "pool": ("kept", "kept (the ZFS pool stores it)"),
     "action": ("once", "done once; cannot be undone"),
     "mount": ("remount", "lost when the share is mounted again (a udev rule keeps it: see the finding's advice)"),
 }
@@ -34,7 +35,8 @@ class Knob:
     service: str | None = None  # what must reload after a change
     doc = ""  # what it is and what its target and key name (empty on abstract bases)
     # how it survives a reboot: "sysctl.d", "fstab" (as an fstab option), "unit" (re-applied at
-    # boot by a systemd unit), "persistent" (written where it lasts), "action" (a one-off run),
+    # boot by a systemd unit), "persistent" (written where it lasts), "pool" (a ZFS property, which
+    # the pool itself keeps), "action" (a one-off run),
     # "mount" (a mount's own: gone when it is mounted again, so never replayed at boot)
     persists = "unit"
     disruption = ""  # what applying or undoing it does to the NAS's users, if anything

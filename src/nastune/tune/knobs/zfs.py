@@ -54,7 +54,7 @@ def _spelled(size: int) -> str:
 
 class ZfsProperty(Knob):
     doc = "a ZFS dataset property (target: dataset, key: property)"
-    persists = "persistent"
+    persists = "pool"
     kind, phase, needs_live = "zfs_property", 60, True
 
     def manual(self, change: Change, value: Any) -> str:
