@@ -482,8 +482,8 @@ def _change(row: dict) -> str:
 
 @figure("screen-simulated")
 def screen_simulated() -> str:
-    """How often `optimize --screen` tells a change that matters from one that does nothing,
-    simulated by number of rules, spread and size of change."""
+    """How often `optimize --screen` offers for removal a change that does nothing, and a change
+    that matters, simulated by number of rules, spread and size of the change that matters."""
     r = record("screen-simulated")
     changes = sorted({c["change"] for c in r["simulation"]})
     cell = {(c["rules"], c["spread"], c["change"]): c for c in r["simulation"]}
@@ -493,15 +493,13 @@ def screen_simulated() -> str:
         shares = (cell[(rules, spread, x)] for x in changes)
         rows.append(
             f"| {rules} ({r['runs_per_screening'][str(rules)]} runs) | {spread:.0%} | "
-            + " | ".join(f"{pct(c['apart'])} ({pct(c['matters_left_off'])})" for c in shares)
+            + " | ".join(f"{pct(c['nothing_offered'])} ({pct(c['matters_offered'])})" for c in shares)
             + " |"
         )
-    kept = max(c["nothing_kept"] for c in r["simulation"])
     return (
-        f"Told apart (the change that matters kept, every other left off), and in brackets how often the change "
-        f"that matters was left off, by the size of its change, {r['trials']} simulated screenings per cell, "
-        f"each fitted with {r['pairs']} interleaved pairs:\n\n" + "\n".join(rows) + "\n\n"
-        f"A change that does nothing was kept in at most {pct(kept)} of screenings."
+        "How often a change that does nothing was offered for removal, and in brackets how often the change "
+        f"that matters was, by the size of its change, {r['trials']} simulated screenings per cell, each "
+        f"fitted with {r['pairs']} interleaved pairs:\n\n" + "\n".join(rows)
     )
 
 

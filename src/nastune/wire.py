@@ -185,6 +185,25 @@ class Screened(BaseModel):
     changes: int
     rows: list[Verdict]
     stopped: str  # why it has no verdict, if it has none
+    standing: Literal["helped", "small", "unresolved", "no verdict"]  # small: offered for removal, unless kept_for
+    kept_for: str = ""  # why a rule shown small stays: a gain its rules one by one do not explain
+
+
+class Together(BaseModel):
+    """A metric the plan moved: the whole plan's effect (its interleaved pairs) beside the sum of
+    its rules' own effects (relative changes), what is left (with its interval and p), whether
+    that is more than the intervals allow, and the rules whose settings can act on the metric."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str  # workload @ target metric
+    bundle: float
+    own: float
+    rest: float
+    rest_ci: tuple[float, float]
+    p: float
+    unexplained: bool
+    reaches: list[str]
 
 
 class Design(BaseModel):
@@ -214,7 +233,10 @@ class Interleaved(BaseModel):
     stopped: str  # why the interleaved run ended early, if it did
     screened: list[Screened] = []  # optimize --screen: each rule's own effect
     design: Design | None = None  # and the runs it was estimated from
-    idle: list[str] = []  # the rules whose settings alone changed nothing
+    sums: list[Together] = []  # the plan's effect beside its rules' own, on each metric it moved
+    unseen: float | None = None  # the smallest own effect the screening finds 8 times in 10 at its spread
+    margin: float | None = None  # an own effect shown below this on every moved metric: offered for removal
+    idle: list[str] = []  # the rules offered for removal (shown below the margin)
     dropped: bool = False  # and those were left off, keep.json applied instead
 
 
@@ -222,7 +244,7 @@ class Optimize(Wire):
     """optimize's compare.json: the before/after verdicts (in the interleaved flow, of the one-off
     actions only) and the interleaved ones of the plan's settings."""
 
-    schema_: Literal["nastune.optimize/2"] = Field("nastune.optimize/2", alias="schema")
+    schema_: Literal["nastune.optimize/3"] = Field("nastune.optimize/3", alias="schema")
     flow: Literal["interleaved", "before-after"]  # interleaved: `rows` are the one-off actions' before/after
     rows: list[Verdict]
     notes: list[str]

@@ -220,13 +220,16 @@ def _screened(root, tmp_path, keep_only: bool = False, answers: Answers | None =
 
 def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(root, tmp_path):
     """optimize --screen: the rule whose setting the probe reads bought the gain; the other, on its
-    own, moved nothing; and all settings end applied (nobody to ask)."""
+    own, is shown to move nothing (the probe has no spread: its interval is a point); and all
+    settings end applied (nobody to ask)."""
     mixed = _screened(root, tmp_path)
     screened = {s.rule: s for s in mixed.screened}
     assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
     assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
     assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
-    assert "no change beyond the noise on their own: read-ahead-small" in mixed.effects()
+    assert "read-ahead-small (1 change) on its own: at most +0.0% on every metric the plan moved (margin 3%)" in (
+        mixed.effects()
+    )
     assert not [line for line in mixed.notes if "on its own" in line]  # said once, in the closing lines
     assert (root / SETTING).read_text().strip() == "10"  # every setting applied again after the screening
     assert (root / READ_AHEAD).read_text().strip() == "4096"
@@ -251,20 +254,47 @@ def test_the_rule_that_changed_nothing_alone_is_left_off_when_the_operator_says_
     assert answers.asked == ([] if how == "--keep-only" else ["keep dirty-ratio-high; drop read-ahead-small"])
 
 
-def test_nothing_is_offered_for_removal_when_no_rule_alone_helped():
-    """A bundle that helped while neither rule alone did: its rules act together, kept whole; a
-    rule without a verdict is kept, one better on any metric is kept, one that is not is idle."""
-    from nastune.jobs.screen import Screened, idle
+def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
+    """Offered: its interval lies below the margin (3%) on every metric moved. Kept: better on a
+    metric, no verdict, or not resolved either way (an interval that reaches above the margin:
+    absence of evidence). None offered when every rule would be: the plan moved something."""
+    from nastune.jobs.keeping import Screened, decide
     from nastune.stats.compare import compare
     from nastune.stats.runs import Row
 
     def rule(name: str, b: list[float]) -> Screened:
         return Screened(name, 1, [Row("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))])
 
-    same, better = [100.2, 100.8, 99.1, 100.4, 99.6], [130, 131, 129, 130.5, 129.5]
-    assert idle([rule("a", same), rule("b", same)]) == (["a", "b"], [])
+    same, better = [100.2, 100.8, 99.1, 100.4, 99.6], [130.0, 131.0, 129.0, 130.5, 129.5]
+    wide = [96.0, 111.0, 100.0, 106.0, 99.0]
+    assert rule("a", same).standing == "small" and rule("d", wide).standing == "unresolved"
+    assert decide([rule("a", same), rule("b", same)], []) == (["a", "b"], [])
     unknown = Screened("c", 1, stopped="its settings already read as planned")
-    assert idle([rule("a", same), rule("b", better), unknown]) == (["b", "c"], ["a"])
+    assert decide([rule("a", same), rule("b", better), unknown, rule("d", wide)], []) == (["b", "c", "d"], ["a"])
+    said = rule("d", wide).lines()[0]
+    assert "not resolved, could be anywhere from" in said and "kept" in said
+
+
+def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reaches_it():
+    """The first main job: +8% on the network that no rule's own effect explained, and the MTU and
+    TCP buffers offered for removal. A rule shown small whose settings reach such a metric stays."""
+    from nastune.jobs.keeping import Screened, Sum, decide
+    from nastune.stats.compare import compare
+    from nastune.stats.factorial import Together
+    from nastune.stats.runs import Row
+
+    def small(name: str) -> Screened:
+        return Screened(
+            name, 1, [Row("network", "t", "upload MB/s", "MB/s", True, None, compare([100] * 5, [100] * 5))]
+        )
+
+    network = Together(bundle=0.08, own=0.01, rest=0.07, rest_ci=(0.04, 0.10), p=0.001)
+    sums = [Sum("network @ t upload MB/s", network, ["mtu-jumbo-frames"])]
+    screened = [small("mtu-jumbo-frames"), small("smb-aio-off"), Screened("ganesha-io-size-small", 1, stopped="x")]
+    kept, offered = decide(screened, sums)
+    assert offered == ["smb-aio-off"] and "mtu-jumbo-frames" in kept
+    assert "not explained by the rules one by one" in screened[0].lines()[0]
+    assert "of which their own effects explain +1%" in sums[0].line()
 
 
 @pytest.mark.parametrize("persist", [None, True, False])

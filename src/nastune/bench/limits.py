@@ -324,8 +324,12 @@ def reaches(rule: str, kind: str, path: str = "both", moves: str = "", files: bo
     on `path` (read, write or both) that moves `moves` (file "data" or "metadata"; "": either)
     and touches the NAS's files at all (`files`), as the rule declares: Samba's socket options
     cannot hold back an NFS read nor iperf3, writeback tuning a read, defragmenting a listing of
-    empty files, a file system's setting the network alone."""
-    declared = rule_named(rule)
+    empty files, a file system's setting the network alone. A rule nastune does not know (an
+    operator's own plan's) may act on anything."""
+    try:
+        declared = rule_named(rule)
+    except KeyError:
+        return True
     protocol = declared.protocol or (declared.area if declared.area in PROTOCOLS else "")  # a Samba rule's: smb
     way = declared.path
     if protocol and kind not in ("", "path") and protocol != kind:  # a path may be a client's mount of it

@@ -40,7 +40,7 @@ class Asked:
             return False
         return typer.confirm(
             f"Keep the settings of {len(kept)} rules ({', '.join(kept)}) and drop those of {len(dropped)} whose "
-            f"own effect helped nothing measured ({', '.join(dropped)})?"
+            f"own effect is shown small on every metric the plan moved ({', '.join(dropped)})?"
         )
 
     def persist(self, count: int) -> bool:
@@ -96,6 +96,7 @@ def optimize(
     kernel: opt.KernelLab = False,
     screen: opt.Screen = False,
     keep_only: opt.KeepOnly = False,
+    screen_runs: opt.ScreenRuns = 0,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; prove it, leave it applied, report; ask whether to persist it.
@@ -105,9 +106,8 @@ def optimize(
     A one-off action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a
     terminal, optimize shows the plan and changes nothing (and asks nothing at the end).
 
-    With --inventory it tunes that NAS and measures from its clients; --lab does the same on a fresh
-    `soho` lab (a small NAS as it ships) through its inventory, --lab --kernel on a fresh kernel lab
-    measured on its client's NFS mount; --live tunes this host, measured at --target."""
+    --inventory tunes that NAS, measured from its clients; --lab a fresh `soho` lab (a small NAS as it
+    ships) through its inventory, --lab --kernel a kernel lab; --live this host, measured at --target."""
     from nastune.jobs.offer import Choices
     from nastune.jobs.optimize import OptimizeSpec, run
 
@@ -117,8 +117,8 @@ def optimize(
         choices = Choices(plan, only or [], skip or [], allow or [], seconds(action_time))
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
         measured = (workload or [], _params(size), repeats, out, target, frozenset(accept_risk or ()))
-        frag = "exact" if xfs_fragmentation_exact else "sample"
-        spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, screen, keep_only)
+        frag, screening = "exact" if xfs_fragmentation_exact else "sample", (screen, keep_only, screen_runs)
+        spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, *screening)
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)

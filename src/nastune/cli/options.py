@@ -189,8 +189,19 @@ KeepOnly = Annotated[
     bool,
     typer.Option(
         "--keep-only",
-        help="With --screen (implied): leave off, without asking, the rules whose own effect was better on "
-        "no metric; keep.json holds the rest either way.",
+        help="With --screen (implied): leave off, without asking, the rules whose own effect is shown below the "
+        "noise floor (3%) on every metric the plan moved; keep.json holds the rest either way, the rules the "
+        "screening could not resolve among them.",
+    ),
+]
+ScreenRuns = Annotated[
+    int,
+    typer.Option(
+        "--screen-runs",
+        min=0,
+        max=256,
+        help="With --screen (implied): measure at least N runs, the design repeated whole, to resolve smaller "
+        "effects (the closing lines say how small an effect the runs could miss); 0: the design's own.",
     ),
 ]
 Persist = Annotated[

@@ -73,14 +73,15 @@ class OptimizeSpec:
     fragmentation: str = "sample"
     persist: bool | None = None  # the settings, once proved, also survive a reboot (None: ask at the end)
     screen: bool = False  # then each rule's own effect, on the workloads the plan moved
-    keep_only: bool = False  # and leave off, without asking, the rules whose own effect helped nothing
+    keep_only: bool = False  # and leave off, without asking, the rules shown to help less than the margin
+    screen_runs: int = 0  # the screening's runs at least (0: its design's own number)
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
             raise UsageError(f"--flow {self.flow}: choose from {', '.join(FLOWS)}")
         if self.pairs and self.pairs[0] > self.pairs[1]:
             raise UsageError("--min-pairs must not exceed --max-pairs")
-        self.screen = self.screen or self.keep_only  # what to keep is known from screening only
+        self.screen = self.screen or self.keep_only or self.screen_runs > 0  # what to keep comes from screening
 
 
 @dataclass
@@ -364,13 +365,13 @@ def _interleave(
     try:
         where = (out / "interleaved", spec.target, *(spec.pairs or PAIRS))
         mixed = ab.AbSpec(settings, spec.workloads, spec.params, *where, accept_risk=spec.accept_risk)
-        screened = screening.Screening(settings, tuner, log)
+        screened = screening.Screening(settings, tuner, log, spec.screen_runs)
         done = ab.run(mixed, site, tuner, log, then=screened.measure if spec.screen else None)
         result = Interleaved(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
         if spec.screen:
-            result.screened, result.design = screened.found
+            result.screening(screened.found)
             settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
     except Unchanged:
         return None, None

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from nastune import wire
 from nastune.bench.results import ResultSet
+from nastune.jobs import keeping
 from nastune.jobs import screen as screening
+from nastune.jobs.keeping import Screened, Sum
 from nastune.jobs.offer import Consent
-from nastune.jobs.screen import Screened
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
 
@@ -53,39 +54,45 @@ class Interleaved:
     withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
     screened: list[Screened] = field(default_factory=list)  # --screen: each rule's own effect
     design: wire.Design | None = None  # and the runs it was estimated from
-    idle: list[str] = field(default_factory=list)  # the rules whose own effect helped nothing measured
+    sums: list[Sum] = field(default_factory=list)  # the plan's gain beside its rules' own, by metric
+    unseen: float | None = None  # the smallest effect the screening finds 8 times in 10
+    screen_runs: int = 0  # the runs it measured
+    idle: list[str] = field(default_factory=list)  # the rules shown to help less than keeping.MARGIN
     dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
+    margin: float = keeping.MARGIN
+
+    def screening(self, found: screening.Found) -> None:
+        self.screened, self.design, self.sums = found.screened, found.design, found.sums
+        self.unseen, self.screen_runs = found.unseen, found.runs
 
     def keep(
         self, settings: Plan, path: Path, keep_only: bool, consent: Consent | None, log: Callable[[str], None]
     ) -> Plan:
         """The settings to apply after screening: all of them, or (`keep_only`, or the operator's
-        yes) those of the rules whose own effect helped, which `path` (keep.json) holds either way."""
-        kept, self.idle = screening.idle(self.screened)
+        yes) those of the rules not shown to help less than keeping.MARGIN, which `path`
+        (keep.json) holds either way."""
+        kept, self.idle = keeping.decide(self.screened, self.sums)
         if not self.idle:
             return settings
         helped = screening.without(settings, self.idle)
         path.write_text(helped.to_json() + "\n")
         self.dropped = keep_only or bool(consent and consent.keep(kept, self.idle))
+        shown = f"shown below {keeping.MARGIN:.0%} on every metric moved"
         if self.dropped:
-            note = f"left off, as their own effect helped nothing measured: {', '.join(self.idle)}"
+            note = f"left off, as their own effect is {shown}: {', '.join(self.idle)}"
         else:
-            note = f"helped nothing measured on their own: {', '.join(self.idle)} ({path.name} holds the rest)"
+            note = f"{shown} on their own: {', '.join(self.idle)} ({path.name} holds the rest)"
         log(f"keep: {note}")
         self.notes.append(note)
         return helped if self.dropped else settings
 
     def effects(self) -> list[str]:
-        """Each screened rule's own effect in words, those that moved nothing on one line, then
-        what the design cannot tell apart: short enough for the report's first screen."""
-        said, still = [], []
-        for s in self.screened:
-            lines = s.lines()  # none: it moved nothing
-            said += lines
-            still += [] if lines else [s.rule]
-        if still:
-            said.append(f"no change beyond the noise on their own: {', '.join(still)}")
-        return said + ([screening.CONFOUNDED] if self.design else [])
+        """Each screened rule's own effect in words, the gains its rules one by one do not
+        explain, what the screening could miss, and what the design cannot tell apart."""
+        said = [line for s in self.screened for line in s.lines()]
+        said += [m.line() for m in self.sums if m.together.unexplained()]
+        unseen = keeping.unseen_line(self.unseen, self.screen_runs)
+        return said + ([unseen] if unseen else []) + ([screening.CONFOUNDED] if self.design else [])
 
     def summary(self) -> wire.Interleaved:
         return wire.Interleaved(
@@ -98,6 +105,9 @@ class Interleaved:
             stopped=self.stopped,
             screened=[s.summary() for s in self.screened],
             design=self.design,
+            sums=[m.summary() for m in self.sums],
+            unseen=self.unseen,
+            margin=self.margin,
             idle=self.idle,
             dropped=self.dropped,
         )

@@ -18,13 +18,16 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from nastune import wire
+from nastune.bench.limits import reaches
 from nastune.bench.params import Params
 from nastune.jobs import ab
+from nastune.jobs.keeping import Screened, Sum
 from nastune.jobs.switch import AbError, Switch, Unchanged
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
-from nastune.report import tables
 from nastune.sites.tuner import Tuner
 from nastune.stats import factorial
 from nastune.stats.runs import Row
@@ -38,48 +41,11 @@ CONFOUNDED = (
 )
 
 
-@dataclass
-class Screened:
-    """One rule's own effect: its verdicts (the runs without its settings against those with
-    them), or why it has none."""
-
-    rule: str
-    changes: int
-    rows: list[Row] = field(default_factory=list)
-    stopped: str = ""
-
-    def lines(self) -> list[str]:
-        """The rule's own effect, in words: each metric it moved, or why it has no verdict (none:
-        it moved nothing, which Interleaved.effects says of all such rules at once)."""
-        head = f"{self.rule} ({self.changes} change{'s' if self.changes > 1 else ''}) on its own"
-        if self.stopped:
-            return [f"{head}: no verdict, {self.stopped}"]
-        return [f"{head}: {line}" for line in tables.moved(self.rows)]
-
-    @property
-    def idle(self) -> bool:
-        """Measured, and better on no metric: its settings cost something (a restart, a setting a
-        reboot undoes, one more non-default) for nothing seen. No verdict at all is not idle."""
-        return not self.stopped and bool(self.rows) and all(r.result.verdict != "better" for r in self.rows)
-
-    def summary(self) -> wire.Screened:
-        return wire.Screened(
-            rule=self.rule, changes=self.changes, rows=[r.verdict() for r in self.rows], stopped=self.stopped
-        )
-
-
 def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:
     groups: dict[str, list[PlannedChange]] = {}
     for change in settings.changes:
         groups.setdefault(change.rule or "(the plan's own)", []).append(change)
     return groups
-
-
-def idle(screened: list[Screened]) -> tuple[list[str], list[str]]:
-    """The rules worth keeping and those to offer for removal; none offered unless some rule is
-    kept (a bundle that helped while no rule's own effect did is kept whole: its rules act together)."""
-    kept = [s.rule for s in screened if not s.idle]
-    return (kept, [s.rule for s in screened if s.idle]) if kept else ([s.rule for s in screened], [])
 
 
 def without(settings: Plan, rules: list[str]) -> Plan:
@@ -88,27 +54,42 @@ def without(settings: Plan, rules: list[str]) -> Plan:
     return settings.model_copy(update={"changes": [c for c in settings.changes if c in left]})
 
 
+@dataclass
+class Found:
+    """What the screening found: each rule's own effect, the runs it was estimated from, the
+    plan's gain beside the sum of its rules' own effects on each metric it moved, and the
+    smallest effect the design would have called 8 times in 10 (None: nothing measured)."""
+
+    screened: list[Screened] = field(default_factory=list)
+    design: wire.Design | None = None
+    sums: list[Sum] = field(default_factory=list)
+    unseen: float | None = None
+    runs: int = 0
+
+
 def screen(
-    settings: Plan, moved: list[str], base: ab.Measuring, tuner: Tuner, log: Callable[[str], None]
-) -> tuple[list[Screened], wire.Design | None]:
-    """Each rule's own effect on the `moved` workloads (each `workload @ target` whose metric the
-    whole plan moved), measured on the files `base` (the interleaved run, in A) set up, and the
-    design's runs as measured; nothing when the plan is one rule's (the whole plan's verdict is
-    that rule's) or nothing moved."""
+    settings: Plan, moved: list[str], base: ab.Measuring, tuner: Tuner, log: Callable[[str], None], runs_wanted: int = 0
+) -> Found:
+    """Each rule's own effect on the `moved` metrics (`workload @ target metric`, those the whole
+    plan moved), measured on the files `base` (the interleaved run, in A) set up, in at least
+    `runs_wanted` runs (the design repeated); nothing when the plan is one rule's (the whole
+    plan's verdict is that rule's) or nothing moved."""
     groups = by_rule(settings)
     if len(groups) < 2 or not moved:
-        return [], None
+        return Found()
     rules = list(groups)
-    runs = factorial.design(len(rules), _spare(base, moved))
+    workloads = sorted({_workload(m) for m in moved})
+    runs = _repeated(factorial.design(len(rules), _spare(base, workloads)), runs_wanted)
     log(f"screen: {len(rules)} rules in {len(runs)} runs, each with the settings of about half of them")
     order = list(range(len(runs)))
     random.Random(base.spec.seed).shuffle(order)  # drift spreads over every estimate instead of one
     plans = [without(settings, [r for r, level in zip(rules, runs[i]) if level < 0]) for i in order]
     try:
-        measured = _in_turn(plans, moved, base, tuner, log)
+        measured = _in_turn(plans, workloads, base, tuner, log)
     except (AbError, BenchError, TuneError, NasError) as e:
-        return [Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules], None
-    values = {key: [v[order.index(i)] for i in range(len(runs))] for key, (_, _, v) in measured.items()}
+        return Found([Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules])
+    measured = {key: s for key, s in measured.items() if _named(key) in moved}
+    values = {key: [s.values[order.index(i)] for i in range(len(runs))] for key, s in measured.items()}
     pairs = {key: _pairs(base, key) for key in measured}
     design = wire.Design(
         rules=rules,
@@ -118,10 +99,30 @@ def screen(
         pairs={_named(k): list(p) for k, p in pairs.items()},
     )
     rows = [
-        [Row(*key, unit, higher, None, c) for c in factorial.effects(runs, values[key], higher, pairs=pairs[key])]
-        for key, (unit, higher, _) in measured.items()
+        [Row(*key, s.unit, s.higher, None, c) for c in factorial.effects(runs, values[key], s.higher, pairs=pairs[key])]
+        for key, s in measured.items()
     ]
-    return [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)], design
+    screened = [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)]
+    sums = [_sum(key, s, runs, values[key], pairs[key], rules) for key, s in measured.items()]
+    unseen = max((factorial.unseen(runs, values[k], pairs[k]) for k in measured), default=None)
+    return Found(screened, design, [m for m in sums if m is not None], unseen, len(runs))
+
+
+def _repeated(runs: np.ndarray, wanted: int) -> np.ndarray:
+    """The design, repeated whole until it has at least `wanted` runs."""
+    return np.vstack([runs] * max(1, math.ceil(wanted / len(runs))))
+
+
+def _sum(
+    key: tuple[str, str, str],
+    s: Series,
+    runs: np.ndarray,
+    values: list[float],
+    pairs: factorial.Pairs,
+    rules: list[str],
+) -> Sum | None:
+    together = factorial.together(runs, values, pairs)
+    return None if together is None else Sum(_named(key), together, [r for r in rules if s.reached_by(r)])
 
 
 def _spare(base: ab.Measuring, moved: list[str]) -> int:
@@ -138,8 +139,25 @@ def _pairs(base: ab.Measuring, key: tuple[str, str, str]) -> factorial.Pairs:
     return [row.get(metric, math.nan) for row in a], [row.get(metric, math.nan) for row in b]
 
 
-# (workload, target, metric): its unit, whether higher is better, and its value in each run
-Measured = dict[tuple[str, str, str], tuple[str, bool, list[float]]]
+@dataclass
+class Series:
+    """A metric's value in each run, with what decides which rules can act on it: its unit and
+    direction, and the run's target kind, way (read or write), what it moves and whether it
+    touches files at all."""
+
+    unit: str
+    higher: bool
+    values: list[float]
+    kind: str
+    path: str
+    moves: str
+    files: bool
+
+    def reached_by(self, rule: str) -> bool:
+        return reaches(rule, self.kind, self.path, self.moves, self.files)
+
+
+Measured = dict[tuple[str, str, str], Series]  # by (workload, target, metric)
 
 
 def _in_turn(
@@ -175,7 +193,11 @@ def _by_metric(state: ab.Measuring, params: Params) -> Measured:
         rows = state.samples["B"][key]
         for name, metric in workload.metrics(params).items():
             values = [row.get(name, float("nan")) for row in rows]
-            found[(workload.name, target.url, name)] = (metric.unit, metric.higher_is_better, values)
+            way = metric.path or workload.path
+            series = Series(
+                metric.unit, metric.higher_is_better, values, target.kind, way, workload.moves, workload.files
+            )
+            found[(workload.name, target.url, name)] = series
     return found
 
 
@@ -184,16 +206,26 @@ def _named(key: tuple[str, str, str]) -> str:
     return f"{workload} @ {target} {metric}"
 
 
+def _workload(metric: str) -> str:
+    """`workload @ target` of a `workload @ target metric` (a target holds no space)."""
+    workload, _, rest = metric.partition(" @ ")
+    return f"{workload} @ {rest.split(' ', 1)[0]}"
+
+
 @dataclass
 class Screening:
     """optimize --screen, once the settings are proved together and the system is A again: each
-    rule's own effect on the workloads the whole plan moved, measured on the interleaved run's files."""
+    rule's own effect on the metrics the whole plan moved, measured on the interleaved run's
+    files, in at least `runs` runs (0: the design's own number)."""
 
     settings: Plan
     tuner: Tuner
     log: Callable[[str], None]
-    found: tuple[list[Screened], wire.Design | None] = ([], None)
+    runs: int = 0
+    found: Found = field(default_factory=Found)
 
     def measure(self, done: ab.AbOutcome, base: ab.Measuring) -> None:
-        moved = sorted({f"{r.workload} @ {r.target}" for r in done.rows if r.result.verdict in ("better", "worse")})
-        self.found = screen(self.settings, moved, base, self.tuner, self.log)
+        moved = sorted(
+            {_named((r.workload, r.target, r.metric)) for r in done.rows if r.result.verdict in ("better", "worse")}
+        )
+        self.found = screen(self.settings, moved, base, self.tuner, self.log, self.runs)

@@ -144,8 +144,8 @@ def closing(console: Console, outcome: OptimizeShown) -> None:
 
 
 def _own_effects(console: Console, outcome: OptimizeShown) -> None:
-    """optimize --screen: each rule's own effect, and the rules whose own effect helped nothing,
-    left off or kept with the command that leaves them off."""
+    """optimize --screen: each rule's own effect, what the screening could miss, and the rules
+    shown to help less than the margin, left off or kept with the command that leaves them off."""
     mixed = outcome.interleaved
     effects = mixed.effects() if mixed else []
     if effects:
@@ -154,7 +154,8 @@ def _own_effects(console: Console, outcome: OptimizeShown) -> None:
         console.print(f"  {line}", highlight=False)
     if mixed and mixed.idle:
         done = "Left off" if mixed.dropped else "Kept, though"
-        console.print(f"{done}: {', '.join(mixed.idle)}, whose own effect helped nothing measured", highlight=False)
+        shown = f"whose own effect is shown below {mixed.margin:.0%} on every metric the plan moved"
+        console.print(f"{done}: {', '.join(mixed.idle)}, {shown}", highlight=False)
     if outcome.keeping:
         console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
 
