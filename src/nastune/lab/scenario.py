@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nastune.conf import safe
 from nastune.errors import UsageError
@@ -15,6 +15,14 @@ from nastune.jsonfile import invalid, read_text
 from nastune.units import rate_bits, size_bytes
 
 HERE = Path(__file__).parent / "scenarios"
+
+
+def _sized(v: str) -> str:
+    size_bytes(v)  # refused with the reason when it is no size
+    return v
+
+
+Size = Annotated[str, AfterValidator(_sized)]
 
 
 class Strict(BaseModel):
@@ -98,10 +106,10 @@ class Zfs(Strict):
     pool: str = "tank"
     layout: Literal["mirror", "raidz", "raidz2"] = "raidz"
     disks: int = Field(3, ge=2, le=6)
-    disk_size: str = "1G"
+    disk_size: Size = "1G"
     iops: int | None = Field(None, ge=10, le=100_000)
     log: bool = False
-    log_size: str = "256M"
+    log_size: Size = "256M"
     properties: dict[str, str] = {}
     datasets: list[Dataset] = []
 
@@ -109,12 +117,6 @@ class Zfs(Strict):
     @classmethod
     def _pool(cls, v: str) -> str:
         return safe.check(safe.ZFS_NAME, v, "pool name")
-
-    @field_validator("disk_size", "log_size")
-    @classmethod
-    def _size(cls, v: str) -> str:
-        size_bytes(v)
-        return v
 
     @field_validator("properties")
     @classmethod
@@ -130,9 +132,9 @@ class Zfs(Strict):
 
 
 class Storage(Strict):
-    size: str = "3G"
+    size: Size = "3G"
     external_log: bool = False
-    log_size: str = "64M"
+    log_size: Size = "64M"
     mount_options: list[str] = []
     aging: Aging | None = None
     files: Files | None = None
@@ -142,12 +144,6 @@ class Storage(Strict):
     @classmethod
     def _options(cls, v: list[str]) -> list[str]:
         return [safe.check(safe.MOUNT_OPTION, o, "mount option") for o in v]
-
-    @field_validator("size", "log_size")
-    @classmethod
-    def _size(cls, v: str) -> str:
-        size_bytes(v)
-        return v
 
     @field_validator("log_size")
     @classmethod
