@@ -77,9 +77,11 @@ def fio(host: Ssh, job: str, dataset: str) -> float:
 
 
 def log_device(host: Ssh, present: bool) -> None:
-    if present:
+    """The spare disk in the pool as its log device, or out of it (as it is, if it already is)."""
+    there = "logs" in on(host, "zpool", "status", "tank")
+    if present and not there:
         on(host, "zpool", "add", "-f", "tank", "log", LOG)
-    else:
+    elif there and not present:
         on(host, "zpool", "remove", "tank", f"{LOG}-part1")
 
 

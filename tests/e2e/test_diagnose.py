@@ -59,8 +59,9 @@ def test_findings_are_sorted_by_severity_then_impact_and_name_their_sources():
 
 def test_fail_on_sets_the_exit_code():
     root = str(ROOTS / "small-nas-raid5.tar.gz")
-    assert run_cli("diagnose", "--root", root, "--fail-on", "high", check=False).returncode == 1
-    assert run_cli("diagnose", "--root", root, "--fail-on", "critical", check=False).returncode == 0
+    assert run_cli("diagnose", "--root", root, "--fail-on", "critical", check=False).returncode == 1  # md1 degraded
+    healthy = str(ROOTS / "lab-modern.tar.gz")
+    assert run_cli("diagnose", "--root", healthy, "--fail-on", "high", check=False).returncode == 0
 
 
 def test_min_severity_and_only_filter():
@@ -124,10 +125,14 @@ def test_explain_shows_the_rule_doc_and_lists_rules():
 
 
 def test_the_console_lists_the_most_severe_findings_first_across_areas():
-    """The area of the most severe finding comes first, and within it the most severe: on this
-    capture the md arrays' HIGH findings, not MEDIUM ones of an area with more findings."""
+    """Data at risk first (a degraded, rebuilding array: data without redundancy), named before
+    anything about speed; then the area of the most severe finding, and within it the most severe:
+    on this capture md1 degraded, then md0's stripe cache (impact 25 against 20 before, it led)."""
     shown = run_cli("diagnose", "--root", str(ROOTS / "small-nas-raid5.tar.gz")).stdout
+    assert shown.splitlines()[0].startswith("data at risk")
+    assert shown.splitlines()[1].startswith("md-degraded-or-syncing (md1)")
     lines = [ln for ln in shown.splitlines() if ln.split(" ", 1)[0] in {s.name.upper() for s in Severity}]
-    assert lines[0].startswith("HIGH     md-")
-    first_area = shown.split("─", 1)[0].strip().splitlines()[-1].strip()
-    assert first_area == "storage"
+    assert lines[0].startswith("CRITICAL md-degraded-or-syncing (md1)")
+    assert lines[1].startswith("HIGH     md-stripe-cache-small")
+    headings = [ln.split(" ", 1)[0] for ln in shown.splitlines() if ln.endswith("──")]
+    assert headings[:2] == ["data", "storage"]

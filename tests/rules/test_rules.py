@@ -199,7 +199,8 @@ def test_an_inactive_array_and_a_failed_member_beside_a_spare_are_findings():
     md0.state = "inactive"
     md1.members.append(MdMember(device="sdg1", slot=2, flags=["faulty"]))  # the spare rebuilt it: UU
     found = {f.target: f for f in _findings(rules.get("md-degraded-or-syncing"), facts)}
-    assert found["md0"].severity.name == "high"
+    assert found["md0"].severity.name == "critical"  # nothing on it served: data at risk, first
+    assert found["md1"].severity.name == "medium"  # whole again, no spare left
     assert "inactive" in found["md0"].message
     assert "still holds failed member(s) sdg1" in found["md1"].message
     assert "sdg1(faulty)" in str(found["md1"].evidence)

@@ -26,6 +26,11 @@ def render(findings: list[Finding], console: Console, verbose: bool = False) -> 
     if not findings:
         say(("No findings:", "green"), " no rule found anything to improve in these facts.")
         return
+    at_risk = [f for f in findings if f.severity == Severity.critical]
+    if at_risk:  # data without redundancy, or about to be lost: before anything about speed
+        console.rule(Text("data at risk", style="bold red"), align="left")
+        for f in at_risk:
+            say((f.rule, "bold"), f" ({f.target}): {f.message}")
     limiting = [f for f in findings if f.limiting]
     if limiting:
         console.rule(Text("limiting the measured runs", style="bold red"), align="left")

@@ -19,7 +19,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             yield rule.finding(
                 target=a.name,
                 impact=30,
-                severity=Severity.high,
+                severity=Severity.critical,  # data at risk: before every speed finding
                 message=f"{a.name} is inactive: assembled from {len(a.members)} device(s) but not started, so "
                 "nothing on it is served (members missing at boot, or a failed assembly).",
                 evidence=[members],
@@ -55,7 +55,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
         yield rule.finding(
             target=a.name,
             impact=20,
-            severity=Severity.high if degraded else Severity.medium,
+            severity=Severity.critical if degraded else Severity.medium,  # degraded: data at risk, first
             message=f"{a.name} ({a.level}) is {what}: measurements now understate the array, and every client "
             "competes with the rebuild for the disks.",
             evidence=[
@@ -76,7 +76,7 @@ RULE = Rule(
     id="md-degraded-or-syncing",
     title="RAID array inactive, degraded, rebuilding or holding a failed disk",
     area="storage",
-    severity=Severity.high,
+    severity=Severity.critical,
     check=check,
     needs=("md",),
     gain="Knowing it: results measured during a rebuild are not the array's real speed (MiNET's 2013 "
