@@ -103,14 +103,14 @@ def measure(host: Ssh, rounds: int) -> dict[str, list[dict]]:
     return found
 
 
-def ratios(repeats: list[dict]) -> list[dict]:
-    """Per job: each side's median and B's over A's."""
+def ratios(name: str, repeats: list[dict]) -> list[dict]:
+    """Per job of a comparison: each side's median and B's over A's."""
     out = []
-    for job, a, b in {(r["job"], *[k for k in r if k not in ("round", "job")]) for r in repeats}:
+    for job, a, b in COMPARISONS[name]:
         of = [r for r in repeats if r["job"] == job]
         ma, mb = statistics.median(r[a] for r in of), statistics.median(r[b] for r in of)
         out.append({"job": job, "a": a, "b": b, "a_median": ma, "b_median": mb, "ratio": round(mb / ma, 3)})
-    return sorted(out, key=lambda r: r["job"])
+    return out
 
 
 def main() -> None:
@@ -133,7 +133,7 @@ def main() -> None:
             f"zfs-{name}",
             RESULTS / f"zfs-{name}.json",
             rounds=args.rounds,
-            ratios=ratios(repeats),
+            ratios=ratios(name, repeats),
             repeats=repeats,
             notes=notes,
         )
