@@ -62,7 +62,7 @@ def run(module_lab_dir, tmp_path_factory) -> Run:
 
 def test_its_summary_is_the_interleaved_comparison(run):
     assert "Report:" in run.proc.stderr
-    assert "the settings, interleaved" in run.proc.stderr  # stdout: the summary alone
+    assert "change [95% CI]" in run.proc.stderr  # the answer's first table; stdout: the summary alone
     assert json.loads(run.proc.stdout) == run.compared
     assert run.compared["flow"] == "interleaved"
 

@@ -180,12 +180,13 @@ def site(
     if lab:
         if root != "/":  # else `apply --root TREE --lab` would change the lab, not the tree
             fail(f"--lab and --root {root} name two systems: give one")
+        from nastune.sites.lab import kernel_site
         from nastune.sites.lab import site as lab_site
 
         if kernel:
-            from nastune.sites.lab import kernel_site
-
             return kernel_site.started(scenario or "kernel", clients or "all", log, **options)
+        if not scenario and kernel_site.only_up():  # whichever lab is up: the kernel lab is
+            return kernel_site.running(clients or "all", **options)
         if scenario:
             return lab_site.started(scenario, resume, clients or "all", log, **options)
         if clients is not None:

@@ -85,11 +85,13 @@ def lab_reset() -> None:
 def lab_status(
     json: opt.Json = False, kernel: Annotated[bool, typer.Option("--kernel", help="The kernel lab's parts.")] = False
 ) -> None:
-    """Each part of the lab, up or down, with the check that proves it; exit 1 if any is down."""
+    """Each part of the lab, up or down, with the check that proves it (the kernel lab's when it is
+    the one lab up); exit 1 if any is down."""
     from nastune.sites.lab.kernel import KernelLab
+    from nastune.sites.lab.kernel_site import only_up
     from nastune.sites.lab.lab import Lab
 
-    parts = lab_action(lambda: KernelLab().status() if kernel else Lab().status())
+    parts = lab_action(lambda: KernelLab().status() if kernel or only_up() else Lab().status())
     if json:
         from nastune import wire
 
@@ -104,12 +106,14 @@ def lab_status(
 def lab_inventory(
     kernel: Annotated[bool, typer.Option("--kernel", help="The kernel lab's hosts.")] = False,
 ) -> None:
-    """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible)."""
+    """Print the lab's hosts as an Ansible INI inventory (for --inventory, and for Ansible): the
+    kernel lab's when it is the one lab up."""
     from nastune.sites.lab.kernel import KernelLab
+    from nastune.sites.lab.kernel_site import only_up
     from nastune.sites.lab.lab import Lab, LabError
 
     def action() -> str:
-        path = KernelLab().inventory_path if kernel else Lab().inventory_path
+        path = KernelLab().inventory_path if kernel or only_up() else Lab().inventory_path
         if not path.exists():
             which = " --kernel" if kernel else ""
             raise LabError(f"the lab is not up: run `nastune lab up{which}` first")

@@ -35,7 +35,7 @@ from nastune.jobs.optimized import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.jobs.switch import AbError, Unchanged
 from nastune.remote.agent import NasError
-from nastune.report import html, tables
+from nastune.report import html, outcomes, tables
 from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
@@ -287,9 +287,23 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     retry = tuner.applying(spec.out / "settings.json") if proof.withheld else ""
     offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
     keeping = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
-    report = html.render(
+    done = OptimizeOutcome(
+        proof.rows, proof.notes, spec.out / "report.html", plan, r.skipped, journal, failed, undo, mixed, spec.flow
+    )
+    done.plan = plan.model_copy(update={"changes": left})
+    done = replace(
+        done,
+        summary=summary,
+        site=r.site.name,
+        persisted=persisted,
+        persisting=lasting,
+        withheld=proof.withheld,
+        retry=retry,
+        keeping=keeping,
+    )
+    html.render(
         proof.runs,
-        spec.out / "report.html",
+        done.report,
         proof.rows,
         proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else []),
         facts=json.loads(r.facts.to_json()),
@@ -303,20 +317,9 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         interleaved_runs=mixed.runs if mixed else None,
         keep=lasting or "",
         effects=mixed.effects() if mixed else [],
+        answer=outcomes.summary_lines(done),
     )
-    done = OptimizeOutcome(
-        proof.rows, proof.notes, report, plan, r.skipped, journal, failed, undo, mixed, spec.flow, summary
-    )
-    done.plan = plan.model_copy(update={"changes": left})
-    return replace(
-        done,
-        site=r.site.name,
-        persisted=persisted,
-        persisting=lasting,
-        withheld=proof.withheld,
-        retry=retry,
-        keeping=keeping,
-    )
+    return done
 
 
 def _said(mixed: Interleaved) -> list[str]:

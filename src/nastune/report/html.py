@@ -11,7 +11,7 @@ import gzip
 from functools import cache
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
@@ -77,21 +77,20 @@ def render(
     left_out: list[str] | None = None,
     keep: str = "",
     effects: list[str] | None = None,
+    answer: list[str] | None = None,
 ) -> Path:
-    """`search`: autotune's verdict, its charts and each tunable's importance. `undo`: the
-    command that rolls the applied plan back, `keep` the one that makes it survive a reboot
-    (empty: persisted already, or nothing to keep); `refused`: metrics the A/A control left without a
-    verdict; `interleaved_runs`: A's and B's results, for the workbook; `effects`: each rule's own
-    effect, in words (optimize --screen)."""
-    env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
-    env.filters["pvalue"] = pvalue
-    html = env.get_template("report.html.j2").render(
+    """`search`: autotune's verdict, charts and importances; `undo`, `keep`: the commands that roll
+    the plan back and make it survive a reboot; `refused`: metrics the A/A control left without a
+    verdict; `interleaved_runs`: A's and B's results; `effects`: each rule's own effect (--screen);
+    `answer`: the lines the console opens with (report/summary.py), which the report opens with too."""
+    html = _template().render(
         title=title,
         headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
         moved=_moved(runs, rows or [], interleaved[0] if interleaved else [], interleaved_runs or []),
         undo=undo,
         keep=keep,
         effects=effects or [],
+        answer=answer or [],
         refused=refused or [],
         runs=[(run_label(rs, i), rs) for i, rs in enumerate(runs)],
         rows=rows or [],
@@ -127,6 +126,12 @@ def _moved(runs: list[ResultSet], rows: list[Row], mixed: list[Row], mixed_runs:
     (without and with the settings)."""
     bars = lambda found: [r for r in found if view(r.workload) == "bars"]
     return tables.moved(bars(rows), tables.limited(runs)) + tables.moved(bars(mixed), tables.limited(mixed_runs))
+
+
+def _template() -> Template:
+    env = Environment(loader=PackageLoader("nastune.report", "templates"), autoescape=select_autoescape(["html", "j2"]))
+    env.filters["pvalue"] = pvalue
+    return env.get_template("report.html.j2")
 
 
 @cache

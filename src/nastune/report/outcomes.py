@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from nastune.report import layout, tables
+from nastune.report import layout, summary, tables
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
     from nastune.bench.results import ResultSet
@@ -85,97 +85,66 @@ def ab(console: Console, outcome: AbShown, title: str, out: Path) -> None:
 
 
 def optimize(console: Console, outcome: OptimizeShown) -> bool:
-    """Each verdict table with its notes, what was left out or failed, a tally of each way the
-    plan was measured, and how to undo. True when a workload failed or the settings made one worse."""
-    once = "the one-off actions, before -> after" if outcome.flow == "interleaved" else "before -> after"
-    said = []
-    if outcome.rows or outcome.flow == "before-after":
-        verdicts(console, outcome.rows, f"optimize: {once}", outcome.notes)
-        said.append(f"{once}: {tables.tally(outcome.rows)}")
-    mixed = outcome.interleaved
-    if mixed:
-        title = "optimize: the settings, interleaved (A without, B with)"
-        verdicts(console, mixed.rows, title, mixed.notes + ([mixed.stopped] if mixed.stopped else []), ("A", "B"))
-        for metric in mixed.refused:
-            console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
-        minutes, seconds = divmod(round(mixed.seconds), 60)
-        refused = f", {len(mixed.refused)} refused by the A/A control" if mixed.refused else ""
-        timing = f"{mixed.pairs} pairs, {minutes} min {seconds} s"
-        said.append(f"the settings, interleaved ({timing}): {tables.tally(mixed.rows)}{refused}")
-    for line in outcome.skipped:
-        console.print(f"  left out: {line}", highlight=False)
+    """The answer first (report/summary.py: the metrics that moved, the rules' own effects), then
+    what went wrong if anything, then a line each for the report, the undo command and
+    persistence; every other detail is in the report and the JSON. True when a workload failed
+    or the settings made one worse."""
+    for line in summary_lines(outcome):
+        console.print(line, highlight=False, soft_wrap=True)
     for line in outcome.failed:
-        console.print(layout.styled(f"  FAILED: {line}", "red"))
-    console.print("; ".join(said) + f". Report: {outcome.report.resolve()}", highlight=False)
+        console.print(layout.styled(f"FAILED: {line}", "red"), soft_wrap=True)
+    if outcome.withheld:
+        console.print(layout.styled(f"Left as it was: the settings made {', '.join(outcome.withheld)} worse", "red"))
+        console.print(f"  `{outcome.retry}` applies them all the same", highlight=False)
     closing(console, outcome)
     return bool(outcome.failed or outcome.withheld)
 
 
+def summary_lines(outcome: OptimizeShown) -> list[str]:
+    """The first table, its footnotes, and the rules' table: what the console and the report open with."""
+    mixed = outcome.interleaved
+    once = list(outcome.rows) if outcome.flow == "interleaved" else []
+    rows = list(outcome.rows) + (list(mixed.rows) if mixed else [])
+    lines = summary.first_table(rows, summary.limits_now(mixed.runs if mixed else []), set(range(len(once))))
+    if any(r.result.verdict in ("better", "worse") for r in once):
+        lines += summary.fitted("* before and after the one-off actions; the rest with and without the settings")
+    if mixed and (mixed.refused or mixed.stopped):
+        said = [f"{len(mixed.refused)} without a verdict (their A/A control)"] if mixed.refused else []
+        lines += summary.fitted("; ".join(said + ([mixed.stopped] if mixed.stopped else [])))
+    if outcome.skipped:
+        lines.append(f"{len(outcome.skipped)} changes left out of the plan (the report says why)")
+    if mixed and mixed.screened:
+        lines += summary.rules_table(mixed.screened)
+        unseen = f"{mixed.unseen:.0%}" if mixed.unseen is not None else "?"
+        runs = f"; --screen-runs {2 * mixed.screen_runs} resolves smaller ones" if mixed.screen_runs else ""
+        lines += summary.fitted(f"effects under {unseen} could go unseen here{runs}")
+    return lines
+
+
 def closing(console: Console, outcome: OptimizeShown) -> None:
-    """What optimize did, in words: each change, each gain with its interval, what survives a
-    reboot, and the commands that undo it all or keep it."""
+    """A line each: the report, the commands that undo everything or keep only what helped, and
+    what a reboot does to the settings."""
     from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
 
-    steps = [Step.of(c) for c in outcome.plan.changes]
-    if outcome.withheld:
-        console.print(
-            layout.styled(f"Settings left as they were: they made {', '.join(outcome.withheld)} worse", "red")
-        )
-        console.print(f"  `{outcome.retry}` applies them all the same", highlight=False)
-    if steps:
-        console.print(f"Changed on {outcome.site or 'the NAS'}:", highlight=False)
-    for s in steps:
-        now = "ran" if s.action else f"{s.change.current} -> {s.change.new}"
-        console.print(f"  {s.label}: {now}; {s.lasts}", highlight=False)
-    worse = _measured(console, outcome)
-    _own_effects(console, outcome)
-    lost = [s.label for s in steps if not s.action and s.fate == "lost"]
+    say = lambda line: console.print(line, highlight=False, soft_wrap=True)
+    mixed = outcome.interleaved
+    say(f"Report: {outcome.report}")
+    if mixed and mixed.idle:
+        left = "left off" if mixed.dropped else "kept, though shown below 3% on their own"
+        say(f"Rules {left}: {', '.join(mixed.idle)}")
+    if outcome.keeping:
+        say(f"Keep only what helped: {outcome.keeping}")
+    lost = [Step.of(c).label for c in outcome.plan.changes if Step.of(c).fate == "lost"]
     if outcome.persisted:
-        console.print("The settings survive a reboot (persisted).", highlight=False)
+        say("Persisted: the settings survive a reboot.")
     elif lost and outcome.persisting:
-        console.print(f"Lost at reboot: {', '.join(lost)}. To keep them: {outcome.persisting}", highlight=False)
+        say(f"Persist ({len(lost)} settings are lost at reboot): {outcome.persisting}")
     elif lost:
         # no command to persist them: the tuned system does not outlive a reboot itself
         gone = f"{outcome.site} is gone at a reboot too" if outcome.site else "nothing here persists them"
-        console.print(f"Lost at reboot: {', '.join(lost)} ({gone}).", highlight=False)
-    style = "red" if worse or outcome.failed else ""
+        say(f"Lost at reboot: {len(lost)} settings ({gone}).")
     if outcome.undo:  # none once a worse verdict left the settings as they were and only actions ran
-        console.print(Text.assemble(("Undo everything: ", style), outcome.undo))
-
-
-def _own_effects(console: Console, outcome: OptimizeShown) -> None:
-    """optimize --screen: each rule's own effect, what the screening could miss, and the rules
-    shown to help less than the margin, left off or kept with the command that leaves them off."""
-    mixed = outcome.interleaved
-    effects = mixed.effects() if mixed else []
-    if effects:
-        console.print("Each rule's own effect:", highlight=False)
-    for line in effects:
-        console.print(f"  {line}", highlight=False)
-    if mixed and mixed.idle:
-        done = "Left off" if mixed.dropped else "Kept, though"
-        shown = f"whose own effect is shown below {mixed.margin:.0%} on every metric the plan moved"
-        console.print(f"{done}: {', '.join(mixed.idle)}, {shown}", highlight=False)
-    if outcome.keeping:
-        console.print(f"  to leave them off: `{outcome.keeping}`", highlight=False)
-
-
-def _measured(console: Console, outcome: OptimizeShown) -> bool:
-    """Each metric that moved (what limited it without the settings and with them, where the
-    interleaved run profiled it), and how many did not. True when one got worse."""
-    mixed = outcome.interleaved
-    rows = outcome.rows + (mixed.rows if mixed else [])
-    limits = tables.limited(mixed.runs) if mixed else {}
-    moved = tables.moved(outcome.rows) + (tables.moved(mixed.rows, limits) if mixed else [])
-    if moved:
-        console.print("Measured:", highlight=False)
-    for line in moved:
-        console.print(f"  {line}", highlight=False)
-    if len(moved) < len(rows):
-        console.print(f"  {len(rows) - len(moved)} more measured no change beyond the noise", highlight=False)
-    for line in tables.unexplained(mixed.rows, limits) if mixed else []:
-        console.print(layout.styled(f"  below the link: {line}", "red"))
-    return any(r.result.verdict == "worse" for r in rows)
+        say(f"Undo everything: {outcome.undo}")
 
 
 def check(console: Console, done: Checked) -> None:

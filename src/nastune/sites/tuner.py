@@ -254,7 +254,9 @@ class OnNas:
         return handles.split(journal, self.tuned)
 
     def undo(self, journal: str) -> str:
-        return f"nastune rollback --inventory {self.inventory} --journal {journal}"
+        """Each host's newest journal rolled back: `journal` is, when this is said, and the
+        command stays one line to copy (no journal paths)."""
+        return f"nastune rollback --inventory {self.inventory}"
 
     def applying(self, plan_file: Path) -> str:
         return f"nastune apply {plan_file} --inventory {self.inventory}"

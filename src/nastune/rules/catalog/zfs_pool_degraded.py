@@ -14,6 +14,13 @@ def _unwell(pool: Pool) -> list[str]:
     return [f"{v.role} {v.kind} {v.state}" for v in pool.vdevs if v.state and v.state != HEALTHY]
 
 
+def _evidence(pool: Pool, unwell: list[str], source: str) -> list[Evidence]:
+    found = [Evidence(fact=f"{pool.name} health", value=pool.health, source=source)]
+    if unwell:
+        found.append(Evidence(fact=f"{pool.name} vdevs not online", value="; ".join(unwell), source="zpool status"))
+    return found
+
+
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     zfs = present(facts.zfs)
     for pool in zfs.pools.value or []:
@@ -27,11 +34,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             message=f"Pool {pool.name} is {pool.health}: its data has less redundancy than it was built with, or "
             "none, and every read of a missing device is rebuilt from the others; measurements now understate "
             "the pool.",
-            evidence=[
-                Evidence(fact=f"{pool.name} health", value=pool.health, source=zfs.pools.source),
-                *([Evidence(fact=f"{pool.name} vdevs not online", value="; ".join(unwell), source="zpool status")]
-                  if unwell else []),
-            ],  # fmt: skip
+            evidence=_evidence(pool, unwell, zfs.pools.source),
             advice=f"`zpool status -v {pool.name}` names the device and what happened to it: replace a failed "
             f"disk with `zpool replace {pool.name} OLD NEW` and let the resilver finish before tuning or "
             "benchmarking; a device back after a cable fault returns with `zpool online`, and `zpool clear` "

@@ -21,6 +21,18 @@ class KernelLabSite(InventorySite):
         return ["seq-write", "seq-read"]
 
 
+def only_up() -> bool:
+    """Whether the kernel lab is the one lab up: then --lab means it (the namespace lab when both are)."""
+    from nastune.sites.lab.lab import Lab  # lazy: the namespace lab's parts, only to ask whether it is up
+
+    return KernelLab().state.up and not Lab().state.up
+
+
+def running(clients: str = "all", **options: Any) -> KernelLabSite:
+    """The kernel lab as it runs, through its inventory."""
+    return KernelLabSite.load(KernelLab().inventory_path, clients, **options)
+
+
 def started(
     scenario_name: str, clients: str = "all", log: Callable[[str], None] = print, **options: Any
 ) -> KernelLabSite:

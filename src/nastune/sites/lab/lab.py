@@ -192,8 +192,13 @@ class Lab:
         names = {"nas": network.NAS_NS, "client": network.client_ns(1)}
         names.update({f"client{i}": network.client_ns(i) for i in range(1, 9)})
         ns = names.get(host)
-        if ns is None or ns not in network.existing_namespaces():
-            raise LabError(f"no lab host {host!r}: hosts are nas, client, client2... (is the lab up?)")
+        if ns is None:
+            raise LabError(f"no lab host {host!r}: the hosts are nas, client, client2 ... client8")
+        if ns not in network.existing_namespaces():
+            raise LabError(
+                f"the lab's {host} is not up (no network namespace {ns}): `nastune lab up` first (the kernel lab's "
+                'hosts are reached with --inventory "$(nastune lab inventory --kernel)")'
+            )
         return ["ip", "netns", "exec", ns, *argv]
 
     def reading(self, fragmentation: str | None = None) -> Reading:
