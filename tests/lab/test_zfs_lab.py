@@ -106,7 +106,7 @@ def test_a_rollback_leaves_every_property_as_it_was_with_its_source(lab, tmp_pat
 def test_inspect_reads_the_pool_its_vdevs_each_property_s_source_and_the_arc(lab, tmp_path):
     """--lab means the kernel lab when it is the one lab up (no namespace lab in this test's
     directory), as `lab inventory` does without --kernel."""
-    guest, _, directory = lab
+    guest, _, _ = lab
     env = {"NASTUNE_KERNEL_LAB_DIR": str(guest.dir)}
     printed = nastune(tmp_path, "lab", "inventory", env=env).stdout
     assert printed == guest.inventory_path.read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from nastune.facts.zfs import Pool, Vdev
 from nastune.rules.model import Severity
 from tests.conftest import need
-from tests.rules.kit import F, Case, one, zfs
+from tests.rules.kit import Case, F, one, zfs
 
 
 def _pool(health: str, state: str):
