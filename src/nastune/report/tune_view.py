@@ -121,14 +121,16 @@ def _settings(done: Review, width: int) -> Table:
     legend = "reboot: kept (written to its configuration), lost (unless persisted), or lost at remount"
     why = width >= WITH_RULES
     table = Table(title=Text(title, style="bold"), title_justify="left", caption=legend, box=None, pad_edge=False)
+    rows = [(s, f"{_short(s.change.current)} -> {_short(s.change.new)}") for s in done.settings]
+    # wide enough for each column's longest word: a row wraps between words, never inside a key
+    words = lambda texts: max((len(w) for t in texts for w in t.split()), default=0)
     table.add_column("id", no_wrap=True)
-    table.add_column("setting", overflow="fold", ratio=5)  # the widest: a path or a key on a client
-    table.add_column("now -> new", overflow="fold", ratio=3)
+    table.add_column("setting", overflow="fold", ratio=5, min_width=words(s.label for s, _ in rows))
+    table.add_column("now -> new", overflow="fold", ratio=3, min_width=words(c for _, c in rows))
     table.add_column("reboot", no_wrap=True)
     if why:
         table.add_column("rule", style="dim", overflow="fold", ratio=3)
-    for s in done.settings:
-        change = f"{_short(s.change.current)} -> {_short(s.change.new)}"
+    for s, change in rows:
         table.add_row(str(s.change.id), s.label, change, _REBOOT[s.fate], *([s.change.rule] if why else []))
     return table
 
