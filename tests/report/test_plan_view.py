@@ -39,7 +39,7 @@ def test_a_narrow_screen_keeps_the_settings_and_leaves_the_rules_out(tmp_path):
 def test_an_80_column_log_never_cuts_a_setting_s_name(tmp_path):
     """The main job's plan printed to a log cut net.ipv4.tcp_slow_start_after_idle into
     "...after_idl" and "e": a column is as wide as its longest word, and rows wrap between words."""
-    changes = [
+    changes: list[dict] = [
         {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0, "current": 1},
         {"knob": "sysctl", "target": "net.ipv4.tcp_rmem", "new": "4096 16384 6291456", "current": "4096 16384 65536"},
         {"knob": "mount_option", "target": "/var/lib/nastune/lab/mnt", "key": "noatime", "new": "noatime"},

@@ -109,7 +109,8 @@ def summary_lines(outcome: OptimizeShown) -> list[str]:
     if any(r.result.verdict in ("better", "worse") for r in once):
         lines += summary.fitted("* before and after the one-off actions; the rest with and without the settings")
     if mixed and (mixed.refused or mixed.stopped):
-        said = [f"{len(mixed.refused)} without a verdict (their A/A control)"] if mixed.refused else []
+        n = len(mixed.refused)
+        said = [f"{n} metric{'s' if n > 1 else ''} without a verdict: A drifted in its own control"] if n else []
         lines += summary.fitted("; ".join(said + ([mixed.stopped] if mixed.stopped else [])))
     if outcome.skipped:
         lines.append(f"{len(outcome.skipped)} changes left out of the plan (the report says why)")

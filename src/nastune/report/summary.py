@@ -162,7 +162,9 @@ def _own(s: ScreenedShown) -> str:
         return "no verdict"
     if s.standing == "helped":
         best = max((r for r in s.rows if r.result.verdict == "better"), key=lambda r: abs(r.result.change))
-        return f"{best.result.change:+.0%} {best.workload} {urlparse(best.target).scheme or best.target}"
+        scheme = urlparse(best.target).scheme
+        where = "" if scheme in OWN else f" {scheme or best.target}"
+        return f"{best.result.change:+.0%} {best.workload}{where}"
     bounds = [(r.result.change_ci, r.higher_is_better) for r in s.rows]
     low = min(lo if up else -hi for (lo, hi), up in bounds)
     high = max(hi if up else -lo for (lo, hi), up in bounds)

@@ -153,7 +153,8 @@ def _rows(
                 f"then in {mb.unit} ({'higher' if mb.higher_is_better else 'lower'} is better): not comparable"
             )
         result = comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha)
-        rows.append(Row(ra.workload, ra.target.url, name, ma.unit, ma.higher_is_better, ma.limit, result))
+        limit = mb.limit or ma.limit  # what the after side is held to (an MTU change moves it)
+        rows.append(Row(ra.workload, ra.target.url, name, ma.unit, ma.higher_is_better, limit, result))
     return rows
 
 
