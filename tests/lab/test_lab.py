@@ -129,9 +129,13 @@ def test_bad_scenario_file_names_the_file_and_field(lab_dir, tmp_path):
 
 
 def test_exec_without_a_lab_is_a_clear_error(lab_dir):
+    """A host the lab has, while it is down, is named as not up (not as missing from the list that
+    names it); a host it never has is named as unknown."""
     proc = nastune(lab_dir, "lab", "exec", "client", "--", "true", check=False)
     assert proc.returncode == 2
-    assert "no lab host 'client'" in proc.stderr
+    assert "the lab's client is not up" in proc.stderr and "`nastune lab up` first" in proc.stderr
+    unknown = nastune(lab_dir, "lab", "exec", "printer", "--", "true", check=False)
+    assert unknown.returncode == 2 and "no lab host 'printer': the hosts are nas, client" in unknown.stderr
 
 
 def test_a_foreign_namespace_with_the_lab_name_is_refused_not_touched(lab_dir):
