@@ -1,16 +1,15 @@
-"""The report's charts, one Plotly figure each as JSON the page draws: every transfer of every run
-against the link's goodput (the overview), before/after bars with intervals, IOzone latency
-curves, each run's system profile over time and the NUMA matrix."""
+"""The report's charts, each a static SVG (report/svg.py): every transfer of every run against the
+link's goodput (the overview), before/after bars with intervals, IOzone latency curves, each
+run's system profile and its course over time, and the NUMA matrix."""
 
 from __future__ import annotations
 
 import re
 from typing import Literal
 
-import plotly.graph_objects as go
-
 from nastune.bench.results import MetricResult, ResultSet, WorkloadResult
 from nastune.bench.workloads import WORKLOADS
+from nastune.report import svg
 from nastune.stats.compare import median_ci
 
 PROFILE_FIELDS = ("user", "system", "softirq", "irq", "iowait")
@@ -21,10 +20,6 @@ IOZONE_CELL = re.compile(
     r"(?P<op>[a-z-]{1,20}) (?P<size>[0-9]{1,6})(?P<unit>[KM]) rec (?P<record>[0-9]{1,6}[KM]) latency"
 )
 NUMA_CELL = re.compile(r"node([0-9]{1,4})->node([0-9]{1,4}) GB/s")
-
-
-def _figure_json(fig: go.Figure) -> str:
-    return fig.to_json().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def run_label(rs: ResultSet, i: int) -> str:
@@ -48,47 +43,35 @@ def _throughputs(result: WorkloadResult) -> list[tuple[str, MetricResult]]:
     ]
 
 
-def _whiskers(metrics: list[MetricResult]) -> dict:
-    """Plotly's error bars for these medians: each one's 95% bootstrap interval."""
+def _series(name: str, metrics: list[MetricResult]) -> svg.Series:
+    """Bars of these medians, each with its 95% bootstrap interval."""
     import numpy as np
 
     spans = [median_ci(np.asarray(m.values, float), np.random.default_rng(0)) for m in metrics]
-    return {
-        "type": "data",
-        "symmetric": False,
-        "array": [high - m.median for m, (_, high) in zip(metrics, spans)],
-        "arrayminus": [m.median - low for m, (low, _) in zip(metrics, spans)],
-    }
+    return svg.Series(name, [m.median for m in metrics], [lo for lo, _ in spans], [hi for _, hi in spans])
 
 
 def overview_chart(runs: list[ResultSet]) -> dict | None:
     """The answer in one chart: every transfer's MB/s in every run side by side, with its 95%
     interval, and each distinct goodput limit of the link as one line."""
-    fig, limits = go.Figure(), set()
+    names: list[str] = []
+    found: list[tuple[str, dict[str, MetricResult]]] = []
+    limits: set[float] = set()
     for i, rs in enumerate(runs):
-        shown = [(name, m) for r in rs.results if view(r.workload) == "bars" for name, m in _throughputs(r)]
-        if not shown:
-            continue
-        fig.add_bar(
-            name=run_label(rs, i),
-            x=[name for name, _ in shown],
-            y=[m.median for _, m in shown],
-            error_y=_whiskers([m for _, m in shown]),
-        )
-        limits |= {m.limit for _, m in shown if m.limit}
-    if not fig.data:
+        shown = {name: m for r in rs.results if view(r.workload) == "bars" for name, m in _throughputs(r)}
+        if shown:
+            found.append((run_label(rs, i), shown))
+            names += [n for n in shown if n not in names]
+            limits |= {m.limit for m in shown.values() if m.limit}
+    if not found:
         return None
-    for i, limit in enumerate(sorted(limits)):  # labels on alternate sides: two close lines stay readable
-        side = "bottom right" if i % 2 == 0 else "top left"
-        fig.add_hline(
-            y=limit,
-            line_dash="dash",
-            line_color="red",
-            annotation_text=f"link goodput {limit:.1f} MB/s",
-            annotation_position=side,
-        )
-    fig.update_layout(barmode="group", height=360, margin={"t": 30, "b": 40}, yaxis={"title": "MB/s"})
-    return {"id": "overview", "title": "every transfer, each run", "json": _figure_json(fig)}
+    series = [_series(label, [shown[n] for n in names if n in shown]) for label, shown in found]
+    if any(len(s.values) != len(names) for s in series):  # a transfer missing from a run: its own bars only
+        names = [n for n in names if all(n in shown for _, shown in found)]
+        series = [_series(label, [shown[n] for n in names]) for label, shown in found]
+    lines = [(f"link goodput {limit:.1f} MB/s", limit) for limit in sorted(limits)]
+    drawn = svg.bars("Every transfer, each run", names, series, "MB/s", lines)
+    return {"id": "overview", "title": "every transfer, each run", "svg": drawn}
 
 
 def bar_charts(runs: list[ResultSet]) -> list[dict]:
@@ -104,41 +87,32 @@ def bar_charts(runs: list[ResultSet]) -> list[dict]:
             if view(r.workload) == "bars" and beyond and r.key not in keys:
                 keys.append(r.key)
     for key in keys:
-        fig = go.Figure()
-        limits: dict[str, float] = {}  # each run's goodput limit: an MTU change moves it, an htb_rate one way
-        units: set[str] = set()
-        for i, rs in enumerate(runs):
-            result = next((r for r in rs.results if r.key == key), None)
-            if result is None:
-                continue
-            names = []
-            ways = len({m.limit for m in result.metrics.values() if m.limit})  # 2: each way its own ceiling
-            for name, m in result.metrics.items():
-                names.append(name if m.unit in name else f"{name} ({m.unit})")
-                units.add(m.unit)
-                if m.limit:
-                    limits[run_label(rs, i) + (f", {name}" if ways > 1 else "")] = m.limit
-            fig.add_bar(
-                name=run_label(rs, i),
-                x=names,
-                y=[m.median for m in result.metrics.values()],
-                error_y=_whiskers(list(result.metrics.values())),
-            )
-        same = len(set(limits.values())) == 1  # one line then; else one per run, each named
-        for label, limit in sorted(limits.items(), key=lambda kv: kv[1])[: 1 if same else None]:
-            text = f"link goodput {limit:.1f} MB/s" + ("" if same else f" ({label})")
-            fig.add_hline(y=limit, line_dash="dash", line_color="red", annotation_text=text)
-        unit = units.pop() if len(units) == 1 else "value (unit in each name)"
-        fig.update_layout(
-            title=key,
-            barmode="group",
-            height=380,
-            margin={"t": 50, "b": 40},
-            yaxis={"title": unit},
-            xaxis={"title": "metric"},
-        )
-        charts.append({"id": f"bar{len(charts)}", "title": key, "json": _figure_json(fig)})
+        charts.append({"id": f"bar{len(charts)}", "title": key, "svg": _bars_of(runs, key)})
     return charts
+
+
+def _bars_of(runs: list[ResultSet], key: str) -> str:
+    """One workload @ target's metrics, a bar per run, and its goodput limits as lines."""
+    limits: dict[str, float] = {}  # each run's goodput limit: an MTU change moves it, an htb_rate one way
+    series, names, units = [], [], set()
+    for i, rs in enumerate(runs):
+        result = next((r for r in rs.results if r.key == key), None)
+        if result is None:
+            continue
+        ways = len({m.limit for m in result.metrics.values() if m.limit})  # 2: each way its own ceiling
+        names = [name if m.unit in name else f"{name} ({m.unit})" for name, m in result.metrics.items()]
+        units |= {m.unit for m in result.metrics.values()}
+        for name, m in result.metrics.items():
+            if m.limit:
+                limits[run_label(rs, i) + (f", {name}" if ways > 1 else "")] = m.limit
+        series.append(_series(run_label(rs, i), list(result.metrics.values())))
+    same = len(set(limits.values())) == 1  # one line then; else one per run, each named
+    lines = [
+        (f"link goodput {limit:.1f} MB/s" + ("" if same else f" ({label})"), limit)
+        for label, limit in sorted(limits.items(), key=lambda kv: kv[1])[: 1 if same else None]
+    ]
+    unit = units.pop() if len(units) == 1 else "value (unit in each name)"
+    return svg.bars(key, names, [s for s in series if len(s.values) == len(names)], unit, lines)
 
 
 def iozone_charts(runs: list[ResultSet]) -> list[dict]:
@@ -149,7 +123,6 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
             if view(r.workload) != "iozone":
                 continue
             for op in ("write", "read", "random-read", "random-write"):
-                fig = go.Figure()
                 curves: dict[str, list[tuple[int, float]]] = {}
                 for name, m in r.metrics.items():
                     cell = IOZONE_CELL.fullmatch(name)  # a name of another form is not a cell: left out
@@ -157,23 +130,15 @@ def iozone_charts(runs: list[ResultSet]) -> list[dict]:
                         continue
                     scale = 1 << 20 if cell["unit"] == "M" else 1 << 10
                     curves.setdefault(cell["record"], []).append((int(cell["size"]) * scale, m.median))
-                for record, points in curves.items():
-                    points.sort()
-                    fig.add_scatter(
-                        x=[p[0] / 1024 for p in points],
-                        y=[p[1] for p in points],
-                        mode="lines+markers",
-                        name=f"record {record}",
+                series = [
+                    svg.Series(
+                        f"record {record}", [v for _, v in sorted(points)], xs=[x / 1024 for x, _ in sorted(points)]
                     )
-                fig.update_layout(
-                    title=f"{run_label(rs, i)}: {op} latency vs file size",
-                    height=340,
-                    xaxis={"title": "file size (KiB)", "type": "log"},
-                    yaxis={"title": "latency (us)", "type": "log"},
-                )
-                charts.append(
-                    {"id": f"ioz{len(charts)}", "title": f"{run_label(rs, i)} {op}", "json": _figure_json(fig)}
-                )
+                    for record, points in curves.items()
+                ]
+                title = f"{run_label(rs, i)}: {op} latency vs file size"
+                drawn = svg.curves(title, series, "file size (KiB), log", "latency (us), log", log=True)
+                charts.append({"id": f"ioz{len(charts)}", "title": f"{run_label(rs, i)} {op}", "svg": drawn})
     return charts
 
 
@@ -182,32 +147,20 @@ def profile_charts(runs: list[ResultSet]) -> list[dict]:
     profile (interleaved sides) has no chart, and a result without a diagnosis no bullet."""
     charts: list[dict] = []
     for i, rs in enumerate(runs):
-        fig = go.Figure()
-        keys = [r.key for r in rs.results if r.profile.get("cpus")]
-        if not keys:
+        profiled = [r for r in rs.results if r.profile.get("cpus")]
+        if not profiled:
             continue
-        for field in PROFILE_FIELDS:
-            fig.add_bar(
-                name=field,
-                x=keys,
-                y=[
-                    sum(c.get(field, 0) for c in r.profile["cpus"].values()) / len(r.profile["cpus"])
-                    for r in rs.results
-                    if r.profile.get("cpus")
-                ],
-            )
-        fig.update_layout(
-            title=f"{run_label(rs, i)}: where the CPU time went (% of all CPUs)",
-            barmode="stack",
-            height=380,
-            yaxis={"title": "% of all CPUs"},
-            xaxis={"title": "workload @ target"},
-        )
+        series = [
+            svg.Series(field, [sum(c.get(field, 0) for c in r.profile["cpus"].values()) / len(r.profile["cpus"])
+                               for r in profiled])
+            for field in PROFILE_FIELDS
+        ]  # fmt: skip
+        title = f"{run_label(rs, i)}: where the CPU time went (% of all CPUs)"
         charts.append(
             {
                 "id": f"prof{i}",
                 "title": run_label(rs, i),
-                "json": _figure_json(fig),
+                "svg": svg.bars(title, [r.key for r in profiled], series, "% of all CPUs", stacked=True),
                 "limits": [
                     (r.key, r.attribution, [limit.evidence for limit in r.limits])
                     for r in rs.results
@@ -231,27 +184,23 @@ TIMELINE_ROWS: tuple[tuple[TimelineRow, str], ...] = (
 
 def timeline_charts(rs: ResultSet, i: int) -> list[dict]:
     """Per workload, its profile over time: throughput, CPU per daemon, throttling, softirq,
-    disk wait; what an average hides (a stall, a daemon that saturates in bursts)."""
-    from plotly.subplots import make_subplots
-
+    disk wait, a panel each; what an average hides (a stall, a daemon that saturates in bursts)."""
     charts = []
     for n, r in enumerate(rs.results):
         points = r.profile.get("timeline") or []
         if len(points) < 2:
             continue
         t = [p["t"] for p in points]
-        fig = make_subplots(rows=len(TIMELINE_ROWS), cols=1, shared_xaxes=True, vertical_spacing=0.06)
-        for row, (key, title) in enumerate(TIMELINE_ROWS, 1):
+        panels = []
+        for key, title in TIMELINE_ROWS:
             if key == "daemon_cores":
                 daemons = sorted({d for p in points for d in p[key]})
-                for d in daemons:
-                    fig.add_scatter(x=t, y=[p[key].get(d, 0) for p in points], name=d, row=row, col=1)
+                series = [svg.Series(d, [p[key].get(d, 0) for p in points], xs=t) for d in daemons]
             else:
-                fig.add_scatter(x=t, y=[p[key] for p in points], name=title, row=row, col=1, showlegend=False)
-            fig.update_yaxes(title_text=title, title_font={"size": 10}, title_standoff=4, row=row, col=1)
-        fig.update_xaxes(title_text="seconds", row=len(TIMELINE_ROWS), col=1)
-        fig.update_layout(title=f"{run_label(rs, i)}: {r.key} over time", height=900, margin={"l": 90})
-        charts.append({"id": f"tl{i}-{n}", "title": f"{run_label(rs, i)} {r.key}", "json": _figure_json(fig)})
+                series = [svg.Series(title, [p[key] for p in points], xs=t)]
+            panels.append(svg.curves(title, series, "seconds", title, height=170))
+        heading = f"{run_label(rs, i)}: {r.key} over time"
+        charts.append({"id": f"tl{i}-{n}", "title": heading, "svg": "".join(panels)})
     return charts
 
 
@@ -265,16 +214,7 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
             cells = {(int(c[1]), int(c[2])): r.metrics[name].median for name, c in pairs.items() if c}
             nodes = sorted({a for a, _ in cells})
             z = [[cells.get((a, b), 0) for b in nodes] for a in nodes]
-            fig = go.Figure(
-                go.Heatmap(
-                    z=z,
-                    x=[f"memory node {n}" for n in nodes],
-                    y=[f"CPU node {n}" for n in nodes],
-                    text=[[f"{v:.1f}" for v in row] for row in z],
-                    texttemplate="%{text} GB/s",
-                    colorscale="Viridis",
-                )
-            )
-            fig.update_layout(title=f"{run_label(rs, i)}: memory read bandwidth (GB/s)", height=360)
-            charts.append({"id": f"numa{len(charts)}", "title": run_label(rs, i), "json": _figure_json(fig)})
+            title = f"{run_label(rs, i)}: memory read bandwidth (GB/s)"
+            drawn = svg.heatmap(title, [f"CPU node {n}" for n in nodes], [f"memory node {n}" for n in nodes], z, "GB/s")
+            charts.append({"id": f"numa{len(charts)}", "title": run_label(rs, i), "svg": drawn})
     return charts

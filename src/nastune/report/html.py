@@ -1,7 +1,9 @@
-"""The report: one self-contained HTML file (plotly.js inlined once, works offline) with the
-headline, what moved and each rule's own effect, the verdicts, the system, the findings and
-changes, and folded below them the charts (report/charts.py); and a CSV of every number. Text
-from the system is escaped (Jinja2 autoescape; figure JSON has no '<')."""
+"""The report: one self-contained HTML file that works offline, opening with the console's answer
+(report/summary.py) and the overview chart, everything else folded below it: what moved and each
+rule's own effect, the verdicts, the system, the findings and changes, each workload's charts
+(report/charts.py: static SVG; autotune's page alone carries plotly.js, for Optuna's figures);
+and a CSV and a workbook of every number. Text from the system is escaped (Jinja2 autoescape,
+and the SVG's own escaping; figure JSON has no '<')."""
 
 from __future__ import annotations
 
@@ -107,7 +109,7 @@ def render(
         iozone=iozone_charts(runs),
         profiles=profile_charts(runs),
         numa=numa_charts(runs),
-        plotly_packed=packed_plotly(),
+        plotly_packed=packed_plotly() if search else "",
         csv_name=out.with_suffix(".csv").name,
         xlsx_name=out.with_suffix(".xlsx").name,
     )
