@@ -93,3 +93,25 @@ def test_persist_goes_where_the_appliance_keeps_settings(appliance, tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["journal"]
         assert "vm.swappiness = 10" in kept.read_text()
+
+
+def test_an_appliance_is_known_by_any_of_its_files_or_its_package(tmp_path):
+    """OpenMediaVault by its configuration database alone, or by its package as dpkg installed it;
+    TrueNAS by its middleware's database; each read by presence (config.xml holds the users)."""
+    from nastune.facts import appliance
+    from nastune.facts.context import Context
+    from nastune.root import Root
+
+    for path, name in (
+        ("etc/openmediavault/config.xml", "openmediavault"),
+        ("var/lib/dpkg/info/openmediavault.list", "openmediavault"),
+        ("data/freenas-v1.db", "truenas-scale"),
+    ):
+        tree = tmp_path / name / path.replace("/", "_")
+        (tree / path).parent.mkdir(parents=True)
+        (tree / path).write_text("<config><users>secret</users></config>\n")
+        found = appliance.collect(Context(Root(str(tree))))
+        assert found is not None and found.value is not None and found.value.name == name, path
+        assert found.source == "/" + path
+    (tmp_path / "plain").mkdir()
+    assert appliance.collect(Context(Root(str(tmp_path / "plain")))) is None

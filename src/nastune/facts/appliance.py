@@ -23,7 +23,8 @@ from nastune.root import Root
 class Appliance:
     name: str  # as facts and plans name it
     title: str  # as a person does
-    marker: str  # a file only this appliance has (read, so a snapshot keeps it)
+    markers: tuple[str, ...]  # files only this appliance has, any one of them (a snapshot keeps their presence)
+    package: str  # its Debian package, installed per dpkg's status
     version: tuple[str, ...]  # a file holding its version, or a command printing it
     owns: dict[str, str]  # knob kind -> where the appliance's UI sets what that knob writes
     boot: str | None  # what keeps a setting across reboots there, when nastune's boot files would not last
@@ -54,7 +55,8 @@ class Appliance:
 TRUENAS_SCALE = Appliance(
     name="truenas-scale",
     title="TrueNAS SCALE",
-    marker="/usr/bin/midclt",
+    markers=("/usr/bin/midclt", "/data/freenas-v1.db"),  # its middleware's client, its configuration database
+    package="truenas",
     version=("/etc/version",),
     owns={
         "samba": "the SMB service's auxiliary parameters (global: `midclt call smb.update '{\"smb_options\": ...}'`; "
@@ -78,7 +80,8 @@ TRUENAS_SCALE = Appliance(
 OPENMEDIAVAULT = Appliance(
     name="openmediavault",
     title="OpenMediaVault",
-    marker="/etc/default/openmediavault",
+    markers=("/etc/openmediavault/config.xml", "/etc/default/openmediavault"),  # its database, its settings
+    package="openmediavault",
     version=("dpkg-query", "-W", "-f", "${Version}", "openmediavault"),
     owns={
         "samba": "Services > SMB/CIFS > Settings > Extra options (global) or Shares > Edit > Extra options",
@@ -111,13 +114,17 @@ class Detected(BaseModel):
 
 
 def collect(ctx: Context) -> Fact[Detected] | None:
-    """The appliance whose marker this root has (None: a plain Linux NAS)."""
+    """The appliance this root is, by any of its files or by its package as dpkg installed it (a
+    file's presence is read, not its content: config.xml holds the appliance's users) (None: a
+    plain Linux NAS)."""
     for appliance in APPLIANCES.values():
-        if ctx.text(appliance.marker) is None:
+        candidates = [*appliance.markers, f"/var/lib/dpkg/info/{appliance.package}.list"]
+        marker = next((m for m in candidates if ctx.root.exists(m)), None)
+        if marker is None:
             continue
         return Fact(
             value=Detected(name=appliance.name, title=appliance.title, version=_version(ctx, appliance)),
-            source=appliance.marker,
+            source=marker,
         )
     return None
 

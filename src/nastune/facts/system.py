@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from nastune.facts import appliance
+from nastune.facts import appliance, managers
 from nastune.facts.appliance import Detected
 from nastune.facts.context import MAX_CPU, Context, NoValue, cpu_list, digits, integer
+from nastune.facts.managers import Managers
 from nastune.facts.model import Fact, Section
 from nastune.root import Unavailable
 
@@ -25,6 +26,7 @@ DAEMONS = (
     "zed",
     "mdadm",
     "tuned",
+    "bpftune",
     "tracker-miner-f",  # Tracker's indexer (its comm, cut to 15 characters), Samba's Spotlight backend
     "tracker-store",
 )
@@ -64,6 +66,7 @@ class SystemFacts(Section):
     irqbalance_running: Fact[bool]
     daemons: list[Process]
     appliance: Fact[Detected] | None = None  # TrueNAS SCALE, OpenMediaVault: they own their servers' files
+    managers: Fact[Managers] | None = None  # TuneD, irqbalance, bpftune: they set some of the same settings
 
     def daemon(self, name: str) -> list[Process]:
         return [p for p in self.daemons if p.name == name]
@@ -204,4 +207,5 @@ def collect(ctx: Context) -> SystemFacts:
         irqbalance_running=Fact(value=any(p.name == "irqbalance" for p in running), source="/proc/[pid]/comm"),
         daemons=running,
         appliance=appliance.collect(ctx),
+        managers=managers.collect(ctx, {p.name for p in running}),
     )

@@ -11,7 +11,7 @@ import pkgutil
 
 from nastune import plugins
 from nastune.facts import Facts, appliance
-from nastune.rules import catalog
+from nastune.rules import catalog, query
 from nastune.rules.model import Finding, Rule, Severity
 
 
@@ -46,7 +46,8 @@ def evaluate(
         if rule.applies(facts):
             found = (f for f in rule.check(rule, facts) if f.severity >= min_severity)
             findings.extend(
-                _on_appliance(_boot_source(f, facts), facts).model_copy(update={"host": client}) for f in found
+                _on_appliance(_managed(_boot_source(f, facts), facts), facts).model_copy(update={"host": client})
+                for f in found
             )
     return ranked(findings)
 
@@ -73,6 +74,21 @@ def _boot_source(finding: Finding, facts: Facts) -> Finding:
             )
         evidence.append(e)
     return finding.model_copy(update={"evidence": evidence})
+
+
+def _managed(finding: Finding, facts: Facts) -> Finding:
+    """A change another manager on the box also makes (TuneD, irqbalance, bpftune) is named in the
+    finding, with what that manager will do to it: before anything is applied."""
+    said = [note for c in finding.changes if (note := query.managed_by(facts, c))]
+    if not said:
+        return finding
+    also = "Also set elsewhere: " + "; ".join(dict.fromkeys(said)) + "."
+    return finding.model_copy(
+        update={
+            "message": f"{finding.message} {also}",
+            "advice": f"{finding.advice} {also}" if finding.advice else also,
+        }
+    )
 
 
 def _on_appliance(finding: Finding, facts: Facts) -> Finding:

@@ -220,6 +220,37 @@ def zfs_devices(facts: Facts) -> set[str]:
     return found
 
 
+BPFTUNE = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.core.wmem_max",
+           "net.ipv4.tcp_congestion_control")  # fmt: skip  # what bpftune's tuners change by themselves
+
+
+def managed_by(facts: Facts, change: Change) -> str | None:
+    """Which other manager on the box also sets what `change` does, and what it will do to it."""
+    found = facts.system.managers.known_value if facts.system and facts.system.managers else None
+    if found is None:
+        return None
+    tuned, irq = found.tuned, found.irqbalance
+    if tuned and change.knob == "sysctl" and change.target in tuned.sysctls:
+        return (
+            f"TuneD's profile {tuned.profile} sets {change.target} = {tuned.sysctls[change.target]} at every start: "
+            "after a reboot or `tuned-adm profile` the value is TuneD's again (set it in a child profile that "
+            "includes this one)"
+        )
+    if tuned and tuned.governor and change.knob == "cpu_governor":
+        return f"TuneD's profile {tuned.profile} sets the governor {tuned.governor} at every start"
+    if irq and change.knob == "irq_affinity" and change.target.startswith("irq/"):
+        number = change.target.removeprefix("irq/")
+        if number.isdigit() and int(number) not in irq.banned_irqs:
+            where = irq.config or "/etc/default/irqbalance"
+            return (
+                f"irqbalance is running and will move IRQ {number} back within about 10 s: ban it "
+                f"(--banirq={number} in IRQBALANCE_ARGS, {where}) and restart irqbalance"
+            )
+    if found.bpftune and change.knob == "sysctl" and change.target in BPFTUNE:
+        return f"bpftune is running: its tuners change {change.target} by themselves (bpftune(8))"
+    return None
+
+
 def human(n: float) -> str:
     if not 0 <= n < 1 << 70:  # beyond a zebibyte, or not a size at all: no float arithmetic on it
         return f"{n} B" if isinstance(n, int) and n.bit_length() < 200 else "an impossible size"

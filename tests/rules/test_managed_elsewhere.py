@@ -1,0 +1,39 @@
+"""A change another manager on the box also makes is named in its finding, with what that manager
+will do: TuneD's profile sets a sysctl again at every start, irqbalance moves an IRQ back within
+seconds unless banned, bpftune tunes TCP buffers itself. A change no manager touches says nothing."""
+
+from __future__ import annotations
+
+from nastune import rules
+from nastune.facts.managers import Irqbalance, Managers, Tuned
+from nastune.rules.model import Change
+from nastune.rules.query import managed_by
+from tests.conftest import need
+from tests.rules.kit import F, nas
+
+
+def _with(managers: Managers):
+    facts = nas()
+    need(facts.system).managers = F(managers)
+    return facts
+
+
+def test_each_manager_names_what_it_will_do():
+    tuned = Tuned(profile="network-throughput", sysctls={"net.ipv4.tcp_rmem": "4096 131072 16777216"})
+    facts = _with(Managers(tuned=tuned, irqbalance=Irqbalance(banned_irqs=[46]), bpftune=True))
+    rmem = managed_by(facts, Change(knob="sysctl", target="net.ipv4.tcp_rmem", new="4096 131072 6291456"))
+    assert rmem and "TuneD's profile network-throughput sets net.ipv4.tcp_rmem" in rmem and "at every start" in rmem
+    wmem = managed_by(facts, Change(knob="sysctl", target="net.ipv4.tcp_wmem", new="4096 16384 6291456"))
+    assert wmem and wmem.startswith("bpftune is running")
+    irq = managed_by(facts, Change(knob="irq_affinity", target="irq/45", new="0"))
+    assert irq and "irqbalance is running and will move IRQ 45 back" in irq and "--banirq=45" in irq
+    assert managed_by(facts, Change(knob="irq_affinity", target="irq/46", new="0")) is None  # banned already
+    assert managed_by(facts, Change(knob="sysctl", target="vm.swappiness", new=10)) is None
+
+
+def test_the_finding_says_it_before_anything_is_applied():
+    tuned = Tuned(profile="throughput-performance", sysctls={"net.ipv4.tcp_slow_start_after_idle": "1"})
+    found = [f for f in rules.evaluate(_with(Managers(tuned=tuned))) if f.rule == "tcp-slow-start-after-idle"]
+    assert found and "Also set elsewhere: TuneD's profile throughput-performance" in found[0].message
+    plain = next(f for f in rules.evaluate(nas()) if f.rule == "tcp-slow-start-after-idle")
+    assert "TuneD" not in plain.message
