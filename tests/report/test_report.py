@@ -326,3 +326,23 @@ def test_the_changes_say_whether_they_survive_a_reboot_and_what_was_left_out(tmp
     assert "<td>lost at reboot unless persisted</td>" in page
     assert "<summary>Left out of the plan</summary>" in page
     assert f"<li>{left[0]}</li>" in page
+
+
+def test_a_sustained_write_s_course_is_drawn_before_against_after(tmp_path):
+    """Each run's first repeat of a sustained write, MB/s each second, on one chart."""
+    from nastune.report.charts import course_charts
+
+    runs = []
+    for label, course in (("before", [110.0, 111.0, 40.0, 0.0, 41.0]), ("after", [80.0, 79.0, 78.0, 80.0, 79.0])):
+        rs = result_set(label, 1.0)
+        rs.results = [
+            WorkloadResult(
+                workload="sustained-write", target={"url": "c1:/mnt/nfs"}, params={}, started="", seconds=1,
+                metrics={"MB/s": MetricResult(unit="MB/s", values=[60.0])}, course=[course],
+            )
+        ]  # fmt: skip
+        runs.append(rs)
+    (chart,) = course_charts(runs)
+    assert chart["title"] == "sustained-write @ c1:/mnt/nfs"
+    assert chart["svg"].count("<polyline") == 2 and "before" in chart["svg"] and "after" in chart["svg"]
+    assert "sustained-write @ c1:/mnt/nfs: MB/s each second" in render(runs, tmp_path / "r.html").read_text()

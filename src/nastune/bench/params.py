@@ -18,6 +18,7 @@ class Params(TypedDict, total=False):
     seconds: int  # iperf3's and the latency probe's time
     iperf_bytes: int  # iperf3's bytes each way instead of its time (sized by the link, as a transfer is)
     buffer_mib: int  # the NUMA bandwidth probe's buffer
+    sustained_bytes: int  # a sustained write's bytes: past the NAS's write-back cache
 
 
 DEFAULTS: Params = {
@@ -27,6 +28,7 @@ DEFAULTS: Params = {
     "dir_files": 5000,
     "seconds": 3,
     "buffer_mib": 256,
+    "sustained_bytes": 2 << 30,
 }
 
 

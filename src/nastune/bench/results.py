@@ -113,6 +113,7 @@ class WorkloadResult(BaseModel):
     error: str | None = None  # why the workload failed after its retries (its finished repeats are kept)
     retries: list[str] = []  # every failed attempt, with its reason
     interference: list[dict[str, float]] = []  # per repeat: cores used by other processes, steal, load
+    course: list[list[float]] = []  # per repeat, MB/s each second (a workload that records its course)
 
     @property
     def failed(self) -> bool:

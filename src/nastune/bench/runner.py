@@ -127,6 +127,7 @@ class _Measured:
     profile: ProfileSummary = field(default_factory=lambda: ProfileSummary())
     interrupted: bool = False
     error: str | None = None
+    course: list[list[float]] = field(default_factory=list)
 
 
 def _measure(workload: Workload, target: Target, params: Params, repeats: int, site: Measured, how: dict) -> _Measured:
@@ -163,6 +164,7 @@ def _measure(workload: Workload, target: Target, params: Params, repeats: int, s
         except BenchError as e:
             done.retries.append(f"teardown: {e}")
     done.profile = profiler.summary() if len(profiler.samples) > 1 else {}
+    done.course = state.course if state else []
     return done
 
 
@@ -202,6 +204,7 @@ def _result(
         error=done.error,
         retries=done.retries,
         interference=done.others,
+        course=done.course,
     )
 
 

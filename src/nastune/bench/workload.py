@@ -26,6 +26,7 @@ class State:
     files: list[tuple[str, int]] = field(default_factory=list)  # the aged data set: (path, bytes)
     next: int = 0  # the aged file the next repeat reads
     parts: list[State] = field(default_factory=list)  # clients run together: each one's own
+    course: list[list[float]] = field(default_factory=list)  # a sustained write's MB/s each second, per repeat
 
 
 @dataclass

@@ -8,6 +8,7 @@ import statistics
 from nastune.bench.drivers import fio, iperf3, membw, transfer
 from nastune.bench.metadata import BigDirectory, BigDirectoryOnPath, SmallFiles, SmallFilesOnPath
 from nastune.bench.params import Params
+from nastune.bench.sustained import SustainedWrite
 from nastune.bench.targets import Target
 from nastune.bench.workload import (
     ByKind,
@@ -318,5 +319,6 @@ WORKLOADS: dict[str, Workload] = {
         Latency(),
         Network(),
         NumaBandwidth(),
+        SustainedWrite(),
     )
 }

@@ -218,3 +218,20 @@ def numa_charts(runs: list[ResultSet]) -> list[dict]:
             drawn = svg.heatmap(title, [f"CPU node {n}" for n in nodes], [f"memory node {n}" for n in nodes], z, "GB/s")
             charts.append({"id": f"numa{len(charts)}", "title": run_label(rs, i), "svg": drawn})
     return charts
+
+
+def course_charts(runs: list[ResultSet]) -> list[dict]:
+    """A sustained write's course, MB/s each second, each run's first repeat on one chart: the
+    burst the write-back cache takes, the rate after it, the stalls (bench/cliff.py)."""
+    keys = list(dict.fromkeys(r.key for rs in runs for r in rs.results if r.course))
+    charts: list[dict] = []
+    for key in keys:
+        series = [
+            svg.Series(run_label(rs, i), r.course[0], xs=list(range(1, len(r.course[0]) + 1)))
+            for i, rs in enumerate(runs)
+            for r in rs.results
+            if r.key == key and r.course
+        ]
+        drawn = svg.curves(f"{key}: MB/s each second", series, "seconds", "MB/s")
+        charts.append({"id": f"course{len(charts)}", "title": key, "svg": drawn})
+    return charts

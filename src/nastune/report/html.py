@@ -20,6 +20,7 @@ from nastune.bench.results import ResultSet
 from nastune.report import tables, workbook
 from nastune.report.charts import (
     bar_charts,
+    course_charts,
     iozone_charts,
     numa_charts,
     overview_chart,
@@ -109,6 +110,7 @@ def render(
         iozone=iozone_charts(runs),
         profiles=profile_charts(runs),
         numa=numa_charts(runs),
+        courses=course_charts([*runs, *(r for r in interleaved_runs or [] if all(r is not x for x in runs))]),
         plotly_packed=packed_plotly() if search else "",
         csv_name=out.with_suffix(".csv").name,
         xlsx_name=out.with_suffix(".xlsx").name,

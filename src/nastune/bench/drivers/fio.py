@@ -10,6 +10,7 @@ import json
 import shutil
 import tempfile
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from nastune.bench.targets import Target
@@ -56,17 +57,21 @@ def job_file(directory: Path, jobs: list[Job], direct: bool = True) -> str:
     return "\n".join(lines)
 
 
-def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, dict]:
-    """Per job: MB/s, mean and percentile completion latency (us), for its read or write side."""
+def _output(target: Target, jobs: list[Job], direct: bool, options: tuple[str, ...] = ()) -> str:
+    """fio's JSON output for `jobs` at `target`: here, through a client's fio server, or over SSH."""
     directory = scratch(target)
     server = target.extra.get("fio_server")
     text = job_file(directory, jobs, direct)
     if elsewhere(target):
         on_client(target, ["mkdir", "-p", "--", str(directory)], "mkdir")
     if not server and target.ssh:  # no fio server there: fio over SSH, its job file on standard input
-        out = on_client(target, ["fio", "--output-format=json", "-"], "fio", input=text).stdout
-    else:
-        out = _local(server, directory, text, target.on)
+        return on_client(target, ["fio", "--output-format=json", *options, "-"], "fio", input=text).stdout
+    return _local(server, directory, text, target.on, options)
+
+
+def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, dict]:
+    """Per job: MB/s, mean and percentile completion latency (us), for its read or write side."""
+    out = _output(target, jobs, direct)
     try:
         data = json.loads(out[out.index("{") :])
     except ValueError as e:
@@ -89,15 +94,36 @@ def run_jobs(target: Target, jobs: list[Job], direct: bool = True) -> dict[str, 
     return results
 
 
-def _local(server: str | None, directory: Path, text: str, on: str) -> str:
+def course(target: Target, job: Job) -> list[float]:
+    """A buffered write's MB/s each second, from the status fio prints every second (a JSON
+    object each, its bytes so far and its time in ms): what a mean rate hides, the write-back
+    cache filling and the writer held to the disks."""
+    out = _output(target, [job], direct=False, options=("--status-interval=1",))
+    decoder, at, points = json.JSONDecoder(), 0, []
+    while (start := out.find("{", at)) >= 0:
+        try:
+            data, at = decoder.raw_decode(out, start)
+        except ValueError:
+            at = start + 1
+            continue
+        for one in data.get("jobs") or data.get("client_stats", []):
+            points.append((data.get("timestamp_ms", 0), one["write"]["io_bytes"]))
+    if len(points) < 2:
+        raise BenchError(f"fio{target.on}: fewer than two statuses of the write: no course to read")
+    return [
+        max(0.0, (b1 - b0) / 1e6 / max((t1 - t0) / 1000, 1e-3)) for (t0, b0), (t1, b1) in pairwise(points) if t1 > t0
+    ]
+
+
+def _local(server: str | None, directory: Path, text: str, on: str, options: tuple[str, ...] = ()) -> str:
     """fio run here: as the client of a fio server, or on this host's own path."""
     if server:
         spec = Path(tempfile.mkstemp(prefix="nastune-", suffix=".fio")[1])
-        argv = ["fio", f"--client=ip:{server}", "--output-format=json", str(spec)]
+        argv = ["fio", f"--client=ip:{server}", "--output-format=json", *options, str(spec)]
     else:
         directory.mkdir(parents=True, exist_ok=True)
         spec = directory / "nastune.fio"
-        argv = ["fio", "--output-format=json", str(spec)]
+        argv = ["fio", "--output-format=json", *options, str(spec)]
     spec.write_text(text)
     try:
         return run(argv, what=f"fio{on}")[0]

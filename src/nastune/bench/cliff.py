@@ -1,0 +1,52 @@
+"""Fast, then slow: a sustained write's course, one rate a second, summed up as an operator
+describes it ("it starts at full speed, then drops"): the burst (how much went, and how fast,
+before the rate fell for good), the sustained rate after it, and the stalls (seconds at under a
+tenth of the sustained rate, the sawtooth of a write-back cache that fills and flushes). Linux
+buffers writes up to vm.dirty_ratio/dirty_bytes (ZFS up to zfs_dirty_data_max) and then holds
+the writer to what the disks take: a burst far above the sustained rate, or many stalls, is the
+write cliff."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+DROP = 0.6  # the rate has fallen for good once it stays under this share of the burst's
+STALL = 0.1  # a second under this share of the sustained rate is a stall
+CLIFF = 1.5  # a burst this many times the sustained rate is a cliff
+WINDOW = 5  # seconds over which the worst stretch after the burst is averaged
+FLOOR = 0.01  # MB/s: a stretch in which nothing was written reads this (a ratio needs a positive value)
+
+
+@dataclass
+class Course:
+    burst_mb: float  # written before the rate fell for good
+    burst_rate: float  # MB/s during the burst
+    sustained_rate: float  # MB/s after it (the median second)
+    stalls: int  # seconds at under STALL of the sustained rate, after the burst
+    seconds: int
+    worst: float = 0.0  # MB/s of the slowest WINDOW seconds after the burst (FLOOR at least)
+
+    @property
+    def cliff(self) -> bool:
+        """A burst well above what the rest of the write sustained, or stalls in its course."""
+        return self.burst_rate > CLIFF * self.sustained_rate or self.stalls > 0
+
+
+def course(rates: list[float]) -> Course:
+    """`rates`: MB/s each second of one write. The burst is the first seconds at or above DROP of
+    their own peak, up to the last second after which the rate never comes back (a second spent
+    flushing in between is part of the burst only if the rate returns to it)."""
+    if not rates:
+        return Course(0.0, 0.0, 0.0, 0, 0)
+    peak = max(rates[: max(1, len(rates) // 4)] or rates)  # the start's peak: the cache taking writes
+    end = 0
+    while end < len(rates) and rates[end] >= DROP * peak:
+        end += 1
+    end = max(end, 1)
+    burst, rest = rates[:end], rates[end:] or rates[-1:]
+    sustained = statistics.median(rest)
+    stalls = sum(1 for r in rates[end:] if r < STALL * sustained) if sustained else len(rates[end:])
+    windows = [statistics.fmean(rest[i : i + WINDOW]) for i in range(max(1, len(rest) - WINDOW + 1))]
+    summed = (round(sum(burst), 1), round(statistics.fmean(burst), 1), round(sustained, 1), stalls, len(rates))
+    return Course(*summed, worst=max(FLOOR, round(min(windows), 2)))
