@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf.samba import normalise
+from nastune.facts.mounts import unescape
 
 ATIME = ("atime", "noatime", "relatime", "strictatime", "lazytime")
 EXCLUSIVE = {
@@ -195,9 +196,10 @@ def _client_option(line: str, host: str, option: str, skip_path: bool) -> str | 
 
 # -- /etc/fstab -----------------------------------------------------------------
 def fstab_options(text: str, mountpoint: str) -> list[str] | None:
+    """The options of `mountpoint`'s entry (fstab writes a space in a path as \\040, as the kernel does)."""
     for line in text.splitlines():
         fields = line.split("#", 1)[0].split()
-        if len(fields) >= 4 and fields[1] == mountpoint:
+        if len(fields) >= 4 and unescape(fields[1]) == mountpoint:
             return fields[3].split(",")
     return None
 
@@ -217,7 +219,7 @@ def fstab_set(text: str, mountpoint: str, option: str, value: str | None) -> str
     for i, line in enumerate(lines):
         body, hash_, comment = line.partition("#")
         fields = body.split()
-        if len(fields) >= 4 and fields[1] == mountpoint:
+        if len(fields) >= 4 and unescape(fields[1]) == mountpoint:
             start = body.index(fields[3], body.index(fields[1]) + len(fields[1]))
             new = ",".join(set_option(fields[3].split(","), option, value))
             lines[i] = body[:start] + new + body[start + len(fields[3]) :] + hash_ + comment
