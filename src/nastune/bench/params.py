@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing_extensions import TypedDict  # pydantic validates it (results), which needs this one before Python 3.12
+from typing_extensions import TypedDict
+
+from nastune.bench import counts  # pydantic validates it (results), which needs this one before Python 3.12
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -24,8 +26,8 @@ class Params(TypedDict, total=False):
 DEFAULTS: Params = {
     "file_sizes": [64 * KiB, MiB, 16 * MiB],
     "record_sizes": [4 * KiB, 64 * KiB, MiB],
-    "files": 500,
-    "dir_files": 5000,
+    "files": counts.FILES,
+    "dir_files": counts.DIR_FILES,
     "seconds": 3,
     "buffer_mib": 256,
     "sustained_bytes": 2 << 30,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nastune.bench.params import DEFAULTS
+from nastune.bench import counts
 from nastune.cli import options as opt
 from nastune.cli.common import (
     app,
@@ -34,10 +34,10 @@ def bench(
     workload: opt.Workload = None,
     repeats: opt.Repeats = 5,
     size: opt.Size = "1G",
-    files: Annotated[int, typer.Option(min=10, help="Number of files of small-files.")] = DEFAULTS["files"],
+    files: Annotated[int, typer.Option(min=10, help="Number of files of small-files.")] = counts.FILES,
     dir_files: Annotated[
         int, typer.Option(min=10, max=1_000_000, help="Number of files in big-dir's directory.")
-    ] = DEFAULTS["dir_files"],
+    ] = counts.DIR_FILES,
     out: Annotated[Path, typer.Option(help="The result file (JSON).")] = Path("results.json"),
     label: Annotated[str, typer.Option(help="A name for this run (before, after, ...).")] = "",
     login_file: opt.LoginFile = None,

@@ -8,7 +8,6 @@ statistics, plotly through the report, optuna through autotune) in its own body.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -115,7 +114,10 @@ def main(
         bool, typer.Option("--version", help="Print the version and exit.", callback=_version, is_eager=True)
     ] = False,
 ) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if verbose:  # lazy: without -v, logging's own default (warnings only) holds, and --help need not load it
+        import logging
+
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(message)s")
 
 
 def say(stage: str) -> Callable[[str], None]:

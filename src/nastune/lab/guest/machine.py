@@ -41,6 +41,7 @@ class Spec:
     memory_mib: int = 2048
     data_size: str = "3G"
     zfs: Zfs | None = None  # the pool's disks instead of one XFS data disk
+    write_bps: int | None = None  # QEMU's limit of the data disks' writes (bytes a second): a slow array
 
     @property
     def console(self) -> Path:
@@ -68,9 +69,11 @@ class Disk:
     path: Path
     serial: str
     iops: int | None = None
+    write_bps: int | None = None
 
     def drive(self, name: str) -> list[str]:
         limit = f",throttling.iops-total={self.iops}" if self.iops else ""
+        limit += f",throttling.bps-write={self.write_bps}" if self.write_bps else ""
         return [
             *("-drive", f"file={self.path},if=none,id={name},format=raw,cache=none{limit}"),
             *("-device", f"virtio-blk-pci,drive={name},serial={self.serial},bus=pci.0"),
@@ -91,12 +94,12 @@ def disks(spec: Spec) -> tuple[Path, list[Disk]]:
     overlay = spec.dir / "root.qcow2"
     run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(spec.image.disk), str(overlay)])
     if spec.zfs is None:
-        data = Disk(spec.dir / "data.img", "nastune-data")
+        data = Disk(spec.dir / "data.img", "nastune-data", write_bps=spec.write_bps)
         run(["truncate", "-s", spec.data_size, str(data.path)])
         run(["mkfs.xfs", "-q", "-f", "-L", "nastune-data", str(data.path)])
         return overlay, [data]
     pool = spec.zfs
-    made = [Disk(spec.dir / f"disk{n}.img", data_serial(n), pool.iops) for n in range(pool.disks)]
+    made = [Disk(spec.dir / f"disk{n}.img", data_serial(n), pool.iops, spec.write_bps) for n in range(pool.disks)]
     made.append(Disk(spec.dir / "log.img", LOG_SERIAL))
     for disk in made:
         size = pool.log_size if disk.serial == LOG_SERIAL else pool.disk_size

@@ -28,6 +28,7 @@ from nastune.protocols import PROTOCOLS
 from nastune.remote import inventory
 from nastune.sites.lab import access, building, credentials, kernel_status
 from nastune.ssh import Ssh
+from nastune.units import size_bytes
 
 DEFAULT_DIR = Path(os.environ.get("NASTUNE_KERNEL_LAB_DIR", "/var/lib/nastune/kernel-lab"))
 
@@ -95,7 +96,15 @@ class KernelLab:
         seed.write(self.dir, scenario, image.USER, password, authorized, _checkout(), _packages())
         taps = machine.network(self.state, self.dir)
         port = machine.free_port()
-        spec = machine.Spec(built, self.dir, _checkout(), data_size=scenario.storage.size, zfs=scenario.storage.zfs)
+        written = scenario.limits.write_bps if scenario.limits else None  # the namespace lab's blkio limit, here QEMU's
+        spec = machine.Spec(
+            built,
+            self.dir,
+            _checkout(),
+            data_size=scenario.storage.size,
+            zfs=scenario.storage.zfs,
+            write_bps=size_bytes(written) if written else None,
+        )
         began = time.monotonic()
         machine.start(self.state, spec, taps, port, log)
         self.inventory_path.write_text(inventory_text(self.dir, port, built.host_key, scenario.network.rate))
