@@ -275,7 +275,25 @@ def serve() -> None:
 
     from nastune.remote import serving
 
+    _preload()
     serving.loop(_command, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def _preload() -> None:
+    """What the commands a coordinator sends (inspect, apply, rollback, confirm, verify, persist)
+    import when they run: imported once here, so that each fork finds them loaded (lazy: only a
+    host that serves pays for them)."""
+    import nastune.facts
+    import nastune.jobs.apply
+    import nastune.jobs.rollback
+    import nastune.report.facts_view
+    import nastune.report.tune_view
+    import nastune.sites.lab.site
+    import nastune.sites.live
+    import nastune.tune.executor
+    import nastune.tune.persisted
+    import nastune.tune.watchdog
+    import nastune.wire  # noqa: F401
 
 
 def _command(args: list[str]) -> int:

@@ -8,7 +8,6 @@ Requests and replies are one JSON line each: {"args": [...], "input": text or nu
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -20,27 +19,8 @@ from typing import IO, BinaryIO
 PROTOCOL = 1
 INTERNAL = 70  # EX_SOFTWARE: the command failed in a way nastune did not report itself
 
-# What the commands a coordinator sends (inspect, apply, rollback, confirm, verify, persist)
-# import when they run: imported here once, so that a fork finds them loaded.
-PRELOAD = (
-    "nastune.facts",
-    "nastune.jobs.apply",
-    "nastune.jobs.rollback",
-    "nastune.report.facts_view",
-    "nastune.report.tune_view",
-    "nastune.sites.lab.site",
-    "nastune.sites.live",
-    "nastune.tune.executor",
-    "nastune.tune.persisted",
-    "nastune.tune.watchdog",
-    "nastune.wire",
-)
-
-
 def loop(command: Callable[[list[str]], int], requests: BinaryIO, replies: BinaryIO) -> None:
     """Answer each request of `requests` on `replies` until the coordinator closes the session."""
-    for name in PRELOAD:
-        importlib.import_module(name)
     _send(replies, {"serve": PROTOCOL})
     for line in requests:
         try:
