@@ -596,3 +596,22 @@ def zfs_pool() -> str:
         f"({sync['a_median']:.0f} -> {sync['b_median']:.0f} IOPS). The directions are OpenZFS's; the sizes "
         "are emulation's."
     )
+
+
+@figure("keep-stability")
+def keep_stability() -> str:
+    """Whether the main job keeps the same rules run after run."""
+    r = record("keep-stability")
+    runs = r["runs"]
+    helped = sorted({k for run in runs for k, v in run["standing"].items() if v == "helped"})
+    always = [k for k in helped if all(run["standing"].get(k) == "helped" for run in runs)]
+    offered = sorted({k for run in runs for k in run["offered"]})
+    minutes = statistics.median(run["seconds"] for run in runs) / 60
+    return (
+        f"On the lab's soho, {len(runs)} main jobs with the screening in a row "
+        "([`keep-stability.json`](../bench/results/keep-stability.json)): the same "
+        f"{len(r['kept'])} rules kept in {r['same']} of {len(runs)}; offered for removal in some run: "
+        f"{', '.join(offered) or 'none'}; helped on their own in every run: {', '.join(always) or 'none'}, in "
+        f"some: {', '.join(k for k in helped if k not in always) or 'none'}; the rest not resolved, which the "
+        f"closing lines name. A median {minutes:.1f} min a run. Goal (the same set in 9 of 10): {goal(r['met'])}."
+    )

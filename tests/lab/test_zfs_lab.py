@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,12 @@ def _on_nas(guest: KernelLab, *argv: str) -> str:
 
 def _all(guest: KernelLab) -> str:
     """Every property of every dataset, value and source, once the pool has written what it
-    holds in memory (a transaction group's worth of space accounting)."""
-    _on_nas(guest, "zpool", "sync", "tank")
+    holds in memory and freed what the measurements deleted (its space accounting settled)."""
+    for _ in range(60):
+        _on_nas(guest, "zpool", "sync", "tank")
+        if _on_nas(guest, "zpool", "get", "-H", "-p", "-o", "value", "freeing", "tank").strip() == "0":
+            break
+        time.sleep(1)
     return _on_nas(guest, "zfs", "get", "-H", "-r", "-o", "name,property,value,source", "all", "tank")
 
 
