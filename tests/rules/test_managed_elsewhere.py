@@ -26,7 +26,7 @@ def test_each_manager_names_what_it_will_do():
     wmem = managed_by(facts, Change(knob="sysctl", target="net.ipv4.tcp_wmem", new="4096 16384 6291456"))
     assert wmem and wmem.startswith("bpftune is running")
     irq = managed_by(facts, Change(knob="irq_affinity", target="irq/45", new="0"))
-    assert irq and "irqbalance is running and will move IRQ 45 back" in irq and "--banirq=45" in irq
+    assert irq and "irqbalance is running and would move IRQ 45 back" in irq and "--banirq=45" in irq
     assert managed_by(facts, Change(knob="irq_affinity", target="irq/46", new="0")) is None  # banned already
     assert managed_by(facts, Change(knob="sysctl", target="vm.swappiness", new=10)) is None
 
@@ -37,3 +37,14 @@ def test_the_finding_says_it_before_anything_is_applied():
     assert found and "Also set elsewhere: TuneD's profile throughput-performance" in found[0].message
     plain = next(f for f in rules.evaluate(nas()) if f.rule == "tcp-slow-start-after-idle")
     assert "TuneD" not in plain.message
+
+
+def test_where_irqbalance_runs_the_plan_bans_each_irq_it_pins():
+    """The IRQ-locality change is undone by irqbalance's next pass unless irqbalance is told to
+    leave the IRQ alone: the finding's changes ban each pinned IRQ that is not banned already."""
+    from nastune.rules.query import irqbalance_bans
+
+    pins = [Change(knob="irq_affinity", target=f"irq/{n}", new="0") for n in (45, 46)]
+    facts = _with(Managers(irqbalance=Irqbalance(config="/etc/default/irqbalance", banned_irqs=[46])))
+    assert [(c.knob, c.target, c.new) for c in irqbalance_bans(facts, pins)] == [("irqbalance_ban", "irq/45", "banned")]
+    assert irqbalance_bans(_with(Managers()), pins) == []  # not running: nothing to ban from

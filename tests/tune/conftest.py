@@ -23,6 +23,7 @@ FILES = {
     "/etc/ganesha/ganesha.conf": "EXPORT {\n    Export_Id = 1;\n    Path = /srv/data;\n    Pseudo = /data;\n"
     "    MaxRead = 8192;\n    FSAL { Name = VFS; }\n}\n",
     "/etc/exports": "/srv/data 192.168.1.0/24(rw,sync,no_subtree_check)\n",
+    "/etc/default/irqbalance": '#IRQBALANCE_ONESHOT=\nIRQBALANCE_ARGS="--policyscript=/etc/irq.sh"\n',
     "/etc/fstab": "UUID=abc / ext4 errors=remount-ro 0 1\nnas:/srv/data /mnt/data nfs rw,hard,intr,rsize=8192 0 0\n"
     "//nas/data /mnt/smb cifs credentials=/root/.smb,vers=3.1.1 0 0\n",
     # two CPUs left at different governors: a rollback must put back each one's own
@@ -60,7 +61,8 @@ CHANGES: list[dict] = [
     {"knob": "nfs_client_mount", "target": "/mnt/smb", "key": "max_channels", "new": 4},
     {"knob": "mount_read_ahead", "target": "/mnt/data", "new": 15360},
     {"knob": "cpu_governor", "target": "cpufreq", "new": "performance"},
-    {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled"},
+    {"knob": "irqbalance_ban", "target": "irq/30", "new": "banned"},
+    {"knob": "samba", "target": "global", "key": "server signing", "new": "disabled"},  # last: tests read CHANGES[-1]
 ]
 
 

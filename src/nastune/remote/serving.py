@@ -19,6 +19,7 @@ from typing import IO, BinaryIO
 PROTOCOL = 1
 INTERNAL = 70  # EX_SOFTWARE: the command failed in a way nastune did not report itself
 
+
 def loop(command: Callable[[list[str]], int], requests: BinaryIO, replies: BinaryIO) -> None:
     """Answer each request of `requests` on `replies` until the coordinator closes the session."""
     _send(replies, {"serve": PROTOCOL})

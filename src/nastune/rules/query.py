@@ -243,12 +243,26 @@ def managed_by(facts: Facts, change: Change) -> str | None:
         if number.isdigit() and int(number) not in irq.banned_irqs:
             where = irq.config or "/etc/default/irqbalance"
             return (
-                f"irqbalance is running and will move IRQ {number} back within about 10 s: ban it "
-                f"(--banirq={number} in IRQBALANCE_ARGS, {where}) and restart irqbalance"
+                f"irqbalance is running and would move IRQ {number} back within about 10 s: the plan bans it "
+                f"there (--banirq={number} in IRQBALANCE_ARGS, {where}) and restarts irqbalance"
             )
     if found.bpftune and change.knob == "sysctl" and change.target in BPFTUNE:
         return f"bpftune is running: its tuners change {change.target} by themselves (bpftune(8))"
     return None
+
+
+def irqbalance_bans(facts: Facts, changes: list[Change]) -> list[Change]:
+    """Where irqbalance runs, a ban from it for each IRQ `changes` pin that it does not leave
+    alone already: without one, its next pass moves the IRQ back."""
+    found = facts.system.managers.known_value if facts.system and facts.system.managers else None
+    irq = found.irqbalance if found else None
+    if irq is None:
+        return []
+    pinned = [c.target for c in changes if c.knob == "irq_affinity" and c.target.startswith("irq/")]
+    free = [
+        t for t in pinned if t.removeprefix("irq/").isdigit() and int(t.removeprefix("irq/")) not in irq.banned_irqs
+    ]
+    return [Change(knob="irqbalance_ban", target=t, current="free", new="banned") for t in free]
 
 
 def human(n: float) -> str:

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import present
+from nastune.rules.query import irqbalance_bans, present
 from nastune.sources import QUMULO
 
 
@@ -37,7 +37,7 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
                 Evidence.of(f"{i.name} local CPUs", i.local_cpus),
             ]
             + [Evidence.of(f"IRQ {irq.number} ({irq.name}) affinity", irq.affinity) for irq in remote[:4]],
-            changes=changes,
+            changes=changes + irqbalance_bans(facts, changes),
         )
 
 

@@ -2,7 +2,7 @@ from collections.abc import Iterator
 
 from nastune.facts import Facts
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import cpu_count, present
+from nastune.rules.query import cpu_count, irqbalance_bans, present
 from nastune.sources import GAZETTE, QUMULO
 
 BUSY = 100_000  # interrupts since boot below which a NIC is not worth balancing
@@ -30,16 +30,21 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
             message=f"{top / total:.0%} of the {total} interrupts of {i.name}'s {len(queues)} queues ran on CPU "
             f"{top_cpu}: one core does all receive work while the others idle.",
             evidence=[Evidence(fact=f"{i.name} interrupts per CPU", value=per_cpu, source="/proc/interrupts")],
-            changes=[
-                Change(
-                    knob="irq_affinity",
-                    target=f"irq/{irq.number}",
-                    current=",".join(map(str, irq.affinity.value or [])),
-                    new=str(spread[n % len(spread)]),
-                )
-                for n, irq in enumerate(queues)
-            ],
+            changes=(pinned := _pinned(queues, spread)) + irqbalance_bans(facts, pinned),
         )
+
+
+def _pinned(queues: list, spread: list[int]) -> list[Change]:
+    """Each queue's IRQ on the next CPU of `spread`, in turn."""
+    return [
+        Change(
+            knob="irq_affinity",
+            target=f"irq/{irq.number}",
+            current=",".join(map(str, irq.affinity.value or [])),
+            new=str(spread[n % len(spread)]),
+        )
+        for n, irq in enumerate(queues)
+    ]
 
 
 RULE = Rule(

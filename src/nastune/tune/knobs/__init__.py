@@ -12,14 +12,14 @@ from types import ModuleType
 
 from nastune import plugins
 from nastune.rules.model import Change
-from nastune.tune.knobs import daemons, kernel, network, storage, zfs
+from nastune.tune.knobs import daemons, irqbalance, kernel, network, storage, zfs
 from nastune.tune.knobs.base import Knob, norm
 from nastune.tune.knobs.daemons import ganesha_path, samba_path
 from nastune.tune.knobs.tunable import Bound, Config, Tunable
 
 
 def _modules() -> list[ModuleType]:
-    return [kernel, network, storage, zfs, daemons, *plugins.modules(plugins.SETTINGS)]
+    return [kernel, network, storage, zfs, daemons, irqbalance, *plugins.modules(plugins.SETTINGS)]
 
 
 def _knobs() -> dict[str, Knob]:
