@@ -48,7 +48,7 @@ def with_ban(text: str, irq: int) -> str:
 
 class IrqbalanceBan(Knob):
     doc = "an IRQ irqbalance must leave alone (target: irq/N; new: banned), in irqbalance's configuration"
-    kind, phase, persists = "irqbalance_ban", 40, "persistent"
+    kind, phase, persists = "irqbalance_ban", 10, "persistent"  # before the pin: restarted, irqbalance leaves it
     disruption = "irqbalance restarts: it places every other IRQ again"
 
     def _irq(self, change: Change) -> int:
