@@ -24,3 +24,16 @@ def test_every_document_the_readme_links_exists():
     assert linked
     assert [link for link in linked if not (TOP / link).exists()] == []
     assert {p.name for p in (TOP / "docs").glob("*.md")} <= {Path(link).name for link in linked}
+
+
+def test_the_rule_count_the_pages_state_is_the_catalog_s():
+    """README and docs/rules.md say how many rules there are: the catalog's count, not a copy."""
+    import re
+    from pathlib import Path
+
+    from nastune.rules import all_rules
+
+    top = Path(__file__).parents[2]
+    for page in ("README.md", "docs/rules.md"):
+        said = re.findall(r"(\d+) rules", (top / page).read_text())
+        assert said and {int(n) for n in said} == {len(all_rules())}, page
