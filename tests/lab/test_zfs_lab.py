@@ -93,18 +93,19 @@ def test_optimize_finds_applies_and_judges_the_zfs_rules(lab):
 
 def test_a_rollback_leaves_every_property_as_it_was_with_its_source(lab, tmp_path):
     """`zfs get all`, value and source, byte for byte: an inherited or default property comes
-    back inherited (`zfs inherit`), not set locally to the same value."""
+    back inherited (`zfs inherit`), not set locally to the same value. Applied and rolled back
+    with --lab, which means the kernel lab when it is the one lab up."""
     guest, done, directory = lab
-    inv = str(guest.inventory_path)
+    env = {"NASTUNE_KERNEL_LAB_DIR": str(guest.dir)}
     if not json.loads(done.stdout)["withheld"]:
-        nastune(guest.dir, "rollback", "--inventory", inv)  # optimize left its settings applied
+        nastune(tmp_path, "rollback", "--lab", env=env)  # optimize left its settings applied
     before = _all(guest)
     assert "tank/home\tatime\ton\tdefault" in before and "tank/home\tsync\talways\tlocal" in before
     settings = str(directory / "out/settings.json")
-    nastune(guest.dir, "apply", settings, "--inventory", inv, "--yes", "--accept-risk", "durability")
+    nastune(tmp_path, "apply", settings, "--lab", "--yes", "--accept-risk", "durability", env=env)
     applied = _all(guest)
     assert "tank/home\tatime\toff\tlocal" in applied and "tank/vm\trecordsize\t64K\tlocal" in applied
-    nastune(guest.dir, "rollback", "--inventory", inv)
+    nastune(tmp_path, "rollback", "--lab", env=env)
     assert _all(guest) == before
 
 

@@ -199,6 +199,20 @@ def site(
     return LiveSite(target, root, login=_login(login_file, target) if login_file else None)
 
 
+def lab_inventory(lab: bool | None, inventory: Path | None) -> Path | None:
+    """The inventory a tuning command acts through: the one named, or the kernel lab's when --lab
+    means it (the one lab up), whose NAS is tuned by nastune there as any inventory's is."""
+    if inventory or not lab:
+        return inventory
+    from nastune.sites.lab import kernel_site  # lazy: the labs' parts, only to ask which is up
+
+    if kernel_site.only_up():
+        from nastune.sites.lab.kernel import KernelLab
+
+        return KernelLab().inventory_path
+    return None
+
+
 def _login(path: Path, target: str | None) -> Login:
     """The login in `path` (- : standard input) for the host of `target`."""
     from urllib.parse import urlparse

@@ -15,6 +15,7 @@ from nastune.cli.common import (
     err,
     facts_of,
     failing,
+    lab_inventory,
     lines_to,
     on_nas,
     reading,
@@ -97,6 +98,7 @@ def apply(
 
     shown = err if json else console  # --json: standard output is the summary alone
     spec = ApplySpec(plan_file, dry_run, persist, frozenset(accept_risk or ()), confirm_timeout)
+    inventory = lab_inventory(lab, inventory)
     if inventory:
         _apply_across(spec, inventory, yes, json)
     show = partial(show_diff, shown, err)
@@ -146,6 +148,7 @@ def verify(
     from nastune.report.tune_view import verify_table
     from nastune.tune.executor import verified
 
+    inventory = lab_inventory(lab, inventory)
     if inventory:
         on_nas(inventory, "verify", journal, *(["--json"] if json else []))
     with failing():
@@ -172,6 +175,7 @@ def rollback(
     from nastune.jobs import rollback as restoring
     from nastune.report.tune_view import rolled_back
 
+    inventory = lab_inventory(lab, inventory)
     if inventory:
         flags = [*(["--json"] if json else []), *(["--dry-run"] if dry_run else [])]
         on_nas(inventory, "rollback", to, *flags)
@@ -254,6 +258,7 @@ def confirm(
     from nastune import wire
     from nastune.tune import watchdog
 
+    inventory = lab_inventory(lab, inventory)
     if inventory:
         on_nas(inventory, "confirm", journal, *(["--json"] if json_out else []))
     with failing():
