@@ -51,7 +51,7 @@ def plan(
     then `nastune apply` it. With --inventory, read on its NAS and on each client that runs
     nastune (its nastune_command), each client's changes named by host."""
     from nastune.jobs import plan as planning
-    from nastune.report.tune_view import plan_table
+    from nastune.report.tune_view import elsewhere, plan_table
 
     with failing():
         where = site(lab, inventory, root=root)
@@ -60,6 +60,8 @@ def plan(
         made = planning.run(facts, only, out, where)
     later = f" --inventory {inventory}" if inventory else ""
     console.print(plan_table(made))
+    for line in elsewhere(made.changes):
+        console.print(line, highlight=False, markup=False)
     risky = [f"{sum(r in c.risks for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
     console.print(
         f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out}{later} --dry-run",

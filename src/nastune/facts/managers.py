@@ -19,6 +19,8 @@ from nastune.facts.model import Fact
 # where TuneD looks for a profile, the administrator's first (TuneD 2.23 moved its own to profiles/)
 PROFILE_DIRS = ("/etc/tuned", "/etc/tuned/profiles", "/usr/lib/tuned", "/usr/lib/tuned/profiles")
 ACTIVE = "/etc/tuned/active_profile"
+MODE = "/etc/tuned/profile_mode"  # manual, or auto: TuneD starts with the profile it recommends
+MAIN = "/etc/tuned/tuned-main.conf"
 IRQBALANCE_CONFIGS = ("/etc/default/irqbalance", "/etc/sysconfig/irqbalance")  # Debian's, then RHEL's
 INCLUDES = 8  # the deepest chain of included profiles followed
 
@@ -30,6 +32,9 @@ class Tuned(BaseModel):
     sysctls: dict[str, str] = {}
     governor: str | None = None
     files: list[str] = []  # the profile files read
+    # TuneD applies /etc/sysctl.d again after its own sysctls (tuned-main.conf's reapply_sysctl,
+    # on by default), so a value persisted there wins; with it off, TuneD's own wins
+    reapply_sysctl: bool = True
 
 
 class Irqbalance(BaseModel):
@@ -86,6 +91,8 @@ def tuned(ctx: Context, names: str) -> Tuned | None:
 
     for name in names.split():
         apply(name, 0)
+    main = _parsed("[main]\n" + (ctx.text(MAIN) or ""))  # key = value lines, no section of their own
+    found.reapply_sysctl = main.get("main", "reapply_sysctl", fallback="1").strip().lower() not in ("0", "false", "no")
     return found if found.files else None
 
 

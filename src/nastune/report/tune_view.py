@@ -14,7 +14,7 @@ from nastune.risks import RISKS
 
 if TYPE_CHECKING:  # the command line imports views at start: annotations only
     from nastune.tune.executor import Pending
-    from nastune.tune.plan import Plan
+    from nastune.tune.plan import Plan, PlannedChange
     from nastune.tune.review import Review
 
 
@@ -25,7 +25,9 @@ def _short(value: object) -> str:
 
 def plan_table(plan: Plan) -> Records:
     on_clients = any(c.host for c in plan.changes)
-    table = Records("Plan", "id", *(["host"] if on_clients else []), "rule", "knob", "target", "current", "new", "risk")
+    managed = any(c.elsewhere for c in plan.changes)  # the column only where another manager sets something
+    columns = ("id", *(["host"] if on_clients else []), "rule", "knob", "target", "current", "new", "risk")
+    table = Records("Plan", *columns, *(["also set by"] if managed else []))
     for c in plan.changes:
         table.add_row(
             str(c.id),
@@ -36,8 +38,14 @@ def plan_table(plan: Plan) -> Records:
             _short(c.current),
             _short(c.new),
             Text(", ".join(c.risks), style="red"),
+            *([c.elsewhere.manager if c.elsewhere else ""] if managed else []),
         )
     return table
+
+
+def elsewhere(plan_changes: list[PlannedChange]) -> list[str]:
+    """A line for each change another manager on the box also sets: what that manager will do."""
+    return [f"  #{c.id} also set by {c.elsewhere.manager}: {c.elsewhere.note}" for c in plan_changes if c.elsewhere]
 
 
 def diff_table(rows: list[Pending]) -> Records:
@@ -156,6 +164,8 @@ def review(shown: Console, done: Review) -> None:
             "(each switch as above), then leaves them applied",
             highlight=False,
         )
+    for line in elsewhere([s.change for s in done.settings]):
+        shown.print(line, highlight=False)
     for line in done.left_out:
         shown.print(f"  left out: {line}", highlight=False)
     if done.empty:

@@ -78,13 +78,16 @@ def _boot_source(finding: Finding, facts: Facts) -> Finding:
 
 def _managed(finding: Finding, facts: Facts) -> Finding:
     """A change another manager on the box also makes (TuneD, irqbalance, bpftune) is named in the
-    finding, with what that manager will do to it: before anything is applied."""
-    said = [note for c in finding.changes if (note := query.managed_by(facts, c))]
+    finding and on the change itself, which the plan's table shows, with what that manager will
+    do to it: before anything is applied."""
+    changes = [c.model_copy(update={"elsewhere": query.managed_by(facts, c)}) for c in finding.changes]
+    said = [c.elsewhere.note for c in changes if c.elsewhere]
     if not said:
         return finding
     also = "Also set elsewhere: " + "; ".join(dict.fromkeys(said)) + "."
     return finding.model_copy(
         update={
+            "changes": changes,
             "message": f"{finding.message} {also}",
             "advice": f"{finding.advice} {also}" if finding.advice else also,
         }

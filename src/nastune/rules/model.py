@@ -15,6 +15,13 @@ from nastune.facts.model import Fact, Warning_
 from nastune.severity import Severity
 
 
+class Elsewhere(BaseModel):
+    """Another manager on the box that also sets what a change does, and what it will do to it."""
+
+    manager: str  # TuneD, irqbalance, bpftune
+    note: str
+
+
 class Change(BaseModel):
     """One typed change: which knob, on what, from what to what."""
 
@@ -25,6 +32,8 @@ class Change(BaseModel):
     key: str | None = None
     current: Any = None
     new: Any = None
+    # said to the operator before apply, never acted on; left out of JSON where no manager sets it
+    elsewhere: Elsewhere | None = Field(None, exclude_if=lambda value: value is None)
     # What a change trades (durability, security) is judged by its knob from the value it writes
     # (tune/knobs/trades.py); a plan's own "durability_risk"/"security_risk" flags, which older
     # plans carry, are ignored on input.

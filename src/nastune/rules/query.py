@@ -10,7 +10,7 @@ from nastune.facts.model import Fact
 from nastune.facts.mounts import FstabEntry, Mount
 from nastune.facts.network import Interface
 from nastune.facts.zfs import Dataset
-from nastune.rules.model import Change, Evidence
+from nastune.rules.model import Change, Elsewhere, Evidence
 
 T = TypeVar("T")
 
@@ -224,30 +224,40 @@ BPFTUNE = ("net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem", "net.core.rmem_max", "net.c
            "net.ipv4.tcp_congestion_control")  # fmt: skip  # what bpftune's tuners change by themselves
 
 
-def managed_by(facts: Facts, change: Change) -> str | None:
+def managed_by(facts: Facts, change: Change) -> Elsewhere | None:
     """Which other manager on the box also sets what `change` does, and what it will do to it."""
     found = facts.system.managers.known_value if facts.system and facts.system.managers else None
     if found is None:
         return None
     tuned, irq = found.tuned, found.irqbalance
     if tuned and change.knob == "sysctl" and change.target in tuned.sysctls:
-        return (
-            f"TuneD's profile {tuned.profile} sets {change.target} = {tuned.sysctls[change.target]} at every start: "
-            "after a reboot or `tuned-adm profile` the value is TuneD's again (set it in a child profile that "
-            "includes this one)"
+        kept = (
+            "/etc/sysctl.d, where --persist writes it, is applied again after TuneD's own (reapply_sysctl, "
+            "tuned-main.conf), so a persisted value holds"
+            if tuned.reapply_sysctl
+            else "TuneD's value wins over /etc/sysctl.d here (reapply_sysctl = 0), so --persist keeps it in a child "
+            f"profile, nastune, that includes {tuned.profile}"
+        )
+        return Elsewhere(
+            manager="TuneD",
+            note=f"TuneD's profile {tuned.profile} sets {change.target} = {tuned.sysctls[change.target]} at every "
+            f"start: without --persist the value is TuneD's again after a reboot or `tuned-adm profile`; {kept}",
         )
     if tuned and tuned.governor and change.knob == "cpu_governor":
-        return f"TuneD's profile {tuned.profile} sets the governor {tuned.governor} at every start"
+        said = f"TuneD's profile {tuned.profile} sets the governor {tuned.governor} at every start"
+        return Elsewhere(manager="TuneD", note=said)
     if irq and change.knob == "irq_affinity" and change.target.startswith("irq/"):
         number = change.target.removeprefix("irq/")
         if number.isdigit() and int(number) not in irq.banned_irqs:
             where = irq.config or "/etc/default/irqbalance"
-            return (
-                f"irqbalance is running and would move IRQ {number} back within about 10 s: the plan bans it "
-                f"there (--banirq={number} in IRQBALANCE_ARGS, {where}) and restarts irqbalance"
+            return Elsewhere(
+                manager="irqbalance",
+                note=f"irqbalance is running and would move IRQ {number} back within about 10 s: the plan bans it "
+                f"there (--banirq={number} in IRQBALANCE_ARGS, {where}) and restarts irqbalance",
             )
     if found.bpftune and change.knob == "sysctl" and change.target in BPFTUNE:
-        return f"bpftune is running: its tuners change {change.target} by themselves (bpftune(8))"
+        said = f"bpftune is running: its tuners change {change.target} by themselves (bpftune(8))"
+        return Elsewhere(manager="bpftune", note=said)
     return None
 
 

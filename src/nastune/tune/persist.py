@@ -1,7 +1,8 @@
 """Boot-time persistence as journaled file writes: sysctl.d for sysctls, fstab for mount
 options, the services' own files where they have one (ifupdown's interfaces for a statically
 configured interface's MTU, nfs.conf for nfsd's threads, modprobe.d for a kernel module's
-parameter such as zfs_arc_max), and a systemd unit that re-applies the rest of the plan. Rollback
+parameter such as zfs_arc_max, a TuneD child profile for a sysctl TuneD would otherwise set back),
+and a systemd unit that re-applies the rest of the plan. Rollback
 removes them. A ZFS dataset's properties need none of this: the pool keeps them."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from nastune.root import Unavailable
 from nastune.rules.model import Change
-from nastune.tune import edits, ifupdown, modprobe, netconf, nfsconf
+from nastune.tune import edits, ifupdown, modprobe, netconf, nfsconf, tuned
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import BOOT_FILE, Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -25,7 +26,8 @@ UNIT = "/etc/systemd/system/nastune-reapply.service"
 # journaled like the others (the symbolic link `systemctl enable` makes is no file nastune
 # writes; without either the unit is written and never runs, as a reboot of the kernel lab showed)
 WANTED = "/etc/systemd/system/multi-user.target.d/nastune-reapply.conf"
-PATHS = (SYSCTL, PLAN, UNIT, WANTED, ifupdown.PATH, nfsconf.PATH)  # with netconf.OWN: all persistence writes
+# with netconf.OWN and modprobe.FILE: all persistence writes
+PATHS = (SYSCTL, PLAN, UNIT, WANTED, ifupdown.PATH, nfsconf.PATH, *tuned.PATHS)
 BOOT_STATE = "/var/lib/nastune/at-boot"  # the boot-time re-apply's own journals and lock
 
 
@@ -55,8 +57,9 @@ FILE = FileKnob()
 
 def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tuple[PlannedChange, Knob, str | None]]:
     """The journaled writes that make `applied` survive a reboot."""
-    out = []
-    sysctls = [c for c in applied if KNOBS[c.knob].persists == "sysctl.d"]
+    out: list[tuple[PlannedChange, Knob, str | None]] = []
+    sysctls, profile = tuned.routed(system, [c for c in applied if KNOBS[c.knob].persists == "sysctl.d"])
+    out.extend(_file(system, path, text) for path, text in profile.items())
     if sysctls:
         text = "# Written by nastune apply --persist; removed by nastune rollback.\n" + "".join(
             f"{c.target} = {c.new}\n" for c in sysctls
