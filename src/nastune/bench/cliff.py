@@ -11,6 +11,10 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from nastune.bench.results import ResultSet
+from nastune.facts.model import Fact
+from nastune.facts.write_course import WriteCourse
+
 DROP = 0.6  # the rate has fallen for good once it stays under this share of the burst's
 STALL = 0.1  # a second under this share of the sustained rate is a stall
 CLIFF = 1.5  # a burst this many times the sustained rate is a cliff
@@ -50,3 +54,28 @@ def course(rates: list[float]) -> Course:
     windows = [statistics.fmean(rest[i : i + WINDOW]) for i in range(max(1, len(rest) - WINDOW + 1))]
     summed = (round(sum(burst), 1), round(statistics.fmean(burst), 1), round(sustained, 1), stalls, len(rates))
     return Course(*summed, worst=max(FLOOR, round(min(windows), 2)))
+
+
+def measured(runs: list[ResultSet]) -> Fact[WriteCourse] | None:
+    """The sustained write among `runs` whose disks took least (the NAS's slowest data path),
+    summed up over its repeats (medians; the stalls of its worst repeat); None: no such run."""
+    found = [
+        r
+        for run in runs
+        for r in run.results
+        if r.workload == "sustained-write" and not r.failed and "sustained MB/s" in r.metrics
+    ]
+    if not found:
+        return None
+    median = lambda r, metric: round(statistics.median(r.metrics[metric].values), 2) if metric in r.metrics else 0.0
+    slowest = min(found, key=lambda r: median(r, "sustained MB/s"))
+    summed = WriteCourse(
+        where=slowest.key,
+        sustained_mbs=median(slowest, "sustained MB/s"),
+        burst_mb=median(slowest, "burst MB"),
+        burst_mbs=median(slowest, "burst MB/s"),
+        worst_mbs=median(slowest, "worst 5 s MB/s"),
+        stalls=max((course(rates).stalls for rates in slowest.course), default=0),
+    )
+    repeats = len(slowest.metrics["sustained MB/s"].values)
+    return Fact(value=summed, source=f"measured: sustained-write, {repeats} repeats, {slowest.target.url}")

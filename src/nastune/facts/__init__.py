@@ -20,6 +20,7 @@ from nastune.facts.nfs_server import NfsServerFacts
 from nastune.facts.smb import SmbFacts
 from nastune.facts.sysctl import SysctlFacts
 from nastune.facts.system import SystemFacts
+from nastune.facts.write_course import WriteCourse
 from nastune.facts.zfs import ZfsFacts
 from nastune.root import Root
 
@@ -44,6 +45,7 @@ class Facts(BaseModel):
     smb: SmbFacts | None = None
     kernel_log: KernelLogFacts | None = None
     numa_bandwidth: Fact[list[list[float]]] | None = None  # measured (GB/s), supplied with --numa-matrix
+    write_course: Fact[WriteCourse] | None = None  # measured: a sustained-write run, supplied with --profile
     warnings: list[Warning_] = []
 
     model_config = {"populate_by_name": True}

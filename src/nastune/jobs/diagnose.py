@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nastune import rules as knowledge
-from nastune.bench import results
+from nastune.bench import cliff, results
 from nastune.bench.limits import with_runtime
 from nastune.errors import UsageError
 from nastune.facts import Facts
@@ -41,6 +41,7 @@ def run(spec: DiagnoseSpec, site: Site, facts: Facts, runs: list) -> Findings:
     checkpoint("diagnose")
     if spec.numa_matrix is not None:
         facts.numa_bandwidth = numa_matrix_file.load(spec.numa_matrix)
+    facts.write_course = cliff.measured(runs) or facts.write_course  # the disks' rate the dirty-data rule sizes from
     found = [f for f in site.findings(facts, spec.only or None) if f.severity >= spec.min_severity]
     if runs:
         found = with_runtime(found, runs)

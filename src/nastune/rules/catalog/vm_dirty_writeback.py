@@ -1,11 +1,14 @@
 from collections.abc import Iterator
 
 from nastune.facts import Facts
+from nastune.facts.write_course import WriteCourse
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
 from nastune.rules.query import GiB, human, present, ram
 from nastune.sources import GAZETTE
 
 TARGET = 1 * GiB  # dirty data a NAS can flush in seconds, not minutes
+FLUSH_S = 10  # a limit the disks take longer than this to write out stalls the writers for as long
+BUFFER_S = 5  # what the limit is sized to from a measured rate: the disks' next few seconds of writes
 
 
 def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
@@ -15,6 +18,10 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     ratio, background = sysctl.int("vm.dirty_ratio"), sysctl.int("vm.dirty_background_ratio")
     if memory is None or ratio is None or background is None:
         return
+    measured = facts.write_course.known_value if facts.write_course else None
+    if measured is not None and measured.sustained_mbs > 0:
+        yield from _against_disks(rule, facts, memory, measured)
+        return  # the disks' rate decides: the RAM's size is only a guess at it
     if (sysctl.int("vm.dirty_bytes") or 0) > 0 or (sysctl.int("vm.dirty_background_bytes") or 0) > 0:
         return  # absolute limits were chosen deliberately
     limit = memory * ratio // 100
@@ -64,3 +71,42 @@ RULE = Rule(
     source=f"{GAZETTE}, section 1.3.2.2 (pdflush, today vm.dirty_* and per-bdi flusher threads); "
     "kernel admin-guide sysctl/vm",
 )
+
+
+def _against_disks(rule: Rule, facts: Facts, memory: int, measured: WriteCourse) -> Iterator[Finding]:
+    """The limit against what the disks took in a measured sustained write: flushing more than
+    FLUSH_S seconds of their writes at once is the stall. A limit set in bytes is changed in
+    bytes (the kernel keeps one of the two forms), a ratio as a ratio of at least 1%."""
+    sysctl = present(facts.sysctl)
+    in_bytes = (sysctl.int("vm.dirty_bytes") or 0) > 0
+    limit = sysctl.int("vm.dirty_bytes") or memory * (sysctl.int("vm.dirty_ratio") or 0) // 100
+    rate = measured.sustained_mbs * 1e6
+    if limit / rate <= FLUSH_S:
+        return
+    wanted = int(rate * BUFFER_S)
+    if in_bytes:
+        names, values = ("vm.dirty_bytes", "vm.dirty_background_bytes"), (wanted, wanted // 2)
+    else:
+        share = max(1, wanted * 100 // memory)
+        names, values = ("vm.dirty_ratio", "vm.dirty_background_ratio"), (share, max(1, share // 2))
+    changes = [
+        Change(knob="sysctl", target=n, current=sysctl.int(n), new=v) for n, v in zip(names, values, strict=True)
+    ]
+    if all(c.current is not None and c.new >= c.current for c in changes):
+        return  # already as small as a ratio can say
+    stalls = f", {measured.stalls} s of stalls" if measured.stalls else ""
+    yield rule.finding(
+        target=names[0],
+        impact=15,
+        message=f"Writers may dirty {human(limit)} before being throttled, which the disks take "
+        f"{limit / rate:.0f} s to write at the {measured.sustained_mbs:.0f} MB/s they sustained ({measured.where}: "
+        f"a burst of {measured.burst_mb:.0f} MB at {measured.burst_mbs:.0f} MB/s, then the slowest 5 s at "
+        f"{measured.worst_mbs:.1f} MB/s{stalls}): fast, then slow. A limit of about {BUFFER_S} s of their writes "
+        f"({human(wanted)}) keeps the writers moving at the disks' rate.",
+        evidence=[
+            Evidence.of(names[0], sysctl.get(names[0])),
+            Evidence.of("memory", present(facts.system).memory_bytes),
+            Evidence.of("the disks' sustained write", present(facts.write_course)),
+        ],
+        changes=changes,
+    )
