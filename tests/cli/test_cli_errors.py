@@ -45,3 +45,15 @@ def test_ab_takes_an_inventory_like_optimize(tmp_path):
     assert done.returncode == 2
     assert "/nonexistent/hosts.ini" in done.stderr
     assert "No such option" not in done.stderr
+
+
+def test_optimize_refuses_a_profile_that_is_no_result_file_before_reading_anything(tmp_path):
+    """--profile (a sustained write's run is the disks' rate the dirty-data rule sizes from): a bad
+    file is named before the NAS is inspected or anything measured."""
+    bad = tmp_path / "not-a-result.json"
+    bad.write_text("{}")
+    argv = ("optimize", "--live", "--target", str(tmp_path), "-w", "sustained-write", "--profile", str(bad), "--yes")
+    done = run_cli(*argv, check=False)
+    assert done.returncode == 2, done.stderr
+    assert f"error: {bad}: not a nastune result file" in done.stderr
+    assert "inspect:" not in done.stderr and "Traceback" not in done.stderr

@@ -91,13 +91,7 @@ def diagnose(
     address: opt.Address = None,
     link_rate: opt.LinkRate = None,
     inventory: NasOf = None,
-    profile: Annotated[
-        list[Path] | None,
-        typer.Option(
-            help="A result file of bench or optimize (repeatable): findings whose subject limited those runs "
-            "come first, with the runtime evidence."
-        ),
-    ] = None,
+    profile: opt.Profile = None,
 ) -> None:
     """Find what makes this NAS slow: every rule of the knowledge base run on the system's
     facts, findings sorted by expected impact, each with its evidence, fix, trade-off and source;

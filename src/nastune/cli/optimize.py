@@ -97,6 +97,7 @@ def optimize(
     screen: opt.Screen = False,
     keep_only: opt.KeepOnly = False,
     screen_runs: opt.ScreenRuns = 0,
+    profile: opt.Profile = None,
 ) -> None:
     """The main job: inspect, diagnose, plan; show the plan (each change, whether it survives a
     reboot, what it disturbs) and ask; prove it, leave it applied, report; ask whether to persist it.
@@ -118,7 +119,7 @@ def optimize(
         pairs = (min_pairs, max_pairs) if interleave or flow == "interleaved" else None
         measured = (workload or [], _params(size), repeats, out, target, frozenset(accept_risk or ()))
         frag, screening = "exact" if xfs_fragmentation_exact else "sample", (screen, keep_only, screen_runs)
-        spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, *screening)
+        spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, *screening, profiles=profile or [])
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
         outcome = run(spec, where, err, Asked(yes, err if json else console), log)

@@ -212,3 +212,11 @@ Persist = Annotated[
         "without --yes; otherwise the end names the command).",
     ),
 ]
+Profile = Annotated[
+    list[Path] | None,
+    typer.Option(
+        help="A result file of bench or optimize (repeatable): findings whose subject limited those runs "
+        "come first, with the runtime evidence; a sustained-write run is the disks' measured write rate, "
+        "which the dirty-data rule sizes the write-back limit from."
+    ),
+]

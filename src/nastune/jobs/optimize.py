@@ -1,14 +1,10 @@
 """The main job: inspect, diagnose, plan, show the plan and ask, then prove it and leave it applied.
 
-Nothing changes before the operator has seen the plan (each change, whether it survives a reboot,
-what it disturbs) and said yes; a one-off action that cannot be undone (xfs_fsr) runs only when
-allowed by name, for as long as the operator allows. The default flow proves the plan's settings
-by interleaving (A without them, B with them, in random order, stopping as soon as every metric
-is settled: `jobs/ab.py`), which drift cannot fool and which needs no separate before/after pass;
-only the one-off actions, which cannot be switched off again, are measured before and after, on
-the workloads they change. The classic flow (`before-after`: measure, apply everything, measure
-again, then optionally interleave the settings a second time) is kept for comparison
-(bench/main_speed.py runs both)."""
+Nothing changes before the operator has seen the plan and said yes; a one-off action that cannot
+be undone (xfs_fsr) runs only when allowed by name, for as long as allowed. The default flow
+proves the plan's settings by interleaving (A without them, B with them, in random order, until
+every metric is settled: `jobs/ab.py`), which drift cannot fool; only the one-off actions are
+measured before and after. The classic flow (`before-after`) is kept for comparison."""
 
 from __future__ import annotations
 
@@ -20,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from nastune import wire
-from nastune.bench import runner
+from nastune.bench import cliff, results, runner
 from nastune.bench.limits import with_runtime
 from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
@@ -75,6 +71,7 @@ class OptimizeSpec:
     screen: bool = False  # then each rule's own effect, on the workloads the plan moved
     keep_only: bool = False  # and leave off, without asking, the rules shown to help less than the margin
     screen_runs: int = 0  # the screening's runs at least (0: its design's own number)
+    profiles: list[Path] = field(default_factory=list)  # earlier runs: a sustained write's is the disks' rate
 
     def __post_init__(self) -> None:
         if self.flow not in FLOWS:
@@ -136,8 +133,10 @@ def run(
         spec = replace(spec, workloads=site.default_workloads())
     targets = [t for _, t in site.pairs(spec.target, spec.workloads)]
     spec = replace(spec, params=sized(spec.params, targets, log))
+    earlier = [results.load(path) for path in spec.profiles]  # a bad file refused before anything is read
     log(f"inspect: {site.name}")
     facts = site.facts(Reading(spec.fragmentation))
+    facts.write_course = cliff.measured(earlier) or facts.write_course
     if defaulted:  # what the NAS holds decides what its users wait for
         workloads, big = with_big_dir(spec.workloads, facts, targets)
         spec = replace(spec, workloads=workloads)
@@ -167,9 +166,8 @@ def _limiting(
     """The findings with what limited the measured runs first, written to findings.json."""
     findings = with_runtime(findings, runs)
     (spec.out / "findings.json").write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=1))
-    for f in findings:
-        if f.limiting:
-            log(f"limiting: {f.rule}: {f.limiting}")
+    for f in (f for f in findings if f.limiting):
+        log(f"limiting: {f.rule}: {f.limiting}")
     return findings
 
 
@@ -245,8 +243,7 @@ def _interleaved(r: _Run) -> OptimizeOutcome:
         return _finish(r, journal, _Proof(runs, rows, notes, mixed))
 
 
-def _worse(rows: list[Row]) -> list[str]:
-    """The metrics (workload @ target metric) whose verdict is worse."""
+def _worse(rows: list[Row]) -> list[str]:  # the metrics (workload @ target metric) judged worse
     return [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.result.verdict == "worse"]
 
 
