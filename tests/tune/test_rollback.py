@@ -22,8 +22,8 @@ from nastune.tune.knobs.base import Knob
 from nastune.tune.plan import PlannedChange, load
 from nastune.tune.rollback import _restore_value
 from nastune.tune.system import System, TuneError
-from tests.conftest import ROOTS, run_cli
-from tests.tune.conftest import CHANGES, rolled_back, snapshot, write_plan
+from tests.conftest import ROOTS, need, run_cli
+from tests.tune.conftest import CHANGES, applied, rolled_back, snapshot, write_plan
 
 
 def test_a_plan_with_a_change_this_system_cannot_make_is_refused_before_any_write(tmp_path):
@@ -302,3 +302,16 @@ def test_a_restore_that_fails_where_nothing_had_changed_counts_by_what_reads_bac
     else:
         assert _restore_value(system, knob, change, "relatime") is True
     assert knob.places["here"] == "relatime"
+
+
+def test_persist_s_engine_asks_for_the_lock_its_workflow_takes(root, tmp_path):
+    """As apply and rollback: the engine asks for the lock, jobs/persist (or optimize) takes it."""
+    from nastune.jobs import persist
+    from nastune.tune import persisted
+
+    system = System(root=Root(root))
+    journal = need(applied(load(write_plan(tmp_path, [CHANGES[0]])), system, log=lambda m: None))
+    with pytest.raises(RuntimeError, match="changed without holding"):
+        persisted.written(journal, log=lambda m: None)
+    assert persist.run(journal, log=lambda m: None) is not None
+    assert (root / "etc/sysctl.d/90-nastune.conf").exists()

@@ -204,7 +204,7 @@ def persist(
     /etc/sysctl.d/90-nastune.conf, mount options in /etc/fstab, the rest applied at boot by a
     systemd unit. Each file is journaled, so `nastune rollback` removes them again. Refused when a
     setting no longer reads as applied, or another file would override a sysctl at boot."""
-    from nastune.tune import persisted as persisting
+    from nastune.jobs import persist as persisting
 
     if inventory:
         on_nas(inventory, "persist", journal)
@@ -292,13 +292,13 @@ def _preload() -> None:
     host that serves pays for them)."""
     import nastune.facts
     import nastune.jobs.apply
+    import nastune.jobs.persist
     import nastune.jobs.rollback
     import nastune.report.facts_view
     import nastune.report.tune_view
     import nastune.sites.lab.site
     import nastune.sites.live
     import nastune.tune.executor
-    import nastune.tune.persisted
     import nastune.tune.watchdog
     import nastune.wire  # noqa: F401
 

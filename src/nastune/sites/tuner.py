@@ -94,7 +94,7 @@ class Here:
         return f"nastune persist --journal {journal}" if self.system.boots else None
 
     def persist(self, journal: str, log: Callable[[str], None]) -> None:
-        made = persisted.held(Journal.at(self.system, journal), log)  # optimize holds the lock
+        made = persisted.written(Journal.at(self.system, journal), log)  # optimize holds the lock
         if made:
             log(f"persisted; `nastune rollback --journal {made}` removes what that wrote")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nastune.tune import executor, lock
+from nastune.tune import executor
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.rollback import journal_change
@@ -38,13 +38,8 @@ def settings(journal: Journal) -> Plan:
     return plan
 
 
-def run(journal: Journal, log: Callable[[str], None]) -> str | None:
-    """The journal of the persistence files written; None when they already say so."""
-    with lock.hold(journal.system, "persist"):
-        return held(journal, log)
-
-
-def held(journal: Journal, log: Callable[[str], None]) -> str | None:
-    """run() by a caller that holds the system's tuning lock already (optimize)."""
+def written(journal: Journal, log: Callable[[str], None]) -> str | None:
+    """The journal of the persistence files written; None when they already say so. The caller
+    holds the system's tuning lock (jobs/persist, or optimize's tuner), which the engine asks for."""
     made = executor.apply(settings(journal), journal.system, persist=True, log=log)
     return made.path if made else None

@@ -1,0 +1,15 @@
+"""persist as a workflow: the settings a journal holds made to survive a reboot after the fact,
+under the system's lock (the engine asks that the lock be held; this is where it is taken)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from nastune.tune import lock, persisted
+from nastune.tune.journal import Journal
+
+
+def run(journal: Journal, log: Callable[[str], None]) -> str | None:
+    """The journal of the persistence files written; None when they already say so."""
+    with lock.hold(journal.system, "persist", wait=lock.COMMAND_WAIT):
+        return persisted.written(journal, log)
