@@ -104,8 +104,7 @@ def optimize(
 
     Proving the settings switches them off and on again, pair after pair (Samba reloads, NFS servers
     restart, an MTU change flips the link); settings that make a metric worse are left off (exit 1).
-    A one-off action (xfs_fsr) runs only with --allow or your answer. Without --yes and without a
-    terminal, optimize shows the plan and changes nothing (and asks nothing at the end).
+    A one-off action (xfs_fsr) runs only with --allow or your answer; without --yes or a tty: the plan alone.
 
     --inventory tunes that NAS, measured from its clients; --lab a fresh `soho` lab (a small NAS as it
     ships) through its inventory, --lab --kernel a kernel lab; --live this host, measured at --target."""
