@@ -163,6 +163,8 @@ def _enqueued(nas: Ssh) -> int:
     return sum(int(line.split()[2]) for line in lines if line and not line.startswith("#"))
 
 
+IRQBALANCE_PASS_S = 10  # irqbalance places the IRQs it manages again this often (its --interval)
+
 # many clients' writes at once, as one client's 16 writers: more requests than nfsd's 8 threads
 LOAD = ["fio", "--name=load", "--directory=/mnt/nfs", "--rw=randwrite", "--bs=4k", "--size=2M", "--numjobs=16"]
 LOAD += ["--direct=1", "--time_based", "--runtime=5", "--group_reporting", "--output-format=json"]
@@ -170,8 +172,9 @@ LOAD += ["--direct=1", "--time_based", "--runtime=5", "--group_reporting", "--ou
 
 def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab, tmp_path):
     """What diagnose finds on the real kernel after many writers at once queued behind nfsd's
-    threads; and the NUMA finding's fix, applied on the NAS, read back from /proc/irq, then
-    rolled back."""
+    threads; and the NUMA finding's fix, applied on the NAS beside irqbalance: each pinned IRQ
+    banned from it, read back from /proc/irq after irqbalance placed the IRQs again, then rolled
+    back with irqbalance's configuration as it shipped."""
     inv = str(lab[0].inventory_path)
     hosts = inventory.load(lab[0].inventory_path)
     nas, client = Ssh(hosts.nas), Ssh(hosts.clients[0])
@@ -188,14 +191,25 @@ def test_diagnose_reads_the_real_kernel_and_the_client_through_the_inventory(lab
     ]
     assert [c["current"] for c in rules[("nfsd-threads-low", None)]["changes"]] == [8]  # /proc/fs/nfsd/threads
     numa = rules[("irq-numa-locality", None)]["changes"]  # served on node 1, the NIC on node 0
-    assert {(c["current"], c["new"]) for c in numa} == {("1", "0")}
-    vectors = [f"/proc/irq/{c['target'].split('/')[1]}/smp_affinity_list" for c in numa]
-    served = lambda: set(run(_nas(lab[0]).argv(["cat", *vectors])).stdout.split())
-    plan = write_plan(tmp_path, [{k: c[k] for k in ("knob", "target", "new")} for c in numa])
+    pins = [c for c in numa if c["knob"] == "irq_affinity"]
+    assert {(c["current"], c["new"]) for c in pins} == {("1", "0")}
+    # irqbalance runs on the guest (kept off node 0's CPU): each pinned IRQ is banned from it too
+    bans = [c for c in numa if c["knob"] == "irqbalance_ban"]
+    assert sorted(c["target"] for c in bans) == sorted(c["target"] for c in pins) and len(pins) > 1
+    affinity = lambda c: f"/proc/irq/{c['target'].split('/')[1]}/smp_affinity_list"
+    cpus = lambda changes: set(run(nas.argv(["cat", *map(affinity, changes)])).stdout.split())
+    config = lambda: run(nas.argv(["cat", "/etc/default/irqbalance"])).stdout
+    shipped = config()
+    # the control: the last IRQ pinned without its ban, which irqbalance moves back when it places IRQs
+    unbanned = lambda c: not (c["knob"] == "irqbalance_ban" and c["target"] == pins[-1]["target"])
+    plan = write_plan(tmp_path, [{k: c[k] for k in ("knob", "target", "new")} for c in numa if unbanned(c)])
     nastune(lab[0].dir, "apply", str(plan), "--inventory", inv, "--yes")
-    assert served() == {"0"}  # every vector on node 0's CPU, where the NIC is
+    assert cpus(pins) == {"0"}  # every vector on node 0's CPU, where the NIC is
+    run(nas.argv(["systemctl", "restart", "irqbalance"]))  # as a reboot or an upgrade of it would
+    time.sleep(2 * IRQBALANCE_PASS_S + 5)  # past two of its passes
+    assert cpus(pins[:-1]) == {"0"} and cpus(pins[-1:]) == {"1"}  # the banned ones stay; the control went back
     nastune(lab[0].dir, "rollback", "--inventory", inv)
-    assert served() == {"1"}
+    assert cpus(pins) == {"1"} and config() == shipped
 
 
 def test_a_client_s_fstab_change_and_its_rollback_each_mount_the_share_again(lab, tmp_path):

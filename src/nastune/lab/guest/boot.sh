@@ -96,4 +96,15 @@ if [ -s "$seed/irq-node" ]; then
     echo "$cpus" > "/proc/irq/$irq/smp_affinity_list" 2>/dev/null || true
   done
   echo "irqs of $(basename "$pci") on node $(cat "$seed/irq-node") (cpus $cpus)"
+  # irqbalance, as most Debian servers run it, kept off the other nodes' CPUs (once: the file is
+  # the operator's after that): it keeps this placement and, about every 10 s, moves back any IRQ
+  # pinned elsewhere that it was not told to leave alone (--banirq)
+  if ! grep -qs '^IRQBALANCE_BANNED_CPULIST=' /etc/default/irqbalance; then
+    others=""
+    for cpu in /sys/devices/system/cpu/cpu[0-9]*; do
+      n=${cpu##*/cpu}
+      [ -e "/sys/devices/system/node/node$(cat "$seed/irq-node")/cpu$n" ] || others="${others:+$others,}$n"
+    done
+    [ -z "$others" ] || echo "IRQBALANCE_BANNED_CPULIST=$others" >> /etc/default/irqbalance
+  fi
 fi

@@ -29,6 +29,7 @@ PACKAGES = (
     *("systemd-sysv", "udev", "kmod", "iproute2", "ifupdown", "procps", "util-linux", "ethtool", "numactl"),
     *("linux-image-amd64", "nfs-kernel-server", "smbclient", "openssh-server", "xfsprogs"),
     *("nfs-common", "cifs-utils", "libnfs-utils", "python3", "fio", "iperf3", "curl", "iputils-ping"),
+    "irqbalance",  # as most Debian servers run it: what an IRQ nastune pins must be banned from
 )
 # OpenZFS where Debian has it: the contrib component of bookworm-backports, its kernel module built
 # by DKMS for the image's kernel (whose headers come from the release itself, not backports)
