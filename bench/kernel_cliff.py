@@ -1,11 +1,12 @@
 """The write cliff on a real kernel, before and after (the kernel lab's `kernel-cliff` scenario: XFS
 on a data disk QEMU holds to 20 MB/s of writes, Debian's dirty-page defaults): `nastune bench -w
-sustained-write` on the client's NFS mount with the NAS as it ships, then with vm.dirty_bytes and
-vm.dirty_background_bytes sized to what the disk absorbs in a few seconds (DIRTY_SECONDS of its
-rate, half that for writeback to start), applied through nastune; each repeat's course second by
-second, its burst, sustained rate, stalls and slowest 5 seconds, recorded in
-bench/results/kernel-cliff.json. Under software emulation the guest's CPU sets the burst's rate:
-the course's shape is the kernel's, its rates emulation's.
+sustained-write` on the client's NFS mount with the NAS as it ships; `nastune diagnose --profile`
+of that run, whose dirty-data rule (vm-dirty-writeback) reads the disks' sustained rate from it and
+sizes the write-back limit to about 5 s of their writes; its changes applied through nastune; the
+same workload again. Each repeat's course second by second, its burst, sustained rate, stalls and
+slowest 5 seconds, and the rule's finding, recorded in bench/results/kernel-cliff.json. Under
+software emulation the guest's CPU sets the burst's rate: the course's shape is the kernel's, its
+rates emulation's.
 
     .venv/bin/python bench/kernel_cliff.py [--repeats 2]"""
 
@@ -26,7 +27,7 @@ from nastune.lab import scenario
 from nastune.sites.lab.kernel import KernelLab
 from nastune.units import size_bytes
 
-DIRTY_SECONDS = 5  # the dirty data the disk writes in this many seconds, at most
+RULE = "vm-dirty-writeback"
 
 
 def nastune(env: dict[str, str], *argv: str) -> str:
@@ -54,24 +55,33 @@ def main() -> None:
     args = parser.parse_args()
     chosen = scenario.load("kernel-cliff")
     rate = size_bytes(chosen.limits.write_bps if chosen.limits and chosen.limits.write_bps else "20M")
-    dirty = {"vm.dirty_bytes": DIRTY_SECONDS * rate, "vm.dirty_background_bytes": DIRTY_SECONDS * rate // 2}
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "NASTUNE_KERNEL_LAB_DIR": f"{tmp}/lab", "NASTUNE_LAB_DIR": f"{tmp}/no-namespace-lab"}
         lab = KernelLab(Path(tmp) / "lab")
         try:
             lab.up(chosen, log=print)
             before = measured(env, Path(tmp) / "before.json", args.repeats)
+            found = json.loads(
+                nastune(env, "diagnose", "--lab", "--only", RULE, "--profile", f"{tmp}/before.json", "--json")
+            )["findings"]
+            if not found:
+                raise SystemExit(f"{RULE} did not fire on the measured run: nothing to apply")
             plan = Path(tmp) / "dirty.json"
-            changes = [{"id": n, "knob": "sysctl", "target": k, "new": v} for n, (k, v) in enumerate(dirty.items(), 1)]
+            changes = [
+                {"id": n, **{k: c[k] for k in ("knob", "target", "new")}} for n, c in enumerate(found[0]["changes"], 1)
+            ]
             plan.write_text(json.dumps({"schema": "nastune.plan/1", "changes": changes}))
-            nastune(env, "apply", str(plan), "--lab", "--yes", "--accept-risk", "durability")  # judged by its knob
+            nastune(env, "apply", str(plan), "--lab", "--yes")  # a lower limit trades nothing
             after = measured(env, Path(tmp) / "after.json", args.repeats)
         finally:
             lab.down(log=print)
     for side, runs in (("before", before), ("after", after)):
         for r in runs:
             print(side, {k: v for k, v in r.items() if k != "course"}, flush=True)
-    write("kernel-cliff", RESULTS / "kernel-cliff.json", disk_write_bps=rate, dirty=dirty, before=before, after=after)
+    finding = {k: found[0][k] for k in ("message", "evidence", "changes")}
+    write(
+        "kernel-cliff", RESULTS / "kernel-cliff.json", disk_write_bps=rate, finding=finding, before=before, after=after
+    )
 
 
 if __name__ == "__main__":

@@ -31,6 +31,24 @@ def test_a_cpu_stuck_for_minutes_is_a_hang_and_one_starved_for_seconds_is_not(tm
     assert machine.hung(tmp_path, len(STARVED + HUNG)) is None  # written before the wait began
 
 
+# as this machine's guest printed it when its 9p share had no channel yet
+FAILED = (
+    b"[  12.382023] 9pnet_virtio: no channels available for device seed\n"
+    b"[\x1b[0;1;31mFAILED\x1b[0m] Failed to start \x1b[0;1;39mnastune-la\xe2\x80\xa6 management and client namespaces.\n"
+)
+
+
+def test_the_lab_s_own_boot_unit_failing_is_a_hang_at_once(tmp_path):
+    """Its guest never answers: power-cycled now, not after ATTEMPT_SECONDS of silence."""
+    console = tmp_path / "logs" / "console.log"
+    console.parent.mkdir()
+    console.write_bytes(b"[   9.5] systemd[1]: Failed to start dkms.service - Builds modules.\n")
+    assert machine.hung(tmp_path, 0) is None  # another unit's failure is not the lab's
+    console.write_bytes(FAILED)
+    found = machine.hung(tmp_path, 0)
+    assert found is not None and found.startswith("Failed to start") and "nastune-la" in found
+
+
 def _guest(directory: Path) -> KernelLab:
     lab = KernelLab(directory)
     (directory / "logs").mkdir()

@@ -256,7 +256,12 @@ def managed_by(facts: Facts, change: Change) -> Elsewhere | None:
                 f"there (--banirq={number} in IRQBALANCE_ARGS, {where}) and restarts irqbalance",
             )
     if found.bpftune and change.knob == "sysctl" and change.target in BPFTUNE:
-        said = f"bpftune is running: its tuners change {change.target} by themselves (bpftune(8))"
+        said = (
+            f"bpftune is running and tunes {change.target} itself: when an administrator sets it, bpftune's sysctl "
+            "tuner turns the tuner that manages it off until bpftune restarts (as at every boot), which then tunes "
+            "it anew (bpftune-sysctl(8)); leave the value to bpftune, or stop bpftune (systemctl disable --now "
+            "bpftune) to keep a persisted one"
+        )
         return Elsewhere(manager="bpftune", note=said)
     return None
 

@@ -8,7 +8,16 @@ set -eu
 seed=/run/nastune-seed
 state=/var/lib/nastune-lab
 mkdir -p "$seed" "$state"
-mountpoint -q "$seed" || mount -t 9p -o trans=virtio,version=9p2000.L,ro seed "$seed"
+
+mount9p() { # tag, directory, options: a 9p device may not have its channel yet this early ("no
+  # channels available for device seed"), and a boot that gave up hung until the lab power-cycled it
+  for i in $(seq 1 100); do
+    mountpoint -q "$2" && return
+    mount -t 9p -o "trans=virtio,version=9p2000.L,ro$3" "$1" "$2" 2>/dev/null || sleep 0.1
+  done
+  mountpoint -q "$2" || mount -t 9p -o "trans=virtio,version=9p2000.L,ro$3" "$1" "$2" # its error, at last
+}
+mount9p seed "$seed" ""
 
 nic() { # the interface with this MAC address (udev may still be loading virtio_net)
   for i in $(seq 1 300); do
@@ -43,7 +52,7 @@ mkdir -p "$src"
 # cached (cache=loose): every import is otherwise a round trip to QEMU per stat and read, which
 # under emulation made each nastune command seconds slower; the checkout is read-only here and
 # does not change while a lab is up
-mountpoint -q "$src" || mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 src "$src"
+mount9p src "$src" ",cache=loose,msize=524288"
 # nastune as if installed: the guest's python3 imports this checkout and its packages, so
 # `python3 -m nastune` (and a unit nastune writes, which runs it so) works as on a NAS
 mkdir -p /usr/local/lib/python3.11/dist-packages

@@ -270,19 +270,22 @@ def console_size(directory: Path) -> int:
 # about 30 s
 STUCK = re.compile(rb"soft lockup - CPU#\d+ stuck for (\d+)s")
 HUNG_SECONDS = 100
+# the lab's own boot unit failed (a device not ready in time, as its 9p share once was): the guest
+# never answers, so it is power-cycled at once rather than after ATTEMPT_SECONDS of waiting
+FAILED = re.compile(rb"Failed to start \S*nastune-lab?\S*")
 
 
 def hung(directory: Path, since: int) -> str | None:
     """The guest console's line, from byte `since` on, that says a CPU was stuck for
-    HUNG_SECONDS or more (None: no such line)."""
+    HUNG_SECONDS or more, or that the lab's boot unit failed (None: no such line)."""
     try:
         with _console(directory).open("rb") as console:  # only what came since: it is read every 2 s
             console.seek(since)
             text = console.read()
     except FileNotFoundError:
         return None
-    found = [m for m in STUCK.finditer(text) if int(m.group(1)) >= HUNG_SECONDS]
-    return found[-1].group(0).decode() if found else None
+    found = [m for m in STUCK.finditer(text) if int(m.group(1)) >= HUNG_SECONDS] or list(FAILED.finditer(text))
+    return found[-1].group(0).decode(errors="replace") if found else None
 
 
 def restart(state: State, directory: Path) -> Process:
