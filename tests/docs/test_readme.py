@@ -37,3 +37,17 @@ def test_the_rule_count_the_pages_state_is_the_catalog_s():
     for page in ("README.md", "docs/rules.md"):
         said = re.findall(r"(\d+) rules", (top / page).read_text())
         assert said and {int(n) for n in said} == {len(all_rules())}, page
+
+
+def test_the_knobs_docs_tuning_lists_are_the_registry_s():
+    """docs/tuning.md names every kind of change a plan may make: the registry's, not a copy that
+    misses the newest (cpu_governor and mount_read_ahead once were)."""
+    import re
+    from pathlib import Path
+
+    from nastune.tune.knobs import KNOBS
+
+    text = " ".join((Path(__file__).parents[2] / "docs/tuning.md").read_text().split())
+    listed = re.search(r"A plan change names a `knob` \(([^)]*)\)", text)
+    assert listed is not None
+    assert sorted(k.strip() for k in listed.group(1).split(",")) == sorted(KNOBS)
