@@ -61,7 +61,7 @@ def _profile(ctx: Context, name: str) -> tuple[str, str] | None:
     return None
 
 
-def _parsed(text: str) -> configparser.ConfigParser:
+def profile_parser(text: str) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # sysctl names keep their case
     try:
@@ -80,7 +80,7 @@ def tuned(ctx: Context, names: str) -> Tuned | None:
         if profile is None:
             return
         path, text = profile
-        parsed = _parsed(text)
+        parsed = profile_parser(text)
         for included in (parsed.get("main", "include", fallback="") or "").split(","):
             if included.strip() and "$" not in included:  # ${f:...} names a profile only TuneD can resolve
                 apply(included.strip(), depth + 1)
@@ -91,7 +91,7 @@ def tuned(ctx: Context, names: str) -> Tuned | None:
 
     for name in names.split():
         apply(name, 0)
-    main = _parsed("[main]\n" + (ctx.text(MAIN) or ""))  # key = value lines, no section of their own
+    main = profile_parser("[main]\n" + (ctx.text(MAIN) or ""))  # key = value lines, no section of their own
     found.reapply_sysctl = main.get("main", "reapply_sysctl", fallback="1").strip().lower() not in ("0", "false", "no")
     return found if found.files else None
 

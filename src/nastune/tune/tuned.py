@@ -8,10 +8,8 @@ them at its next start (the boot); rollback puts each file back as it was."""
 
 from __future__ import annotations
 
-import configparser
-
 from nastune.facts.context import Context
-from nastune.facts.managers import ACTIVE, MODE, tuned
+from nastune.facts.managers import ACTIVE, MODE, profile_parser, tuned
 from nastune.tune.plan import PlannedChange
 from nastune.tune.system import System
 
@@ -22,12 +20,7 @@ PATHS = (FILE, ACTIVE, MODE)
 
 def _ours(system: System) -> tuple[str, dict[str, str]] | None:
     """The profile an earlier persist made active: the profile it includes and what it sets."""
-    parsed = configparser.ConfigParser(interpolation=None, strict=False)
-    parsed.optionxform = str  # type: ignore[assignment,method-assign]  # sysctl names keep their case
-    try:
-        parsed.read_string(system.read(FILE) or "")
-    except configparser.Error:
-        return None
+    parsed = profile_parser(system.read(FILE) or "")  # as TuneD reads it, what can be read of a broken one
     parent = parsed.get("main", "include", fallback="").strip()
     return (parent, dict(parsed.items("sysctl")) if parsed.has_section("sysctl") else {}) if parent else None
 
