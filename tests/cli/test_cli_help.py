@@ -5,6 +5,8 @@ the old ones kept working."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 import typer
@@ -85,3 +87,16 @@ def test_every_command_shows_examples_that_its_own_parser_accepts():
                 continue  # a group's examples run its subcommands, each parsed on its own
             with command.make_context(path, words[1 + len(path.split()) :], resilient_parsing=False):
                 pass
+
+
+def test_help_starts_without_rich_or_a_stage():
+    """Every nastune process pays the command line's start (each Ansible module call and the
+    agent's over SSH too): nastune's and a command's `--help` import neither rich (about a fifth
+    of the start) nor any stage; what prints through the console does import rich."""
+    probe = "import runpy, sys\nsys.argv = ['nastune', *sys.argv[1:]]\ntry:\n    runpy.run_module('nastune', run_name='__main__')\n"
+    probe += "except SystemExit:\n    pass\n"
+    probe += "print('HEAVY' if any(m.split('.')[0] == 'rich' or m.startswith(('nastune.facts', 'nastune.rules')) for m in sys.modules) else 'LIGHT', file=sys.stderr)"
+    loaded = lambda *argv: subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True).stderr
+    assert loaded("--help").endswith("LIGHT\n")
+    assert loaded("apply", "--help").endswith("LIGHT\n")
+    assert loaded("--version").endswith("HEAVY\n")  # printed through the console: rich

@@ -9,7 +9,6 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import app, consent, console, err, failing, named, say, site, size_option
-from nastune.report import outcomes
 
 
 @app.command(short_help="Search the tunables with real measurements")
@@ -52,6 +51,7 @@ def autotune(
     from nastune.autotune.objective import parse
     from nastune.autotune.search import Settings
     from nastune.jobs.autotune import prepare
+    from nastune.report import outcomes
 
     named(lab, inventory, target)
     consent(
@@ -66,6 +66,6 @@ def autotune(
         settings = Settings(budget, repeats, out, frozenset(accept_risk or ()), seed or 0)
         options: dict[str, Any] = {"root": root, "scenario": scenario, "resume": resume, "log": log}
         where = site(bool(lab), inventory, target, clients, login_file=login_file, **options)
-        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err, log, resume=resume)
+        search, rule_plan = prepare(goal, where, settings, knobs, size_option(size), err(), log, resume=resume)
         outcome = search.run(resume, rule_plan)
-    outcomes.autotune(console, outcome)
+    outcomes.autotune(console(), outcome)

@@ -23,7 +23,6 @@ from nastune.cli.common import (
     site,
     size_option,
 )
-from nastune.report import layout, outcomes
 
 
 @bench_app.callback(invoke_without_command=True)
@@ -63,6 +62,7 @@ def bench(
     if ctx.invoked_subcommand is not None:
         return
     from nastune.jobs.bench import BenchSpec, run
+    from nastune.report import outcomes
 
     if (clients or stress or scaling) and not (inventory or lab):
         fail("--clients, --scaling and --stress need --inventory FILE (or --lab)")
@@ -71,10 +71,10 @@ def bench(
     )
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
-        done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err)
+        done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err())
     if done.degradation is not None and done.idle_out:
-        outcomes.degradation(console, done.degradation, done.idle_out, out)
-    elif outcomes.results(console, err, done.results, out):
+        outcomes.degradation(console(), done.degradation, done.idle_out, out)
+    elif outcomes.results(console(), err(), done.results, out):
         raise typer.Exit(1)
 
 
@@ -93,11 +93,12 @@ def sample(interval: Annotated[float, typer.Option("--interval", min=0.1, max=60
 def bench_list() -> None:
     """The workloads, what they measure, and where they run."""
     from nastune.bench.workloads import WORKLOADS
+    from nastune.report import layout
 
     table = layout.Records("Workloads", *("name", "targets", "what it measures", "source"))
     for w in WORKLOADS.values():
         table.add_row(w.name, ", ".join(w.kinds), w.doc, w.source)
-    console.print(table)
+    console().print(table)
 
 
 @app.command(short_help="Compare result files: verdicts with intervals")
@@ -112,12 +113,13 @@ def compare(
     """Per workload and metric: medians with 95% intervals, the relative change with its interval,
     and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""
     from nastune.jobs import compare as comparing
+    from nastune.report import outcomes
 
     if len(results) < 2:
         fail("give at least two result files")
     with failing():
         done = comparing.run(results, load_results(results), force, noise_floor)
-    print(comparing.summary(done).dumps()) if json else outcomes.comparisons(console, done)
+    print(comparing.summary(done).dumps()) if json else outcomes.comparisons(console(), done)
 
 
 @baseline_app.command("save", short_help="Store a result file as a baseline")
@@ -131,7 +133,7 @@ def baseline_save(
     (loaded,) = load_results([result])
     with failing():
         path = baseline.save(name, loaded)
-    console.print(f"saved baseline {name} ({path})")
+    console().print(f"saved baseline {name} ({path})")
 
 
 @baseline_app.command("check", short_help="Compare a new run with a baseline")
@@ -142,6 +144,7 @@ def baseline_check(
 ) -> None:
     """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
     from nastune.jobs import compare as comparing
+    from nastune.report import outcomes
     from nastune.stats import baseline  # scipy: only the commands that compare load it
 
     (new,) = load_results([result])
@@ -150,7 +153,7 @@ def baseline_check(
     if json:  # the shape compare --json has: one comparison, the baseline before
         print(comparing.summary([comparing.CompareOutcome(f"baseline {name}", result, rows, remarks)]).dumps())
     else:
-        outcomes.verdicts(console, rows, f"baseline {name} -> {result}", remarks)
+        outcomes.verdicts(console(), rows, f"baseline {name} -> {result}", remarks)
     if any(r.result.verdict == "worse" for r in rows):
         raise typer.Exit(1)
 
@@ -170,7 +173,7 @@ def report(
     with failing():
         written = write(load_results(results), out, facts, findings)
     beside = [str(p) for p in (written.with_suffix(".csv"), written.with_suffix(".xlsx")) if p.exists()]
-    console.print(f"wrote {', '.join([str(written), *beside])}", highlight=False)
+    console().print(f"wrote {', '.join([str(written), *beside])}", highlight=False)
 
 
 @app.command(short_help="Write a result in another tool's format")
@@ -215,6 +218,7 @@ def ab(
     the plan is switched on the inventory's NAS and measured from its clients."""
     from nastune.bench.params import with_size
     from nastune.jobs import ab as interleave
+    from nastune.report import outcomes
     from nastune.tune.plan import load
 
     with failing():
@@ -225,6 +229,6 @@ def ab(
     with failing(code=1, interrupted="interrupted; the system is back in A (the plan is not applied)"):
         where = site(lab, inventory, target, clients, login_file=login_file)
         outcome = interleave.measure(spec, where, log=say("ab"))
-    outcomes.ab(err if json else console, outcome, f"ab: A (as is) -> B ({plan_file})", out)
+    outcomes.ab(err() if json else console(), outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
         print(outcome.summary().dumps())

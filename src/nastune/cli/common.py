@@ -2,26 +2,25 @@
 ever read as markup), the common options, and the few helpers that turn a stage's error into a
 clear message and an exit code.
 
-Every `nastune` process imports the command line, so it imports only typer, rich and nastune's
-light modules at start; each command imports the stages it runs (facts, rules, scipy through the
-statistics, plotly through the report, optuna through autotune) in its own body."""
+Every `nastune` process imports the command line, so it imports only typer and nastune's light
+modules at start; each command imports what it runs (rich once it prints, facts, rules, scipy
+through the statistics, plotly through the report, optuna through autotune) in its own body."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from rich.text import Text
 
 from nastune import __version__
 from nastune.areas import AREAS
 from nastune.cli.help import EXIT_CODES
 from nastune.errors import Failure
-from nastune.report import layout
 from nastune.severity import Severity
 
 if TYPE_CHECKING:
@@ -64,14 +63,31 @@ baseline_app = typer.Typer(
 )
 app.add_typer(baseline_app, name="baseline")
 
-console = layout.console()
-err = layout.console(stderr=True)
+
+@cache
+def console() -> Console:
+    """Standard output's console, made on first use: rich is about a fifth of a start that every
+    command pays, and `--help`, `--version` and a refused option print without it."""
+    from nastune.report import layout
+
+    return layout.console()
+
+
+@cache
+def err() -> Console:
+    """Standard error's console, for progress, errors and (with --json) the human summary."""
+    from nastune.report import layout
+
+    return layout.console(stderr=True)
+
 
 SEVERITIES = [s.name for s in Severity]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(Text.assemble(("error:", "red"), f" {message}"))
+    from rich.text import Text
+
+    err().print(Text.assemble(("error:", "red"), f" {message}"))
     raise typer.Exit(code)
 
 
@@ -103,7 +119,7 @@ def consent(yes: bool, question: str, refusal: str) -> None:
 def _version(value: bool) -> None:
     """--version alone is a whole command: eager, before a subcommand is required."""
     if value:
-        console.print(f"nastune {__version__}", highlight=False)
+        console().print(f"nastune {__version__}", highlight=False)
         raise typer.Exit()
 
 
@@ -122,7 +138,9 @@ def main(
 
 def say(stage: str) -> Callable[[str], None]:
     """A progress logger for a stage: its name dimmed, the message as plain text."""
-    return lambda m: err.print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
+    from rich.text import Text
+
+    return lambda m: err().print(Text.assemble((f"{stage}:", "dim"), f" {m}"))
 
 
 def lines_to(shown: Console) -> Callable[[str], None]:

@@ -9,7 +9,6 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import SEVERITIES, app, console, facts_of, fail, failing, reading, site, verbose
-from nastune.report import layout
 from nastune.severity import Severity
 
 NasOf = Annotated[
@@ -44,7 +43,7 @@ def inspect(
     if json:
         print(facts.to_json())
     else:
-        render(facts, console, verbose=verbose(ctx))
+        render(facts, console(), verbose=verbose(ctx))
 
 
 @app.command(short_help="Snapshot what the collectors read, for --root")
@@ -62,7 +61,7 @@ def capture(
         fail(f"{out.parent}: no such directory")
     with failing():
         facts = capture_snapshot(out, reading(xfs_fragmentation, xfs_fragmentation_exact))
-    console.print(
+    console().print(
         f"wrote {out} ({out.stat().st_size // 1024} KiB, {len(facts.warnings)} warnings); "
         f"read it with: nastune inspect --root {out}",
         highlight=False,
@@ -108,7 +107,7 @@ def diagnose(
         how = reading(xfs_fragmentation, xfs_fragmentation_exact, address, link_rate)
         where = site(lab, inventory, root=root)
         done = run(spec, where, facts_of(where, area, how), runs)
-    print(done.dumps()) if json else findings_view.render(done.findings, console, verbose=verbose(ctx))
+    print(done.dumps()) if json else findings_view.render(done.findings, console(), verbose=verbose(ctx))
     if fail_on is not None and any(f.severity >= Severity[fail_on] for f in done.findings):
         raise typer.Exit(1)
 
@@ -119,12 +118,13 @@ def explain(
 ) -> None:
     """Explain a rule: the problem, how it is detected, the fix, the trade-off and the source."""
     from nastune import rulebook  # the index: no rule, collector or pydantic imported to explain
+    from nastune.report import layout
 
     if rule_id is None:
         table = layout.Records("Rules", "id", "area", "severity", "title")
         for e in rulebook.entries():
             table.add_row(e.id, e.area, e.severity, e.title)
-        console.print(table)
+        console().print(table)
         return
     try:
         rule = rulebook.find(rule_id)
@@ -132,7 +132,7 @@ def explain(
         fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
     from rich.markdown import Markdown  # markdown-it: only to show one rule's page
 
-    console.print(Markdown(rule.doc()))
-    console.print(f"\narea: {rule.area}; severity: {rule.severity}; source: {rule.source}", highlight=False)
+    console().print(Markdown(rule.doc()))
+    console().print(f"\narea: {rule.area}; severity: {rule.severity}; source: {rule.source}", highlight=False)
     if rule.clients:
-        console.print("also checked on each client of an inventory that runs nastune (nastune_command)")
+        console().print("also checked on each client of an inventory that runs nastune (nastune_command)")

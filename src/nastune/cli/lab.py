@@ -8,7 +8,6 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import console, lab_action, lab_app, say
-from nastune.report import outcomes
 
 
 @lab_app.command("up", short_help="Build the lab (idempotent)")
@@ -31,9 +30,9 @@ def lab_up(
         network = {k: v for k, v in (("rate", rate), ("mtu", mtu)) if v is not None}
         final = scenarios.load(scenario, network, **({"clients": clients} if clients is not None else {}))
         built = Lab().up(final, log=say("lab"))
-        console.print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
+        console().print(("lab is up" if built else "lab was already up") + f" (scenario {final.name})", highlight=False)
         for name, url in Lab().state.record.targets.items():
-            console.print(f"  {name:7} {url}", highlight=False)
+            console().print(f"  {name:7} {url}", highlight=False)
 
     lab_action(action)
 
@@ -47,13 +46,13 @@ def lab_up_kernel(scenario: str, rate: str | None, mtu: int | None) -> None:
         final = scenarios.load(scenario, network)
         built = KernelLab().up(final, log=say("lab"))
         state = "kernel lab is up" if built else "kernel lab was already up"
-        console.print(f"{state} (scenario {final.name}); hosts: nastune lab inventory --kernel", highlight=False)
+        console().print(f"{state} (scenario {final.name}); hosts: nastune lab inventory --kernel", highlight=False)
 
     lab_action(action)
 
 
 def shown(message: str) -> None:
-    console.print(message, highlight=False)
+    console().print(message, highlight=False)
 
 
 KERNEL_HELP = "Run the NAS on a real Debian kernel in a QEMU guest (kernel nfsd, the kernel's NFS and SMB clients)."
@@ -87,6 +86,7 @@ def lab_status(
 ) -> None:
     """Each part of the lab, up or down, with the check that proves it (the kernel lab's when it is
     the one lab up); exit 1 if any is down."""
+    from nastune.report import outcomes
     from nastune.sites.lab.kernel import KernelLab
     from nastune.sites.lab.kernel_site import only_up
     from nastune.sites.lab.lab import Lab
@@ -97,7 +97,7 @@ def lab_status(
 
         print(wire.LabStatus(parts=parts).dumps())
     else:
-        outcomes.lab_status(console, parts)
+        outcomes.lab_status(console(), parts)
     if not all(p["ok"] for p in parts):
         raise typer.Exit(1)
 

@@ -11,13 +11,13 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import app, console, err, fail, failing, named, say, site, size_option
-from nastune.report import outcomes
 from nastune.units import seconds
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from nastune.bench.params import Params
+    from nastune.jobs.optimize import OptimizeOutcome
     from nastune.tune.review import Review, Step
 
 
@@ -103,8 +103,8 @@ def optimize(
     reboot, what it disturbs) and ask; prove it, leave it applied, report; ask whether to persist it.
 
     Proving the settings switches them off and on again, pair after pair (Samba reloads, NFS servers
-    restart, an MTU change flips the link); settings that make a metric worse are left off (exit 1).
-    A one-off action (xfs_fsr) runs only with --allow or your answer; without --yes or a tty: the plan alone.
+    restart, an MTU change flips the link); settings that make a metric worse are left off (exit 1). A
+    one-off action (xfs_fsr) only with --allow or your answer; without --yes or a tty: the plan alone.
 
     --inventory tunes that NAS, measured from its clients; --lab a fresh `soho` lab (a small NAS as it
     ships) through its inventory, --lab --kernel a kernel lab; --live this host, measured at --target."""
@@ -121,8 +121,16 @@ def optimize(
         spec = OptimizeSpec(*measured, pairs, flow, choices, frag, persist, *screening, profiles=profile or [])
     with failing(code=1, interrupted=f"interrupted before the plan was applied; results so far in {out}"):
         where = site(bool(lab), inventory, target, clients, confirm_timeout=confirm_timeout, **options)
-        outcome = run(spec, where, err, Asked(yes, err if json else console), log)
-    failed = outcomes.optimize(err if json else console, outcome)  # --json: standard output is the summary
+        outcome = run(spec, where, err(), Asked(yes, err() if json else console()), log)
+    _shown(outcome, json)
+
+
+def _shown(outcome: OptimizeOutcome, json: bool) -> None:
+    """The outcome for a person (on standard error with --json, whose standard output is the
+    summary); exit 1 when a verdict was worse."""
+    from nastune.report import outcomes
+
+    failed = outcomes.optimize(err() if json else console(), outcome)
     if json and outcome.summary is not None:
         print(outcome.summary.dumps())
     if failed:

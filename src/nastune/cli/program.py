@@ -4,7 +4,6 @@ the controller's extra and a bug in nastune each print instead of a traceback.""
 import sys
 
 import typer
-from rich.text import Text
 
 from nastune.cli.common import app, err
 from nastune.cli.help import tidy
@@ -21,10 +20,12 @@ def main() -> None:
     try:
         command(prog_name="nastune")  # click turns its own exceptions into exit statuses
     except ModuleNotFoundError as e:
+        from rich.text import Text
+
         missing = (e.name or "").split(".")[0]
         if missing not in CONTROLLER:
             raise
-        err.print(
+        err().print(
             Text.assemble(
                 ("error:", "red"), f" this command needs {missing}, which nastune's controller extra installs: "
             ),
@@ -33,9 +34,11 @@ def main() -> None:
         )
         sys.exit(2)
     except Exception as e:  # a bug: its traceback with -v, one line without
+        from rich.text import Text
+
         if {"-v", "--verbose"} & set(sys.argv[1:]):
             raise
-        err.print(
+        err().print(
             Text.assemble(("internal error:", "red"), f" {type(e).__name__}: {e}; rerun with -v for the traceback")
         )
         sys.exit(INTERNAL)

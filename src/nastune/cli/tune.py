@@ -59,11 +59,11 @@ def plan(
     with failing():  # the lab's plans say so, for a later apply
         made = planning.run(facts, only, out, where)
     later = f" --inventory {inventory}" if inventory else ""
-    console.print(plan_table(made))
+    console().print(plan_table(made))
     for line in elsewhere(made.changes):
-        console.print(line, highlight=False, markup=False)
+        console().print(line, highlight=False, markup=False)
     risky = [f"{sum(r in c.risks for c in made.changes)} trade {r} (--accept-risk {r})" for r in RISKS]
-    console.print(
+    console().print(
         f"wrote {out}: {len(made.changes)} changes ({', '.join(risky)}). Next: nastune apply {out}{later} --dry-run",
         highlight=False,
     )
@@ -98,12 +98,12 @@ def apply(
     from nastune.jobs.apply import ApplySpec, run
     from nastune.report.tune_view import show_diff
 
-    shown = err if json else console  # --json: standard output is the summary alone
+    shown = err() if json else console()  # --json: standard output is the summary alone
     spec = ApplySpec(plan_file, dry_run, persist, frozenset(accept_risk or ()), confirm_timeout)
     inventory = lab_inventory(lab, inventory)
     if inventory:
         _apply_across(spec, inventory, yes, json)
-    show = partial(show_diff, shown, err)
+    show = partial(show_diff, shown, err())
     ask = partial(consent, yes, "Apply these changes?", "not applying")
     with failing(code=1):
         done = run(spec, site(lab, root=root), show, ask, lines_to(shown))
@@ -120,7 +120,7 @@ def _apply_across(spec: ApplySpec, inventory: Path, yes: bool, json: bool) -> No
     from nastune.jobs.apply import across
     from nastune.report.tune_view import plan_table
 
-    shown = err if json else console
+    shown = err() if json else console()
     show = lambda plan: shown.print(plan_table(plan))
     ask = partial(consent, yes, "Apply these changes on these hosts?", "not applying")
     with failing():
@@ -130,7 +130,7 @@ def _apply_across(spec: ApplySpec, inventory: Path, yes: bool, json: bool) -> No
     if json:
         print(wire.Across(command="apply", journal=journal, hosts=[]).dumps())
     elif journal:
-        console.print(
+        console().print(
             f"applied; --journal {journal} names each host's journal. "
             f"Undo: nastune rollback --inventory {inventory} --journal {journal}",
             highlight=False,
@@ -156,7 +156,7 @@ def verify(
     with failing():
         found = site(lab, root=root).journal(journal)
         done = verified(found, found.system)
-    print(done.dumps()) if json else console.print(verify_table(done))
+    print(done.dumps()) if json else console().print(verify_table(done))
     if not all(s.ok for s in done.settings):
         raise typer.Exit(1)
 
@@ -183,11 +183,11 @@ def rollback(
         on_nas(inventory, "rollback", to, *flags)
     with failing():
         found = site(lab, root=root).journal(to)
-    shown = err if json else console  # --json: standard output is the summary alone
+    shown = err() if json else console()  # --json: standard output is the summary alone
     with failing(code=1):
         report = restoring.run(found, lambda m: shown.print(m, highlight=False), dry_run)
     done = report.wire(found)
-    failed = rolled_back(shown, err, done, report.summary(), report.notes)
+    failed = rolled_back(shown, err(), done, report.summary(), report.notes)
     if json:
         print(done.dumps(None))
     if failed:
@@ -211,11 +211,11 @@ def persist(
     with failing():
         found = site(False, root=root).journal(journal)
     with failing(code=1):
-        made = persisting.run(found, lines_to(console))
+        made = persisting.run(found, lines_to(console()))
     if made is None:
-        console.print(f"the settings of {found.path} already survive a reboot", highlight=False)
+        console().print(f"the settings of {found.path} already survive a reboot", highlight=False)
     else:
-        console.print(
+        console().print(
             f"persisted the settings of {found.path}; `nastune rollback --journal {made}` undoes it", highlight=False
         )
 
@@ -244,8 +244,10 @@ def install(
     with failing():
         agent = Agent(load(inventory).client(client), "client") if client else Agent.of(inventory)
     with failing(code=1):
-        version = run(InstallSpec(venv, wheel), agent, lambda m: err.print(f"install: {m}", highlight=False))
-    console.print(f"{version} on {agent.name}; in {inventory}, set nastune_command={venv}/bin/nastune", highlight=False)
+        version = run(InstallSpec(venv, wheel), agent, lambda m: err().print(f"install: {m}", highlight=False))
+    console().print(
+        f"{version} on {agent.name}; in {inventory}, set nastune_command={venv}/bin/nastune", highlight=False
+    )
 
 
 @app.command(short_help="Keep the network changes of the last apply")
@@ -270,7 +272,7 @@ def confirm(
         print(wire.Confirm(journal=found.path, confirmed=confirmed).dumps())
         return
     said = f"confirmed {found.path}" if confirmed else f"{found.path}: nothing waits for a confirmation"
-    console.print(said, highlight=False)
+    console().print(said, highlight=False)
 
 
 @app.command(hidden=True, short_help="Run the coordinator's nastune commands, one fork each")

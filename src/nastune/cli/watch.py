@@ -9,7 +9,6 @@ import typer
 
 from nastune.cli import options as opt
 from nastune.cli.common import app, console, fail, failing, on_nas, say, site
-from nastune.report import outcomes
 
 
 @app.command(short_help="Is this NAS still tuned? Findings, drift, regressions")
@@ -37,13 +36,14 @@ def check(
     plan read back (drift), and with --baseline a comparison with a kept run (regression).
     Exit 1 when a setting drifted or a metric regressed: for a timer (`nastune watch`)."""
     from nastune.jobs import check as checks
+    from nastune.report import outcomes
 
     if (bench or result) and not baseline:
         fail("--bench and --result compare with a baseline: add --baseline NAME")
     spec = checks.CheckSpec(site(lab, root=root), journal, baseline, result, bench and result is None, metrics)
     with failing():
         done = checks.run(spec)
-    print(done.summary().dumps()) if json else outcomes.check(console, done)
+    print(done.summary().dumps()) if json else outcomes.check(console(), done)
     if not done.ok:
         raise typer.Exit(1)
 
