@@ -12,6 +12,7 @@ from nastune.bench.results import MetricResult, WorkloadResult
 from nastune.facts.write_course import WriteCourse
 from tests.conftest import ROOTS, cli_json, need
 from tests.report.test_report import result_set
+from tests.rules import kit
 from tests.rules.kit import F, nas, sysctl
 
 SLOW = WriteCourse(where="sustained-write @ c1:/mnt/nfs", sustained_mbs=20.0, burst_mb=310.0, burst_mbs=108.0,
@@ -72,3 +73,30 @@ def test_diagnose_reads_the_disks_rate_from_a_sustained_write_run(tmp_path):
     assert "the 20 MB/s they sustained (sustained-write @ c1:/mnt/nfs" in finding["message"]
     assert "2 s of stalls" in finding["message"]  # the 0 and the 0.5 of its course
     assert json.dumps(finding).count("measured: sustained-write, 1 repeats") == 1
+
+
+def _on_zfs(dirty_max: int, course: WriteCourse | None = SLOW):
+    facts = kit.zfs({})
+    need(facts.zfs).parameters = F(
+        {"zfs_dirty_data_max": dirty_max, "zfs_txg_timeout": 5}, "/sys/module/zfs/parameters"
+    )
+    mounts = need(need(facts.mounts).mounts.value)
+    for mount in mounts:  # each share a dataset of its own, as on a ZFS NAS
+        if mount.mountpoint in ("/srv/data", "/srv/backup"):
+            mount.device, mount.fstype = f"tank/{mount.mountpoint[5:]}", "zfs"
+    facts = sysctl(facts, vm__dirty_ratio=20, vm__dirty_background_ratio=10)
+    facts.write_course = F(course) if course else None
+    found = rules.evaluate(facts)
+    return [f for f in found if f.rule == "zfs-dirty-data"], [f for f in found if f.rule == "vm-dirty-writeback"]
+
+
+def test_on_zfs_its_own_dirty_limit_is_sized_from_the_pool_s_rate_not_the_page_cache_s():
+    zfs, vm = _on_zfs(4 << 30)  # 4 GiB: 215 s of a pool that sustains 20 MB/s
+    (finding,) = zfs
+    assert [(c.knob, c.target, c.current, c.new) for c in finding.changes] == [
+        ("sysfs", "/sys/module/zfs/parameters/zfs_dirty_data_max", 4 << 30, 100_000_000)
+    ]
+    assert "215 s to write at the 20 MB/s it sustained" in finding.message and "fast, then slow" in finding.message
+    assert vm == []  # ZFS writes bypass vm.dirty_*: changing them would prove nothing
+    assert _on_zfs(150 << 20)[0] == []  # 8 s of the pool's writes: within what it flushes smoothly
+    assert _on_zfs(4 << 30, None)[0] == []  # no measured run: nothing tells the pool's rate

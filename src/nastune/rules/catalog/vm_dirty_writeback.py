@@ -3,7 +3,7 @@ from collections.abc import Iterator
 from nastune.facts import Facts
 from nastune.facts.write_course import WriteCourse
 from nastune.rules.model import Change, Evidence, Finding, Rule, Severity
-from nastune.rules.query import GiB, human, present, ram
+from nastune.rules.query import GiB, human, present, ram, served_datasets, served_mounts
 from nastune.sources import GAZETTE
 
 TARGET = 1 * GiB  # dirty data a NAS can flush in seconds, not minutes
@@ -20,7 +20,8 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
         return
     measured = facts.write_course.known_value if facts.write_course else None
     if measured is not None and measured.sustained_mbs > 0:
-        yield from _against_disks(rule, facts, memory, measured)
+        if not _on_zfs(facts):  # ZFS gathers its writes itself, up to its own limit (zfs-dirty-data)
+            yield from _against_disks(rule, facts, memory, measured)
         return  # the disks' rate decides: the RAM's size is only a guess at it
     if (sysctl.int("vm.dirty_bytes") or 0) > 0 or (sysctl.int("vm.dirty_background_bytes") or 0) > 0:
         return  # absolute limits were chosen deliberately
@@ -110,3 +111,8 @@ def _against_disks(rule: Rule, facts: Facts, memory: int, measured: WriteCourse)
         ],
         changes=changes,
     )
+
+
+def _on_zfs(facts: Facts) -> bool:
+    """The shared data lies on ZFS datasets alone, whose writes bypass the page cache's limits."""
+    return bool(served_datasets(facts)) and not served_mounts(facts)  # served_mounts: the other file systems
