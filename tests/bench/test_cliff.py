@@ -1,11 +1,16 @@
 """The write cliff told from a steady write, on per-second courses as a sustained write records
 them: a gigabit link's 110 MB/s into a NAS's page cache until its dirty limit fills, then the
 disks' 40 MB/s with flush stalls (the sawtooth operators describe), against a NAS whose disks
-keep up with the link."""
+keep up with the link; and how long a sustained write must be to get past the NAS's limit."""
 
 from __future__ import annotations
 
+from nastune.bench import sustained
 from nastune.bench.cliff import course
+from nastune.bench.params import DEFAULTS
+from nastune.bench.workload import MiB
+from tests.conftest import need
+from tests.rules.kit import F, nas, sysctl, zfs
 
 CLIFF = [112.0, 111.0, 110.0, 112.0, 109.0, 111.0, 38.0, 41.0, 0.0, 0.0, 62.0, 40.0, 39.0, 0.5, 44.0, 40.0]
 STEADY = [108.0, 110.0, 109.0, 111.0, 110.0, 108.0, 109.0, 112.0, 110.0, 109.0, 110.0, 111.0]
@@ -27,3 +32,21 @@ def test_a_write_the_disks_keep_up_with_is_no_cliff():
 
 def test_no_course_says_nothing():
     assert course([]).seconds == 0 and not course([]).cliff
+
+
+def test_a_sustained_write_is_sized_three_times_past_the_nas_s_write_back_limit():
+    """From the NAS's facts: 3 x its page cache's limit (dirty_ratio of its memory, or dirty_bytes),
+    or ZFS's zfs_dirty_data_max where that is larger; the default where neither is known or the
+    workload is not measured."""
+    said: list[str] = []
+    facts = sysctl(nas(), vm__dirty_ratio=20)
+    memory = need(need(facts.system).memory_bytes.value)
+    sized = sustained.past_cache(["sustained-write"], DEFAULTS, facts, said.append)
+    assert sized["sustained_bytes"] == 3 * (memory * 20 // 100) // MiB * MiB and "3 times" in said[0]
+    bytes_set = sysctl(nas(), vm__dirty_bytes=100 << 20)
+    assert sustained.past_cache(["sustained-write"], DEFAULTS, bytes_set, said.append)["sustained_bytes"] == 300 << 20
+    on_zfs = zfs({})
+    need(on_zfs.zfs).parameters = F({"zfs_dirty_data_max": 4 << 30}, "/sys/module/zfs/parameters")
+    assert sustained.past_cache(["sustained-write"], DEFAULTS, on_zfs, said.append)["sustained_bytes"] == 12 << 30
+    assert sustained.past_cache(["seq-write"], DEFAULTS, facts, said.append) is DEFAULTS
+    assert len(said) == 3

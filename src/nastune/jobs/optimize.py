@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from nastune import wire
-from nastune.bench import cliff, results, runner
+from nastune.bench import cliff, results, runner, sustained
 from nastune.bench.limits import with_runtime
 from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
@@ -137,6 +137,7 @@ def run(
     log(f"inspect: {site.name}")
     facts = site.facts(Reading(spec.fragmentation))
     facts.write_course = cliff.measured(earlier) or facts.write_course
+    spec = replace(spec, params=sustained.past_cache(spec.workloads, spec.params, facts, log))
     if defaulted:  # what the NAS holds decides what its users wait for
         workloads, big = with_big_dir(spec.workloads, facts, targets)
         spec = replace(spec, workloads=workloads)

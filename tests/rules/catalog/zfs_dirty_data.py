@@ -5,7 +5,7 @@ from __future__ import annotations
 from nastune.facts import Facts
 from nastune.facts.write_course import WriteCourse
 from tests.conftest import need
-from tests.rules.kit import F, Case, changes, fail, zfs
+from tests.rules.kit import Case, F, changes, fail, zfs
 
 PARAMETER = "/sys/module/zfs/parameters/zfs_dirty_data_max"
 
