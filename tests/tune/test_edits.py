@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from nastune.conf import samba as samba_conf
 from nastune.tune import edits
 
 SMB = "# lab\n[global]\n   workgroup = LAB\n   AIO Read Size = 0\n\n[data]\n   path = /srv\n"
@@ -19,24 +20,24 @@ EXPORT { Export_Id = 2; Path = /other; }
 
 
 def test_samba_set_replaces_in_place_and_inserts_and_removes():
-    out = edits.samba_set(SMB, "global", "aio read size", "1")
+    out = samba_conf.with_param(SMB, "global", "aio read size", "1")
     assert out == SMB.replace("AIO Read Size = 0", "aio read size = 1")
-    added = edits.samba_set(SMB, "data", "use sendfile", "yes")
+    added = samba_conf.with_param(SMB, "data", "use sendfile", "yes")
     assert added == SMB.replace("   path = /srv\n", "   path = /srv\n   use sendfile = yes\n")
-    assert edits.samba_get(added, "data", "Use Sendfile") == "yes"
-    assert edits.samba_set(out, "global", "aio read size", None) == SMB.replace("   AIO Read Size = 0\n", "")
-    assert edits.samba_set(SMB, "new", "x", "1").endswith("\n[new]\n   x = 1\n")
+    assert samba_conf.param(added, "data", "Use Sendfile") == "yes"
+    assert samba_conf.with_param(out, "global", "aio read size", None) == SMB.replace("   AIO Read Size = 0\n", "")
+    assert samba_conf.with_param(SMB, "new", "x", "1").endswith("\n[new]\n   x = 1\n")
 
 
 def test_samba_set_keeps_a_crlf_file_crlf():
     crlf = SMB.replace("\n", "\r\n")
     for section, key in (("global", "aio read size"), ("data", "use sendfile"), ("new", "x")):
-        out = edits.samba_set(crlf, section, key, "1")
+        out = samba_conf.with_param(crlf, section, key, "1")
         assert out.count("\n") == out.count("\r\n")
-        assert edits.samba_get(out, section, key) == "1"
-        removed = edits.samba_set(out, section, key, None)
+        assert samba_conf.param(out, section, key) == "1"
+        removed = samba_conf.with_param(out, section, key, None)
         assert removed.count("\n") == removed.count("\r\n")
-        assert edits.samba_get(removed, section, key) is None
+        assert samba_conf.param(removed, section, key) is None
 
 
 def test_ganesha_set_touches_only_the_export_and_not_nested_blocks():

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 import shlex
 from collections.abc import Iterator
 
 from nastune.conf import ganesha as ganesha_conf
-from nastune.conf.samba import normalise
 from nastune.facts.mounts import unescape
 
 ATIME = ("atime", "noatime", "relatime", "strictatime", "lazytime")
@@ -22,57 +20,6 @@ EXCLUSIVE = {
 
 class EditError(ValueError):
     pass
-
-
-# -- smb.conf -----------------------------------------------------------------
-def _samba_sections(lines: list[str]) -> list[tuple[str, int]]:
-    return [
-        (line.strip()[1:-1].strip().lower(), i)
-        for i, line in enumerate(lines)
-        if line.strip().startswith("[") and line.strip().endswith("]")
-    ]
-
-
-def samba_get(text: str, section: str, key: str) -> str | None:
-    lines = text.splitlines()
-    bounds = _samba_sections(lines) + [("", len(lines))]
-    for (name, start), (_, end) in itertools.pairwise(bounds):
-        if name != section.lower():
-            continue
-        for line in lines[start + 1 : end]:
-            k, sep, v = line.partition("=")
-            if sep and not line.lstrip().startswith(("#", ";")) and normalise(k) == normalise(key):
-                return v.strip()
-    return None
-
-
-def samba_set(text: str, section: str, key: str, value: str | None) -> str:
-    """Set (or with None remove) `key` in [section], adding the section if it is missing; a
-    line it writes ends as the file's lines do (CRLF in a file written on Windows)."""
-    eol = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines(keepends=True)
-    bounds = _samba_sections([ln.rstrip("\r\n") for ln in lines]) + [("", len(lines))]
-    for (name, start), (_, end) in itertools.pairwise(bounds):
-        if name != section.lower():
-            continue
-        last = start
-        for i in range(start + 1, end):
-            k, sep, _ = lines[i].partition("=")
-            if not sep or lines[i].lstrip().startswith(("#", ";")):
-                continue
-            last = i
-            if normalise(k) == normalise(key):
-                indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-                lines[i : i + 1] = [] if value is None else [f"{indent}{key} = {value}{eol}"]
-                return "".join(lines)
-        if value is not None:
-            if lines and not lines[last].endswith("\n"):
-                lines[last] += eol
-            lines.insert(last + 1, f"   {key} = {value}{eol}")
-        return "".join(lines)
-    if value is None:
-        return text
-    return text + ("" if text.endswith("\n") or not text else eol) + f"{eol}[{section}]{eol}   {key} = {value}{eol}"
 
 
 # -- ganesha.conf ---------------------------------------------------------------

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nastune.conf import samba
 from nastune.lab.guest.image import UID
 from nastune.lab.guest.machine import LOG_SERIAL, MACS, data_serial
-from nastune.lab.scenario import Scenario, Zfs
+from nastune.lab.scenario import Scenario, Tuned, Zfs
 
 NAS_IP, CLIENT_IP, PREFIX = "10.79.0.10", "10.79.0.11", 24
 NFS_MOUNT, SMB_MOUNT = "/mnt/nfs", "/mnt/smb"
@@ -33,12 +34,9 @@ def shared(scenario: Scenario) -> dict[str, str]:
 
 
 def smb_conf(scenario: Scenario, user: str) -> str:
-    lines = ["[global]", "   server role = standalone server", "   map to guest = never", "   load printers = no"]
-    lines += [f"   {k} = {v}" for k, v in scenario.samba.items()]
-    for name, path in shared(scenario).items():
-        lines += ["", f"[{name}]", f"   path = {path}", "   read only = no", f"   valid users = {user}"]
-        lines += [f"   {k} = {v}" for k, v in scenario.samba_share.items()]
-    return "\n".join(lines) + "\n"
+    base = {"server role": "standalone server", "map to guest": "never", "load printers": "no", **scenario.samba}
+    share = {"read only": "no", "valid users": user, **scenario.samba_share}
+    return samba.written({"global": base, **{name: {"path": path, **share} for name, path in shared(scenario).items()}})
 
 
 def exports(scenario: Scenario) -> str:
@@ -105,6 +103,20 @@ def client_fstab(scenario: Scenario) -> str:
     )
 
 
+def tuned(profile: Tuned | None) -> dict[str, str]:
+    """A site's TuneD profile, made active (manual: TuneD starts with it, not with its own pick);
+    boot.sh turns TuneD on and sets reapply_sysctl in its main configuration from `tuned`."""
+    if profile is None:
+        return {}
+    lines = "".join(f"{key}={value}\n" for key, value in profile.sysctl.items())
+    return {
+        f"root/etc/tuned/{profile.profile}/tuned.conf": f"[main]\nsummary=The site's NAS profile\n\n[sysctl]\n{lines}",
+        "root/etc/tuned/active_profile": f"{profile.profile}\n",
+        "root/etc/tuned/profile_mode": "manual\n",
+        "tuned": "1" if profile.reapply_sysctl else "0",
+    }
+
+
 def write(
     directory: Path, scenario: Scenario, user: str, password: str, authorized: str, source: Path, packages: Path
 ) -> Path:
@@ -130,6 +142,7 @@ def write(
         "c1-mtu": str(scenario.network.mtu),
         "irq-node": "" if scenario.guest.irq_node is None else str(scenario.guest.irq_node),
         "c1-delay": scenario.guest.delay or "",
+        **tuned(scenario.guest.tuned),
     }
     secret = {"password": password, "c1/nastune-lab-smb.cred": f"username={user}\npassword={password}\n"}
     for name, text in {**files, **secret}.items():

@@ -67,18 +67,18 @@ class Samba(Knob):
         text = system.read(path)
         if text is None or change.key is None:
             return super().applicable(system, change)
-        edited = edits.samba_set(text, change.target, change.key, change.new)
+        edited = samba_conf.with_param(text, change.target, change.key, change.new)
         return _overridden(system, path, edited, change, change.new)
 
     def read(self, system: System, change: Change) -> str | None:
         text = system.read(samba_path(system))
         if text is None:
             raise TuneError(f"{self.label(change)}: cannot read {samba_path(system)}")
-        return norm(edits.samba_get(text, change.target, self.key(change)))
+        return norm(samba_conf.param(text, change.target, self.key(change)))
 
     def write(self, system: System, change: Change, value: Any) -> None:
         path = samba_path(system)
-        edited = edits.samba_set(
+        edited = samba_conf.with_param(
             system.read(path) or "", change.target, self.key(change), None if value is None else str(value)
         )
         problem = _overridden(system, path, edited, change, value) or _samba_problem(system, path, edited)

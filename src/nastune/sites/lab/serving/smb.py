@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nastune.conf import samba
 from nastune.lab import network
 from nastune.lab.procs import spawn, write_file
 from nastune.lab.scenario import Scenario
@@ -38,9 +39,7 @@ def samba_conf(directory: Path, share: str, scenario: Scenario) -> str:
         **scenario.samba,
     }
     share_params = {"path": share, "read only": "no", "guest ok": "no", "force user": "root", **scenario.samba_share}
-    lines = ["[global]"] + [f"   {k} = {v}" for k, v in base.items()]
-    lines += ["", f"[{SMB.lab_share}]"] + [f"   {k} = {v}" for k, v in share_params.items()]
-    return "\n".join(lines) + "\n"
+    return samba.written({"global": base, SMB.lab_share: share_params})
 
 
 class SmbServing(Serving):
