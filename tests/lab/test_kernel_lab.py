@@ -240,8 +240,9 @@ def test_a_client_s_fstab_change_and_its_rollback_each_mount_the_share_again(lab
 
 # One reboot proves both claims: the settings of ALONE are applied without --persist (a sysctl,
 # lost at reboot; a Samba parameter, kept in its own file), those of PERSISTED with it, one of each
-# way a setting is made to last (sysctl.d, interfaces, nfs.conf, fstab, and the boot unit that
-# re-applies the rest, which once was written and never started).
+# way a setting is made to last (sysctl.d, interfaces, nfs.conf, fstab, the boot unit that
+# re-applies the rest, which once was written and never started, and TuneD's own profile for
+# tcp_notsent_lowat, which the site's TuneD profile sets and would set back at every start).
 ALONE: list[dict] = [
     {"knob": "sysctl", "target": "net.ipv4.tcp_slow_start_after_idle", "new": 0},
     {"knob": "samba", "target": "global", "key": "use sendfile", "new": "yes"},
@@ -277,6 +278,7 @@ BOOT_FILES = [
     "/etc/systemd/system",
     "/etc/network/interfaces",
     "/etc/nfs.conf",
+    "/etc/tuned",
 ]
 
 
@@ -305,6 +307,8 @@ def test_a_reboot_keeps_what_each_change_says_it_keeps_and_persist_keeps_the_res
     persisted = write_plan(tmp_path, PERSISTED, "persisted.json")
     nastune(guest.dir, "apply", str(persisted), "--inventory", inv, "--yes", "--persist")
     assert _now(guest) == dict.fromkeys(READ, True)
+    tuned = run(_nas(guest).argv(["cat", "/etc/tuned/active_profile", "/etc/tuned/nastune/tuned.conf"])).stdout
+    assert tuned.startswith("nastune\n") and "include=site-nas" in tuned and "tcp_notsent_lowat=131072" in tuned
     guest.reboot(log=logged.append)
     kept = {_name(c): KNOBS[c["knob"]].lasts().startswith("kept") for c in ALONE}
     assert kept == {"net.ipv4.tcp_slow_start_after_idle": False, "use sendfile": True}

@@ -40,3 +40,14 @@ def test_the_first_boot_makes_the_pool_and_datasets_as_the_scenario_says():
     assert "zfs create -o sync=always -o xattr=dir -o mountpoint=/srv/data tank/home" in built
     assert "chown nastune /tank/media" in built and "mount -a -t xfs" not in built
     assert seed.storage(scenario.load("kernel"), "nastune").splitlines()[0] == "mount -a -t xfs"
+
+
+def test_a_site_s_tuned_profile_is_seeded_active_and_refused_when_hostile():
+    """TuneD's profile and sysctls reach files the guest copies in and a shell script reads."""
+    files = seed.tuned(scenario.load("kernel").guest.tuned)
+    assert files["root/etc/tuned/site-nas/tuned.conf"].endswith("[sysctl]\nnet.ipv4.tcp_notsent_lowat=16384\n")
+    assert (files["root/etc/tuned/active_profile"], files["tuned"]) == ("site-nas\n", "0")
+    assert seed.tuned(scenario.load("kernel-cliff").guest.tuned) == {}  # TuneD installed, not running
+    for hostile in ({"profile": "../etc"}, {"sysctl": {"kernel.x\n[main]": 1}}, {"sysctl": {"vm.x": "1; reboot"}}):
+        with pytest.raises(UsageError, match="tuned"):
+            scenario.load("kernel", guest={"tuned": hostile})

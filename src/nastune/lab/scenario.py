@@ -170,18 +170,29 @@ class Limits(Strict):
     write_iops: int | None = Field(None, gt=0)
 
 
+class Tuned(Strict):
+    """A site's own TuneD profile on the kernel lab's NAS, as an operator writes one in
+    /etc/tuned/<profile>/tuned.conf and makes active: its sysctls, and whether TuneD applies
+    /etc/sysctl.d again after them (reapply_sysctl in tuned-main.conf; off, TuneD's values win)."""
+
+    profile: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")] = "site"
+    sysctl: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.]{0,127}$")], int] = {}
+    reapply_sysctl: bool = True
+
+
 class Guest(Strict):
     """What only the kernel lab (`lab up --kernel`) has: the client's mount options, as its
     /etc/fstab gives them; the kernel NFS server's threads (/etc/nfs.conf); the NUMA node whose
     CPUs serve the NAS NIC's interrupts (None: where the kernel puts them); and a delay the
     client's packets wait (netem in the guest, whose kernel has it: a campus network's round
-    trip, which the RPC sizes of NFS feel)."""
+    trip, which the RPC sizes of NFS feel); and TuneD, where the site runs it."""
 
     nfs_mount: str = "vers=3"
     smb_mount: str = "vers=3.1.1"
     nfsd_threads: int = Field(8, ge=1, le=1024)
     irq_node: int | None = Field(None, ge=0, le=1)
     delay: str | None = Field(None, pattern=r"^[0-9]{1,3}(\.[0-9]{1,3})?(us|ms)$")
+    tuned: Tuned | None = None  # TuneD running with this profile active; None: installed, not running
 
     @field_validator("nfs_mount", "smb_mount")
     @classmethod

@@ -44,6 +44,16 @@ if [ ! -e "$state/configured" ]; then
   # the data's storage as the scenario makes it (an XFS disk from fstab, or a ZFS pool and its
   # datasets), written by the lab beside the other settings
   sh -eu "$seed/storage.sh"
+  # TuneD where the site runs it (its profile came with root/ above): reapply_sysctl as the site
+  # has it, then on from now on, as `systemctl enable --now tuned` (started once this boot is on)
+  if [ -s "$seed/tuned" ]; then
+    reapply="reapply_sysctl = $(cat "$seed/tuned")"
+    grep -q '^reapply_sysctl' /etc/tuned/tuned-main.conf &&
+      sed -i "s/^reapply_sysctl.*/$reapply/" /etc/tuned/tuned-main.conf ||
+      echo "$reapply" >> /etc/tuned/tuned-main.conf
+    systemctl enable tuned.service
+    systemctl start --no-block tuned.service
+  fi
   touch "$state/configured"
 fi
 

@@ -30,6 +30,7 @@ PACKAGES = (
     *("linux-image-amd64", "nfs-kernel-server", "smbclient", "openssh-server", "xfsprogs"),
     *("nfs-common", "cifs-utils", "libnfs-utils", "python3", "fio", "iperf3", "curl", "iputils-ping"),
     "irqbalance",  # as most Debian servers run it: what an IRQ nastune pins must be banned from
+    "tuned",  # as RHEL-like servers run it: off until a scenario has a TuneD profile (DISABLED)
 )
 # OpenZFS where Debian has it: the contrib component of bookworm-backports, its kernel module built
 # by DKMS for the image's kernel (whose headers come from the release itself, not backports)
@@ -44,6 +45,8 @@ ZFS_HOOK = (
 )
 # dkms.service would check at every boot that the module is built: it is, for the one kernel there is
 ZFS_MASKED = ("dkms.service",)
+# Installed, started only where a scenario says (boot.sh enables it then)
+DISABLED = ("tuned.service",)
 # Units a NAS of this kind does not need and that only slow an emulated boot
 MASKED = (
     *("nmbd.service", "samba-ad-dc.service", "e2scrub_reap.service", "e2scrub_all.timer"),
@@ -118,7 +121,15 @@ class Image:
 def recipe(servers: tuple[str, ...], zfs: bool = False) -> str:
     """What an image is made of: a changed package list, user or start script makes a new image;
     a ZFS image's name says so, so that the plain and the ZFS image are cached side by side."""
-    parts = [RELEASE, *PACKAGES, *servers, *MASKED, *UNITS.values(), *(p.read_text() for p in SCRIPTS.values())]
+    parts = [
+        RELEASE,
+        *PACKAGES,
+        *servers,
+        *MASKED,
+        *DISABLED,
+        *UNITS.values(),
+        *(p.read_text() for p in SCRIPTS.values()),
+    ]
     parts += [USER, str(UID)]
     if zfs:
         parts += [*ZFS_BUILD, *ZFS_PACKAGES, ZFS_HOOK, *ZFS_MASKED]
@@ -213,6 +224,7 @@ def _configure(root: Path, masked: tuple[str, ...] = ()) -> None:
     run(["chroot", str(root), "useradd", "--create-home", "--shell", "/bin/bash", "--uid", str(UID), USER])
     run(["systemctl", f"--root={root}", "enable", *UNITS])
     run(["systemctl", f"--root={root}", "mask", *MASKED, *masked])
+    run(["systemctl", f"--root={root}", "disable", *DISABLED])
 
 
 def _boot_files(root: Path, work: Path) -> None:
