@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nastune.conf import samba
+from nastune.conf import nfs_conf, samba
 from nastune.lab.guest.image import UID
 from nastune.lab.guest.machine import LOG_SERIAL, MACS, data_serial
 from nastune.lab.scenario import Scenario, Tuned, Zfs
@@ -125,7 +125,7 @@ def write(
     files = {
         "root/etc/network/interfaces": interfaces(scenario.network.mtu),
         "root/etc/exports": exports(scenario),
-        "root/etc/nfs.conf": f"[nfsd]\nthreads={scenario.guest.nfsd_threads}\n",
+        "root/etc/nfs.conf": nfs_conf.with_value("", "nfsd", "threads", str(scenario.guest.nfsd_threads)),
         "root/etc/samba/smb.conf": smb_conf(scenario, user),
         "root/etc/vsftpd.conf": VSFTPD,
         "root/etc/fstab": nas_fstab(scenario),
