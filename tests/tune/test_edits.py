@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from nastune.conf import fstab
 from nastune.conf import samba as samba_conf
 from nastune.tune import edits
 
@@ -72,4 +73,4 @@ def test_fstab_option_set_keeps_layout_and_comments():
     assert out.splitlines()[2] == "nas:/d /mnt/d nfs rw,hard,intr,rsize=1048576 0 0 # nfs"
     out = edits.fstab_set(text, "/mnt/d", "intr", None)
     assert "rw,hard,rsize=8192" in out
-    assert edits.set_option(["rw", "relatime"], "noatime", "noatime") == ["rw", "noatime"]
+    assert fstab.set_option(["rw", "relatime"], "noatime", "noatime") == ["rw", "noatime"]

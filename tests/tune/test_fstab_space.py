@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from nastune.tune.edits import fstab_options, fstab_set
+from nastune.conf.fstab import options as fstab_options
+from nastune.tune.edits import fstab_set
 
 FSTAB = (
     "UUID=1 / ext4 defaults 0 1\n"

@@ -8,6 +8,8 @@ import re
 
 from pydantic import BaseModel
 
+from nastune.conf import fstab
+from nastune.conf.fstab import unescape
 from nastune.facts import extents
 from nastune.facts.context import Context
 from nastune.facts.model import Fact, Section
@@ -97,11 +99,6 @@ class MountFacts(Section):
         return found[-1] if found else None
 
 
-def unescape(field: str) -> str:
-    """Undo the kernel's octal escapes (\\040 for a space) in mount table fields."""
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
-
-
 def parse_mounts(text: str) -> list[Mount]:
     mounts = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -127,23 +124,11 @@ def _fstab(ctx: Context) -> Fact[list[FstabEntry]]:
     text = ctx.text(path)
     if text is None:
         return Fact.missing(path, ctx.why(path))
-    entries = []
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split("#", 1)[0].split()
-        if not fields:
-            continue
-        if len(fields) < 3:
-            ctx.warn(path, f"expected at least 3 fields, got {len(fields)}", number)
-            continue
-        entries.append(
-            FstabEntry(
-                spec=unescape(fields[0]),
-                file=unescape(fields[1]),
-                vfstype=fields[2],
-                options=(fields[3] if len(fields) > 3 else "defaults").split(","),
-                line=number,
-            )
-        )
+    warn = lambda message, number: ctx.warn(path, message, number)
+    entries = [
+        FstabEntry(spec=e.spec, file=e.file, vfstype=e.vfstype, options=e.options, line=e.line + 1)
+        for e in fstab.entries(text, warn)
+    ]
     return Fact(value=entries, source=path)
 
 

@@ -6,16 +6,9 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from nastune.conf import fstab
 from nastune.conf import ganesha as ganesha_conf
-from nastune.facts.mounts import unescape
-
-ATIME = ("atime", "noatime", "relatime", "strictatime", "lazytime")
-EXCLUSIVE = {
-    "sync": ("sync", "async"),
-    "async": ("sync", "async"),
-    **{a: ATIME for a in ATIME},
-    "nodiratime": ("diratime", "nodiratime"),
-}
+from nastune.conf.fstab import EXCLUSIVE  # sync and async exclude each other in exports too
 
 
 class EditError(ValueError):
@@ -142,33 +135,9 @@ def _client_option(line: str, host: str, option: str, skip_path: bool) -> str | 
 
 
 # -- /etc/fstab -----------------------------------------------------------------
-def fstab_options(text: str, mountpoint: str) -> list[str] | None:
-    """The options of `mountpoint`'s entry (fstab writes a space in a path as \\040, as the kernel does)."""
-    for line in text.splitlines():
-        fields = line.split("#", 1)[0].split()
-        if len(fields) >= 4 and unescape(fields[1]) == mountpoint:
-            return fields[3].split(",")
-    return None
-
-
-def set_option(options: list[str], option: str, value: str | None) -> list[str]:
-    """Options with `option` set: a flag (noatime) replaces its exclusive siblings; a
-    key (rsize) gets `=value`; value None for a key, or option with value '-', removes it."""
-    key = option.split("=", 1)[0]
-    kept = [o for o in options if o.split("=", 1)[0] not in EXCLUSIVE.get(key, (key,))]
-    if value is None:
-        return kept or ["defaults"]
-    return [o for o in kept if o != "defaults"] + [f"{key}={value}" if value not in ("", key) else key]
-
-
 def fstab_set(text: str, mountpoint: str, option: str, value: str | None) -> str:
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        body, hash_, comment = line.partition("#")
-        fields = body.split()
-        if len(fields) >= 4 and unescape(fields[1]) == mountpoint:
-            start = body.index(fields[3], body.index(fields[1]) + len(fields[1]))
-            new = ",".join(set_option(fields[3].split(","), option, value))
-            lines[i] = body[:start] + new + body[start + len(fields[3]) :] + hash_ + comment
-            return "".join(lines)
-    raise EditError(f"/etc/fstab has no entry for {mountpoint}")
+    """`option` set in `mountpoint`'s entry, read and written with fstab's one grammar."""
+    edited = fstab.with_option(text, mountpoint, option, value)
+    if edited is None:
+        raise EditError(f"/etc/fstab has no entry for {mountpoint}")
+    return edited

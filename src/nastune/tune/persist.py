@@ -12,9 +12,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from nastune.conf import fstab
 from nastune.root import Unavailable
 from nastune.rules.model import Change
-from nastune.tune import edits, ifupdown, modprobe, netconf, nfsconf, tuned
+from nastune.tune import ifupdown, modprobe, netconf, nfsconf, tuned
 from nastune.tune.knobs import KNOBS, Knob
 from nastune.tune.plan import BOOT_FILE, Plan, PlannedChange
 from nastune.tune.system import System, TuneError
@@ -65,9 +66,9 @@ def changes(plan: Plan, applied: list[PlannedChange], system: System) -> list[tu
             f"{c.target} = {c.new}\n" for c in sysctls
         )
         out.append(_file(system, SYSCTL, text))
-    fstab = system.read("/etc/fstab") or ""
+    table = system.read("/etc/fstab") or ""
     for c in applied:  # a mount without an fstab entry was mounted by hand: nothing to persist
-        if KNOBS[c.knob].persists == "fstab" and edits.fstab_options(fstab, c.target) is not None:
+        if KNOBS[c.knob].persists == "fstab" and fstab.options(table, c.target) is not None:
             moved = PlannedChange.model_validate({**c.model_dump(), "knob": "nfs_client_mount"})
             out.append((moved, KNOBS["nfs_client_mount"], None))
     # an NFS mount's bdi is named anew at every mount: a udev rule keeps its read-ahead, not a replay

@@ -6,9 +6,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from nastune.conf import safe
+from nastune.conf import fstab, safe
+from nastune.conf.fstab import unescape
 from nastune.facts import Facts
-from nastune.facts.mounts import parse_mounts, unescape
+from nastune.facts.mounts import parse_mounts
 from nastune.facts.nfs_client import MOUNTINFO, devices
 from nastune.rules import query
 from nastune.rules.model import Change
@@ -49,8 +50,8 @@ def _mounted_value(options: list[str], key: str) -> str | None:
 def _option_value(options: list[str] | None, key: str) -> str | None:
     if options is None:
         return None
-    if key in edits.ATIME:
-        present = [o for o in options if o in edits.ATIME]
+    if key in fstab.ATIME:
+        present = [o for o in options if o in fstab.ATIME]
         return present[-1] if present else "strictatime"
     for o in options:
         k, sep, v = o.partition("=")
@@ -85,11 +86,11 @@ class MountOption(Knob):
 
     def validate(self, change: Change) -> None:
         _mount_point(change, "mount_option")
-        if change.key not in edits.ATIME + ("nodiratime", "diratime"):
+        if change.key not in fstab.ATIME + ("nodiratime", "diratime"):
             raise TuneError(f"mount_option {change.target}: {change.key!r} cannot be changed by remount here")
-        if change.new not in edits.EXCLUSIVE[change.key]:
+        if change.new not in fstab.EXCLUSIVE[change.key]:
             raise TuneError(
-                f"mount_option {change.target}: {change.new!r} is not one of {', '.join(edits.EXCLUSIVE[change.key])}"
+                f"mount_option {change.target}: {change.new!r} is not one of {', '.join(fstab.EXCLUSIVE[change.key])}"
             )
 
     def read(self, system: System, change: Change) -> str | None:
@@ -139,7 +140,7 @@ class FstabOption(Knob):
 
     def read(self, system: System, change: Change) -> str | None:
         text = system.read("/etc/fstab")
-        options = edits.fstab_options(text or "", change.target)
+        options = fstab.options(text or "", change.target)
         if options is None:
             raise TuneError(f"{self.label(change)}: /etc/fstab has no entry for {change.target}")
         return norm(_option_value(options, self.key(change)))
