@@ -32,3 +32,11 @@ def test_explain_imports_no_rule_and_shows_the_page_and_the_list():
     listed = run_cli("explain").stdout
     assert all(r.id in listed for r in all_rules())
     assert run_cli("explain", "no-such-rule", check=False).returncode == 2
+
+
+def test_the_list_fits_80_columns_without_cutting_a_title_s_word():
+    listed = run_cli("explain", env={"COLUMNS": "80"}).stdout.splitlines()
+    assert all(len(line) <= 80 for line in listed), max(listed, key=len)
+    column = listed[0].index("title")
+    words = " ".join(line[column:].strip() for line in listed[1:]).split()  # the title column, its lines joined
+    assert " ".join(words) == " ".join(e.title for e in rulebook.entries())
