@@ -147,6 +147,6 @@ def _listed(rows: list[tuple[str, str, str, str]]) -> str:
     lines = []
     for row in [head, *rows]:
         prefix = "  ".join(f"{cell:{w}}" for cell, w in zip(row, widths, strict=False)) + "  "
-        wrapped = textwrap.wrap(row[3], max(width - lead, 24), break_long_words=False) or [""]
+        wrapped = textwrap.wrap(row[3], max(width - lead, 24), break_long_words=False, break_on_hyphens=False) or [""]
         lines += [prefix + wrapped[0], *(" " * lead + more for more in wrapped[1:])]
     return "\n".join(lines)
