@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 
 from pydantic import BaseModel
 
 from nastune.errors import UsageError
 
-_CLIENT = re.compile(r"^([^()\s]*)(?:\(([^()]*)\))?$")
+CLIENT = re.compile(r"^([^()\s]*)(?:\(([^()]*)\))?$")
 
 
 class ExportClient(BaseModel):
@@ -35,38 +36,41 @@ class Export(BaseModel):
 MAX_LINE = 65536  # far beyond any real export line; bounds the parser's work on a hostile file
 
 
-def parse(text: str, source: str, problems: list[str] | None = None) -> list[Export]:
-    """Every entry; one that cannot be read raises ValueError, or with `problems` is named
-    there and skipped, the rest read (exportfs, too, skips a bad line and goes on)."""
-    exports = []
-
-    def entry(logical: str, start: int) -> None:
-        try:
-            exports.append(_entry(logical, source, start))
-        except ValueError as e:
-            if problems is None:
-                raise
-            problems.append(str(e))
-
+def logical(text: str, source: str = "/etc/exports") -> Iterator[tuple[int, int, str]]:
+    """(first, last, line) of each entry as exportfs reads it, its physical lines counted from 0:
+    comments cut, lines that end in a backslash joined with the next, blank ones skipped."""
     parts: list[str] = []
     size = start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for number, raw in enumerate(lines):
         line = raw.split("#", 1)[0].rstrip()
         if not parts:
             start, size = number, 0
         size += len(line)
         if size > MAX_LINE:
-            raise UsageError(f"{source} line {start}: longer than {MAX_LINE} characters")
+            raise UsageError(f"{source} line {start + 1}: longer than {MAX_LINE} characters")
         if line.endswith("\\"):
             parts.append(line[:-1] + " ")
             continue
         parts.append(line)
-        logical = "".join(parts)
-        if logical.strip():
-            entry(logical, start)
+        if "".join(parts).strip():
+            yield start, number, "".join(parts)
         parts = []
     if "".join(parts).strip():
-        entry("".join(parts), start)
+        yield start, len(lines) - 1, "".join(parts)
+
+
+def parse(text: str, source: str, problems: list[str] | None = None) -> list[Export]:
+    """Every entry; one that cannot be read raises ValueError, or with `problems` is named
+    there and skipped, the rest read (exportfs, too, skips a bad line and goes on)."""
+    exports = []
+    for start, _, line in logical(text, source):
+        try:
+            exports.append(_entry(line, source, start + 1))
+        except ValueError as e:
+            if problems is None:
+                raise
+            problems.append(str(e))
     return exports
 
 
@@ -82,7 +86,7 @@ def _entry(line: str, source: str, number: int) -> Export:
         if word.startswith("-"):
             defaults = defaults + word[1:].split(",")
             continue
-        m = _CLIENT.match(word)
+        m = CLIENT.match(word)
         if not m:
             raise UsageError(f"line {number}: cannot parse client {word!r}")
         options = m.group(2).split(",") if m.group(2) else []

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
 
-from nastune.conf import fstab
+from nastune.conf import exports, fstab
 from nastune.conf import ganesha as ganesha_conf
 from nastune.conf.fstab import EXCLUSIVE  # sync and async exclude each other in exports too
 
@@ -83,8 +82,7 @@ def exports_set(text: str, path: str, host: str, option: str) -> str:
     defaults."""
     lines = text.splitlines(keepends=True)
     seen = []
-    for first, end in _entries(lines):
-        body = " ".join(line.rstrip("\r\n").removesuffix("\\") for line in lines[first : end + 1]).split("#", 1)[0]
+    for first, end, body in exports.logical(text):
         try:
             words = shlex.split(body)
         except ValueError:
@@ -103,19 +101,7 @@ def exports_set(text: str, path: str, host: str, option: str) -> str:
     raise EditError(f"/etc/exports has no entry for {path}")
 
 
-def _entries(lines: list[str]) -> Iterator[tuple[int, int]]:
-    """(first, last) line index of each entry, continuation lines joined."""
-    start = 0
-    while start < len(lines):
-        end = start
-        while end + 1 < len(lines) and lines[end].rstrip("\r\n").endswith("\\"):
-            end += 1
-        yield start, end
-        start = end + 1
-
-
 _WORD = re.compile(r'"[^"]*"|\S+')
-_CLIENT = re.compile(r"^([^()\s]*)(?:\(([^()]*)\))?$")
 
 
 def _client_option(line: str, host: str, option: str, skip_path: bool) -> str | None:
@@ -124,7 +110,7 @@ def _client_option(line: str, host: str, option: str, skip_path: bool) -> str | 
     words = list(_WORD.finditer(line.split("#", 1)[0]))
     for word in words[1:] if skip_path else words:
         token = word.group().removesuffix("\\")  # `host(opts)\` goes on on the next line
-        client = _CLIENT.match(token)
+        client = exports.CLIENT.match(token)
         if token.startswith("-") or not token or not client or (client.group(1) or "*") != host:
             continue
         old = (client.group(2) or "").split(",")
