@@ -99,6 +99,8 @@ def test_storage_nfs_and_memory_workloads(lab, tmp_path):
         "numa-bandwidth",
         "--files",
         "100",
+        "--dir-files",
+        "500",  # each protocol lists and looks up a directory of its own making: its scale is bigdir-scale's record
         "--repeats",
         "1",
         "--out",
