@@ -32,9 +32,8 @@ SCENARIO = "kernel-cliff"
 
 def courses(path: Path) -> list[dict]:
     """Each repeat of a run's sustained write, summed up as the operator describes it."""
-    (result,) = [r for r in results.load(path).results if r.course]
     found = []
-    for rates in result.course:
+    for rates in (course_ for r in results.load(path).results for course_ in r.course):
         c = course(rates)
         found.append({"burst_mb": c.burst_mb, "sustained": c.sustained_rate, "stalls": c.stalls, "worst": c.worst})
     return found
@@ -63,14 +62,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--pairs", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "NASTUNE_KERNEL_LAB_DIR": f"{tmp}/lab", "NASTUNE_LAB_DIR": f"{tmp}/no-namespace-lab"}
-        lab = KernelLab(Path(tmp) / "lab")
-        try:
-            lab.up(scenario.load(SCENARIO), log=print)
-            found = optimized(env, Path(tmp), args.repeats, args.pairs)
-        finally:
-            lab.down(log=print)
+    tmp = tempfile.mkdtemp(prefix="kernel-cliff-optimize.")  # kept: optimize's report and runs, to read
+    env = {**os.environ, "NASTUNE_KERNEL_LAB_DIR": f"{tmp}/lab", "NASTUNE_LAB_DIR": f"{tmp}/no-namespace-lab"}
+    lab = KernelLab(Path(tmp) / "lab")
+    try:
+        lab.up(scenario.load(SCENARIO), log=print)
+        found = optimized(env, Path(tmp), args.repeats, args.pairs)
+    finally:
+        lab.down(log=print)
+        print(f"optimize's output: {tmp}/out", flush=True)
     for row in found["summary"]["rows"]:
         print(row["metric"], row["before_median"], "->", row["after_median"], row["change_ci"], row["verdict"])
     for side, runs in found["runs"].items():

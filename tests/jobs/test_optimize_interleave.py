@@ -46,6 +46,7 @@ class Probe(Workload):
             raise KeyboardInterrupt
         value = int((self.root / SETTING).read_text())
         self.seen.append(value)
+        state.course.append([float(value)])  # as a sustained write records its seconds: the setting it ran under
         return {"MB/s": 100.0 if value == 40 else self.b}
 
 
@@ -83,6 +84,9 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert mixed.withheld == []
     for side in mixed.runs:  # the first pair profiled on both sides: what limited A and B
         assert all(r.profile for r in side.results), side.label
+    # each repeat's course in its own side's results (the report draws A's against B's)
+    courses = {side.label: side.results[0].course for side in mixed.runs}
+    assert courses == {"A": [[40.0]] * 5, "B": [[10.0]] * 5}  # the warm-up's course is no repeat's
     # each side's provenance read while it was in place: B's settings are B's
     read = {side.label: side.provenance.settings["sysctl"]["vm.dirty_ratio"] for side in mixed.runs}
     assert read == {"A": "40", "B": "10"}

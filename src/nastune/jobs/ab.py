@@ -175,6 +175,7 @@ class Measuring:
         self.measured: dict[str, dict[str, tuple]] = {"A": {}, "B": {}}
         self.others: dict[str, Samples] = {"A": {}, "B": {}}
         self.profiles: dict[str, dict[str, ProfileSummary]] = {"A": {}, "B": {}}  # the first pair's
+        self.courses: dict[str, dict[str, list[list[float]]]] = {"A": {}, "B": {}}  # a sustained write's, per repeat
         self.provenances: dict[str, Provenance] = {}
         self.done = 0
 
@@ -221,7 +222,10 @@ class Measuring:
         meter = Meter(partial(self.site.servers, target))
         first = len(profiler.samples)
         meter.start()
-        row = runner.attempt(partial(workload.once, target, self.spec.params, self.states[key]), side, [])
+        state = self.states[key]  # one for both sides: the courses a repeat adds to it are its side's
+        recorded = len(state.course)
+        row = runner.attempt(partial(workload.once, target, self.spec.params, state), side, [])
+        self.courses[side].setdefault(key, []).extend(state.course[recorded:])
         self.others[side].setdefault(key, []).append(meter.stop())
         window = profiler.window(first)
         if len(window) > 1:
@@ -363,6 +367,7 @@ def _results(
                 limits=limits,
                 started=results.created,
                 seconds=0.0,
+                course=run.courses[side].get(key, []),
             )
         )
     return results
