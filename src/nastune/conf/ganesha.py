@@ -190,3 +190,38 @@ def block_spans(text: str) -> list[tuple[str, int, int, int]]:
             spans.append((name, start, m.end(), depth))
         prev = (m.start(), tok)
     return sorted(spans, key=lambda s: s[1])
+
+
+@dataclass(frozen=True)
+class Param:
+    """A block's own parameter as the reader takes it, with where it is written: `start` at its
+    key, `end` after its `;` (or where the `}` closes a block that left the `;` out)."""
+
+    key: str  # lower-cased, as Ganesha compares it
+    value: str  # as written between `=` and `;`, one pair of quotes taken off
+    start: int
+    end: int
+
+
+def params(text: str, start: int, end: int) -> list[Param]:
+    """The parameters of the block at `text[start:end]` (a span of block_spans), not of the
+    blocks nested in it, in the order written (a later one is the one Ganesha keeps)."""
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text, start, end)]
+    tokens = [tok for tok in tokens if not tok[2].isspace() and not tok[2].startswith("#")]
+    found, depth, i = [], 0, 0
+    while i < len(tokens):
+        at, _, tok = tokens[i]
+        depth += (tok == "{") - (tok == "}")
+        if depth == 1 and i + 1 < len(tokens) and tokens[i + 1][2] == "=" and tok not in "{};=,":
+            j = i + 2
+            while j < len(tokens) and tokens[j][2] not in (";", "}", "{"):
+                j += 1
+            stop = tokens[j][0] if j < len(tokens) else end
+            value = text[tokens[i + 1][1] : stop].strip()
+            value = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
+            closed = j < len(tokens) and tokens[j][2] == ";"
+            found.append(Param(tok.lower(), value, at, tokens[j][1] if closed else stop))
+            i = j + 1 if closed else j
+            continue
+        i += 1
+    return found

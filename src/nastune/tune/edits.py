@@ -15,61 +15,47 @@ class EditError(ValueError):
 
 
 # -- ganesha.conf ---------------------------------------------------------------
+# Read with the reader's own tokens (conf/ganesha.params: quotes, comments, nested blocks), the
+# last setting of a key the one Ganesha keeps and the one edited.
 def _export_span(text: str, export_id: str) -> tuple[int, int]:
     for name, start, end, depth in ganesha_conf.block_spans(text):
-        if name.lower() != "export" or depth != 0:
-            continue
-        if re.search(
-            rf"(?i)(?<![\w]){re.escape('export_id')}\s*=\s*{re.escape(str(export_id))}\s*;", _top_level(text[start:end])
-        ):
-            return start, end
+        if name.lower() == "export" and depth == 0:
+            ids = [p.value for p in ganesha_conf.params(text, start, end) if p.key == "export_id"]
+            if ids and ids[-1] == str(export_id):
+                return start, end
     raise EditError(f"no EXPORT block with Export_Id = {export_id}")
 
 
-def _top_level(block: str) -> str:
-    """The block's own lines, with nested blocks blanked out (same length, same offsets)."""
-    out, depth = [], 0
-    for ch in block:
-        if ch == "{":
-            depth += 1
-        if depth > 1 and ch != "\n":
-            out.append(" ")
-        else:
-            out.append(ch)
-        if ch == "}":
-            depth -= 1
-    return "".join(out)
-
-
-def _param(key: str) -> re.Pattern:
-    return re.compile(rf"(?i)(?<![\w]){re.escape(key)}[ \t]*=[ \t]*([^;\n]*?)[ \t]*;")
+def _setting(text: str, export_id: str, key: str) -> tuple[int, int, ganesha_conf.Param | None]:
+    start, end = _export_span(text, export_id)
+    found = [p for p in ganesha_conf.params(text, start, end) if p.key == key.lower()]
+    return start, end, (found[-1] if found else None)
 
 
 def ganesha_get(text: str, export_id: str, key: str) -> str | None:
-    start, end = _export_span(text, export_id)
-    m = _param(key).search(_top_level(text[start:end]))
-    return m.group(1).strip().strip('"') if m else None
+    param = _setting(text, export_id, key)[2]
+    return param.value if param else None
 
 
 def ganesha_set(text: str, export_id: str, key: str, value: str | None) -> str:
     """Set (or with None remove) a parameter of one EXPORT block, not of its nested blocks."""
-    start, end = _export_span(text, export_id)
-    block = text[start:end]
-    m = _param(key).search(_top_level(block))
-    if m and value is not None:
-        block = block[: m.start()] + f"{key} = {value};" + block[m.end() :]
-    elif m:
-        line_start = block.rfind("\n", 0, m.start()) + 1
-        line_end = block.find("\n", m.end())
-        line_end = len(block) if line_end == -1 else line_end + 1
-        if not (block[line_start : m.start()] + block[m.end() : line_end]).strip():
-            block = block[:line_start] + block[line_end:]  # the line held only this parameter
-        else:
-            block = block[: m.start()] + block[m.end() :].lstrip(" \t")
-    elif value is not None:
-        close = block.rindex("}")
-        block = block[:close].rstrip(" \t") + f"    {key} = {value};\n" + block[close:]
-    return text[:start] + block + text[end:]
+    start, end, param = _setting(text, export_id, key)
+    if param and param.value == value:
+        return text
+    if param and value is not None:
+        return text[: param.start] + f"{key} = {value};" + text[param.end :]
+    if param:
+        line_start = text.rfind("\n", 0, param.start) + 1
+        line_end = text.find("\n", param.end)
+        line_end = len(text) if line_end == -1 else line_end + 1
+        if not (text[line_start : param.start] + text[param.end : line_end]).strip():
+            return text[:line_start] + text[line_end:]  # the line held only this parameter
+        return text[: param.start] + text[param.end :].lstrip(" \t")
+    if value is None:
+        return text
+    close = text.rindex("}", start, end)
+    head = text[:close].rstrip(" \t")
+    return head + f"    {key} = {value};\n" + text[close:]
 
 
 # -- /etc/exports -----------------------------------------------------------------
