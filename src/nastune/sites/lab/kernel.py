@@ -46,6 +46,7 @@ BOOT_SECONDS = 600  # the emulated guest's boot measured 25-40 s here; a busy ma
 ATTEMPT_SECONDS = 300
 RESTARTS = 2  # power cycles of a boot that emulation hung (rare, and never twice in a row here)
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
+PYCACHE = "/var/cache/nastune-lab/pycache"  # on the guest's own disk: the NAS and its client share it
 # the client's namespaces, entered from the guest's own mount namespace (the management sshd's
 # copy of the mount tree holds no reference to another mount namespace: the kernel drops them)
 CLIENT_NAMESPACES = ("-t", "1", "-m", "--", "nsenter", "--mount=/run/nastune-lab/c1.mnt", "--net=/run/netns/c1")
@@ -245,9 +246,12 @@ def inventory_text(directory: Path, port: int, host_key: Path, rate: str) -> str
         proxy = shlex.join([*mgmt, shlex.join(["nsenter", *enter, "--", "/usr/sbin/sshd", "-i"])])
         return shlex.quote(shlex.join([*base, "-o", f"ProxyCommand={proxy}"]))
 
+    # the checkout is mounted read-only: without a cache of its own, each command compiled every
+    # module it imports again, which under emulation costs seconds a command
     python = ["python3", "-m", "nastune"]
-    nas_cmd = shlex.join(python)
-    client_cmd = shlex.join(["env", "NASTUNE_STATE_DIR=/var/lib/nastune-c1", *python])
+    cached = f"PYTHONPYCACHEPREFIX={PYCACHE}"
+    nas_cmd = shlex.join(["env", cached, *python])
+    client_cmd = shlex.join(["env", cached, "NASTUNE_STATE_DIR=/var/lib/nastune-c1", *python])
     shares = " ".join(f"{p.share_var}={share(name)}" for name, p in PROTOCOLS.items())
     logins = " ".join(
         f"{p.login_file_var}={directory / 'credentials' / n}" for n, p in PROTOCOLS.items() if p.login_var
