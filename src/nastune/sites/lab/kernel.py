@@ -179,7 +179,9 @@ class KernelLab:
 
     def down(self, log: Callable[[str], None] = print) -> None:
         """Stop the guest and remove the taps, the bridge, the overlay and the lab's files;
-        the cached image stays for the next `lab up --kernel`."""
+        the cached image stays for the next `lab up --kernel`. The record is read again first:
+        another process (optimize --lab --kernel) may have brought the guest up anew since."""
+        self.state = State(self.dir)
         if not self.state.exists and not self.dir.exists():
             return
         access.close(self.inventory_path)
