@@ -170,7 +170,7 @@ class Limits(Strict):
     write_iops: int | None = Field(None, gt=0)
 
 
-class Tuned(Strict):
+class TunedProfile(Strict):
     """A site's own TuneD profile on the kernel lab's NAS, as an operator writes one in
     /etc/tuned/<profile>/tuned.conf and makes active: its sysctls, and whether TuneD applies
     /etc/sysctl.d again after them (reapply_sysctl in tuned-main.conf; off, TuneD's values win)."""
@@ -192,7 +192,7 @@ class Guest(Strict):
     nfsd_threads: int = Field(8, ge=1, le=1024)
     irq_node: int | None = Field(None, ge=0, le=1)
     delay: str | None = Field(None, pattern=r"^[0-9]{1,3}(\.[0-9]{1,3})?(us|ms)$")
-    tuned: Tuned | None = None  # TuneD running with this profile active; None: installed, not running
+    tuned: TunedProfile | None = None  # TuneD running with this profile active; None: installed, not running
 
     @field_validator("nfs_mount", "smb_mount")
     @classmethod

@@ -9,7 +9,7 @@ from pathlib import Path
 from nastune.conf import nfs_conf, samba
 from nastune.lab.guest.image import UID
 from nastune.lab.guest.machine import LOG_SERIAL, MACS, data_serial
-from nastune.lab.scenario import Scenario, Tuned, Zfs
+from nastune.lab.scenario import Scenario, TunedProfile, Zfs
 
 NAS_IP, CLIENT_IP, PREFIX = "10.79.0.10", "10.79.0.11", 24
 NFS_MOUNT, SMB_MOUNT = "/mnt/nfs", "/mnt/smb"
@@ -103,7 +103,7 @@ def client_fstab(scenario: Scenario) -> str:
     )
 
 
-def tuned(profile: Tuned | None) -> dict[str, str]:
+def tuned(profile: TunedProfile | None) -> dict[str, str]:
     """A site's TuneD profile, made active (manual: TuneD starts with it, not with its own pick);
     boot.sh turns TuneD on and sets reapply_sysctl in its main configuration from `tuned`."""
     if profile is None:
