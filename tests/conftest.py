@@ -127,3 +127,19 @@ class Tree:
 @pytest.fixture
 def tree(tmp_path) -> Tree:
     return Tree(tmp_path)
+
+
+def real_configs(*suffixes: str, here: str | None = None) -> dict[str, str]:
+    """Each file of the fixture trees whose path ends in one of `suffixes`, by "tree:path", and
+    this host's own at `here` where it has one: the real configurations a grammar is tested on."""
+    import tarfile
+
+    found = {}
+    for tree in sorted(ROOTS.glob("*.tar.gz")):
+        with tarfile.open(tree) as archive:
+            for member in archive.getmembers():
+                read = archive.extractfile(member) if member.isfile() and member.name.endswith(suffixes) else None
+                if read is not None:
+                    found[f"{tree.name}:{member.name}"] = read.read().decode()
+    own = Path(here) if here else None
+    return found | ({str(own): own.read_text()} if own and own.is_file() else {})

@@ -6,14 +6,12 @@ fstab files among the fixtures."""
 
 from __future__ import annotations
 
-import tarfile
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nastune.conf import fstab
-from tests.conftest import ROOTS
+from tests.conftest import real_configs
 
 POINTS = ("/srv/data", "/srv/my share", "/mnt/nfs")
 ENTRY = st.builds(
@@ -51,17 +49,10 @@ def test_an_option_set_changes_that_entry_s_options_and_nothing_else(lines, poin
     ]
 
 
-def _real() -> list[tuple[str, str]]:
-    found = []
-    for tree in sorted(ROOTS.glob("*.tar.gz")):
-        with tarfile.open(tree) as archive:
-            for member in archive.getmembers():
-                if member.isfile() and member.name.endswith("etc/fstab"):
-                    found.append((f"{tree.name}:{member.name}", archive.extractfile(member).read().decode()))  # type: ignore[union-attr]
-    return found
+REAL = real_configs("etc/fstab")
 
 
-@pytest.mark.parametrize(("name", "text"), _real(), ids=[name for name, _ in _real()])
+@pytest.mark.parametrize(("name", "text"), list(REAL.items()), ids=list(REAL))
 def test_every_entry_of_a_real_fstab_takes_noatime_alone(name, text):
     for entry in fstab.entries(text):
         edited = fstab.with_option(text, entry.file, "noatime", "noatime")

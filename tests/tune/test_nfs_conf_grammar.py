@@ -5,15 +5,12 @@ header) and on the real nfs.conf files among the fixtures and Debian's own."""
 
 from __future__ import annotations
 
-import tarfile
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nastune.conf import nfs_conf
-from tests.conftest import ROOTS
+from tests.conftest import real_configs
 
 SECTIONS = ("general", "nfsd", "mountd", "NFSD")
 KEYS = ("threads", "port", "vers4.2", "Threads")
@@ -41,18 +38,10 @@ def test_setting_a_key_changes_that_key_there_and_nothing_else(lines, newline_at
     assert nfs_conf.with_value(edited, "nfsd", "threads", value) == edited  # as it is: unchanged
 
 
-def _real() -> list[tuple[str, str]]:
-    found = []
-    for tree in sorted(ROOTS.glob("*.tar.gz")):
-        with tarfile.open(tree) as archive:
-            for member in archive.getmembers():
-                if member.isfile() and member.name.endswith("etc/nfs.conf"):
-                    found.append((f"{tree.name}:{member.name}", archive.extractfile(member).read().decode()))  # type: ignore[union-attr]
-    debian = Path("/etc/nfs.conf")
-    return found + ([(str(debian), debian.read_text())] if debian.is_file() else [])
+REAL = real_configs("etc/nfs.conf", here="/etc/nfs.conf")
 
 
-@pytest.mark.parametrize(("name", "text"), _real(), ids=[name for name, _ in _real()])
+@pytest.mark.parametrize(("name", "text"), list(REAL.items()), ids=list(REAL))
 def test_nfsd_s_threads_in_a_real_nfs_conf(name, text):
     edited = nfs_conf.with_value(text, "nfsd", "threads", "32")
     assert nfs_conf.section(edited, "nfsd")["threads"] == "32"

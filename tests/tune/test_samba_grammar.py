@@ -5,15 +5,12 @@ before any header, a parameter set twice) and on the real configurations among t
 
 from __future__ import annotations
 
-import tarfile
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nastune.conf import samba
-from tests.conftest import ROOTS
+from tests.conftest import real_configs
 
 SECTIONS = ("global", "data", "homes")
 KEYS = ("aio read size", "use sendfile", "read only", "path")
@@ -70,20 +67,10 @@ def test_an_edit_changes_what_smbd_reads_there_and_nothing_else(text, section, k
     assert strip(after) == strip(before)
 
 
-def _real() -> list[tuple[str, str]]:
-    """The smb.conf files of the fixture trees (an OpenMediaVault's, TrueNAS SCALE's smb4.conf,
-    a small NAS's), and Debian's own where Samba is installed here."""
-    found = []
-    for tree in sorted(ROOTS.glob("*.tar.gz")):
-        with tarfile.open(tree) as archive:
-            for member in archive.getmembers():
-                if member.isfile() and member.name.endswith(("/smb.conf", "/smb4.conf")):
-                    found.append((f"{tree.name}:{member.name}", archive.extractfile(member).read().decode()))  # type: ignore[union-attr]
-    debian = Path("/etc/samba/smb.conf")
-    return found + ([(str(debian), debian.read_text())] if debian.is_file() else [])
+REAL = real_configs("/smb.conf", "/smb4.conf", here="/etc/samba/smb.conf")
 
 
-@pytest.mark.parametrize(("name", "text"), _real(), ids=[name for name, _ in _real()])
+@pytest.mark.parametrize(("name", "text"), list(REAL.items()), ids=list(REAL))
 def test_every_parameter_of_a_real_configuration_is_edited_in_place(name, text):
     before = _read(text)
     assert before, name

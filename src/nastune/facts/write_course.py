@@ -15,3 +15,11 @@ class WriteCourse(BaseModel):
     burst_mbs: float
     worst_mbs: float  # the slowest 5 s after the burst
     stalls: int  # seconds at under a tenth of the sustained rate, in the worst repeat
+
+    def said(self) -> str:
+        """The course as the dirty-data findings quote it, inside their parentheses."""
+        stalls = f", {self.stalls} s of stalls" if self.stalls else ""
+        return (
+            f"{self.where}: a burst of {self.burst_mb:.0f} MB at {self.burst_mbs:.0f} MB/s, then the slowest 5 s "
+            f"at {self.worst_mbs:.1f} MB/s{stalls}"
+        )

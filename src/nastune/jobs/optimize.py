@@ -36,7 +36,7 @@ from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
-from nastune.stats.runs import Row, compare_runs, failures
+from nastune.stats.runs import Row, compare_runs, failures, worse
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
@@ -188,7 +188,7 @@ def _before_after(r: _Run) -> OptimizeOutcome:
         after = r.measure(spec.workloads, "after.json", "after")
         rows, notes = compare_runs(before, after)
         kept: str | None = journal
-        mixed, withheld = None, _worse(rows)
+        mixed, withheld = None, worse(rows)
         settings, _ = ab.reversible(plan)
         if spec.pairs and settings.changes:
             tuner.rollback(journal)
@@ -242,10 +242,6 @@ def _interleaved(r: _Run) -> OptimizeOutcome:
         as_it_was = [run for run in runs if run.label in ("before", "A")]
         r.findings = _limiting(spec, r.findings, as_it_was, log)  # what limited the system as it was leads
         return _finish(r, journal, _Proof(runs, rows, notes, mixed))
-
-
-def _worse(rows: list[Row]) -> list[str]:  # the metrics (workload @ target metric) judged worse
-    return [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.result.verdict == "worse"]
 
 
 def _applied(change: PlannedChange, persisted: bool) -> dict:
@@ -384,7 +380,7 @@ def _interleave(
             f"`nastune apply {out / 'settings.json'}` applies them again (on the NAS, for an inventory)",
             interrupted=True,
         ) from None
-    result.withheld = _worse(result.rows)
+    result.withheld = worse(result.rows)
     if result.withheld:  # what `--help` promises: a worse verdict leaves A
         log(f"left as it was: the settings made {', '.join(result.withheld)} worse")
         return result, None

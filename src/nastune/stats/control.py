@@ -32,7 +32,7 @@ def explained(drifted: dict[str, float], rows: list[Row]) -> list[str]:
     change: every drifted one but those whose change interval lies wholly beyond the drift."""
     beyond = set()
     for r in rows:
-        key, (low, high) = f"{r.workload} @ {r.target} {r.metric}", r.result.change_ci
+        key, (low, high) = r.name, r.result.change_ci
         known = key in drifted and math.isfinite(low) and math.isfinite(high)
         if known and (low > drifted[key] or high < -drifted[key]):
             beyond.add(key)

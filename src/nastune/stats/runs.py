@@ -30,6 +30,11 @@ class Row:
     limit: float | None
     result: Comparison
 
+    @property
+    def name(self) -> str:
+        """How notes, controls and withheld settings name the metric: "workload @ target metric"."""
+        return f"{self.workload} @ {self.target} {self.metric}"
+
     def verdict(self) -> wire.Verdict:
         """The row as JSON carries it (compare.json, ab.json, --json)."""
         return wire.Verdict(
@@ -41,6 +46,11 @@ class Row:
             limit=self.limit,
             **asdict(self.result),
         )
+
+
+def worse(rows: list[Row]) -> list[str]:
+    """The metrics judged worse, by name."""
+    return [r.name for r in rows if r.result.verdict == "worse"]
 
 
 def _flatten(d: object, prefix: str = "") -> dict[str, object]:
@@ -217,4 +227,4 @@ def compare_interleaved(
     A, at the run's alpha per look and noise floor, without the metrics its A/A control refused;
     so `ab`, `optimize` and `compare` of their files give one verdict."""
     rows, notes = compare_runs(a, b, force=force, noise_floor=run.noise_floor, alpha=run.alpha, paired=True)
-    return [r for r in rows if f"{r.workload} @ {r.target} {r.metric}" not in run.refused], notes
+    return [r for r in rows if r.name not in run.refused], notes

@@ -95,14 +95,12 @@ def _against_disks(rule: Rule, facts: Facts, memory: int, measured: WriteCourse)
     ]
     if all(c.current is not None and c.new >= c.current for c in changes):
         return  # already as small as a ratio can say
-    stalls = f", {measured.stalls} s of stalls" if measured.stalls else ""
     yield rule.finding(
         target=names[0],
         impact=15,
         message=f"Writers may dirty {human(limit)} before being throttled, which the disks take "
-        f"{limit / rate:.0f} s to write at the {measured.sustained_mbs:.0f} MB/s they sustained ({measured.where}: "
-        f"a burst of {measured.burst_mb:.0f} MB at {measured.burst_mbs:.0f} MB/s, then the slowest 5 s at "
-        f"{measured.worst_mbs:.1f} MB/s{stalls}): fast, then slow. A limit of about {BUFFER_S} s of their writes "
+        f"{limit / rate:.0f} s to write at the {measured.sustained_mbs:.0f} MB/s they sustained ({measured.said()}): "
+        f"fast, then slow. A limit of about {BUFFER_S} s of their writes "
         f"({human(wanted)}) keeps the writers moving at the disks' rate.",
         evidence=[
             Evidence.of(names[0], sysctl.get(names[0])),

@@ -21,14 +21,12 @@ def check(rule: Rule, facts: Facts) -> Iterator[Finding]:
     if limit / rate <= FLUSH_S or wanted >= limit:
         return
     timeout = (parameters or {}).get("zfs_txg_timeout")
-    stalls = f", {measured.stalls} s of stalls" if measured.stalls else ""
     yield rule.finding(
         target="zfs_dirty_data_max",
         impact=15,
         message=f"ZFS lets writers dirty {human(limit)} before it halts them, which the pool takes "
-        f"{limit / rate:.0f} s to write at the {measured.sustained_mbs:.0f} MB/s it sustained ({measured.where}: "
-        f"a burst of {measured.burst_mb:.0f} MB at {measured.burst_mbs:.0f} MB/s, then the slowest 5 s at "
-        f"{measured.worst_mbs:.1f} MB/s{stalls}): fast, then slow. A limit of about {BUFFER_S} s of the pool's "
+        f"{limit / rate:.0f} s to write at the {measured.sustained_mbs:.0f} MB/s it sustained ({measured.said()}): "
+        f"fast, then slow. A limit of about {BUFFER_S} s of the pool's "
         f"writes ({human(wanted)}) throttles the writers smoothly from the start instead.",
         evidence=[
             Evidence(fact="zfs_dirty_data_max", value=limit, source=zfs.parameters.source),
