@@ -1,13 +1,24 @@
 """Extensions found by name: an installed Python package that names its modules under nastune's
 entry-point groups adds settings (a knob and the range autotune searches) and rules, and nothing
 in nastune changes (the way pytest and Ansible find their plugins). The registries they join are
-filled when first read, after every module of nastune is imported."""
+filled when first read, after every module of nastune is imported.
+
+What the installed packages declare is kept in a cache file, as stevedore keeps it for OpenStack
+("stevedore: Manage dynamic plugins for Python applications", OpenStack, its _cache module,
+https://docs.openstack.org/stevedore/latest/): reading every package's metadata (importlib.metadata)
+was a tenth of what `nastune explain` took to start. The cache is keyed by each import path and
+its modification time, which installing or removing a package changes."""
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import sys
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
-from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
 from typing import TypeVar
 
@@ -27,15 +38,66 @@ class PluginError(Failure):
 def modules(group: str) -> tuple[ModuleType, ...]:
     """The modules the installed packages name in `group`, imported, in the order of their names."""
     found = []
-    for point in sorted(entry_points(group=group), key=lambda p: p.name):
+    for name, value in sorted(declared()[group]):
         try:
-            module = point.load()
+            module = _load(value)
         except Exception as e:  # any error of a third party's import: named, not a traceback
-            raise PluginError(f"the extension {point.name} ({point.value}) in {group} does not load: {e}") from e
+            raise PluginError(f"the extension {name} ({value}) in {group} does not load: {e}") from e
         if not isinstance(module, ModuleType):
-            raise PluginError(f"the extension {point.name} in {group} names {point.value}, which is not a module")
+            raise PluginError(f"the extension {name} in {group} names {value}, which is not a module")
         found.append(module)
     return tuple(found)
+
+
+def _load(value: str) -> object:
+    """What an entry point's value names (`module` or `module:attribute`), as EntryPoint.load reads it."""
+    module, _, attributes = value.partition(":")
+    found: object = importlib.import_module(module.strip())
+    for attribute in filter(None, attributes.strip().split(".")):
+        found = getattr(found, attribute)
+    return found
+
+
+@cache
+def declared() -> dict[str, list[tuple[str, str]]]:
+    """Each group's (name, value) pairs the installed packages declare: from the cache file while
+    the import paths are as they were when it was written, else read anew and written there."""
+    key = _paths()
+    cached = _cache_file()
+    try:
+        held = json.loads(cached.read_text())
+        if held["paths"] == key:
+            return {group: [(n, v) for n, v in held["points"][group]] for group in (SETTINGS, RULES)}
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no cache yet, or another version's: read the packages
+    from importlib.metadata import entry_points  # the slow part this cache spares
+
+    points = {group: [(p.name, p.value) for p in entry_points(group=group)] for group in (SETTINGS, RULES)}
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        written = cached.with_name(f"{cached.name}.{os.getpid()}")
+        written.write_text(json.dumps({"paths": key, "points": points}))
+        written.replace(cached)  # whole or not at all, for a nastune started beside this one
+    except OSError:
+        pass  # a read-only home: the next start reads the packages again
+    return points
+
+
+def _paths() -> list[list]:
+    """Each import path with its modification time (0: not there)."""
+    stamps: list[list] = []
+    for entry in sys.path:
+        try:
+            stamps.append([entry, os.stat(entry or ".").st_mtime_ns])
+        except OSError:
+            stamps.append([entry, 0])
+    return stamps
+
+
+def _cache_file() -> Path:
+    """One file per Python installation, in the user's cache directory (XDG's)."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(home) / "nastune" / f"entry-points-{zlib.crc32(sys.prefix.encode()):08x}.json"
 
 
 _REGISTRIES: list[Registry] = []
@@ -67,5 +129,6 @@ class Registry(Mapping[str, V]):
 def reset() -> None:
     """Find the extensions again (a package installed while nastune runs: its tests)."""
     modules.cache_clear()
+    declared.cache_clear()
     for registry in _REGISTRIES:
         registry._found = None

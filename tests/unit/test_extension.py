@@ -5,6 +5,7 @@ installs them, is seen by explain, plan, apply, rollback and autotune's search s
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 
 import pytest
@@ -135,3 +136,31 @@ def test_without_the_package_nastune_knows_neither(tree):
     assert run_cli("explain", "busy-read-off", check=False).returncode == 2
     with pytest.raises(space.SpaceError, match="unknown tunable 'busy-read'"):
         space.build(collect(Root(str(tree))), ["busy-read"], shared_kernel=False, accept_risk=frozenset())
+
+
+def test_the_declared_extensions_are_read_from_the_cache_until_an_import_path_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    plugins.reset()
+    assert plugins.declared()[plugins.RULES] == []  # nastune's own package declares none
+    (cached,) = (tmp_path / "cache/nastune").iterdir()
+    held = json.loads(cached.read_text())
+    held["points"][plugins.RULES] = [["marker", "json"]]  # what only the cache says
+    cached.write_text(json.dumps(held))
+    plugins.reset()
+    assert plugins.declared()[plugins.RULES] == [("marker", "json")]
+    moved = tmp_path / "site"
+    moved.mkdir()
+    monkeypatch.syspath_prepend(str(moved))  # a path added, as installing into a new one does
+    plugins.reset()
+    assert plugins.declared()[plugins.RULES] == []
+    plugins.declared()  # the cache now holds the new path
+    held = json.loads(cached.read_text())
+    held["points"][plugins.RULES] = [["marker", "json"]]
+    cached.write_text(json.dumps(held))
+    (moved / "pkg-0.1.dist-info").mkdir()  # a package installed into a path already there
+    stamp = os.stat(moved).st_mtime_ns
+    os.utime(moved, ns=(stamp, stamp + 1))  # its time moved, even within the clock's tick
+    plugins.reset()
+    assert plugins.declared()[plugins.RULES] == []
+    monkeypatch.undo()
+    plugins.reset()
