@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import check_schema
 from tests.lab.conftest import nastune, sha256
 
-pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
 
 
 @dataclass

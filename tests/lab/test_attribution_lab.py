@@ -11,7 +11,7 @@ import pytest
 
 from tests.lab.conftest import nastune
 
-pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
 
 CASES = [
     # soho has two limits of its own: servers under half a CPU and Ganesha's 8 KiB transfers. On a

@@ -13,7 +13,7 @@ import pytest
 from nastune.lab import network
 from tests.lab.conftest import nastune, sha256
 
-pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
 
 
 def tcp_limits() -> list[str]:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.lab.conftest import nastune
 
-pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
 
 
 def test_optimize_on_a_big_directory_gives_listing_verdicts_and_names_the_rule_behind_them(module_lab_dir, tmp_path):

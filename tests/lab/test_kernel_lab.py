@@ -24,6 +24,8 @@ from nastune.tune.knobs import KNOBS
 from tests.lab.conftest import nastune
 from tests.tune.conftest import write_plan
 
+pytestmark = pytest.mark.guest  # one guest at a time, beside the namespace lab (scripts/test)
+
 RULES = ("nfs-client-rsize-small", "nfs-client-atime", "nfs-client-read-ahead")  # the client's own
 
 

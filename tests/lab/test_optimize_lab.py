@@ -17,7 +17,7 @@ from nastune.rules import get
 from tests.conftest import check_schema
 from tests.lab.conftest import nastune
 
-pytestmark = pytest.mark.alone  # judges measurements: no other lab beside it (scripts/test)
+pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
 
 
 @dataclass

@@ -21,6 +21,8 @@ from nastune.ssh import Ssh
 from tests.lab.conftest import nastune
 from tests.tune.conftest import write_plan
 
+pytestmark = pytest.mark.guest  # one guest at a time, beside the namespace lab (scripts/test)
+
 RULES = ("zfs-sync-always", "zfs-xattr-dir", "zfs-atime", "zfs-recordsize")
 QUIET = ("zfs-compression-off", "zfs-arc-max", "zfs-dedup-ram")  # OpenZFS 2.3's defaults already do
 ARC_MAX = "/sys/module/zfs/parameters/zfs_arc_max"
