@@ -1,4 +1,5 @@
-"""Extensions found by name: an installed Python package that names its modules under nastune's
+"""Objects found by name: nastune's own catalogs (a package of one module per rule, protocol or
+lab server) and extensions. An installed Python package that names its modules under nastune's
 entry-point groups adds settings (a knob and the range autotune searches) and rules, and nothing
 in nastune changes (the way pytest and Ansible find their plugins). The registries they join are
 filled when first read, after every module of nastune is imported.
@@ -14,9 +15,10 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import pkgutil
 import sys
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -32,6 +34,14 @@ V = TypeVar("V")
 
 class PluginError(Failure):
     """An installed extension that cannot be loaded; names its package's entry point."""
+
+
+def submodules(package: str, path: Iterable[str], parts: Collection[str] = ()) -> list[ModuleType]:
+    """Each module of one of nastune's own packages (its `__name__` and `__path__`), imported in
+    the order of their names, but for `parts`, which hold what they share: the one place besides
+    the extensions where a module is imported by its name."""
+    names = sorted(m.name for m in pkgutil.iter_modules(path) if m.name not in parts)
+    return [importlib.import_module(f"{package}.{name}") for name in names]
 
 
 @cache

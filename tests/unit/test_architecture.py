@@ -80,3 +80,27 @@ def test_only_the_lab_and_the_command_line_take_a_lab_flag():
         if (found := _lab_flags(ast.parse(p.read_text())))
     }
     assert flagged == {}
+
+
+def _imports_by_name(tree: ast.Module) -> list[int]:
+    """The lines that import importlib, or call __import__, in one module."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "importlib" for a in node.names):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "importlib":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__":
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_is_imported_by_its_name_but_by_the_extension_loader():
+    """An import by name is an arrow neither import-linter nor a drawing sees: nastune's own
+    catalogs and the extensions are found in one place, nastune/plugins.py."""
+    found = {}
+    for path in SRC.rglob("*.py"):
+        if path != SRC / "plugins.py" and (lines := _imports_by_name(ast.parse(path.read_text()))):
+            found[str(path.relative_to(SRC))] = lines
+    assert not found, found
+    assert _imports_by_name(ast.parse((SRC / "plugins.py").read_text()))  # the test sees what it looks for

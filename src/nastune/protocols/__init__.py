@@ -4,9 +4,7 @@ packages are in packages.py's table of every tool's package)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from nastune import plugins
 from nastune.protocols.base import Protocol
 
 PARTS = {"base", "client", "nfsops"}  # modules of this package that are not protocols
@@ -14,10 +12,8 @@ PARTS = {"base", "client", "nfsops"}  # modules of this package that are not pro
 
 def _found() -> dict[str, Protocol]:
     found: dict[str, Protocol] = {}
-    for module in pkgutil.iter_modules(__path__):
-        if module.name not in PARTS:
-            names = vars(importlib.import_module(f"{__name__}.{module.name}")).values()
-            found |= {p.name: p for p in names if isinstance(p, Protocol)}
+    for module in plugins.submodules(__name__, __path__, PARTS):
+        found |= {p.name: p for p in vars(module).values() if isinstance(p, Protocol)}
     return dict(sorted(found.items(), key=lambda item: item[1].order))
 
 

@@ -6,9 +6,6 @@ facts and sorts the findings by severity, then expected impact."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from nastune import plugins
 from nastune.facts import Facts, appliance
 from nastune.rules import catalog, query
@@ -18,7 +15,7 @@ from nastune.rules.model import Finding, Rule, Severity
 def all_rules() -> list[Rule]:
     """The catalog's rules and every installed extension's (nastune.plugins)."""
     rules = []
-    found = [importlib.import_module(f"{catalog.__name__}.{i.name}") for i in pkgutil.iter_modules(catalog.__path__)]
+    found = plugins.submodules(catalog.__name__, catalog.__path__)
     for module in [*found, *plugins.modules(plugins.RULES)]:
         rule = module.RULE
         rule.module = module.__file__

@@ -4,19 +4,13 @@ measures) and its module here (what serves it in the lab)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from nastune import plugins
 from nastune.sites.lab.serving.base import Serving
 
 
 def _found() -> dict[str, Serving]:
-    found: dict[str, Serving] = {}
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "base":
-            serving = importlib.import_module(f"{__name__}.{module.name}").SERVING
-            found[serving.protocol.name] = serving
-    return found
+    servers = [module.SERVING for module in plugins.submodules(__name__, __path__, {"base"})]
+    return {serving.protocol.name: serving for serving in servers}
 
 
 SERVING: dict[str, Serving] = _found()
