@@ -80,7 +80,7 @@ def declared() -> dict[str, list[tuple[str, str]]]:
             return {group: [(n, v) for n, v in held["points"][group]] for group in (SETTINGS, RULES)}
     except (OSError, ValueError, KeyError, TypeError):
         pass  # no cache yet, or another version's: read the packages
-    from importlib.metadata import entry_points  # the slow part this cache spares
+    from importlib.metadata import entry_points  # lazy: the slow part this cache spares
 
     points = {group: [(p.name, p.value) for p in entry_points(group=group)] for group in (SETTINGS, RULES)}
     try:

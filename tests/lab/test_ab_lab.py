@@ -81,7 +81,11 @@ def test_the_plan_is_off_again_byte_for_byte(run):
 def test_eight_kib_transfers_are_never_judged_better(run):
     verdicts = [line for line in run.proc.stderr.splitlines() if "seq-write" in line or "MB/s" in line]
     assert not any("better" in line for line in verdicts)
-    assert [r["verdict"] for r in run.summary["rows"]]
+    # judged, or refused by name where the A/A control found A itself moving (the kernel lab's
+    # guest runs beside this test on the same two cores: scripts/test)
+    assert [r["verdict"] for r in run.summary["rows"]] or run.summary["refused"] == [
+        "seq-write @ nfs://10.77.0.1/data MB/s"
+    ]
     assert all(r["verdict"] != "better" for r in run.summary["rows"])
 
 

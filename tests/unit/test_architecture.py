@@ -84,15 +84,16 @@ def test_only_the_lab_and_the_command_line_take_a_lab_flag():
 
 def _imports_by_name(tree: ast.Module) -> list[int]:
     """The lines that import importlib, or call __import__, in one module."""
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "importlib" for a in node.names):
-            lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "importlib":
-            lines.append(node.lineno)
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__import__":
-            lines.append(node.lineno)
-    return lines
+    return [getattr(node, "lineno", 0) for node in ast.walk(tree) if _named(node) & {"importlib", "__import__"}]
+
+
+def _named(node: ast.AST) -> set[str]:
+    """The top-level modules an import statement names, or the function a call calls."""
+    if isinstance(node, ast.Import):
+        return {a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {(node.module or "").split(".")[0]}
+    return {getattr(node.func, "id", "")} if isinstance(node, ast.Call) else set()
 
 
 def test_no_module_is_imported_by_its_name_but_by_the_extension_loader():
