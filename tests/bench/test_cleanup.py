@@ -8,7 +8,7 @@ from functools import partial
 from nastune.bench import runner
 from nastune.bench.drivers import transfer
 from nastune.bench.targets import Target
-from nastune.bench.workload import State
+from nastune.bench.workload_base import State
 from nastune.bench.workloads import WORKLOADS
 from nastune.protocols.client import BenchError
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from nastune.bench import sustained
 from nastune.bench.cliff import course
 from nastune.bench.params import DEFAULTS
-from nastune.bench.workload import MiB
+from nastune.bench.workload_base import MiB
 from tests.conftest import need
 from tests.rules.kit import F, nas, sysctl, zfs
 

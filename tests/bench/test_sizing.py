@@ -7,7 +7,7 @@ from __future__ import annotations
 from nastune.bench.results import ResultSet
 from nastune.bench.sizing import FALLBACK, MiB, sized, transfer_size
 from nastune.bench.targets import Target
-from nastune.bench.workload import State
+from nastune.bench.workload_base import State
 
 
 def _smb(link_bps: int | None, mtu: int | None = 1500) -> Target:

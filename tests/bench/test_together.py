@@ -8,7 +8,7 @@ import pytest
 from nastune.bench.selection import scaling_steps
 from nastune.bench.targets import Target
 from nastune.bench.together import FAIRNESS, Together, aggregate, jain
-from nastune.bench.workload import Metric, State, Workload
+from nastune.bench.workload_base import Metric, State, Workload
 from nastune.protocols.client import BenchError
 
 

@@ -42,7 +42,7 @@ def test_a_workload_measured_per_kind_of_target_has_one_part_per_kind_and_the_sa
     joined by ByKind: no kind is served twice, every part measures the same metrics, and a target
     reaches the part of its kind."""
     from nastune.bench.targets import Target
-    from nastune.bench.workload import ByKind, OnPath
+    from nastune.bench.workload_base import ByKind, OnPath
 
     joined = {name: w for name, w in WORKLOADS.items() if isinstance(w, ByKind)}
     assert {"seq-write", "seq-read", "sync-write", "small-files", "big-dir"} <= set(joined)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nastune.bench.targets import Target
-from nastune.bench.workload import Metric, Workload
+from nastune.bench.workload_base import Metric, Workload
 from nastune.jobs.optimize import OptimizeError, OptimizeSpec, _interleave
 from nastune.protocols.client import BenchError
 from nastune.sites.live import LiveSite

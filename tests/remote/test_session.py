@@ -13,7 +13,7 @@ import time
 import pytest
 
 from nastune import commands
-from nastune.remote import serving, session
+from nastune.remote import session, session_host
 from nastune.remote.agent import Agent, NasError
 from nastune.remote.inventory import Host
 
@@ -50,14 +50,14 @@ def test_a_failing_command_leaves_the_session_to_the_next():
 
 def test_each_command_starts_from_what_serve_imported_not_from_the_last_command():
     def command(args: list[str]) -> int:
-        seen = serving.PROTOCOL
-        serving.PROTOCOL = int(args[0])  # a module's state changed by one command
+        seen = session_host.PROTOCOL
+        session_host.PROTOCOL = int(args[0])  # a module's state changed by one command
         print(seen)
         return 0
 
-    first, second = serving.forked(command, ["7"], None), serving.forked(command, ["8"], None)
+    first, second = session_host.forked(command, ["7"], None), session_host.forked(command, ["8"], None)
     assert (first["stdout"], second["stdout"]) == ("1\n", "1\n")
-    assert serving.PROTOCOL == 1
+    assert session_host.PROTOCOL == 1
 
 
 def test_a_command_without_input_reads_nothing_and_a_crash_is_its_traceback():
@@ -65,9 +65,9 @@ def test_a_command_without_input_reads_nothing_and_a_crash_is_its_traceback():
         print(repr(sys.stdin.read()))
         raise RuntimeError("a bug")
 
-    reply = serving.forked(reads, [], None)
+    reply = session_host.forked(reads, [], None)
     assert reply["stdout"] == "''\n"
-    assert reply["rc"] == serving.INTERNAL and "RuntimeError: a bug" in reply["stderr"]
+    assert reply["rc"] == session_host.INTERNAL and "RuntimeError: a bug" in reply["stderr"]
 
 
 def fake(tmp_path, body: str) -> list[str]:

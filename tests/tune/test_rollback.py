@@ -307,11 +307,11 @@ def test_a_restore_that_fails_where_nothing_had_changed_counts_by_what_reads_bac
 def test_persist_s_engine_asks_for_the_lock_its_workflow_takes(root, tmp_path):
     """As apply and rollback: the engine asks for the lock, jobs/persist (or optimize) takes it."""
     from nastune.jobs import persist
-    from nastune.tune import persisted
+    from nastune.tune import persist_after
 
     system = System(root=Root(root))
     journal = need(applied(load(write_plan(tmp_path, [CHANGES[0]])), system, log=lambda m: None))
     with pytest.raises(RuntimeError, match="changed without holding"):
-        persisted.written(journal, log=lambda m: None)
+        persist_after.written(journal, log=lambda m: None)
     assert persist.run(journal, log=lambda m: None) is not None
     assert (root / "etc/sysctl.d/90-nastune.conf").exists()

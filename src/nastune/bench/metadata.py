@@ -10,7 +10,7 @@ from types import ModuleType
 from nastune.bench.drivers import bigdir, fio, smallfiles
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload import KiB, Metric, OnPath, State, Workload, scratch_name
+from nastune.bench.workload_base import KiB, Metric, OnPath, State, Workload, scratch_name
 from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, script
 from nastune.sources import GANESHA_LISTING, GAZETTE, MINET_ZFS

@@ -25,7 +25,7 @@ from nastune.bench.profile import Profiler, Unprofiled
 from nastune.bench.results import LimitRecord, MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary
-from nastune.bench.workload import State, Workload
+from nastune.bench.workload_base import State, Workload
 from nastune.faults import checkpoint
 from nastune.progress import Lines, display
 from nastune.protocols.client import BenchError, Final

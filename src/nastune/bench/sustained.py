@@ -13,7 +13,7 @@ from nastune.bench import cliff
 from nastune.bench.drivers import fio
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload import Metric, MiB, OnPath, State
+from nastune.bench.workload_base import Metric, MiB, OnPath, State
 from nastune.facts import Facts
 from nastune.protocols.client import BenchError, on_client, run
 

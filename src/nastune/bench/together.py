@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload import Metric, State, Workload
+from nastune.bench.workload_base import Metric, State, Workload
 from nastune.errors import UsageError
 from nastune.protocols.client import BenchError
 

@@ -10,7 +10,7 @@ from nastune.bench.metadata import BigDirectory, BigDirectoryOnPath, SmallFiles,
 from nastune.bench.params import Params
 from nastune.bench.sustained import SustainedWrite
 from nastune.bench.targets import Target
-from nastune.bench.workload import (
+from nastune.bench.workload_base import (
     ByKind,
     KiB,
     Metric,

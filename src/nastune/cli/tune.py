@@ -282,10 +282,10 @@ def serve() -> None:
     interleaved run, which switches the host a hundred times."""
     import sys
 
-    from nastune.remote import serving
+    from nastune.remote import session_host
 
     _preload()
-    serving.loop(_command, sys.stdin.buffer, sys.stdout.buffer)
+    session_host.loop(_command, sys.stdin.buffer, sys.stdout.buffer)
 
 
 def _preload() -> None:

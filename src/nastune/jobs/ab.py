@@ -37,7 +37,7 @@ from nastune.bench.results import Interleaving, Provenance, ResultSet, WorkloadR
 from nastune.bench.sizing import sized
 from nastune.bench.targets import Target
 from nastune.bench.usage import ProfileSummary, summarize
-from nastune.bench.workload import State, Workload
+from nastune.bench.workload_base import State, Workload
 from nastune.errors import UsageError
 from nastune.jobs.switch import AbError, Switch
 from nastune.protocols.client import BenchError

@@ -27,7 +27,7 @@ from nastune.facts import Facts, Reading
 from nastune.jobs import ab
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
-from nastune.jobs.optimized import Interleaved, OptimizeOutcome
+from nastune.jobs.optimize_outcome import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.jobs.switch import AbError, Unchanged
 from nastune.remote.agent import NasError

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nastune.tune import lock, persisted
+from nastune.tune import lock, persist_after
 from nastune.tune.journal import Journal
 
 
 def run(journal: Journal, log: Callable[[str], None]) -> str | None:
     """The journal of the persistence files written; None when they already say so."""
     with lock.hold(journal.system, "persist"):
-        return persisted.written(journal, log)
+        return persist_after.written(journal, log)

@@ -18,7 +18,7 @@ from nastune.bench.params import Params
 from nastune.bench.results import ResultSet
 from nastune.bench.runner import Measured
 from nastune.bench.targets import Target
-from nastune.bench.workload import State
+from nastune.bench.workload_base import State
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.protocols.client import BenchError
 from nastune.sites.base import Pairs

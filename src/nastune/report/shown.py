@@ -1,6 +1,6 @@
 """What the views read of each workflow's outcome, named here as protocols: the report sits below
 the workflows (jobs, autotune), so it says what it reads instead of importing their types. Each
-workflow's outcome (jobs.optimized.OptimizeOutcome, jobs.ab.AbOutcome, ...) is one; members are
+workflow's outcome (jobs.optimize_outcome.OptimizeOutcome, jobs.ab.AbOutcome, ...) is one; members are
 read-only, so a dataclass field of a narrower type serves."""
 
 from __future__ import annotations

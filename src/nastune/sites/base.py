@@ -28,7 +28,7 @@ from nastune.rules.model import Finding
 from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
-    from nastune.bench.workload import Workload
+    from nastune.bench.workload_base import Workload
     from nastune.sites.tuner import Tuner
     from nastune.tune.plan import Plan
     from nastune.tune.system import System

@@ -18,7 +18,7 @@ from nastune.remote.inventory import Nas
 from nastune.risks import Risks
 from nastune.sites import handles
 from nastune.ssh import Ssh
-from nastune.tune import executor, lock, persisted
+from nastune.tune import executor, lock, persist_after
 from nastune.tune.journal import Journal
 from nastune.tune.plan import Plan
 from nastune.tune.rollback import rollback
@@ -94,7 +94,7 @@ class Here:
         return f"nastune persist --journal {journal}" if self.system.boots else None
 
     def persist(self, journal: str, log: Callable[[str], None]) -> None:
-        made = persisted.written(Journal.at(self.system, journal), log)  # optimize holds the lock
+        made = persist_after.written(Journal.at(self.system, journal), log)  # optimize holds the lock
         if made:
             log(f"persisted; `nastune rollback --journal {made}` removes what that wrote")
 
