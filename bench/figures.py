@@ -653,21 +653,27 @@ def kernel_cliff_optimize() -> str:
     """optimize on the kernel-cliff scenario, as an operator runs it with --profile: the plan,
     the interleaved verdicts, the control's refusals and each side's courses."""
     r = record("kernel-cliff-optimize")
+    judged = [row for row in r["summary"]["rows"] if row["metric"] in ("sustained MB/s", "MB/s", "worst 5 s MB/s")]
     rows = "; ".join(
         f"{row['metric']} {row['before_median']:.1f} -> {row['after_median']:.1f} ({row['verdict']}, "
         f"{row['change_ci'][0]:+.0%} to {row['change_ci'][1]:+.0%})"
-        for row in r["summary"]["rows"]
-        if row["metric"] in ("sustained MB/s", "MB/s")
+        for row in judged
     )
     side = lambda name, key: ", ".join(f"{run[key]:g}" for run in r["runs"][name])
     refused = ", ".join(m.rsplit(" @ ", 1)[1].split(" ", 1)[1] for m in r["summary"]["refused"]) or "none"
+    better = [row["metric"] for row in judged if row["verdict"] == "better"]
+    said = (
+        f"better beyond the noise: {', '.join(better)}"
+        if better
+        else "in the direction the rule says, with too few pairs under emulation for an interval that excludes "
+        "no change"
+    )
     return (
         f"`optimize --lab --kernel --scenario kernel-cliff -w sustained-write --profile` "
         f"([`kernel-cliff-optimize.json`](../bench/results/kernel-cliff-optimize.json), {r['summary']['pairs']} pairs "
         f"under emulation) applied vm-dirty-writeback's change and judged it interleaved: {rows}; left without "
         f"a verdict by the run's A/A control: {refused}. Per repeat, the slowest 5 s went from "
         f"{side('a', 'worst')} (A) to {side('b', 'worst')} MB/s (B), the seconds stalled from {side('a', 'stalls')} "
-        f"to {side('b', 'stalls')}: in the direction the rule says, with too few pairs under emulation for an "
-        f"interval that excludes no change. The report ({r['report']['bytes'] // 1000} kB) draws A's course "
+        f"to {side('b', 'stalls')}: {said}. The report ({r['report']['bytes'] // 1000} kB) draws A's course "
         "against B's."
     )
