@@ -132,12 +132,15 @@ def suite_time() -> str:
     return (
         f"Measured on this 2-core machine from a fresh clone (`git clone` of the checkout, then `.ci/run` as root) "
         f"on {r['date'][:10]} at {(r['tested'] or r['commit'])[:9]}: {r['seconds']:,} s in all with set-up "
-        f"(goal {r['goal_s']} s: {goal(r['met'])}); "
-        + ", ".join(
-            f"{PHASE_NAMES.get(name, name)} {run['seconds']:.0f} s ({run['tests']:,} tests)" for name, run in p.items()
-        )
+        f"(goal {r['goal_s']} s: {goal(r['met'])}), exit {r['exit']}; "
+        + ", ".join(f"{PHASE_NAMES.get(name, name)} {run['seconds']:.0f} s ({_tests(run)})" for name, run in p.items())
         + f". The slowest: {named}. Recorded in {link('suite-time')}."
     )
+
+
+def _tests(run: dict) -> str:
+    failed = run.get("failed", 0)  # recorded since the suite's runs were three streams
+    return f"{run['tests']:,} tests" + (f", **{failed} failed**" if failed else "")
 
 
 # how CONTRIBUTING.md calls each of scripts/test's pytest runs (bench/suite_time.py's names)

@@ -17,7 +17,7 @@ from record import RESULTS, write
 
 GOAL_S = 15 * 60
 PHASES = ("host", "lab two at a time", "lab alone", "kernel lab", "fast")  # the order scripts/test prints them in
-RUN = re.compile(r"^(\d+) passed(?:, \d+ deselected)? in ([\d.]+)s")
+RUN = re.compile(r"^(?:(\d+) failed, )?(\d+) passed(?:, \d+ deselected)? in ([\d.]+)s")
 SLOW = re.compile(r"^([\d.]+)s (call|setup|teardown)\s+(\S+)")
 END = re.compile(r"^ci-local: exit (\d+) after (\d+) s")
 CLONE = re.compile(r"^ci-local: running \.ci/run in (\S+)")
@@ -32,7 +32,8 @@ def parsed(log: str) -> dict:
         if m := SLOW.match(line):
             slow.append({"seconds": float(m[1]), "when": m[2], "test": m[3]})
         elif m := RUN.match(line):
-            runs.append({"tests": int(m[1]), "seconds": float(m[2]), "slowest": slow})
+            failed = int(m[1] or 0)
+            runs.append({"tests": failed + int(m[2]), "failed": failed, "seconds": float(m[3]), "slowest": slow})
             slow = []
         elif m := END.match(line):
             ended = {"exit": int(m[1]), "seconds": int(m[2])}
@@ -57,7 +58,7 @@ def main() -> None:
     found = {**parsed(log), "tested": tested(log)}
     print(f"exit {found['exit']} after {found['seconds']} s (goal {GOAL_S} s)")
     for name, run in found["phases"].items():
-        print(f"  {name}: {run['tests']} tests in {run['seconds']:.0f} s")
+        print(f"  {name}: {run['tests']} tests ({run['failed']} failed) in {run['seconds']:.0f} s")
     write("suite-time", RESULTS / "suite-time.json", goal_s=GOAL_S, met=found["seconds"] <= GOAL_S, **found)
 
 

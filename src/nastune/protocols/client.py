@@ -176,13 +176,17 @@ def empty_files(target: Target, name: str, count: int, what: str) -> Iterator[st
         on_client(target, ["rm", "-rf", "--", local], "rm")
 
 
+BARE = 4  # bare sessions timed per repeat: under load, the fastest of two was at times slower than a listing
+
+
 def less_bare_sessions(
     bare: Callable[[], float], listing: Callable[[], float], lookups: Callable[[], float], count: int, what: str
 ) -> dict[str, float]:
     """A listing's microseconds and one missing name's (of `count` looked up), from timed client
-    sessions less the fastest of two bare ones (login, entering the directory). A difference lost
-    in a session's jitter is a failed repeat, tried again, never a zero."""
-    base = min(bare(), bare())
+    sessions less the fastest of BARE bare ones (login, entering the directory): jitter only adds
+    to a session, so the fastest is the closest to its fixed cost. A difference lost in a session's
+    jitter is a failed repeat, tried again, never a zero."""
+    base = min(bare() for _ in range(BARE))
     listed, missed = listing() - base, lookups() - base
     if listed <= 0 or missed <= 0:
         raise BenchError(f"{what}: the listing or the lookups took no longer than a bare session")
