@@ -139,7 +139,7 @@ def suite_time() -> str:
 
 
 def _tests(run: dict) -> str:
-    failed = run.get("failed", 0)  # recorded since the suite's runs were three streams
+    failed = run.get("failed", 0)  # records before bench/suite_time.py read failed runs have none
     return f"{run['tests']:,} tests" + (f", **{failed} failed**" if failed else "")
 
 
