@@ -16,9 +16,12 @@ pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab be
 
 def test_optimize_on_a_big_directory_gives_listing_verdicts_and_names_the_rule_behind_them(module_lab_dir, tmp_path):
     out = tmp_path / "optimize"
-    # three pairs: the misses' gain settles at the first look; the listings, unmoved on NFS and
-    # FTP, never settle, and under load ran to the default eight (200 s of the suite's)
-    args = ["optimize", "--lab", "--scenario", "bigdir", "--yes", "-w", "big-dir", "--screen", "--max-pairs", "3"]
+    # SMB alone (the share whose rule is proved; test_bench_lab lists over NFS and FTP too): FTP's
+    # directory is made a file a data connection at a time, 5,000 wake-ups that the kernel lab's
+    # guest beside this test made 74 s instead of 3. Three pairs: the misses' gain settles at the
+    # first look
+    args = ["optimize", "--lab", "--scenario", "bigdir", "--yes", "-w", "big-dir", "--target", "smb", "--screen"]
+    args += ["--max-pairs", "3"]
     done = nastune(module_lab_dir, *args, "--accept-risk", "compatibility", "--out", str(out), timeout=900)
     mixed = json.loads((out / "compare.json").read_text())["interleaved"]
     smb = {r["metric"]: r for r in mixed["rows"] if r["target"].startswith("smb://")}
