@@ -6,7 +6,7 @@ keep up with the link; and how long a sustained write must be to get past the NA
 from __future__ import annotations
 
 from nastune.bench import sustained
-from nastune.bench.cliff import course
+from nastune.bench.cliff import course, sent_rates
 from nastune.bench.params import DEFAULTS
 from nastune.bench.workload_base import MiB
 from tests.conftest import need
@@ -50,3 +50,28 @@ def test_a_sustained_write_is_sized_three_times_past_the_nas_s_write_back_limit(
     assert sustained.past_cache(["sustained-write"], DEFAULTS, on_zfs, said.append)["sustained_bytes"] == 12 << 30
     assert sustained.past_cache(["seq-write"], DEFAULTS, facts, said.append) is DEFAULTS
     assert len(said) == 3
+
+
+def _sent(rates: list[float], overhead: float = 1.05, start: int = 7_000_000) -> list[tuple[float, int]]:
+    """What the client's bytes sent read each second while it uploaded at `rates` (MB/s), the
+    protocol's headers adding `overhead`."""
+    samples, total = [(100.0, start)], float(start)
+    for second, rate in enumerate(rates, start=1):
+        total += rate * 1e6 * overhead
+        samples.append((100.0 + second, int(total)))
+    return samples
+
+
+def test_an_upload_s_course_comes_from_the_client_s_sent_bytes_without_its_headers():
+    size = int(sum(CLIFF) * 1e6)
+    rates = sent_rates(_sent(CLIFF), size)
+    assert [round(r, 1) for r in rates] == CLIFF  # each second's share of the file, not of the wire
+    assert course(rates).cliff and not course(sent_rates(_sent(STEADY), int(sum(STEADY) * 1e6))).cliff
+
+
+def test_a_last_read_a_moment_after_the_one_before_joins_its_second():
+    sent = [*_sent([100.0, 100.0], overhead=1.0), (102.3, 7_000_000 + 230_000_000)]
+    assert [round(r) for r in sent_rates(sent, 230_000_000)] == [100, 100]  # 30 MB in 0.3 s: 130 in 1.3 s
+    late = [*sent[:-1], (102.6, 7_000_000 + 230_000_000)]
+    assert [round(r) for r in sent_rates(late, 230_000_000)] == [100, 100, 50]  # a second of its own
+    assert sent_rates([(1.0, 5), (2.0, 5)], 1) == []  # nothing sent: no course to read

@@ -211,6 +211,26 @@ def test_fio_through_the_smbnetfs_mount(lab, tmp_path):
     assert leftover_test_files(lab) == []
 
 
+def test_a_sustained_write_through_smbclient_and_nfs_cp_is_read_second_by_second(lab, tmp_path):
+    """One upload each, its rate each second read from the client's sent bytes: the course the
+    report draws and the cliff's summary; FTP, whose server tells no free space, is named, not
+    written to blind."""
+    args = ("bench", "--lab", "-w", "sustained-write", "--sustained-size", "512M", "--repeats", "1")
+    results = {}
+    for kind in ("smb", "nfs"):  # not the lab's local path: a local path takes 512 MiB in a fraction of a second
+        nastune(lab, *args, "--target", kind, "--out", str(tmp_path / f"{kind}.json"))
+        (results[kind],) = json.loads((tmp_path / f"{kind}.json").read_text())["results"]
+    for kind, r in results.items():
+        assert r["target"]["kind"] == kind
+        (course,) = r["course"]
+        assert len(course) >= 2 and all(rate >= 0 for rate in course), (kind, course)
+        assert 0 < r["metrics"]["sustained MB/s"]["values"][0] <= r["metrics"]["MB/s"]["limit"] * 1.01, kind
+        assert r["metrics"]["burst MB"]["values"][0] <= 512 * 1.05 * (1 << 20) / 1e6  # of the file, not the wire
+    refused = nastune(lab, *args, "--target", "ftp", "--out", str(tmp_path / "f.json"), check=False)
+    assert refused.returncode == 2 and "runs on path, smb, nfs targets" in refused.stderr, refused.stderr
+    assert leftover_test_files(lab) == []
+
+
 def test_a_server_that_dies_fails_its_workload_naming_the_host_after_retries(lab, tmp_path):
     """Last in the module: the lab it shares keeps a dead smbd."""
     state = json.loads((lab / "state.json").read_text())

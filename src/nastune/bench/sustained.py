@@ -1,20 +1,35 @@
 """sustained-write: a buffered write past the NAS's write-back cache, its course second by second
 (bench/cliff.py sums it up: the burst, the sustained rate, the stalls). On a path: the NAS's own
 file system, or a client's mount of a share (where the NAS's page cache, or ZFS's dirty data,
-decides the course). Its size is `sustained_bytes`: three times the NAS's write-back limit where
-its facts are known (optimize: `past_cache`), else 2 GiB (past a small NAS's dirty limit, a fifth
-of its memory); never more than half the file system's free space."""
+decides the course), its rate read from fio's status each second. Through a protocol's own
+client (smbclient, libnfs's nfs-cp): one upload, its rate read from the client's sent bytes
+each second. Its size is `sustained_bytes`: three times the NAS's write-back limit where its
+facts are known (optimize: `past_cache`), else 2 GiB (past a small NAS's dirty limit, a fifth of
+its memory); never more than half the free space of the share (as its server tells the client)
+or of the client's disk that holds the file sent. FTP has no command that tells a share's free
+space (vsftpd answers none), so it is not written to blind: a client's mount measures there."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from nastune.bench import cliff
-from nastune.bench.drivers import fio
+from nastune.bench.drivers import fio, transfer
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
-from nastune.bench.workload_base import Metric, MiB, OnPath, State
+from nastune.bench.workload_base import (
+    SOURCE_DIR,
+    Metric,
+    MiB,
+    OnPath,
+    State,
+    Workload,
+    drop_uploads,
+    scratch_name,
+    source_file,
+)
 from nastune.facts import Facts
+from nastune.protocols import PROTOCOLS
 from nastune.protocols.client import BenchError, on_client, run
 
 LEAST = 256 * MiB  # a write shorter than this fills no NAS's cache
@@ -38,14 +53,38 @@ def past_cache(workloads: list[str], params: Params, facts: Facts, log: Callable
     return {**params, "sustained_bytes": size}
 
 
-def free_bytes(target: Target) -> int:
-    """The free space of the file system the path is on, here or on the client whose mount it is."""
-    argv = ["df", "-B1", "--output=avail", "--", target.share or "/"]
-    out = on_client(target, argv, "df").stdout if fio.elsewhere(target) else run(argv, what="df")[0]
+def free_bytes(target: Target, path: str, on_the_client: bool = False) -> int:
+    """The free space of the file system `path` is on: here, or on the target's client (a path's
+    where it is elsewhere, an upload's always)."""
+    argv = ["df", "-B1", "--output=avail", "--", path]
+    elsewhere = on_the_client or fio.elsewhere(target)
+    out = on_client(target, argv, "df").stdout if elsewhere else run(argv, what="df")[0]
     numbers = [line.strip() for line in out.splitlines() if line.strip().isdigit()]
     if not numbers:
-        raise BenchError(f"sustained-write{target.on}: df gave no free space for {target.share}")
+        raise BenchError(f"sustained-write{target.on}: df gave no free space for {path}")
     return int(numbers[-1])
+
+
+def sized(target: Target, params: Params, *free: int) -> int:
+    """`sustained_bytes`, at most half of each free space, in whole MiB; BenchError under LEAST."""
+    size = min(params.get("sustained_bytes", 2 << 30), *(f // 2 for f in free)) // MiB * MiB
+    if size < LEAST:
+        raise BenchError(f"sustained-write{target.on}: under {LEAST >> 20} MiB free to write half of")
+    return size
+
+
+def summed(rates: list[float], size: int, seconds: float, state: State) -> dict[str, float]:
+    """One repeat's metrics from its course (kept in `state` for the report's curve)."""
+    found = cliff.course(rates)
+    state.course.append([round(r, 1) for r in rates])
+    said = {
+        "MB/s": size / 1e6 / max(seconds, 1e-3),
+        "burst MB": found.burst_mb,
+        "burst MB/s": found.burst_rate,
+        "sustained MB/s": found.sustained_rate,
+        "worst 5 s MB/s": found.worst,
+    }
+    return {k: max(v, cliff.FLOOR) for k, v in said.items()}  # a second with nothing written reads the floor
 
 
 class SustainedWrite(OnPath):
@@ -53,7 +92,8 @@ class SustainedWrite(OnPath):
     doc = (
         "A buffered write of sustained_bytes (2 GiB by default), fsynced at its end, its rate read every "
         "second: the burst the write-back cache takes, the rate the disks sustain after it, and the stalls "
-        "between (the write cliff: 'fast, then slow')."
+        "between (the write cliff: 'fast, then slow'). On a path with fio; over SMB and NFS as one upload "
+        "through smbclient or nfs-cp, read from the client's sent bytes."
     )
     source = "Documentation/admin-guide/sysctl/vm.rst (dirty_ratio, dirty_bytes), kernel.org"
     path = "write"
@@ -72,17 +112,34 @@ class SustainedWrite(OnPath):
         return State()
 
     def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
-        size = min(params.get("sustained_bytes", 2 << 30), free_bytes(target) // 2) // MiB * MiB
-        if size < LEAST:
-            raise BenchError(f"sustained-write{target.on}: under {LEAST >> 20} MiB free to write half of")
+        size = sized(target, params, free_bytes(target, target.share or "/"))
         rates = fio.course(target, fio.Job("sustained", "write", MiB, size, {"end_fsync": "1"}))
-        found = cliff.course(rates)
-        state.course.append([round(r, 1) for r in rates])
-        said = {
-            "MB/s": size / 1e6 / max(len(rates), 1),
-            "burst MB": found.burst_mb,
-            "burst MB/s": found.burst_rate,
-            "sustained MB/s": found.sustained_rate,
-            "worst 5 s MB/s": found.worst,
-        }
-        return {k: max(v, cliff.FLOOR) for k, v in said.items()}  # a second with nothing written reads the floor
+        return summed(rates, size, len(rates), state)
+
+
+class SustainedUpload(Workload):
+    """sustained-write through a protocol's own client: the upload seq-write times, its course
+    read from what the client sent each second."""
+
+    kinds = tuple(name for name, p in PROTOCOLS.items() if p.can("free"))
+    path, warm_up = "write", False
+    metrics = SustainedWrite.metrics
+
+    def setup(self, target: Target, params: Params) -> State:
+        state = State(size=sized(target, params, transfer.free(target), free_bytes(target, SOURCE_DIR, True)))
+        state.source = source_file(target, state.size)
+        return state
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        name, sent = scratch_name("sustained"), list[tuple[float, int]]()
+        state.pending.append(name)
+        start, end = transfer.upload(target, state.source, name, sent)
+        transfer.remove(target, name)
+        state.pending.remove(name)
+        rates = cliff.sent_rates(sent, state.size)
+        if len(rates) < 2:
+            raise BenchError(f"sustained-write{target.on}: the upload took {end - start:.1f} s, too short for a course")
+        return summed(rates, state.size, end - start, state)
+
+    def teardown(self, target: Target, params: Params, state: State) -> None:
+        drop_uploads(target, state)

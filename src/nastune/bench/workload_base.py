@@ -6,13 +6,14 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from nastune.bench.drivers import fio
+from nastune.bench.drivers import fio, transfer
 from nastune.bench.params import Params
 from nastune.bench.targets import Target
 from nastune.errors import UsageError
-from nastune.protocols.client import on_client
+from nastune.protocols.client import BenchError, on_client
 
 KiB, MiB = 1 << 10, 1 << 20
+SOURCE_DIR = "/var/tmp"  # where the files an upload sends are made on the client
 
 
 @dataclass
@@ -27,6 +28,7 @@ class State:
     next: int = 0  # the aged file the next repeat reads
     parts: list[State] = field(default_factory=list)  # clients run together: each one's own
     course: list[list[float]] = field(default_factory=list)  # a sustained write's MB/s each second, per repeat
+    size: int = 0  # bytes of each repeat's file, where the set-up sized it (sustained-write's upload)
 
 
 @dataclass
@@ -116,7 +118,7 @@ def scratch_name(tag: str) -> str:
 def source_file(target: Target, size: int) -> str:
     """A file of random bytes on the target's client (incompressible, so no layer can shrink
     the transfer), written by dd there: a remote client needs nothing of nastune."""
-    path = f"/var/tmp/nastune-src-{uuid.uuid4().hex[:8]}"
+    path = f"{SOURCE_DIR}/nastune-src-{uuid.uuid4().hex[:8]}"
     argv = ["dd", "if=/dev/urandom", f"of={path}", "bs=1M", f"count={max(1, size // MiB)}", "iflag=fullblock"]
     on_client(target, [*argv, "status=none"], "dd")
     return path
@@ -124,6 +126,20 @@ def source_file(target: Target, size: int) -> str:
 
 def drop_source(target: Target, path: str) -> None:
     on_client(target, ["rm", "-f", "--", path], "rm")
+
+
+def drop_uploads(target: Target, state: State) -> None:
+    """The source file on the client and every upload not yet removed from the share: what an
+    interrupted or a failed (and retried) repeat left behind."""
+    if state.source:
+        drop_source(target, state.source)
+        state.source = ""
+    pending, state.pending = state.pending, []
+    for name in pending:
+        try:
+            transfer.remove(target, name)
+        except BenchError:
+            pass  # the interrupted upload had not created it
 
 
 def rate(size: int, span: tuple[float, float]) -> dict[str, float]:

@@ -8,7 +8,7 @@ import statistics
 from nastune.bench.drivers import fio, iperf3, membw, transfer
 from nastune.bench.metadata import BigDirectory, BigDirectoryOnPath, SmallFiles, SmallFilesOnPath
 from nastune.bench.params import Params
-from nastune.bench.sustained import SustainedWrite
+from nastune.bench.sustained import SustainedUpload, SustainedWrite
 from nastune.bench.targets import Target
 from nastune.bench.workload_base import (
     ByKind,
@@ -19,6 +19,7 @@ from nastune.bench.workload_base import (
     State,
     Workload,
     drop_source,
+    drop_uploads,
     long_enough,
     rate,
     scratch_name,
@@ -58,15 +59,7 @@ class SeqWrite(Workload):
         return rate(params["size"], span)
 
     def teardown(self, target: Target, params: Params, state: State) -> None:
-        if state.source:
-            drop_source(target, state.source)
-            state.source = ""
-        pending, state.pending = state.pending, []
-        for name in pending:
-            try:
-                transfer.remove(target, name)
-            except BenchError:
-                pass  # the interrupted upload had not created it
+        drop_uploads(target, state)
 
 
 class SeqWriteFio(OnPath, SeqWrite):
@@ -319,6 +312,6 @@ WORKLOADS: dict[str, Workload] = {
         Latency(),
         Network(),
         NumaBandwidth(),
-        SustainedWrite(),
+        ByKind(SustainedWrite(), SustainedUpload()),
     )
 }

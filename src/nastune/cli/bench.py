@@ -37,6 +37,14 @@ def bench(
     dir_files: Annotated[
         int, typer.Option(min=10, max=1_000_000, help="Number of files in big-dir's directory.")
     ] = counts.DIR_FILES,
+    sustained_size: Annotated[
+        str,
+        typer.Option(
+            metavar="SIZE",
+            help="The bytes of each sustained-write repeat: past the NAS's write-back cache "
+            "(never more than half the share's or the client's free space).",
+        ),
+    ] = "2G",
     out: Annotated[Path, typer.Option(help="The result file (JSON).")] = Path("results.json"),
     label: Annotated[str, typer.Option(help="A name for this run (before, after, ...).")] = "",
     login_file: opt.LoginFile = None,
@@ -69,6 +77,7 @@ def bench(
     spec = BenchSpec(
         target, workload or [], size_option(size), files, repeats, out, label, not no_profile, stress, dir_files
     )
+    spec.sustained = size_option(sustained_size) or spec.sustained  # auto: the default
     with failing(interrupted=f"interrupted: test files removed; finished repeats kept in {out}"):
         several = clients or ("all" if stress or scaling else None)
         done = run(spec, site(lab, inventory, target, several, scaling=scaling, login_file=login_file), err())

@@ -29,6 +29,7 @@ class BenchSpec:
     profile: bool = True  # sample the server during the run
     stress: bool = False  # the first client measures, idle and while the others load the NAS
     dir_files: int = DEFAULTS["dir_files"]  # the files of big-dir's directory
+    sustained: int = DEFAULTS["sustained_bytes"]  # the bytes of a sustained write
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Measured:
 
 def run(spec: BenchSpec, site: Site, console: Console) -> Measured:
     names = spec.workloads or (UNDER_LOAD if spec.stress else site.default_workloads())
-    params: Params = {**DEFAULTS, "files": spec.files, "dir_files": spec.dir_files}
+    params: Params = {**DEFAULTS, "files": spec.files, "dir_files": spec.dir_files, "sustained_bytes": spec.sustained}
     if spec.size is not None:
         params["size"] = spec.size
     params = sized(params, [t for _, t in site.pairs(spec.target, names)], console.print)

@@ -53,8 +53,11 @@ class Protocol:
         """A client command that succeeds only when the server serves `share` (to `login`)."""
         raise NotImplementedError
 
-    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
-        """Send the client's file `local` to the target as `name`; its span on the client's clock."""
+    def upload(
+        self, target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None
+    ) -> tuple[float, float]:
+        """Send the client's file `local` to the target as `name`; its span on the client's clock.
+        `sent` gets the client's sent bytes each second while it ran (client.timed)."""
         raise NotImplementedError
 
     def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
@@ -86,6 +89,10 @@ class Protocol:
 
     def drop_dir(self, target: Target, name: str, count: int) -> None:
         """The directory and its files, gone."""
+        raise NotImplementedError
+
+    def free(self, target: Target) -> int:
+        """The bytes the share has free for the client's login, as the server tells its client."""
         raise NotImplementedError
 
     def can(self, operation: str) -> bool:

@@ -56,11 +56,23 @@ MAX_WAIT_US = 5_000_000  # a start time further ahead than this is clock skew: s
 # bash's clock around the tool, on the client: EPOCHREALTIME is bash's own (>= 5.0), so the
 # client needs nothing but bash; the span goes to stderr after the tool's own output. $1 is
 # a start time in epoch microseconds (0: now), for clients that start together.
-TIMED = (
+WAIT = (
     "at=$1; shift; d=$((at - ${EPOCHREALTIME/./}));"
     f" if [ $at -gt 0 ] && [ $d -gt 0 ] && [ $d -lt {MAX_WAIT_US} ];"
     ' then sleep "$((d / 1000000)).$(printf %06d $((d % 1000000)))"; fi;'
-    f' s=$EPOCHREALTIME; "$@"; rc=$?; echo "{SPAN} $s $EPOCHREALTIME" >&2; exit $rc'
+)
+TIMED = WAIT + f' s=$EPOCHREALTIME; "$@"; rc=$?; echo "{SPAN} $s $EPOCHREALTIME" >&2; exit $rc'
+SENT = "nastune-sent"
+# TIMED with the client's sent bytes read once a second beside the tool (a tool such as smbclient
+# or nfs-cp tells only its mean rate): the sum of /proc/net/dev's transmitted bytes over every
+# interface but lo, which is this client's own network namespace's, read by bash itself
+SENDING = (
+    'sent() { t=0; while IFS=: read -r dev data; do [ "${dev// /}" = lo ] && continue; set -- $data;'
+    f' [ $# -ge 9 ] && t=$((t + $9)); done </proc/net/dev; echo "{SENT} $EPOCHREALTIME $t" >&2; }};'
+    + WAIT
+    + " (while :; do sent; sleep 1; done) & p=$!;"
+    + f' s=$EPOCHREALTIME; "$@"; rc=$?; kill $p; wait $p 2>/dev/null; sent; echo "{SPAN} $s $EPOCHREALTIME" >&2;'
+    + " exit $rc"
 )
 
 
@@ -201,19 +213,34 @@ def timed(
     failed: Callable[[commands.CommandResult], str | None] | None = None,
     words: Words = Words(),
     input: str | None = None,
+    sent: list[tuple[float, int]] | None = None,
 ) -> tuple[float, float]:
     """Start and end (epoch seconds, the client's clock) of a tool run on the target's client.
     `failed` reads the output of a tool that can exit 0 after a failed transfer: why it failed;
     `words` name a file that is not there (NotThere) and a refused login (Refused); `input`
-    is the tool's standard input (a login, which never goes on a command line)."""
+    is the tool's standard input (a login, which never goes on a command line). `sent` gets the
+    client's sent bytes once a second while the tool ran, each with its time."""
     at = target.starts_at  # clients that start together wait on their own clocks for this moment
     at_us = str(int(at * 1e6)) if at else "0"
-    result = on_client(target, ["bash", "-c", TIMED, "nastune", at_us, *argv], what, timeout, input, words)
+    script = TIMED if sent is None else SENDING
+    result = on_client(target, ["bash", "-c", script, "nastune", at_us, *argv], what, timeout, input, words)
     why = failed(result) if failed else None
     if why:
         raise words.failure(result, f"{what}{target.on}: {why}")
+    if sent is not None:
+        sent.extend(sent_bytes(result.stderr))
     for line in reversed(result.stderr.splitlines()):
         if line.startswith(SPAN + " "):
             _, start, end = line.split()
             return float(start), float(end)
     raise BenchError(f"{what}{target.on}: no timing from the client's bash (bash 5 or later is needed)")
+
+
+def sent_bytes(stderr: str) -> list[tuple[float, int]]:
+    """The (epoch seconds, bytes sent so far) samples SENDING wrote among a tool's own output."""
+    found = []
+    for line in stderr.splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0] == SENT and words[2].isdigit():
+            found.append((float(words[1]), int(words[2])))
+    return found

@@ -48,9 +48,11 @@ class Ftp(Protocol):
         path = "/".join(quote(client_name(n, "curl"), safe="/") for n in names)
         return f"ftp://{target.host}/{path}"
 
-    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
+    def upload(
+        self, target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None
+    ) -> tuple[float, float]:
         put = _curl(["-sS", "-T", str(local), self._url(target, located(target)[1], name)], target.login)
-        return timed(target, put.argv, "curl upload", words=self.words, input=put.input)
+        return timed(target, put.argv, "curl upload", words=self.words, input=put.input, sent=sent)
 
     def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
         url = self._url(target, name) if from_root else self._url(target, located(target)[1], name)

@@ -35,8 +35,13 @@ class Nfs(Protocol):
         host, share = located(target)
         return f"nfs://{host}/{client_name(share, 'nfs-cp')}/{client_name(name, 'nfs-cp')}"
 
-    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
-        return timed(target, ["nfs-cp", str(local), self._url(target, name)], "nfs-cp")
+    def upload(
+        self, target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None
+    ) -> tuple[float, float]:
+        return timed(target, ["nfs-cp", str(local), self._url(target, name)], "nfs-cp", sent=sent)
+
+    def free(self, target: Target) -> int:
+        return int(nfsops.remote(target, {"op": "free"})["bytes"])
 
     def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
         # nfs-cp cannot write to /dev/null: a tmpfs file on the client, removed at once

@@ -42,6 +42,7 @@ class Nfs:
             "nfs_close",
             "nfs_unlink",
             "nfs_stat64",
+            "nfs_statvfs64",
             "nfs_mkdir",
             "nfs_rmdir",
             "nfs_opendir",
@@ -100,6 +101,13 @@ class Nfs:
 
     def rmdir(self, name: str) -> None:
         self._check(self.lib.nfs_rmdir(self.ctx, ("/" + name).encode()), f"rmdir {name}")
+
+    def free(self) -> int:
+        """The export's bytes available to this client (FSSTAT's abytes, as libnfs's statvfs64
+        gives them: eleven 64-bit fields, f_bavail the fifth, f_frsize the second)."""
+        fields = (ctypes.c_uint64 * 11)()
+        self._check(self.lib.nfs_statvfs64(self.ctx, b"/", fields), "statvfs")
+        return int(fields[4] * (fields[1] or fields[0]))
 
     def count(self, name: str) -> int:
         """The entries of a directory, read as `ls -l` reads them (libnfs's opendir is one
@@ -214,6 +222,8 @@ def main(request: dict) -> dict:
         return list_dir(nfs, request["name"], request["misses"])
     if op == "drop-dir":
         return drop_dir(nfs, request["name"], request["count"])
+    if op == "free":
+        return {"bytes": nfs.free()}
     raise NfsError(f"unknown op {op!r}")
 
 

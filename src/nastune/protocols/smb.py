@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,9 +51,11 @@ class Smb(Protocol):
         words = [verb, *(f'"{client_name(n, f"smbclient {verb}")}"' for n in names)]
         return _smbclient(*located(target), " ".join(words), target.login, target.protection)
 
-    def upload(self, target: Target, local: str, name: str) -> tuple[float, float]:
+    def upload(
+        self, target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None
+    ) -> tuple[float, float]:
         put = self._client(target, "put", local, name)
-        return timed(target, put.argv, "smbclient put", failed=_status, words=self.words, input=put.input)
+        return timed(target, put.argv, "smbclient put", failed=_status, words=self.words, input=put.input, sent=sent)
 
     def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
         get = self._client(target, "get", name, "/dev/null")
@@ -90,6 +93,16 @@ class Smb(Protocol):
         why = _status(result)
         if why:
             raise BenchError(f"smbclient {what}{target.on}: {why}")
+
+    def free(self, target: Target) -> int:
+        """smbclient's `du`: the share's size as the server answers it ("N blocks of size M. K
+        blocks available")."""
+        call = self._client(target, "du")
+        result = on_client(target, call.argv, "smbclient du", input=call.input, words=self.words)
+        found = re.search(r"blocks of size (\d+)\. (\d+) blocks available", result.stdout)
+        if not found:
+            raise BenchError(f"smbclient du{target.on}: no free space in its answer: {result.tail(2)}")
+        return int(found[1]) * int(found[2])
 
     def _timed(self, target: Target, commands: str) -> float:
         """Seconds of one smbclient session running `commands` (a missing name's status is expected)."""

@@ -16,9 +16,15 @@ def _protocol(target: Target) -> Protocol:
     return found
 
 
-def upload(target: Target, local: str, name: str) -> tuple[float, float]:
-    """Send the client's file `local` to the target as `name`."""
-    return _protocol(target).upload(target, local, name)
+def upload(target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None) -> tuple[float, float]:
+    """Send the client's file `local` to the target as `name` (`sent`: the client's sent bytes
+    each second meanwhile)."""
+    return _protocol(target).upload(target, local, name, sent)
+
+
+def free(target: Target) -> int:
+    """The bytes the target's share has free, as its server tells the protocol's client."""
+    return _protocol(target).free(target)
 
 
 def download(target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
