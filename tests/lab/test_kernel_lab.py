@@ -67,9 +67,12 @@ def lab(tmp_path_factory):
 
 def _optimize(directory: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     only = [arg for rule in RULES for arg in ("--only", rule)]
-    # 8 MiB: the test asserts the mounts and that each workload is judged, not a rate; emulation
-    # moves a few MB/s, so 64 MiB (the link's half second) spent minutes on data alone
-    options = ("--repeats", "2", "--max-pairs", "3", "--size", "8M", "--out", str(directory / "out"), "--json")
+    # 8 MiB: the test asserts the mounts and that the workload is judged, not a rate; emulation
+    # moves a few MB/s, so 64 MiB (the link's half second) spent minutes on data alone. The read
+    # alone: each remount of the share is proved on it as well as on a write, at half the
+    # emulated guest's time (the suite's longest stream)
+    options = ("-w", "seq-read", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json")
+    options += ("--out", str(directory / "out"))
     argv = ("optimize", "--lab", "--kernel", "--yes", *only, *options)
     return nastune(directory / "netns", *argv, env=env, timeout=1800, check=False)
 
@@ -120,8 +123,7 @@ def test_optimize_on_the_kernel_lab_mounts_the_client_again_with_the_article_s_o
     summary = json.loads(done.run.stdout)["interleaved"]
     judged = {(r["workload"], r["target"]) for r in summary["rows"]}
     assert judged | {tuple(m.split(" MB/s")[0].split(" @ ")) for m in summary["refused"]} == {
-        ("seq-write", "c1:/mnt/nfs"),
-        ("seq-read", "c1:/mnt/nfs"),
+        ("seq-read", "c1:/mnt/nfs")
     }
     assert all(len(r["change_ci"]) == 2 for r in summary["rows"])  # each verdict with its interval
     client = Ssh(inventory.load(lab[0].inventory_path).clients[0])

@@ -35,7 +35,10 @@ def lab(tmp_path_factory):
     directory = tmp_path_factory.mktemp("zfs-lab")
     env = {"NASTUNE_KERNEL_LAB_DIR": str(directory / "lab")}
     only = [arg for rule in (*RULES, *QUIET) for arg in ("--only", rule)]
-    options = ("--repeats", "2", "--max-pairs", "3", "--size", "8M", "--out", str(directory / "out"), "--json")
+    # the write alone (what sync=always costs; the read would prove the same zfs set again, at
+    # the emulated guest's expense)
+    options = ("-w", "seq-write", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json")
+    options += ("--out", str(directory / "out"))
     argv = ("optimize", "--lab", "--kernel", "--scenario", "zfs", "--yes", "--accept-risk", "durability")
     try:
         done = nastune(directory / "netns", *argv, *only, *options, env=env, timeout=1800, check=False)
@@ -97,7 +100,7 @@ def test_optimize_finds_applies_and_judges_the_zfs_rules(lab):
     judged = {(r["workload"], r["target"]) for r in rows} | {
         tuple(m.split(" MB/s")[0].split(" @ ")) for m in summary["interleaved"]["refused"]
     }
-    assert judged == {("seq-write", "c1:/mnt/nfs"), ("seq-read", "c1:/mnt/nfs")}
+    assert judged == {("seq-write", "c1:/mnt/nfs")}
     assert all(len(r["change_ci"]) == 2 and r["verdict"] in ("better", "worse", "~") for r in rows)
 
 
