@@ -71,8 +71,8 @@ def _optimize(directory: Path, env: dict[str, str]) -> subprocess.CompletedProce
     # moves a few MB/s, so 64 MiB (the link's half second) spent minutes on data alone. The read
     # alone: each remount of the share is proved on it as well as on a write, at half the
     # emulated guest's time (the suite's longest stream)
-    options = ("-w", "seq-read", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json")
-    options += ("--out", str(directory / "out"))
+    out = str(directory / "out")
+    options = ("-w", "seq-read", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json", "--out", out)
     argv = ("optimize", "--lab", "--kernel", "--yes", *only, *options)
     return nastune(directory / "netns", *argv, env=env, timeout=1800, check=False)
 

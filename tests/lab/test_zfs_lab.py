@@ -37,8 +37,8 @@ def lab(tmp_path_factory):
     only = [arg for rule in (*RULES, *QUIET) for arg in ("--only", rule)]
     # the write alone (what sync=always costs; the read would prove the same zfs set again, at
     # the emulated guest's expense)
-    options = ("-w", "seq-write", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json")
-    options += ("--out", str(directory / "out"))
+    out = str(directory / "out")
+    options = ("-w", "seq-write", "--repeats", "2", "--max-pairs", "3", "--size", "8M", "--json", "--out", out)
     argv = ("optimize", "--lab", "--kernel", "--scenario", "zfs", "--yes", "--accept-risk", "durability")
     try:
         done = nastune(directory / "netns", *argv, *only, *options, env=env, timeout=1800, check=False)
