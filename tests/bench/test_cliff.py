@@ -69,9 +69,11 @@ def test_an_upload_s_course_comes_from_the_client_s_sent_bytes_without_its_heade
     assert course(rates).cliff and not course(sent_rates(_sent(STEADY), int(sum(STEADY) * 1e6))).cliff
 
 
-def test_a_last_read_a_moment_after_the_one_before_joins_its_second():
+def test_the_last_part_of_a_second_joins_the_second_before_it():
     sent = [*_sent([100.0, 100.0], overhead=1.0), (102.3, 7_000_000 + 230_000_000)]
     assert [round(r) for r in sent_rates(sent, 230_000_000)] == [100, 100]  # 30 MB in 0.3 s: 130 in 1.3 s
     late = [*sent[:-1], (102.6, 7_000_000 + 230_000_000)]
-    assert [round(r) for r in sent_rates(late, 230_000_000)] == [100, 100, 50]  # a second of its own
+    assert [round(r, 1) for r in sent_rates(late, 230_000_000)] == [100.0, 81.3]  # 130 MB in 1.6 s, never more
+    jittered = [(100.0, 0), (100.6, 60_000_000), (101.9, 190_000_000), (102.5, 250_000_000)]
+    assert [round(r) for r in sent_rates(jittered, 250_000_000)] == [100, 100]  # read between the reads
     assert sent_rates([(1.0, 5), (2.0, 5)], 1) == []  # nothing sent: no course to read

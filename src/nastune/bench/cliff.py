@@ -12,6 +12,8 @@ import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 
+import numpy
+
 from nastune.bench.results import ResultSet
 from nastune.facts.model import Fact
 from nastune.facts.write_course import WriteCourse
@@ -20,7 +22,6 @@ DROP = 0.6  # the rate has fallen for good once it stays under this share of the
 STALL = 0.1  # a second under this share of the sustained rate is a stall
 CLIFF = 1.5  # a burst this many times the sustained rate is a cliff
 WINDOW = 5  # seconds over which the worst stretch after the burst is averaged
-PART = 0.5  # seconds: a read of the sent bytes this soon after the one before joins its second
 FLOOR = 0.01  # MB/s: a stretch in which nothing was written reads this (a ratio needs a positive value)
 
 
@@ -60,20 +61,19 @@ def course(rates: list[float]) -> Course:
 
 def sent_rates(sent: list[tuple[float, int]], size: int) -> list[float]:
     """MB/s each second of an upload of `size` bytes, from the client's sent bytes read about
-    once a second while it ran: scaled so that they add up to the file (what the client sent
-    also holds the protocol's headers and anything else it sent meanwhile). A read less than
-    half a second after the one before (the last, at the tool's end) joins that second, as the
-    course counts a rate a second."""
-    steps: list[tuple[float, int]] = []
-    for (t0, b0), (t1, b1) in pairwise(sent):
-        if steps and t1 - t0 < PART:
-            steps[-1] = (steps[-1][0] + t1 - t0, steps[-1][1] + b1 - b0)
-        elif t1 > t0:
-            steps.append((t1 - t0, b1 - b0))
-    total = sum(b for _, b in steps)
-    if total <= 0:
+    once a second while it ran (read between the reads, as they came): scaled so that they add
+    up to the file (what the client sent also holds the protocol's headers and anything else it
+    sent meanwhile). The last part of a second joins the second before it, so that no second
+    counts more than it moved."""
+    if len(sent) < 2 or sent[-1][1] <= sent[0][1] or sent[-1][0] <= sent[0][0]:
         return []
-    return [max(0.0, b * size / total / 1e6 / seconds) for seconds, b in steps]
+    times, moved = [t for t, _ in sent], [b for _, b in sent]
+    start, end = times[0], times[-1]
+    edges = [start + k for k in range(int(end - start) + 1)]
+    edges = [*edges[:-1], end] if len(edges) > 1 else [start, end]
+    scale = size / (moved[-1] - moved[0]) / 1e6
+    at = lambda t: float(numpy.interp(t, times, moved))
+    return [max(0.0, (at(b) - at(a)) * scale / (b - a)) for a, b in pairwise(edges)]
 
 
 def measured(runs: list[ResultSet]) -> Fact[WriteCourse] | None:
