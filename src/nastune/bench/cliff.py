@@ -12,8 +12,6 @@ import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 
-import numpy
-
 from nastune.bench.results import ResultSet
 from nastune.facts.model import Fact
 from nastune.facts.write_course import WriteCourse
@@ -65,6 +63,8 @@ def sent_rates(sent: list[tuple[float, int]], size: int) -> list[float]:
     up to the file (what the client sent also holds the protocol's headers and anything else it
     sent meanwhile). The last part of a second joins the second before it, so that no second
     counts more than it moved."""
+    import numpy  # lazy: every command that lists the workloads imports this module (0.1 s)
+
     if len(sent) < 2 or sent[-1][1] <= sent[0][1] or sent[-1][0] <= sent[0][0]:
         return []
     times, moved = [t for t, _ in sent], [b for _, b in sent]
