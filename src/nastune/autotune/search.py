@@ -232,9 +232,10 @@ class Search:
         finally:
             if journal:
                 self.rollback(journal, study)
-            took = time.monotonic() - started
-            self.seconds[n] = {"seconds": round(took, 1), "measuring_seconds": round(self.measuring, 1)}
-            self.log(f"trial {n}: {took:.0f} s, {took - self.measuring:.0f} s of it applying and rolling back")
+            # the line tells the seconds the summary records, rounded the same way (0.549 s is not "1 s" there)
+            took, measuring = round(time.monotonic() - started, 1), round(self.measuring, 1)
+            self.seconds[n] = {"seconds": took, "measuring_seconds": measuring}
+            self.log(f"trial {n}: {took:.0f} s, {took - measuring:.0f} s of it applying and rolling back")
 
     def describe(self, config: Config) -> str:
         moved = [f"{name}={value}" for name, value in sorted(config.items()) if value != self.space.bound[name].current]
