@@ -65,7 +65,7 @@ def test_an_upgrade_that_resets_pinned_irqs_is_caught(server, tmp_path):
 
 
 def test_metric_names_follow_prometheus_rules(server, tmp_path):
-    from nastune.jobs.check import CheckOutcome
+    from nastune.outcomes.check import CheckOutcome
 
     text = registry(CheckOutcome(findings=[], journal=None)).collect()
     names = [m.name for m in text]

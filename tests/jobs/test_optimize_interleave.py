@@ -231,9 +231,10 @@ def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(ro
     assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
     assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
     assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
-    assert "read-ahead-small (1 change) on its own: at most +0.0% on every metric the plan moved (margin 3%)" in (
-        mixed.effects()
-    )
+    from nastune.report.effects import effects
+
+    said = effects(mixed)
+    assert "read-ahead-small (1 change) on its own: at most +0.0% on every metric the plan moved (margin 3%)" in said
     assert not [line for line in mixed.notes if "on its own" in line]  # said once, in the closing lines
     assert (root / SETTING).read_text().strip() == "10"  # every setting applied again after the screening
     assert (root / READ_AHEAD).read_text().strip() == "4096"
@@ -262,7 +263,9 @@ def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
     """Offered: its interval lies below the margin (3%) on every metric moved. Kept: better on a
     metric, no verdict, or not resolved either way (an interval that reaches above the margin:
     absence of evidence). None offered when every rule would be: the plan moved something."""
-    from nastune.jobs.keeping import Screened, decide
+    from nastune.jobs.keeping import decide
+    from nastune.outcomes.screened import Screened
+    from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
     from nastune.stats.runs import Row
 
@@ -275,14 +278,16 @@ def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
     assert decide([rule("a", same), rule("b", same)], []) == (["a", "b"], [])
     unknown = Screened("c", 1, stopped="its settings already read as planned")
     assert decide([rule("a", same), rule("b", better), unknown, rule("d", wide)], []) == (["b", "c", "d"], ["a"])
-    said = rule("d", wide).lines()[0]
+    said = rule_lines(rule("d", wide))[0]
     assert "not resolved, could be anywhere from" in said and "kept" in said
 
 
 def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reaches_it():
     """The first main job: +8% on the network that no rule's own effect explained, and the MTU and
     TCP buffers offered for removal. A rule shown small whose settings reach such a metric stays."""
-    from nastune.jobs.keeping import Screened, Sum, decide
+    from nastune.jobs.keeping import decide
+    from nastune.outcomes.screened import Screened, Sum
+    from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
     from nastune.stats.factorial import Together
     from nastune.stats.runs import Row
@@ -297,7 +302,7 @@ def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reache
     screened = [small("mtu-jumbo-frames"), small("smb-aio-off"), Screened("ganesha-io-size-small", 1, stopped="x")]
     kept, offered = decide(screened, sums)
     assert offered == ["smb-aio-off"] and "mtu-jumbo-frames" in kept
-    assert "not explained by the rules one by one" in screened[0].lines()[0]
+    assert "not explained by the rules one by one" in rule_lines(screened[0])[0]
     assert "of which their own effects explain +1%" in sums[0].line()
 
 

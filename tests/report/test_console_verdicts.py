@@ -54,7 +54,7 @@ def test_a_link_limit_that_moved_for_every_workload_is_one_note():
 
 def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_path):
     """Exit 1 (True) and no undo command: nothing is left applied but the plan's one-off actions."""
-    from nastune.jobs.optimize import Interleaved, OptimizeOutcome
+    from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 0.8))
@@ -76,7 +76,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
 @pytest.mark.parametrize("dropped", [False, True])
 def test_optimize_names_the_rules_shown_small_what_it_could_miss_and_how_to_leave_them_off(tmp_path, dropped):
     from nastune.jobs.keeping import Screened
-    from nastune.jobs.optimize import Interleaved, OptimizeOutcome
+    from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
     from nastune.wire import Design
 
@@ -121,7 +121,7 @@ def test_a_transfer_below_the_link_with_no_limit_named_is_flagged_and_one_at_the
 
 @pytest.mark.parametrize("persisting", ["nastune persist --journal J", None])
 def test_settings_lost_at_reboot_get_the_command_that_keeps_them_or_why_there_is_none(tmp_path, persisting):
-    from nastune.jobs.optimize import OptimizeOutcome
+    from nastune.outcomes.optimize import OptimizeOutcome
     from nastune.tune.plan import Plan, PlannedChange
 
     change = PlannedChange(id=1, knob="sysctl", target="net.ipv4.tcp_slow_start_after_idle", current=1, new=0)
@@ -144,7 +144,7 @@ def test_the_answer_fits_30_lines_of_80_columns_without_a_word_cut(tmp_path):
     minute: at most 30 lines, none wider than 80, every word whole (the long target names lose
     their host where one NAS serves them all)."""
     from nastune.jobs.keeping import Screened
-    from nastune.jobs.optimize import Interleaved, OptimizeOutcome
+    from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
     from nastune.tune.plan import Plan
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
-from nastune.jobs.screen import CONFOUNDED
+from nastune.report.effects import CONFOUNDED
 from nastune.report.html import render
 from nastune.stats.runs import compare_runs
 from tests.conftest import need, run_cli
@@ -101,7 +101,7 @@ def report(tmp_path) -> Path:
     findings = [
         {"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-", "source": "001"}
     ]
-    effects = [  # optimize --screen's, as Interleaved.effects words them
+    effects = [  # optimize --screen's, as report.effects words them
         "ganesha-io-size-small (4 changes) on its own: seq-write @ nfs://nas/data: 60.1 -> 100.2 MB/s (+67%, "
         "+60%..+74%): better",
         "no change beyond the noise on their own: nic-offloads-disabled, tcp-slow-start-after-idle",

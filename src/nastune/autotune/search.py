@@ -18,7 +18,7 @@ what you have."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,12 +39,12 @@ from nastune.autotune.trials import (
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
 from nastune.jsonfile import dumps
+from nastune.outcomes.search import SearchOutcome
 from nastune.progress import Lines, display
 from nastune.remote.agent import NasError
 from nastune.report.search_page import render
 from nastune.risks import Risks
 from nastune.sites.base import Site
-from nastune.stats.runs import Row
 from nastune.tune.knobs import Config
 from nastune.tune.plan import Plan
 from nastune.tune.system import Stranded, TuneError
@@ -76,20 +76,6 @@ class Settings:
     accept_risk: Risks
     seed: int = 0
     finalists: int = 3
-
-
-@dataclass
-class SearchOutcome:
-    trials: list[dict]
-    best: dict | None  # the winning configuration, None when nothing beat the base
-    plan: Path | None
-    rows: list[Row]
-    notes: list[str]
-    importance: dict[str, float]
-    report: Path
-    verdict: str
-    left_out: list[str] = field(default_factory=list)
-    beside: list[str] = field(default_factory=list)  # the plan's changes every trial after the base made
 
 
 class Search:

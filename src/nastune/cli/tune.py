@@ -276,7 +276,11 @@ def confirm(
 
 
 @app.command(hidden=True, short_help="Run the coordinator's nastune commands, one fork each")
-def serve() -> None:
+def serve(
+    lab: Annotated[
+        bool, typer.Option("--lab", help="Load the lab's site too: the commands will act on the lab.")
+    ] = False,
+) -> None:
     """Run the nastune commands a coordinator sends on standard input, each in a fork of this
     process (nastune imported once), until it closes the session: the host's side of an
     interleaved run, which switches the host a hundred times."""
@@ -284,25 +288,28 @@ def serve() -> None:
 
     from nastune.remote import session_host
 
-    _preload()
+    _preload(lab)
     session_host.loop(_command, sys.stdin.buffer, sys.stdout.buffer)
 
 
-def _preload() -> None:
+def _preload(lab: bool) -> None:
     """What the commands a coordinator sends (inspect, apply, rollback, confirm, verify, persist)
     import when they run: imported once here, so that each fork finds them loaded (lazy: only a
-    host that serves pays for them)."""
+    host that serves pays for them). The lab's site only where the commands name the lab: on an
+    emulated guest each import costs twenty times what it costs here."""
     import nastune.facts
     import nastune.jobs.apply
     import nastune.jobs.persist
     import nastune.jobs.rollback
     import nastune.report.facts_view
     import nastune.report.tune_view
-    import nastune.sites.lab.site
     import nastune.sites.live
     import nastune.tune.executor
     import nastune.tune.watchdog
-    import nastune.wire  # noqa: F401
+    import nastune.wire
+
+    if lab:
+        import nastune.sites.lab.site  # noqa: F401
 
 
 def _command(args: list[str]) -> int:

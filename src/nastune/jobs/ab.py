@@ -24,11 +24,10 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
-from nastune import wire
 from nastune.bench import runner
 from nastune.bench.interference import Meter
 from nastune.bench.params import Params
@@ -40,6 +39,7 @@ from nastune.bench.usage import ProfileSummary, summarize
 from nastune.bench.workload_base import State, Workload
 from nastune.errors import UsageError
 from nastune.jobs.switch import AbError, Switch
+from nastune.outcomes.ab import AbOutcome
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.risks import Risks
@@ -48,7 +48,7 @@ from nastune.sites.tuner import Tuner
 from nastune.stats.compare import ALPHA, NOISE_FLOOR, settled
 from nastune.stats.control import drift, explained, outside
 from nastune.stats.paired import compare_pairs
-from nastune.stats.runs import Row, compare_interleaved
+from nastune.stats.runs import compare_interleaved
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan
 from nastune.tune.system import TuneError
@@ -74,29 +74,6 @@ class AbSpec:
     def __post_init__(self) -> None:
         if self.min_pairs > self.max_pairs:
             raise UsageError("--min-pairs must not exceed --max-pairs")
-
-
-@dataclass
-class AbOutcome:
-    rows: list[Row]
-    notes: list[str]
-    pairs: int
-    seconds: float
-    switch_seconds: float
-    decided: bool
-    refused: list[str] = field(default_factory=list)  # metrics whose A/A control disagreed with A
-    runs: list[ResultSet] = field(default_factory=list)  # A's results and B's
-
-    def summary(self) -> wire.Ab:
-        return wire.Ab(
-            rows=[r.verdict() for r in self.rows],
-            notes=self.notes,
-            refused=self.refused,
-            decided=self.decided,
-            pairs=self.pairs,
-            seconds=round(self.seconds, 1),
-            switch_seconds=round(self.switch_seconds, 1),
-        )
 
 
 def reversible(plan: Plan) -> tuple[Plan, list[str]]:

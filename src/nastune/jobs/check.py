@@ -6,66 +6,24 @@ baseline's workloads compared with it (regression)."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nastune import rules as knowledge
-from nastune import wire
 from nastune.bench import runner
 from nastune.bench.results import ResultSet, load
 from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.errors import UsageError
 from nastune.facts import Facts
-from nastune.rules.model import Finding
+from nastune.outcomes.check import CheckOutcome, Drift
 from nastune.sites.base import Site
 from nastune.tune import executor
 from nastune.tune.system import TuneError
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from nastune.stats.runs import Row
-
-
-@dataclass
-class Drift:
-    setting: str
-    expected: str
-    actual: str
-
-
-@dataclass
-class CheckOutcome:
-    findings: list[Finding]
-    journal: str | None  # the last applied plan's journal, when there is one
-    settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
-    drift: list[Drift] = field(default_factory=list)
-    baseline: str | None = None
-    rows: list[Row] = field(default_factory=list)  # the benchmark against the baseline
-    notes: list[str] = field(default_factory=list)
-    at: float = field(default_factory=time.time)
-
-    @property
-    def regressed(self) -> list[Row]:
-        return [r for r in self.rows if r.result.verdict == "worse"]
-
-    @property
-    def ok(self) -> bool:
-        return not self.drift and not self.regressed
-
-    def summary(self) -> wire.Check:
-        return wire.Check(
-            ok=self.ok,
-            journal=self.journal,
-            drift=[wire.Drift(**d.__dict__) for d in self.drift],
-            findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
-            baseline=self.baseline,
-            rows=[r.verdict() for r in self.rows],
-            notes=self.notes,
-        )
 
 
 def settings_drift(site: Site, journal: str | None) -> tuple[str | None, dict[str, bool], list[Drift]]:

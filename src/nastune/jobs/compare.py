@@ -1,21 +1,12 @@
-"""compare's workflow: each result file against the first, as verdict rows and a wire summary."""
+"""compare's workflow: each result file against the first, as verdict rows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from nastune import wire
 from nastune.bench.results import ResultSet
+from nastune.outcomes.compare import CompareOutcome
 from nastune.stats.runs import Incomparable, Row, compare_interleaved, compare_runs, interleaved
-
-
-@dataclass
-class CompareOutcome:
-    before: Path | str  # a result file, or what stands for one ("baseline NAME")
-    after: Path | str
-    rows: list[Row]
-    notes: list[str]
 
 
 def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[CompareOutcome]:
@@ -42,12 +33,3 @@ def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tu
     )
     notes += [f"{key}: left out, as in the run: its A/A control found A unsteady" for key in run.refused]
     return rows, notes
-
-
-def summary(done: list[CompareOutcome]) -> wire.Compare:
-    return wire.Compare(
-        comparisons=[
-            wire.Compared(before=str(c.before), after=str(c.after), rows=[r.verdict() for r in c.rows], notes=c.notes)
-            for c in done
-        ]
-    )

@@ -8,110 +8,14 @@ metric is offered. The screening also says how large an effect it could have mis
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from pathlib import Path
 
-from nastune import wire
-from nastune.report import tables
-from nastune.stats.compare import NOISE_FLOOR
-from nastune.stats.factorial import Together
-from nastune.stats.runs import Row
-
-MARGIN = NOISE_FLOOR  # an own effect shown below this on every moved metric is small enough to drop
-STANDINGS = ("helped", "small", "unresolved", "no verdict")
-
-
-def _bound(row: Row) -> float:
-    """How much the rule could help this metric at most: its interval's end on the good side
-    (inf where it has no interval)."""
-    low, high = row.result.change_ci
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return math.inf
-    return high if row.higher_is_better else -low
-
-
-@dataclass
-class Screened:
-    """One rule's own effect: its verdicts (the runs without its settings against those with
-    them) on the metrics the plan moved, or why it has none; and why it stays though it is
-    shown small, if it does."""
-
-    rule: str
-    changes: int
-    rows: list[Row] = field(default_factory=list)
-    stopped: str = ""
-    kept_for: str = ""
-
-    @property
-    def standing(self) -> str:
-        """helped (better on a metric), small (at most MARGIN on every one), unresolved
-        (neither: more runs would tell), or no verdict (not measured)."""
-        if self.stopped or not self.rows:
-            return "no verdict"
-        if any(r.result.verdict == "better" for r in self.rows):
-            return "helped"
-        return "small" if all(_bound(r) < MARGIN for r in self.rows) else "unresolved"
-
-    @property
-    def offered(self) -> bool:
-        """Offered for removal: shown small, and no gain left unexplained on its path."""
-        return self.standing == "small" and not self.kept_for
-
-    def lines(self) -> list[str]:
-        """The rule's own effect, in words."""
-        head = f"{self.rule} ({self.changes} change{'s' if self.changes > 1 else ''}) on its own"
-        standing = self.standing
-        if standing == "no verdict":
-            return [f"{head}: no verdict, {self.stopped or 'nothing measured'}"]
-        if standing == "helped":
-            return [f"{head}: {line}" for line in tables.moved(self.rows)]
-        widest = max(self.rows, key=_bound)
-        low, high = widest.result.change_ci
-        where = f"{widest.workload} @ {widest.target}" + ("" if widest.metric == widest.unit else f" {widest.metric}")
-        if standing == "small":
-            said = f"at most {_bound(widest):+.1%} on every metric the plan moved (margin {MARGIN:.0%})"
-            return [f"{head}: {said}" + (f"; kept: {self.kept_for}" if self.kept_for else "")]
-        return [f"{head}: not resolved, could be anywhere from {low:+.0%} to {high:+.0%} ({where}); kept"]
-
-    def summary(self) -> wire.Screened:
-        return wire.Screened(
-            rule=self.rule,
-            changes=self.changes,
-            rows=[r.verdict() for r in self.rows],
-            stopped=self.stopped,
-            standing=self.standing,
-            kept_for=self.kept_for,
-        )
-
-
-@dataclass
-class Sum:
-    """A metric the plan moved: the whole plan's effect on it beside the sum of its rules' own
-    effects, and the rules whose settings can act on it."""
-
-    key: str  # workload @ target metric
-    together: Together
-    reaches: list[str]
-
-    def line(self) -> str:
-        t = self.together
-        return (
-            f"{self.key}: {t.bundle:+.0%} with every rule, of which their own effects explain {t.own:+.0%}: "
-            "an effect of rules together, or effects too small to resolve one by one"
-        )
-
-    def summary(self) -> wire.Together:
-        t = self.together
-        return wire.Together(
-            metric=self.key,
-            bundle=t.bundle,
-            own=t.own,
-            rest=t.rest,
-            rest_ci=t.rest_ci,
-            p=t.p,
-            unexplained=t.unexplained(),
-            reaches=self.reaches,
-        )
+from nastune.jobs import screen as screening
+from nastune.jobs.offer import Consent
+from nastune.outcomes.optimize import Interleaved
+from nastune.outcomes.screened import MARGIN, Screened, Sum
+from nastune.tune.plan import Plan
 
 
 def decide(screened: list[Screened], sums: list[Sum]) -> tuple[list[str], list[str]]:
@@ -128,11 +32,34 @@ def decide(screened: list[Screened], sums: list[Sum]) -> tuple[list[str], list[s
     return (kept, offered) if kept else ([s.rule for s in screened], [])
 
 
-def unseen_line(unseen: float | None, runs: int) -> str:
-    """What the screening could miss, and how to resolve smaller effects."""
-    if unseen is None:
-        return ""
-    return (
-        f"effects under {unseen:.0%} could go unseen here (the smallest this screening finds 8 times in 10, at "
-        f"the spread it measured); --screen-runs {2 * runs} resolves smaller ones"
-    )
+def screened(result: Interleaved, found: screening.Found) -> None:
+    """The screening's findings, kept in the interleaved run's result."""
+    result.screened, result.design, result.sums = found.screened, found.design, found.sums
+    result.unseen, result.screen_runs = found.unseen, found.runs
+
+
+def keep(
+    result: Interleaved,
+    settings: Plan,
+    path: Path,
+    keep_only: bool,
+    consent: Consent | None,
+    log: Callable[[str], None],
+) -> Plan:
+    """The settings to apply after screening: all of them, or (`keep_only`, or the operator's
+    yes) those of the rules not shown to help less than MARGIN, which `path` (keep.json) holds
+    either way."""
+    kept, result.idle = decide(result.screened, result.sums)
+    if not result.idle:
+        return settings
+    helped = screening.without(settings, result.idle)
+    path.write_text(helped.to_json() + "\n")
+    result.dropped = keep_only or bool(consent and consent.keep(kept, result.idle))
+    shown = f"shown below {MARGIN:.0%} on every metric moved"
+    if result.dropped:
+        note = f"left off, as their own effect is {shown}: {', '.join(result.idle)}"
+    else:
+        note = f"{shown} on their own: {', '.join(result.idle)} ({path.name} holds the rest)"
+    log(f"keep: {note}")
+    result.notes.append(note)
+    return helped if result.dropped else settings

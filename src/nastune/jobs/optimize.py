@@ -24,14 +24,14 @@ from nastune.bench.selection import with_big_dir
 from nastune.bench.sizing import sized
 from nastune.errors import UsageError
 from nastune.facts import Facts, Reading
-from nastune.jobs import ab
+from nastune.jobs import ab, keeping
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Choices, Consent, Declined, agreed, offered
-from nastune.jobs.optimize_outcome import Interleaved, OptimizeOutcome
 from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.jobs.switch import AbError, Unchanged
+from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
 from nastune.remote.agent import NasError
-from nastune.report import html, outcomes, tables
+from nastune.report import effects, html, outcomes, tables
 from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
@@ -280,7 +280,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     persisted, lasting = _persisted(r, journal, left)
     retry = tuner.applying(spec.out / "settings.json") if proof.withheld else ""
     offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
-    keeping = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
+    keep_only = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
     done = OptimizeOutcome(
         proof.rows, proof.notes, spec.out / "report.html", plan, r.skipped, journal, failed, undo, mixed, spec.flow
     )
@@ -293,7 +293,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         persisting=lasting,
         withheld=proof.withheld,
         retry=retry,
-        keeping=keeping,
+        keeping=keep_only,
     )
     html.render(
         proof.runs,
@@ -310,7 +310,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         refused=mixed.refused if mixed else [],
         interleaved_runs=mixed.runs if mixed else None,
         keep=lasting or "",
-        effects=mixed.effects() if mixed else [],
+        effects=effects.effects(mixed) if mixed else [],
         answer=outcomes.summary_lines(done),
     )
     return done
@@ -368,8 +368,8 @@ def _interleave(
             done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
         )
         if spec.screen:
-            result.screening(screened.found)
-            settings = result.keep(settings, spec.out / "keep.json", spec.keep_only, consent, log)
+            keeping.screened(result, screened.found)
+            settings = keeping.keep(result, settings, spec.out / "keep.json", spec.keep_only, consent, log)
     except Unchanged:
         return None, None
     except AbError as e:

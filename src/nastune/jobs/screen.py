@@ -24,8 +24,9 @@ from nastune import wire
 from nastune.bench.limits import reaches
 from nastune.bench.params import Params
 from nastune.jobs import ab
-from nastune.jobs.keeping import Screened, Sum
 from nastune.jobs.switch import AbError, Switch, Unchanged
+from nastune.outcomes.ab import AbOutcome
+from nastune.outcomes.screened import Screened, Sum
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.sites.tuner import Tuner
@@ -33,12 +34,6 @@ from nastune.stats import factorial
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
-
-CONFOUNDED = (
-    "each rule's own effect is estimated with the other rules' settings on in half its runs and off in the "
-    "other half: an effect that needs two rules together (TCP buffers with the MTU) is spread over both, or "
-    "shows in a third"
-)
 
 
 def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:
@@ -224,7 +219,7 @@ class Screening:
     runs: int = 0
     found: Found = field(default_factory=Found)
 
-    def measure(self, done: ab.AbOutcome, base: ab.Measuring) -> None:
+    def measure(self, done: AbOutcome, base: ab.Measuring) -> None:
         moved = sorted(
             {_named((r.workload, r.target, r.metric)) for r in done.rows if r.result.verdict in ("better", "worse")}
         )

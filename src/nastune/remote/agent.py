@@ -81,7 +81,7 @@ class Agent:
     @property
     def serving(self) -> list[str]:
         """The command that opens nastune's session on the host (remote/session.py)."""
-        return self.argv([*self.nastune_argv, "serve"])
+        return self.argv([*self.nastune_argv, "serve", *self.lab_args])
 
     @property
     def lab_args(self) -> list[str]:

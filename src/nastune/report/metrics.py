@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 
 if TYPE_CHECKING:  # a check without a baseline runs on the core install: no scipy at run time
-    from nastune.report.shown import Checked
+    from nastune.outcomes.check import CheckOutcome
 
 
 TEXTFILE = Path("/var/lib/prometheus/node-exporter/nastune.prom")
 
 
-def registry(check: Checked) -> CollectorRegistry:
+def registry(check: CheckOutcome) -> CollectorRegistry:
     reg = CollectorRegistry()
     Gauge("nastune_last_check_timestamp_seconds", "When nastune check last ran (Unix time).", registry=reg).set(
         check.at
@@ -58,7 +58,7 @@ def registry(check: Checked) -> CollectorRegistry:
     return reg
 
 
-def write(check: Checked, path: Path) -> Path:
+def write(check: CheckOutcome, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_to_textfile(str(path), registry(check))
     return path

@@ -16,7 +16,11 @@ from nastune.report import layout, summary, tables
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
     from nastune.bench.results import ResultSet
-    from nastune.report.shown import AbShown, Checked, CompareShown, OptimizeShown, SearchShown
+    from nastune.outcomes.ab import AbOutcome
+    from nastune.outcomes.check import CheckOutcome
+    from nastune.outcomes.compare import CompareOutcome
+    from nastune.outcomes.optimize import OptimizeOutcome
+    from nastune.outcomes.search import SearchOutcome
 
 
 def results(console: Console, err: Console, done: ResultSet, out: Path) -> bool:
@@ -65,12 +69,12 @@ def verdicts(
         console.print(f"  note: {line}", highlight=False)
 
 
-def comparisons(console: Console, done: Sequence[CompareShown]) -> None:
+def comparisons(console: Console, done: Sequence[CompareOutcome]) -> None:
     for c in done:
         verdicts(console, c.rows, f"{c.before} -> {c.after}", c.notes)
 
 
-def ab(console: Console, outcome: AbShown, title: str, out: Path) -> None:
+def ab(console: Console, outcome: AbOutcome, title: str, out: Path) -> None:
     verdicts(console, outcome.rows, title, outcome.notes, ("A", "B"))
     for metric in outcome.refused:
         console.print(layout.styled(f"  no verdict for {metric}: its A/A control left A's range", "red"))
@@ -84,7 +88,7 @@ def ab(console: Console, outcome: AbShown, title: str, out: Path) -> None:
     )
 
 
-def optimize(console: Console, outcome: OptimizeShown) -> bool:
+def optimize(console: Console, outcome: OptimizeOutcome) -> bool:
     """The answer first (report/summary.py: the metrics that moved, the rules' own effects), then
     what went wrong if anything, then a line each for the report, the undo command and
     persistence; every other detail is in the report and the JSON. True when a workload failed
@@ -100,7 +104,7 @@ def optimize(console: Console, outcome: OptimizeShown) -> bool:
     return bool(outcome.failed or outcome.withheld)
 
 
-def summary_lines(outcome: OptimizeShown) -> list[str]:
+def summary_lines(outcome: OptimizeOutcome) -> list[str]:
     """The first table, its footnotes, and the rules' table: what the console and the report open with."""
     mixed = outcome.interleaved
     once = list(outcome.rows) if outcome.flow == "interleaved" else []
@@ -122,7 +126,7 @@ def summary_lines(outcome: OptimizeShown) -> list[str]:
     return lines
 
 
-def closing(console: Console, outcome: OptimizeShown) -> None:
+def closing(console: Console, outcome: OptimizeOutcome) -> None:
     """A line each: the report, the commands that undo everything or keep only what helped, and
     what a reboot does to the settings."""
     from nastune.tune.review import Step  # lazy: the knobs, only once a run is done
@@ -148,7 +152,7 @@ def closing(console: Console, outcome: OptimizeShown) -> None:
         say(f"Undo everything: {outcome.undo}")
 
 
-def check(console: Console, done: Checked) -> None:
+def check(console: Console, done: CheckOutcome) -> None:
     console.print(f"{len(done.findings)} findings: " + ", ".join(sorted({f.rule for f in done.findings})))
     if done.journal:
         console.print(f"settings of {done.journal}: {len(done.settings) - len(done.drift)} as applied", highlight=False)
@@ -158,7 +162,7 @@ def check(console: Console, done: Checked) -> None:
         console.print(tables.comparison(done.rows, f"baseline {done.baseline} -> now"))
 
 
-def autotune(console: Console, outcome: SearchShown) -> None:
+def autotune(console: Console, outcome: SearchOutcome) -> None:
     """The verdict, the winner's plan, each tunable's importance, what a trial cost, the report."""
     console.print(outcome.verdict, highlight=False)
     timed = [t for t in outcome.trials if "seconds" in t]

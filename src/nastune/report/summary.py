@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
     from nastune.bench.results import ResultSet
-    from nastune.report.shown import ScreenedShown
+    from nastune.outcomes.screened import Screened
     from nastune.stats.runs import Row
 
 WIDTH = 80
@@ -135,7 +135,7 @@ def first_table(rows: list[Row], limits: dict[str, str], marked: set[int] | None
     return lines if moved else lines[-1:]
 
 
-def rules_table(screened: Sequence[ScreenedShown]) -> list[str]:
+def rules_table(screened: Sequence[Screened]) -> list[str]:
     """A row for each rule that helped or is offered for removal (its own effect: the metric it
     moved most, or the most it could help), a line for the rules kept without a verdict either
     way (their intervals are in the report)."""
@@ -156,7 +156,7 @@ def rules_table(screened: Sequence[ScreenedShown]) -> list[str]:
     return lines
 
 
-def _own(s: ScreenedShown) -> str:
+def _own(s: Screened) -> str:
     """A rule's own effect in a few words."""
     if s.standing == "no verdict":
         return "no verdict"

@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 
 from nastune import __version__
 from nastune import rules as knowledge
-from nastune.bench import runner
 from nastune.bench import targets as bench_targets
-from nastune.bench.profile import Profiler
 from nastune.bench.results import Provenance, fingerprint, settings, tool_versions
 from nastune.bench.selection import choose, known
 from nastune.bench.targets import Target
@@ -28,6 +26,7 @@ from nastune.rules.model import Finding
 from nastune.tune.journal import Journal, find
 
 if TYPE_CHECKING:
+    from nastune.bench.profile import Profiler
     from nastune.bench.workload_base import Workload
     from nastune.sites.tuner import Tuner
     from nastune.tune.plan import Plan
@@ -108,6 +107,8 @@ class Site(ABC):
     # What the runner asks of the site it measures (bench.runner.Measured).
 
     def drop_caches(self) -> None:
+        from nastune.bench import runner  # lazy: the runner is a measuring site's; a NAS's nastune serve never loads it
+
         runner.drop_caches()
 
     def servers(self, target: Target) -> list[int]:
@@ -115,6 +116,8 @@ class Site(ABC):
         return [target.server_pid] if target.server_pid else []
 
     def profiler(self, target: Target, interval: float) -> Profiler:
+        from nastune.bench.profile import Profiler  # lazy: as the runner, a measuring site's
+
         return Profiler(net_pid=target.server_pid, interval=interval)
 
     def host(self, facts: Facts) -> tuple[str, str]:

@@ -1,20 +1,19 @@
-"""What optimize ends with: its outcome as the console and the report show it, and the plan's
-settings measured a second way, interleaved (A without them, B with them)."""
+"""What optimize ends with: its outcome, and the plan's settings measured a second way,
+interleaved (A without them, B with them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-from nastune.jobs import keeping
-from nastune.jobs import screen as screening
-from nastune.jobs.keeping import Screened, Sum
-from nastune.jobs.offer import Consent
-from nastune.stats.runs import Row
+from nastune.outcomes.screened import MARGIN, Screened, Sum
 from nastune.tune.plan import Plan
+
+if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
+    from nastune.stats.runs import Row
 
 
 @dataclass
@@ -57,42 +56,9 @@ class Interleaved:
     sums: list[Sum] = field(default_factory=list)  # the plan's gain beside its rules' own, by metric
     unseen: float | None = None  # the smallest effect the screening finds 8 times in 10
     screen_runs: int = 0  # the runs it measured
-    idle: list[str] = field(default_factory=list)  # the rules shown to help less than keeping.MARGIN
+    idle: list[str] = field(default_factory=list)  # the rules shown to help less than MARGIN
     dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
-    margin: float = keeping.MARGIN
-
-    def screening(self, found: screening.Found) -> None:
-        self.screened, self.design, self.sums = found.screened, found.design, found.sums
-        self.unseen, self.screen_runs = found.unseen, found.runs
-
-    def keep(
-        self, settings: Plan, path: Path, keep_only: bool, consent: Consent | None, log: Callable[[str], None]
-    ) -> Plan:
-        """The settings to apply after screening: all of them, or (`keep_only`, or the operator's
-        yes) those of the rules not shown to help less than keeping.MARGIN, which `path`
-        (keep.json) holds either way."""
-        kept, self.idle = keeping.decide(self.screened, self.sums)
-        if not self.idle:
-            return settings
-        helped = screening.without(settings, self.idle)
-        path.write_text(helped.to_json() + "\n")
-        self.dropped = keep_only or bool(consent and consent.keep(kept, self.idle))
-        shown = f"shown below {keeping.MARGIN:.0%} on every metric moved"
-        if self.dropped:
-            note = f"left off, as their own effect is {shown}: {', '.join(self.idle)}"
-        else:
-            note = f"{shown} on their own: {', '.join(self.idle)} ({path.name} holds the rest)"
-        log(f"keep: {note}")
-        self.notes.append(note)
-        return helped if self.dropped else settings
-
-    def effects(self) -> list[str]:
-        """Each screened rule's own effect in words, the gains its rules one by one do not
-        explain, what the screening could miss, and what the design cannot tell apart."""
-        said = [line for s in self.screened for line in s.lines()]
-        said += [m.line() for m in self.sums if m.together.unexplained()]
-        unseen = keeping.unseen_line(self.unseen, self.screen_runs)
-        return said + ([unseen] if unseen else []) + ([screening.CONFOUNDED] if self.design else [])
+    margin: float = MARGIN
 
     def summary(self) -> wire.Interleaved:
         return wire.Interleaved(

@@ -1,0 +1,35 @@
+"""An interleaved A/B run's result (`nastune ab`, and optimize's interleaved run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nastune import wire
+from nastune.bench.results import ResultSet
+
+if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
+    from nastune.stats.runs import Row
+
+
+@dataclass
+class AbOutcome:
+    rows: list[Row]
+    notes: list[str]
+    pairs: int
+    seconds: float
+    switch_seconds: float
+    decided: bool
+    refused: list[str] = field(default_factory=list)  # metrics whose A/A control disagreed with A
+    runs: list[ResultSet] = field(default_factory=list)  # A's results and B's
+
+    def summary(self) -> wire.Ab:
+        return wire.Ab(
+            rows=[r.verdict() for r in self.rows],
+            notes=self.notes,
+            refused=self.refused,
+            decided=self.decided,
+            pairs=self.pairs,
+            seconds=round(self.seconds, 1),
+            switch_seconds=round(self.switch_seconds, 1),
+        )

@@ -1,0 +1,52 @@
+"""A check's result: today's findings, each setting of the last applied plan read back, and a
+baseline's workloads measured again."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from nastune import wire
+from nastune.rules.model import Finding
+
+if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
+    from nastune.stats.runs import Row
+
+
+@dataclass
+class Drift:
+    setting: str
+    expected: str
+    actual: str
+
+
+@dataclass
+class CheckOutcome:
+    findings: list[Finding]
+    journal: str | None  # the last applied plan's journal, when there is one
+    settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
+    drift: list[Drift] = field(default_factory=list)
+    baseline: str | None = None
+    rows: list[Row] = field(default_factory=list)  # the benchmark against the baseline
+    notes: list[str] = field(default_factory=list)
+    at: float = field(default_factory=time.time)
+
+    @property
+    def regressed(self) -> list[Row]:
+        return [r for r in self.rows if r.result.verdict == "worse"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.drift and not self.regressed
+
+    def summary(self) -> wire.Check:
+        return wire.Check(
+            ok=self.ok,
+            journal=self.journal,
+            drift=[wire.Drift(**d.__dict__) for d in self.drift],
+            findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
+            baseline=self.baseline,
+            rows=[r.verdict() for r in self.rows],
+            notes=self.notes,
+        )

@@ -1,0 +1,29 @@
+"""compare's result: each result file against the first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nastune import wire
+
+if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
+    from nastune.stats.runs import Row
+
+
+@dataclass
+class CompareOutcome:
+    before: Path | str  # a result file, or what stands for one ("baseline NAME")
+    after: Path | str
+    rows: list[Row]
+    notes: list[str]
+
+
+def summary(done: list[CompareOutcome]) -> wire.Compare:
+    return wire.Compare(
+        comparisons=[
+            wire.Compared(before=str(c.before), after=str(c.after), rows=[r.verdict() for r in c.rows], notes=c.notes)
+            for c in done
+        ]
+    )

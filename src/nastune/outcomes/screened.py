@@ -1,0 +1,94 @@
+"""`optimize --screen`'s result for each rule: its own effect (Screened), and each metric the plan
+moved with the plan's gain beside its rules' own effects (Sum). A rule is offered for removal only
+when its effect is shown to be small: its interval below MARGIN on every metric the whole plan
+moved (an equivalence test, not a verdict of "~": absence of evidence is not evidence of absence)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from nastune import wire
+from nastune.stats.compare import NOISE_FLOOR
+from nastune.stats.factorial import Together
+from nastune.stats.runs import Row
+
+MARGIN = NOISE_FLOOR  # an own effect shown below this on every moved metric is small enough to drop
+STANDINGS = ("helped", "small", "unresolved", "no verdict")
+
+
+def bound(row: Row) -> float:
+    """How much the rule could help this metric at most: its interval's end on the good side
+    (inf where it has no interval)."""
+    low, high = row.result.change_ci
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return math.inf
+    return high if row.higher_is_better else -low
+
+
+@dataclass
+class Screened:
+    """One rule's own effect: its verdicts (the runs without its settings against those with
+    them) on the metrics the plan moved, or why it has none; and why it stays though it is
+    shown small, if it does."""
+
+    rule: str
+    changes: int
+    rows: list[Row] = field(default_factory=list)
+    stopped: str = ""
+    kept_for: str = ""
+
+    @property
+    def standing(self) -> str:
+        """helped (better on a metric), small (at most MARGIN on every one), unresolved
+        (neither: more runs would tell), or no verdict (not measured)."""
+        if self.stopped or not self.rows:
+            return "no verdict"
+        if any(r.result.verdict == "better" for r in self.rows):
+            return "helped"
+        return "small" if all(bound(r) < MARGIN for r in self.rows) else "unresolved"
+
+    @property
+    def offered(self) -> bool:
+        """Offered for removal: shown small, and no gain left unexplained on its path."""
+        return self.standing == "small" and not self.kept_for
+
+    def summary(self) -> wire.Screened:
+        return wire.Screened(
+            rule=self.rule,
+            changes=self.changes,
+            rows=[r.verdict() for r in self.rows],
+            stopped=self.stopped,
+            standing=self.standing,
+            kept_for=self.kept_for,
+        )
+
+
+@dataclass
+class Sum:
+    """A metric the plan moved: the whole plan's effect on it beside the sum of its rules' own
+    effects, and the rules whose settings can act on it."""
+
+    key: str  # workload @ target metric
+    together: Together
+    reaches: list[str]
+
+    def line(self) -> str:
+        t = self.together
+        return (
+            f"{self.key}: {t.bundle:+.0%} with every rule, of which their own effects explain {t.own:+.0%}: "
+            "an effect of rules together, or effects too small to resolve one by one"
+        )
+
+    def summary(self) -> wire.Together:
+        t = self.together
+        return wire.Together(
+            metric=self.key,
+            bundle=t.bundle,
+            own=t.own,
+            rest=t.rest,
+            rest_ci=t.rest_ci,
+            p=t.p,
+            unexplained=t.unexplained(),
+            reaches=self.reaches,
+        )

@@ -1,0 +1,24 @@
+"""autotune's result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
+    from nastune.stats.runs import Row
+
+
+@dataclass
+class SearchOutcome:
+    trials: list[dict]
+    best: dict | None  # the winning configuration, None when nothing beat the base
+    plan: Path | None
+    rows: list[Row]
+    notes: list[str]
+    importance: dict[str, float]
+    report: Path
+    verdict: str
+    left_out: list[str] = field(default_factory=list)
+    beside: list[str] = field(default_factory=list)  # the plan's changes every trial after the base made
