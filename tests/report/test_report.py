@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
-from nastune.report.effects import CONFOUNDED
-from nastune.report.html import render
+from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
+from nastune.outcomes.screened import Screened
+from nastune.report.html import Page, Search, render
+from nastune.rules.model import Finding, Severity
 from nastune.stats.runs import compare_runs
+from nastune.tune.plan import Plan, PlannedChange
 from tests.conftest import need, run_cli
 
 ARTIFACTS = Path(__file__).parents[2] / "test-artifacts"
@@ -94,26 +97,40 @@ def result_set(label: str, scale: float) -> ResultSet:
     )
 
 
+def finding(text: str) -> Finding:
+    return Finding(
+        rule="smb-aio-off",
+        title="-",
+        area="smb",
+        severity=Severity.high,
+        impact=10,
+        target=text,
+        message=text,
+        evidence=[],
+        gain="-",
+        changes=[],
+        tradeoff="-",
+        source="-",
+    )
+
+
+def optimized(rows: list, out: Path, **fields) -> OptimizeOutcome:
+    """optimize's outcome with `rows` as its interleaved run's verdicts (nothing done once)."""
+    mixed = Interleaved(rows, pairs=5, **fields)
+    return OptimizeOutcome([], [], out, Plan(changes=[]), [], "J", [], "nastune rollback --journal J", mixed)
+
+
 @pytest.fixture
 def report(tmp_path) -> Path:
+    """The page optimize --screen writes: its answer, each rule's own effect, the runs' verdicts."""
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     rows, notes = compare_runs(before, after)
-    findings = [
-        {"severity": "high", "rule": "smb-aio-off", "target": EVIL, "message": EVIL, "tradeoff": "-", "source": "001"}
+    screened = [  # optimize --screen's, as report.effects words them
+        Screened("ganesha-io-size-small", 4, rows[:1]),
+        Screened("nic-offloads-disabled", 1, stopped="its settings already read as planned"),
     ]
-    effects = [  # optimize --screen's, as report.effects words them
-        "ganesha-io-size-small (4 changes) on its own: seq-write @ nfs://nas/data: 60.1 -> 100.2 MB/s (+67%, "
-        "+60%..+74%): better",
-        "no change beyond the noise on their own: nic-offloads-disabled, tcp-slow-start-after-idle",
-        CONFOUNDED,
-    ]
-    answer = [
-        "metric  before  after  change [95% CI]  verdict",
-        "seq-write smb  90.0  108 MB/s  +20% [+16,+24]  better",
-    ]
-    return render(
-        [before, after], tmp_path / "report.html", rows, notes, findings=findings, effects=effects, answer=answer
-    )
+    done = optimized([r for r in rows if r.workload != "iozone"][:2], tmp_path / "report.html", screened=screened)
+    return render(Page([before, after], rows, notes, findings=[finding(EVIL)], optimized=done), done.report)
 
 
 def test_system_text_is_escaped(report):
@@ -135,11 +152,11 @@ def test_verdicts_follow_each_metric_direction_in_the_rendered_report(report):
 
 def test_an_autotune_winner_that_trades_durability_is_marked(tmp_path):
     before, after = result_set("base", 1.0), result_set("best trial", 1.2)
-    search = {"verdict": "trial 4 beats the base", "trades": ["dirty-ratio 20 -> 40"], "charts": [], "importance": {}}
-    page = render([before, after], tmp_path / "r.html", search=search).read_text()
+    search = Search("trial 4 beats the base", trades=["dirty-ratio 20 -> 40"])
+    page = render(Page([before, after], search=search), tmp_path / "r.html").read_text()
     assert "The winner trades durability:</b> dirty-ratio 20 -&gt; 40" in page
-    search["trades"] = []
-    assert "trades durability" not in render([before, after], tmp_path / "s.html", search=search).read_text()
+    search.trades = []
+    assert "trades durability" not in render(Page([before, after], search=search), tmp_path / "s.html").read_text()
 
 
 def test_csv_holds_every_repeat(report):
@@ -241,22 +258,19 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     for rs, limit in ((before, 117.7), (after, 123.8)):
         rs.results[0].metrics["MB/s"].limit = limit
     rows, notes = compare_runs(before, after)
-    keep = "nastune persist --journal J"
-    page = render(
-        [before, after],
-        tmp_path / "r.html",
-        rows,
-        notes,
-        undo="nastune rollback --journal J",
-        refused=["nfs seq-read"],
-        keep=keep,
-    ).read_text()
-    line = headline(rows, [], ["nfs seq-read"])
+    page = render(Page([before, after], rows, notes), tmp_path / "r.html").read_text()  # nastune report's
+    line = headline(rows, [], [])
     assert line.startswith("before/after: ")
-    assert line.endswith("1 metric(s) refused by the A/A control (no verdict)")
+    assert headline(rows, [], ["nfs seq-read"]).endswith("1 metric(s) refused by the A/A control (no verdict)")
     assert page.index(line) < page.index("<details>")  # above every section
-    assert "<code>nastune rollback --journal J</code>" in page
-    assert f"To keep them after a reboot: <code>{keep}</code>" in page  # persisting is offered where it is read
+    # optimize's opens with the console's answer, the undo and how to keep the changes
+    keep = "nastune persist --journal J"
+    done = optimized([], tmp_path / "o.html", refused=["nfs seq-read"])
+    done.persisting = keep
+    shown = render(Page([before, after], rows, notes, optimized=done), done.report).read_text()
+    assert shown.index("<code>nastune rollback --journal J</code>") < shown.index("<details>")
+    assert f"to keep them after a reboot: <code>{keep}</code>" in shown  # persisting is offered where it is read
+    assert "1 metric without a verdict: A drifted in its own control" in shown
     transfers = [r for r in rows if view(r.workload) == "bars"]  # the IOzone matrix, NUMA: their own sections
     gains = [str(escape(g)) for g in moved(transfers)]  # each gain, before -> after, above everything else
     assert gains
@@ -310,18 +324,11 @@ def test_a_run_measured_without_a_profile_draws_no_cpu_chart_and_no_empty_bullet
 def test_the_changes_say_whether_they_survive_a_reboot_and_what_was_left_out(tmp_path):
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     rows, notes = compare_runs(before, after)
-    applied = [
-        {
-            "rule": "mtu-jumbo-frames",
-            "knob": "mtu",
-            "target": "eth0",
-            "current": 1500,
-            "new": 9000,
-            "lasts": "lost at reboot unless persisted",
-        }
-    ]
+    done = optimized([], tmp_path / "r.html")
+    change = PlannedChange(id=0, rule="mtu-jumbo-frames", knob="mtu", target="eth0", current=1500, new=9000)
     left = ["vm-dirty-writeback: machine-wide (the lab shares this kernel)"]
-    page = render([before, after], tmp_path / "r.html", rows, notes, applied=applied, left_out=left).read_text()
+    done.plan, done.skipped = Plan(changes=[change]), left
+    page = render(Page([before, after], rows, notes, optimized=done), done.report).read_text()
     assert "<th>after a reboot</th>" in page
     assert "<td>lost at reboot unless persisted</td>" in page
     assert "<summary>Left out of the plan</summary>" in page
@@ -345,4 +352,4 @@ def test_a_sustained_write_s_course_is_drawn_before_against_after(tmp_path):
     (chart,) = course_charts(runs)
     assert chart["title"] == "sustained-write @ c1:/mnt/nfs"
     assert chart["svg"].count("<polyline") == 2 and "before" in chart["svg"] and "after" in chart["svg"]
-    assert "sustained-write @ c1:/mnt/nfs: MB/s each second" in render(runs, tmp_path / "r.html").read_text()
+    assert "sustained-write @ c1:/mnt/nfs: MB/s each second" in render(Page(runs), tmp_path / "r.html").read_text()

@@ -55,16 +55,16 @@ def test_the_workbook_is_usable_as_it_opens_and_holds_the_interleaved_run(tmp_pa
 def test_the_workbook_holds_the_plan_and_the_findings_each_run_once_and_wide_enough(tmp_path):
     """optimize's report: a sheet for the plan (each change's risks named) and for the findings,
     the interleaved A and B once each, a column as wide as its longest target."""
-    from nastune.report.html import render
+    from nastune.report.html import Page, render
+    from nastune.tune.plan import Plan, PlannedChange
+    from tests.report.test_report import finding, optimized
 
     before, a, b = result_set("before", 1.0), result_set("A", 1.0), result_set("B", 1.2)
     rows, notes = compare_runs(before, b)
+    done = optimized([], tmp_path / "r.html", runs=[a, b])
     change = {"rule": "smb-signing-cost", "knob": "samba", "target": "global", "key": "server signing"}
-    plan = [{**change, "current": "required", "new": "default", "risks": ["security"]}]
-    found = [{"severity": "medium", "rule": "smb-signing-cost", "target": "smb", "message": "=cmd|' /C calc'!A0"}]
-    page = render(
-        [before, a, b], tmp_path / "r.html", rows, notes, applied=plan, findings=found, interleaved_runs=[a, b]
-    )
+    done.plan = Plan(changes=[PlannedChange(id=0, **change, current="required", new="default")])
+    page = render(Page([before], rows, notes, findings=[finding("=cmd|' /C calc'!A0")], optimized=done), done.report)
     book = load_workbook(page.with_suffix(".xlsx"))
     assert [n for n in book.sheetnames if "iozone" not in n] == ["verdicts", "plan", "findings", "before", "A", "B"]
     assert list(book["plan"].values)[1][:7] == (

@@ -31,7 +31,7 @@ from nastune.jobs.stopping import OptimizeError, Undoing
 from nastune.jobs.switch import AbError, Unchanged
 from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
 from nastune.remote.agent import NasError
-from nastune.report import effects, html, outcomes, tables
+from nastune.report import html
 from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
@@ -244,13 +244,6 @@ def _interleaved(r: _Run) -> OptimizeOutcome:
         return _finish(r, journal, _Proof(runs, rows, notes, mixed))
 
 
-def _applied(change: PlannedChange, persisted: bool) -> dict:
-    """A change as the report lists it: with whether it survives a reboot."""
-    knob = KNOBS[change.knob]
-    lasts = "persisted (survives a reboot)" if persisted and knob.persists not in ("action", "mount") else knob.lasts()
-    return {**change.model_dump(mode="json"), "lasts": lasts}
-
-
 def _after(a: ResultSet, served: list[str], path: Path) -> ResultSet:
     """The interleaved run's A (one-off actions done, settings not applied) on `served`: the
     after-measurement of the one-off actions, which a separate pass would only repeat."""
@@ -295,32 +288,9 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         retry=retry,
         keeping=keep_only,
     )
-    html.render(
-        proof.runs,
-        done.report,
-        proof.rows,
-        proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else []),
-        facts=json.loads(r.facts.to_json()),
-        findings=[f.model_dump(mode="json") for f in r.findings],
-        applied=[_applied(c, persisted) for c in left],
-        left_out=r.skipped,
-        title="nastune optimize",
-        interleaved=(mixed.rows, _said(mixed)) if mixed else None,
-        undo=undo,
-        refused=mixed.refused if mixed else [],
-        interleaved_runs=mixed.runs if mixed else None,
-        keep=lasting or "",
-        effects=effects.effects(mixed) if mixed else [],
-        answer=outcomes.summary_lines(done),
-    )
+    notes = proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else [])
+    html.render(html.Page(proof.runs, proof.rows, notes, "nastune optimize", r.facts, r.findings, done), done.report)
     return done
-
-
-def _said(mixed: Interleaved) -> list[str]:
-    """The interleaved run's notes as the report shows them: why it stopped, if it did, and each
-    transfer left below the link with nothing named that limited it."""
-    below = tables.unexplained(mixed.rows, tables.limited(mixed.runs))
-    return mixed.notes + ([mixed.stopped] if mixed.stopped else []) + [f"below the link: {line}" for line in below]
 
 
 def _persisted(r: _Run, journal: str | None, left: list[PlannedChange]) -> tuple[bool, str | None]:

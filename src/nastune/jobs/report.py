@@ -4,7 +4,7 @@ not fatal), the facts and findings files validated, the HTML report and its CSV 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -17,6 +17,7 @@ from nastune.report import html
 from nastune.rules.model import Finding
 from nastune.stats.runs import Incomparable, compare_runs
 
+T = TypeVar("T")
 FINDINGS = "nastune.findings/1"  # diagnose --json; optimize's findings.json is the bare list
 
 
@@ -41,13 +42,17 @@ def write(runs: list[ResultSet], out: Path, facts: Path | None = None, findings:
         findings_data = jsonfile.versioned(findings, findings_data, FINDINGS, "findings file (diagnose --json)")[
             "findings"
         ]
-    for path, data, model in ((facts, facts_data, Facts), (findings, findings_data, list[Finding])):
-        try:
-            if data is not None:
-                TypeAdapter(model).validate_python(data)
-        except ValidationError as e:
-            raise UsageError(jsonfile.invalid(path, e)) from None
+    known = _validated(facts, facts_data, Facts) if facts_data is not None else None
+    found = _validated(findings, findings_data, list[Finding]) if findings_data is not None else []
     try:
-        return html.render(runs, out, rows, notes, facts=facts_data, findings=cast(list | None, findings_data))
+        return html.render(html.Page(runs, rows, notes, facts=known, findings=found), out)
     except OSError as e:
         raise OSError(e.errno, f"{out}: {e.strerror}") from e
+
+
+def _validated(path: Path | None, data: object, model: type[T]) -> T:
+    """`data` read from `path` as `model`; UsageError names the file and the field."""
+    try:
+        return TypeAdapter(model).validate_python(data)
+    except ValidationError as e:
+        raise UsageError(jsonfile.invalid(path, e)) from None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import base64
 import csv
 import gzip
+import json
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -17,7 +19,9 @@ from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from plotly.offline import get_plotlyjs
 
 from nastune.bench.results import ResultSet
-from nastune.report import tables, workbook
+from nastune.facts import Facts
+from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
+from nastune.report import outcomes, tables, workbook
 from nastune.report.charts import (
     bar_charts,
     course_charts,
@@ -28,7 +32,11 @@ from nastune.report.charts import (
     run_label,
     view,
 )
+from nastune.report.effects import effects
+from nastune.rules.model import Finding
 from nastune.stats.runs import Row, failures
+from nastune.tune.knobs import KNOBS
+from nastune.tune.plan import PlannedChange
 
 
 def write_csv(runs: list[ResultSet], path: Path) -> None:
@@ -63,66 +71,93 @@ def system_summary(facts: dict | None) -> list[tuple[str, str]]:
     return [(k, str(v)) for k, v in rows]
 
 
-def render(
-    runs: list[ResultSet],
-    out: Path,
-    rows: list[Row] | None = None,
-    notes: list[str] | None = None,
-    facts: dict | None = None,
-    findings: list[dict] | None = None,
-    applied: list[dict] | None = None,
-    title: str = "nastune report",
-    interleaved: tuple[list[Row], list[str]] | None = None,
-    search: dict | None = None,
-    undo: str = "",
-    refused: list[str] | None = None,
-    interleaved_runs: list[ResultSet] | None = None,
-    left_out: list[str] | None = None,
-    keep: str = "",
-    effects: list[str] | None = None,
-    answer: list[str] | None = None,
-) -> Path:
-    """`search`: autotune's verdict, charts and importances; `undo`, `keep`: the commands that roll
-    the plan back and make it survive a reboot; `refused`: metrics the A/A control left without a
-    verdict; `interleaved_runs`: A's and B's results; `effects`: each rule's own effect (--screen);
-    `answer`: the lines the console opens with (report/summary.py), which the report opens with too."""
+@dataclass
+class Search:
+    """autotune's part of its page: the verdict, what the winner trades, the rule-based plan's
+    changes every trial made, Optuna's figures (plotly JSON by id) and each tunable's importance."""
+
+    verdict: str
+    trades: list[str] = field(default_factory=list)
+    beside: list[str] = field(default_factory=list)
+    charts: list[dict[str, str]] = field(default_factory=list)
+    importance: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Page:
+    """What one report shows: the runs and the verdicts between them, the system they ran on and
+    its findings, and what the workflow that made them adds: optimize's outcome (its interleaved
+    run, the changes it left applied, the undo, the answer the console opened with) or autotune's
+    search."""
+
+    runs: list[ResultSet]
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    title: str = "nastune report"
+    facts: Facts | None = None
+    findings: list[Finding] = field(default_factory=list)
+    optimized: OptimizeOutcome | None = None
+    search: Search | None = None
+
+
+def render(page: Page, out: Path) -> Path:
+    """The report at `out`, with its CSV and workbook beside it."""
+    done = page.optimized
+    mixed = done.interleaved if done else None
+    mixed_rows = mixed.rows if mixed else []
+    refused = mixed.refused if mixed else []
+    added = [rs for rs in (mixed.runs if mixed else []) if all(rs is not r for r in page.runs)]  # once each
+    findings = [f.model_dump(mode="json") for f in page.findings]
+    applied = [_applied(c, done.persisted) for c in done.plan.changes] if done else []
     html = _template().render(
-        title=title,
-        headline=headline(rows or [], interleaved[0] if interleaved else [], refused or []),
-        moved=_moved(runs, rows or [], interleaved[0] if interleaved else [], interleaved_runs or []),
-        undo=undo,
-        keep=keep,
-        effects=effects or [],
-        answer=answer or [],
-        refused=refused or [],
-        runs=[(run_label(rs, i), rs) for i, rs in enumerate(runs)],
-        rows=rows or [],
-        notes=notes or [],
-        interleaved=interleaved,
-        search=search,
-        failed=failures(runs),
-        system=system_summary(facts),
-        findings=findings or [],
-        applied=applied or [],
-        left_out=left_out or [],
-        overview=overview_chart([*runs, *(r for r in interleaved_runs or [] if all(r is not x for x in runs))]),
-        bars=bar_charts(runs),
-        iozone=iozone_charts(runs),
-        profiles=profile_charts(runs),
-        numa=numa_charts(runs),
-        courses=course_charts([*runs, *(r for r in interleaved_runs or [] if all(r is not x for x in runs))]),
-        plotly_packed=packed_plotly() if search else "",
+        title=page.title,
+        headline=headline(page.rows, mixed_rows, refused),
+        moved=_moved(page.runs, page.rows, mixed_rows, mixed.runs if mixed else []),
+        undo=done.undo if done else "",
+        keep=(done.persisting or "") if done else "",
+        effects=effects(mixed) if mixed else [],
+        answer=outcomes.summary_lines(done) if done else [],
+        refused=refused,
+        runs=[(run_label(rs, i), rs) for i, rs in enumerate(page.runs)],
+        rows=page.rows,
+        notes=page.notes,
+        interleaved=(mixed_rows, _said(mixed)) if mixed else None,
+        search=page.search,
+        failed=failures(page.runs),
+        system=system_summary(json.loads(page.facts.to_json()) if page.facts else None),
+        findings=findings,
+        applied=applied,
+        left_out=done.skipped if done else [],
+        overview=overview_chart([*page.runs, *added]),
+        bars=bar_charts(page.runs),
+        iozone=iozone_charts(page.runs),
+        profiles=profile_charts(page.runs),
+        numa=numa_charts(page.runs),
+        courses=course_charts([*page.runs, *added]),
+        plotly_packed=packed_plotly() if page.search else "",
         csv_name=out.with_suffix(".csv").name,
         xlsx_name=out.with_suffix(".xlsx").name,
     )
     out.write_text(html)
-    write_csv(runs, out.with_suffix(".csv"))
-    mixed = [rs for rs in interleaved_runs or [] if all(rs is not r for r in runs)]  # each run one sheet
-    sheets = workbook.Sheets(rows or [], interleaved[0] if interleaved else [], applied or [], findings or [])
-    workbook.write(
-        runs + mixed, out.with_suffix(".xlsx"), [run_label(rs, i) for i, rs in enumerate(runs + mixed)], sheets
-    )
+    write_csv(page.runs, out.with_suffix(".csv"))
+    sheets = workbook.Sheets(page.rows, mixed_rows, applied, findings)
+    labels = [run_label(rs, i) for i, rs in enumerate(page.runs + added)]  # each run one sheet
+    workbook.write(page.runs + added, out.with_suffix(".xlsx"), labels, sheets)
     return out
+
+
+def _applied(change: PlannedChange, persisted: bool) -> dict:
+    """A change as the report lists it: with whether it survives a reboot."""
+    knob = KNOBS[change.knob]
+    lasts = "persisted (survives a reboot)" if persisted and knob.persists not in ("action", "mount") else knob.lasts()
+    return {**change.model_dump(mode="json"), "lasts": lasts}
+
+
+def _said(mixed: Interleaved) -> list[str]:
+    """The interleaved run's notes as the report shows them: why it stopped, if it did, and each
+    transfer left below the link with nothing named that limited it."""
+    below = tables.unexplained(mixed.rows, tables.limited(mixed.runs))
+    return mixed.notes + ([mixed.stopped] if mixed.stopped else []) + [f"below the link: {line}" for line in below]
 
 
 def _moved(runs: list[ResultSet], rows: list[Row], mixed: list[Row], mixed_runs: list[ResultSet]) -> list[str]:

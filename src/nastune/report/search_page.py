@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from optuna.study import Study
 
 
-def charts(study: Study) -> list[dict]:
+def charts(study: Study) -> list[dict[str, str]]:
     """Optuna's own plotly figures: the best score over trials, and the trials in parallel
     coordinates (needs two completed trials)."""
     from optuna.visualization import plot_optimization_history, plot_parallel_coordinate
@@ -31,7 +31,7 @@ def render(
     best: ResultSet,
     rows: list[Row],
     notes: list[str],
-    importance: dict,
+    importance: dict[str, float],
     verdict: str,
     trades: list[str],
     beside: list[str],
@@ -39,5 +39,5 @@ def render(
 ) -> Path:
     base = base.model_copy(update={"label": "base"})
     best = best.model_copy(update={"label": "best trial"})
-    search = {"verdict": verdict, "trades": trades, "beside": beside, "charts": charts(study), "importance": importance}
-    return html.render([base, best], out, rows, notes, title="nastune autotune", search=search)
+    search = html.Search(verdict, trades, beside, charts(study), importance)
+    return html.render(html.Page([base, best], rows, notes, "nastune autotune", search=search), out)
