@@ -70,7 +70,7 @@ def documents() -> list[Path]:
         TOP / "README.md",
         TOP / "CONTRIBUTING.md",
         *sorted((TOP / "docs").glob("*.md")),
-        *sorted(TOP.glob("src/nastune/rules/catalog/*.md")),
+        *sorted(TOP.glob("src/nastune/rules/catalog/*.py")),  # a rule's page is its docstring
     ]
 
 

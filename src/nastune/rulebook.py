@@ -1,18 +1,19 @@
 """The list of rules as `explain` shows it, read from rules/index.json: every rule's id, title,
-area, severity and source, and where its doc is, without importing a rule (the rules import the
-collectors and pydantic, a tenth of a second a process). `python -m nastune.rules.index` writes
-the file from the registry, and a test fails when the two differ."""
+area, severity, source and page, without importing a rule (the rules import the collectors and
+pydantic, a tenth of a second a process). `python -m nastune.rules.index` writes the file from
+the registry, and a test fails when the two differ."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from nastune import plugins
 
-RULES = Path(__file__).parent / "rules"
-INDEX = RULES / "index.json"
+INDEX = Path(__file__).parent / "rules" / "index.json"
 
 
 @dataclass(frozen=True)
@@ -22,15 +23,8 @@ class Entry:
     area: str
     severity: str
     source: str
-    page: str  # its doc's file name in rules/catalog/ (an extension's: the doc's whole path)
+    doc: str  # its page: Problem, Detection, Fix, Trade-off, Source
     clients: bool = False  # also checked on each client that runs nastune
-
-    @property
-    def doc_path(self) -> Path:
-        return RULES / "catalog" / self.page
-
-    def doc(self) -> str:
-        return self.doc_path.read_text(encoding="utf-8")
 
 
 def entries() -> list[Entry]:
@@ -41,8 +35,16 @@ def entries() -> list[Entry]:
 def _extensions() -> list[Entry]:
     """The rules installed packages add (nastune.plugins), read from their modules: imported only
     where a package names one."""
-    rules = [(m.RULE, Path(str(m.__file__)).with_suffix(".md")) for m in plugins.modules(plugins.RULES)]
-    return [Entry(r.id, r.title, r.area, r.severity.name, r.source, str(doc), r.clients) for r, doc in rules]
+    rules = [found for m in plugins.modules(plugins.RULES) for found in defined(m)]
+    return [Entry(r.id, r.title, r.area, r.severity.name, r.source, doc, r.clients) for r, doc in rules]
+
+
+def defined(module: ModuleType) -> list[tuple[Any, str]]:
+    """A rule module's rules, each with its page: its RULE, the module's docstring; or a table's
+    RULES (rules/parameter.py), one rule a row, each row's own `doc`."""
+    if hasattr(module, "RULE"):
+        return [(module.RULE, module.__doc__ or "")]
+    return [(rule, rule.doc) for rule in module.RULES]
 
 
 def find(rule_id: str) -> Entry:

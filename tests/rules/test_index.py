@@ -15,7 +15,7 @@ def test_every_entry_names_its_rule_and_its_doc():
     entries = rulebook.entries()
     assert [e.id for e in entries] == [r.id for r in all_rules()]
     for e in entries:
-        assert e.doc() == rules[e.id].doc()
+        assert e.doc == rules[e.id].doc
         assert (e.area, e.severity, e.title) == (rules[e.id].area, rules[e.id].severity.name, rules[e.id].title)
 
 

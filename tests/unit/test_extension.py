@@ -78,7 +78,7 @@ RULE = Rule(
 )
 '''
 
-DOC = "# busy-read-off: Socket reads never busy-poll\n\n## Fix\n`busy_read` net.core.busy_read = 50.\n"
+DOC = "# busy-read-off: Socket reads never busy-poll\n\n## Fix\n`busy_read` net.core.busy_read = 50.\n"  # its docstring
 
 
 @pytest.fixture
@@ -88,8 +88,7 @@ def extension(tmp_path, monkeypatch):
     (site / "nastune_busy_read").mkdir(parents=True)
     (site / "nastune_busy_read/__init__.py").write_text("")
     (site / "nastune_busy_read/setting.py").write_text(textwrap.dedent(SETTING))
-    (site / "nastune_busy_read/rule.py").write_text(textwrap.dedent(RULE))
-    (site / "nastune_busy_read/rule.md").write_text(DOC)
+    (site / "nastune_busy_read/rule.py").write_text(f'"""{DOC}"""\n' + textwrap.dedent(RULE))
     info = site / "nastune_busy_read-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nastune-busy-read\nVersion: 0.1\n")

@@ -128,7 +128,7 @@ def explain(
         fail(f"unknown rule {rule_id!r}; `nastune explain` lists them")
     from rich.markdown import Markdown  # markdown-it: only to show one rule's page
 
-    console().print(Markdown(rule.doc()))
+    console().print(Markdown(rule.doc))
     console().print(f"\narea: {rule.area}; severity: {rule.severity}; source: {rule.source}", highlight=False)
     if rule.clients:
         console().print("also checked on each client of an inventory that runs nastune (nastune_command)")

@@ -1,12 +1,13 @@
 """The knowledge base: one module per rule in catalog/ (or in an installed extension, named under
-the nastune.rules entry point: nastune.plugins), each with its doc beside it.
+the nastune.rules entry point: nastune.plugins), its page the module's docstring.
 
-A rule module defines RULE (a Rule). This package finds them all, evaluates them on
-facts and sorts the findings by severity, then expected impact."""
+A rule module defines RULE (a Rule), or RULES, a table of rules one check reads
+(rules/parameter.py). This package finds them all, evaluates them on facts and sorts the findings
+by severity, then expected impact."""
 
 from __future__ import annotations
 
-from nastune import plugins
+from nastune import plugins, rulebook
 from nastune.facts import Facts, appliance
 from nastune.rules import catalog, query
 from nastune.rules.model import Finding, Rule, Severity
@@ -17,9 +18,9 @@ def all_rules() -> list[Rule]:
     rules = []
     found = plugins.submodules(catalog.__name__, catalog.__path__)
     for module in [*found, *plugins.modules(plugins.RULES)]:
-        rule = module.RULE
-        rule.module = module.__file__
-        rules.append(rule)
+        for rule, doc in rulebook.defined(module):
+            rule.doc, rule.module = doc, module.__name__
+            rules.append(rule)
     return sorted(rules, key=lambda r: (r.area, r.id))
 
 

@@ -8,15 +8,15 @@ import json
 from dataclasses import asdict
 
 from nastune import rulebook
-from nastune.rules import all_rules
+from nastune.rules import all_rules, catalog
 
 
 def made() -> list[rulebook.Entry]:
     """nastune's own rules (an installed extension's are read from its package)."""
     return [
-        rulebook.Entry(r.id, r.title, r.area, r.severity.name, r.source, r.doc_path.name, r.clients)
+        rulebook.Entry(r.id, r.title, r.area, r.severity.name, r.source, r.doc, r.clients)
         for r in all_rules()
-        if r.doc_path.parent == rulebook.RULES / "catalog"
+        if r.module.startswith(f"{catalog.__name__}.")
     ]
 
 

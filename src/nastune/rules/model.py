@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_serializer
@@ -121,14 +120,9 @@ class Rule:
     # what kind of I/O its changes can move: "data" (files' contents: fragmentation, read-ahead),
     # "metadata" (listings and lookups: a directory's case matching); "": both
     moves: str = ""
-    module: str = field(default="", repr=False)
-
-    @property
-    def doc_path(self) -> Path:
-        return Path(self.module).with_suffix(".md")
-
-    def doc(self) -> str:
-        return self.doc_path.read_text(encoding="utf-8")
+    # its page (Problem, Detection, Fix, Trade-off, Source): a rule module's docstring, or a table row's own
+    doc: str = field(default="", repr=False)
+    module: str = field(default="", repr=False)  # the module that defines it
 
     def applies(self, facts: Facts) -> bool:
         return all(getattr(facts, area) is not None for area in self.needs)

@@ -1,3 +1,25 @@
+"""# block-scheduler: I/O scheduler unsuited to the device type
+
+## Problem
+Rotational disks pay a seek for every jump between distant sectors; a scheduler that sorts and
+merges requests (mq-deadline) reduces seeks. Flash devices have no seek cost, so a heavy
+scheduler (bfq) only adds CPU time and latency per request.
+
+## Detection
+A whole disk (not md, dm or loop) that is rotational with scheduler `none`, or non-rotational with
+`bfq`, when the better scheduler is available (`/sys/block/X/queue/scheduler`).
+A disk a ZFS pool is made of is left out: ZFS queues and orders its vdevs' I/O itself (its own I/O scheduler, the zfs_vdev_* module parameters).
+
+## Fix
+`sysfs` scheduler mq-deadline for rotational disks, none for non-rotational ones.
+
+## Trade-off
+none gives no fairness between competing processes; mq-deadline costs a little CPU.
+
+## Source
+Kernel Documentation/block (mq-deadline, bfq, none).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,32 @@
+"""# cpu-governor: CPU frequency governor saving power on a file server
+
+## Problem
+With the powersave or conservative governor, or an energy preference of power or balance_power,
+the CPU idles at a low clock and each burst of requests starts slow. On some CPUs the effect is
+large, on others none: TrueNAS set the performance governor for every NAS, reverted it when
+another vendor's CPUs did worse, and made it a setting.
+
+## Detection
+/sys/devices/system/cpu/cpu*/cpufreq: a CPU whose `scaling_governor` is powersave or
+conservative, or whose `energy_performance_preference` is power or balance_power. Where the
+kernel has no cpufreq (most VMs) the fact is unknown and the rule
+is silent.
+
+## Fix
+`cpu_governor` performance on every CPU (the knob reads and restores each CPU's own governor).
+Prove it with `nastune ab` before keeping it.
+
+## Trade-off
+More power and heat at idle.
+
+## Source
+Linux kernel documentation, "CPU Performance Scaling", https://docs.kernel.org/admin-guide/pm/cpufreq.html.
+TuneD, profiles/throughput-performance ([cpu] governor=performance),
+https://github.com/redhat-performance/tuned.
+TrueNAS middleware pull requests #9842 (2022), #9902 (2022) and #11566 (2023),
+https://github.com/truenas/middleware.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,30 @@
+"""# irq-numa-locality: NIC interrupts served by CPUs of another NUMA node
+
+## Problem
+On a multi-socket server the NIC is attached to one socket. When its interrupts (and so the
+receive processing and the wake-ups of the server threads) run on the other socket, every packet's
+data crosses the inter-socket link and its memory is remote.
+
+## Detection
+An interface whose device reports a NUMA node and a local CPU list, with at least one of its IRQs
+(from the device's `msi_irqs`) allowed on a CPU outside that list (`/proc/irq/N/smp_affinity_list`).
+
+## Fix
+`irq_affinity` for each such IRQ: one local CPU each, round-robin over the node's CPUs, as the
+vendor scripts (set_irq_affinity) do.
+Where irqbalance runs, each pinned IRQ is also banned from it (`irqbalance_ban`: `--banirq=N` in
+IRQBALANCE_ARGS of its own configuration, and irqbalance restarted): otherwise its next pass, about
+every 10 seconds, moves the IRQ back.
+
+## Trade-off
+Static pinning does not follow load; irqbalance may undo it unless configured to respect it.
+Re-check after every kernel or driver upgrade: that is exactly how Qumulo lost it.
+
+## Source
+Qumulo engineering blog: a ~30% write drop after the move to Linux 5.4 on dual-socket nodes, https://qumulo.com/blog/non-uniform-memory-access-numa/: a kernel upgrade replaced the vendor driver and its IRQ script; write throughput fell 30%
+until the affinity was restored.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

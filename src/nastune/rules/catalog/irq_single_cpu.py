@@ -1,3 +1,27 @@
+"""# irq-single-cpu: all of a multi-queue NIC's interrupts on one CPU
+
+## Problem
+A NIC with several queues can spread receive work over several cores, but only if its queue
+interrupts go to different CPUs. When they all land on one core, that core saturates in softirq
+while the others idle, and throughput stops at what one core can process.
+
+## Detection
+An interface with two or more IRQs that together counted at least 100000 interrupts, 90% or more
+of them on a single CPU (`/proc/interrupts`).
+
+## Fix
+`irq_affinity`: one CPU per queue IRQ, round-robin over the NIC's local CPUs (all CPUs when the
+device reports no locality).
+
+## Trade-off
+Interrupt work then shares more cores' caches with the file server; on multi-socket machines keep
+it on the NIC's node (see irq-numa-locality).
+
+## Source
+Qumulo engineering blog: a ~30% write drop after the move to Linux 5.4 on dual-socket nodes, https://qumulo.com/blog/non-uniform-memory-access-numa/ (IRQ placement regression, -30%); Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 2.7 (under stress, kernel time spent on packets exceeds
+user time).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,24 @@
+"""# irqbalance-absent: no IRQ balancing for a multi-queue NIC
+
+## Problem
+Without irqbalance and without hand-made pinning, the queue interrupts of a NIC keep the kernel's
+default placement, which often funnels them to few cores and ignores NUMA locality.
+
+## Detection
+irqbalance is not running (`/proc/[pid]/comm`), the machine has several CPUs, and every IRQ of a
+multi-queue NIC (a device with two or more receive or transmit queues: a single-queue virtio NIC
+has nothing to balance) is still allowed on every CPU (nobody placed it).
+
+## Fix
+Advice: install and enable irqbalance, or pin the IRQs (irq-numa-locality does it per IRQ).
+
+## Trade-off
+irqbalance moves interrupts periodically and may undo manual pinning unless told to skip it.
+
+## Source
+Qumulo engineering blog: a ~30% write drop after the move to Linux 5.4 on dual-socket nodes, https://qumulo.com/blog/non-uniform-memory-access-numa/ (IRQ placement after a driver change); irqbalance(1).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

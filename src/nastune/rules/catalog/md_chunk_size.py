@@ -1,3 +1,33 @@
+"""# md-chunk-size: RAID chunk size unsuited to the level and disk count
+
+## Problem
+The chunk is how much data md writes to one disk before moving to the next. A chunk under 64K
+splits a large file request into many small per-disk requests, on any striped level. On parity
+RAID (RAID4/5/6) a full stripe is the chunk times the data disks; when it is far larger than the
+writes a file server issues, most writes are partial-stripe writes, for which md reads the old
+data or parity back before it can write the new parity.
+
+Borikar and Palani (2011) use 64K for mirrors, in a time when 64K was mdadm's default; mdadm's default has been 512K
+since 3.1, which suits large files on mirrors and is not flagged.
+
+## Detection
+From `/proc/mdstat` (or sysfs): a RAID0, RAID10, RAID4/5/6 with chunks under 64K (low); a parity
+array whose full stripe, chunk x (disks - parity disks), exceeds 4 MiB (info), e.g. a 12-disk
+RAID6 at 512K: 5 MiB.
+
+## Fix
+Advice only: the chunk is chosen at creation; `mdadm --grow --chunk=` reshapes the array. For a
+wide parity array, a large stripe cache (md-stripe-cache-small) merges partial stripes in memory;
+at the next rebuild, a chunk that makes the full stripe 1-2 MiB suits write-heavy shares.
+
+## Trade-off
+A reshape runs for hours or days at reduced performance; a rebuild needs the data moved away.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, sections 2.1.1 (64K for mirrors) and 2.7 (results with --chunk=1024); md(4) (RAID5/6 read-modify-write,
+stripe_cache_size); mdadm(8) (--chunk, default 512K).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

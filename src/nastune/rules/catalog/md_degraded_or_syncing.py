@@ -1,3 +1,31 @@
+"""# md-degraded-or-syncing: RAID array inactive, degraded, rebuilding or holding a failed disk
+
+## Problem
+An inactive array serves nothing: md found some of its members but did not start it (a member
+missing at boot, a failed assembly). A degraded array reconstructs missing data on every read of
+the lost disk; a resync, recovery, reshape or check reads every disk end to end. Both take disk
+time from clients, and a benchmark run meanwhile measures the rebuild, not the array. A member
+marked failed `(F)` in an array that is not degraded means a spare has taken over: the array is
+whole but has no spare left.
+
+## Detection
+`/proc/mdstat`: an `inactive` array, or missing members (`[U_]`) or `/sys/block/mdX/md/degraded`
+above 0 (critical: data at risk, before every speed finding); a resync, reshape, check or repair
+in progress on a whole array (not merely pending or delayed), or a member flagged `(F)` in an
+array that is not degraded (medium).
+
+## Fix
+Advice: examine and reassemble an inactive array; replace failed disks and remove failed members;
+benchmark after the sync; lower dev.raid.speed_limit_max to favour clients during business hours.
+
+## Trade-off
+A slower rebuild means a longer window without redundancy.
+
+## Source
+"benchmark : OpenIndiana versus FreeNas", WikiMiNET, page wiki:divers:coin_geek:benchmark_nfs, 2013 (scrub at 25-30 MB/s; resilver costs 15% CPU, 700 MB RAM, ~12 MB/s per disk); md(4);
+mdadm(8) (--detail, --examine, --assemble, --remove).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

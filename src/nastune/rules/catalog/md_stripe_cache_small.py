@@ -1,3 +1,24 @@
+"""# md-stripe-cache-small: RAID5/6 stripe cache at its small default
+
+## Problem
+md RAID4/5/6 computes parity per stripe. With the default stripe cache of 256 entries, writes that
+arrive in pieces cannot be gathered into full stripes, so md reads old data and parity back
+(read-modify-write) and the disks seek far more.
+
+## Detection
+A raid4/5/6 array whose `/sys/block/mdX/md/stripe_cache_size` is below 8192.
+
+## Fix
+`sysfs` stripe_cache_size 8192, halved until its memory (4 KiB x disks x entries) fits in 1/16 of
+RAM, so a small box is not starved.
+
+## Trade-off
+The memory above, permanently. Not kept across reboots unless persisted (udev rule or unit).
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, sections 2.1.2 and 2.7: stripe_cache_size 8192 for RAID5 instead of the default 256.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,24 @@
+"""# mount-atime: data file system updates access times on every read
+
+## Problem
+With strict atime, every read of a file also writes its inode's access time, so a read-mostly
+share generates a steady stream of metadata writes and log traffic.
+
+## Detection
+A local data file system (xfs, ext4, btrfs, ...) mounted with none of noatime, relatime or lazytime
+(`/proc/mounts`; the kernel lists relatime when it is on), that holds shared data (a Samba share's
+path or an NFS export lies on it, or it is mounted below one; every one when no share is known).
+
+## Fix
+`mount_option` noatime by remount, persisted in /etc/fstab (noatime implies nodiratime).
+
+## Trade-off
+Access times are no longer kept; relatime is the compromise if something depends on them.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 2.4.1 and "Tuning de performance NFS", WikiMiNET (MiNET's technical wiki), page sysadmin:tuning_nfs, 2014 (mount options noatime,nodiratime).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

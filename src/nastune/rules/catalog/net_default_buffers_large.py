@@ -1,3 +1,24 @@
+"""# net-default-buffers-large: Default socket buffers set huge
+
+## Problem
+`net.core.rmem_default` and `wmem_default` are the buffers a socket starts with when it does not
+ask for its own size: UDP, Unix sockets, control connections. TCP takes its defaults from
+`tcp_rmem` and `tcp_wmem` instead, so a huge value here does not speed up SMB or NFS over TCP; it
+only reserves memory on every other socket. Borikar and Palani (2011) give 109568 as an example value.
+
+## Detection
+Either above 4 MiB.
+
+## Fix
+`sysctl` back to the kernel's default, 212992.
+
+## Trade-off
+A UDP application that relied on the large default must set SO_RCVBUF itself.
+
+## Source
+kernel admin-guide sysctl/net (rmem_default, wmem_default); tcp(7) (tcp_rmem); Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.3.1.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,24 @@
+"""# nfs-client-atime: NFS client mount without noatime
+
+## Problem
+Access-time updates on an NFS mount add attribute work on every read, for the client and the
+server, on workloads that never look at access times.
+
+## Detection
+An nfs or nfs4 entry in /proc/mounts without noatime, or an NFS entry of /etc/fstab, not mounted
+now, without it (it applies at the next mount). A mount with no fstab entry gets advice, since the
+change is made in fstab.
+
+## Fix
+`nfs_client_mount` noatime (implies nodiratime), by remount and in /etc/fstab.
+
+## Trade-off
+Reads through this client no longer update access times.
+
+## Source
+"Tuning de performance NFS", WikiMiNET (MiNET's technical wiki), page sysadmin:tuning_nfs, 2014 (client mount options noatime,nodiratime).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

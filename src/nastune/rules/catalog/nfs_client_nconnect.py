@@ -1,3 +1,27 @@
+"""# nfs-client-nconnect: NFS mount with one TCP connection on a fast link
+
+## Problem
+An NFS mount talks to its server over one TCP connection by default: one stream, one receive
+queue of the NIC and one CPU's worth of RPC work. On a gigabit link that fills the link; at 10
+Gbit/s and more it does not.
+
+## Detection
+An NFS client mount over TCP with `nconnect` 1 (mountstats), on a kernel 5.3 or later (which has
+the option), where the machine's link runs at 10 Gbit/s or more.
+
+## Fix
+`nfs_client_mount` nconnect=4 in /etc/fstab; it takes effect at the next mount of that server.
+A mount outside /etc/fstab gets advice.
+
+## Trade-off
+Every mount of one server shares its connections, so all of them change at the next mount.
+Connections beyond the server's threads only queue.
+
+## Source
+nfs(5), nconnect. Microsoft, "Improve performance for NFS Azure file shares", nconnect, 2024,
+https://learn.microsoft.com/azure/storage/files/nfs-performance.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

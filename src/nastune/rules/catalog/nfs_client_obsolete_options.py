@@ -1,3 +1,22 @@
+"""# nfs-client-obsolete-options: obsolete NFS client options (intr, UDP)
+
+## Problem
+Old guides add `intr` to NFS mounts; the kernel has ignored it since 2.6.25, so it only misleads.
+NFS over UDP limits transfer sizes and suffers badly from fragment loss.
+
+## Detection
+nfs/nfs4 lines of /etc/fstab with intr or nointr; mounts in /proc/self/mountstats with proto=udp.
+
+## Fix
+`nfs_client_mount`: drop intr/nointr from fstab; proto=tcp.
+
+## Trade-off
+None.
+
+## Source
+"Tuning de performance NFS", WikiMiNET (MiNET's technical wiki), page sysadmin:tuning_nfs, 2014 (`intr` ignored since 2.6.25); nfs(5).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

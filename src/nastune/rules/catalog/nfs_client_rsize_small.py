@@ -1,3 +1,27 @@
+"""# nfs-client-rsize-small: NFS client rsize/wsize small
+
+## Problem
+rsize and wsize are the largest READ and WRITE the client sends. At 8 KiB every large file moves in
+8 KiB round trips: latency, not bandwidth, sets the speed.
+
+## Detection
+An NFS mount in /proc/self/mountstats negotiated with rsize or wsize below 32768, or an NFS entry
+of /etc/fstab that is not mounted now and asks for less (it applies at the next mount). When
+fstab already asks for 32768 or more and the live mount got less, the server cut it: the finding
+says so, with no client change. A mount with no fstab entry (by hand, autofs, a systemd unit) gets
+advice, since the change is made in fstab.
+
+## Fix
+`nfs_client_mount` rsize/wsize 1048576 (the server caps it at what it allows), by remount and in
+/etc/fstab. Over UDP (obsolete) sizes must stay small; see nfs-client-obsolete-options.
+
+## Trade-off
+None on a TCP LAN; check the server's maximum (ganesha-io-size-small) too.
+
+## Source
+"Tuning de performance NFS", WikiMiNET (MiNET's technical wiki), page sysadmin:tuning_nfs, 2014 (8192 -> 32768: rsync 6.5 -> 13.5 MB/s); nfs(5).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

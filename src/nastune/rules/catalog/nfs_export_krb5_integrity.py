@@ -1,3 +1,27 @@
+"""# nfs-export-krb5-integrity: NFS export with per-RPC Kerberos integrity or privacy
+
+## Problem
+`sec=krb5i` adds a cryptographic checksum to every NFS request and reply; `sec=krb5p` encrypts
+them. Both run in software on the server for every byte served, on the same CPUs that serve the
+data, so a busy export pays for them in throughput and latency.
+
+## Detection
+An export line in /etc/exports or /etc/exports.d whose client offers `krb5i` or `krb5p` first in
+its `sec=` list; an NFS-Ganesha export whose `SecType` (its own, or EXPORT_DEFAULTS') offers them
+first.
+
+## Fix
+None applied: advice only. On a trusted storage network `sec=krb5` keeps Kerberos
+authentication without the per-RPC work; where the network is not trusted, keep krb5p and budget
+the CPU for it.
+
+## Trade-off
+Dropping integrity or privacy exposes data on the wire: a security decision for the operator.
+
+## Source
+exports(5) (sec=); nfs(5) (sec=krb5, krb5i, krb5p); NFS-Ganesha config_samples/export.txt (SecType).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,31 @@
+"""# nfs-export-sync-mode: NFS export write mode, sync (safe) or async (fast, unsafe)
+
+## Problem
+With `sync` (the default), the kernel NFS server commits data to disk before it answers a write
+or COMMIT, so write speed is bounded by the disks' commit latency. `async` answers at once, which
+is much faster and unsafe: a crash loses writes the client was told were stable.
+
+## Detection
+Every writable client of every export line in /etc/exports and /etc/exports.d, one finding per
+line and mode with its clients listed: async exports are reported as a durability risk (medium)
+with the change back to sync; sync exports are reported (info) with the change to async. Both
+changes trade durability (nastune judges that from the mode they write), which `apply` and `optimize` refuse without
+`--accept-risk durability`: async may be a choice the operator made knowingly, and going back to
+sync makes writes 2-6x slower, so neither direction is taken without consent.
+Read-only clients (`ro`, and exports(5)'s default when neither `rw` nor `ro` is given) are left
+out: a read-only export acknowledges no writes, so it has none to lose.
+
+## Fix
+`nfs_export` option sync or async for that client.
+
+## Trade-off
+Speed versus the guarantee that acknowledged data survives a server crash. Never chosen silently.
+
+## Source
+"benchmark : OpenIndiana versus FreeNas", WikiMiNET, page wiki:divers:coin_geek:benchmark_nfs, 2013 (sync vs async writes: 10-20x latency on sync datasets; 2-6x on sequential NFS writes);
+exports(5).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

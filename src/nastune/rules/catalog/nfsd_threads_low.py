@@ -1,3 +1,28 @@
+"""# nfsd-threads-low: too few kernel NFS server threads
+
+## Problem
+Each nfsd thread serves one request at a time and blocks while the disk works. When all threads
+are busy, new requests wait in the socket queue, and latency grows with the number of clients.
+
+## Detection
+`/proc/fs/nfsd/pool_stats`: sockets-enqueued (requests that found no idle thread) is 5% or more of
+packets-arrived. (The `th` line of /proc/net/rpc/nfsd has read zeros since kernel 2.6.29.) The
+`threads` of `[nfsd]` in /etc/nfs.conf is shown beside it. On Linux 7.0 and later with
+`min-threads` set the kernel starts threads itself under load: no finding then.
+
+## Fix
+`nfsd_threads` to twice the current count, at least 8 per CPU, at most 256 (`threads` under
+`[nfsd]` in /etc/nfs.conf to keep it).
+
+## Trade-off
+Memory per thread; lock contention with very many.
+
+## Source
+nfsd(8) and nfs.conf(5). Greg Banks, "Kernel NFS Server Statistics"
+(Documentation/filesystems/nfs/knfsd-stats.rst), 2009,
+https://docs.kernel.org/filesystems/nfs/knfsd-stats.html.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

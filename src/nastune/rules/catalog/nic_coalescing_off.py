@@ -1,3 +1,25 @@
+"""# nic-coalescing-off: interrupt coalescing off on a busy NIC
+
+## Problem
+With coalescing off, the NIC interrupts the CPU for every frame. On a busy link the interrupt rate
+alone can use a slow CPU's time that the file server needs.
+
+## Detection
+`ethtool -c` shows rx-usecs 0 and adaptive RX off or unsupported, and the NIC's IRQs have counted
+at least a million interrupts.
+
+## Fix
+`ethtool_coalesce` adaptive-rx on where the driver supports it, otherwise rx-usecs 50 as a
+starting point; then measure, since Borikar and Palani (2011) note the right value depends on the workload.
+
+## Trade-off
+Up to rx-usecs of added latency per interrupt: small, latency-bound requests (metadata) can get
+slower while bulk transfers get faster.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.1.1 (interrupt coalescing with NAPI; most useful with jumbo frames and slow CPUs).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,25 @@
+"""# nic-offloads-disabled: NIC checksum / segmentation / GRO offloads disabled
+
+## Problem
+Checksum calculation, TCP segmentation and receive coalescing (GRO) are per-byte or per-packet work.
+With the offloads off, the CPU does all of it, which caps throughput on a small NAS CPU.
+
+## Detection
+On a NIC (a device, or the interface that holds the address clients use), `ethtool --json -k`
+reports one of rx/tx-checksumming, scatter-gather, TSO, GSO or GRO inactive while not fixed (so it
+can be switched on). A container's veth or bridge is not judged.
+
+## Fix
+`ethtool_feature` on for each of them.
+
+## Trade-off
+Captures show offloaded (large) packets; very old or buggy NIC firmware has mis-handled offloads,
+which is why some guides switch them off. Verify transfers after enabling.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, sections 1.1.2-1.1.4 (hardware checksum offload and moving work from the CPU to the NIC).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

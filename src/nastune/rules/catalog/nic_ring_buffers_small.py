@@ -1,3 +1,22 @@
+"""# nic-ring-buffers-small: NIC ring buffers far below their maximum
+
+## Problem
+The NIC's receive ring holds the frames that arrived but were not yet processed. A small ring
+overflows during bursts or short CPU stalls; each drop costs a TCP retransmit and a window cut.
+
+## Detection
+A physical NIC whose current rx or tx ring (`ethtool -g`) is at most half of its preset maximum.
+
+## Fix
+`ethtool_ring` rx/tx to the preset maximum.
+
+## Trade-off
+More memory pinned for DMA and potentially more queueing delay under overload.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.2 (driver descriptors, receive buffer preallocation).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,25 @@
+"""# page-allocation-failures: page allocation failures under network load
+
+## Problem
+Network receive allocates memory in interrupt context, where it cannot wait for reclaim. When the
+free-page reserve is too small for the traffic, those allocations fail: the kernel logs "page
+allocation failure", packets are dropped and transfers freeze.
+
+## Detection
+"page allocation failure" lines in the kernel log (dmesg on a live system, kern.log in a root).
+
+## Fix
+`sysctl` vm.min_free_kbytes doubled (at least 4096), capped at 5% of RAM. Repeat until the message
+stops; the rule never proposes a lower value.
+
+## Trade-off
+The reserve is memory that neither applications nor the page cache may use.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.3.2.1 and "Tuning de performance NFS", WikiMiNET (MiNET's technical wiki), page sysadmin:tuning_nfs, 2014: raise vm.min_free_kbytes step by step until the failures stop (4096 on a
+2 GB box); never lower it while the error is present.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,25 @@
+"""# read-ahead-small: small read-ahead on rotational storage
+
+## Problem
+With a small read-ahead, a sequential reader's requests reach a spinning disk (or an array of
+them) in small pieces, and other clients' requests slip in between, so the heads seek back and
+forth.
+
+## Detection
+A rotational disk or md array with `read_ahead_kb` under 1024; disks that belong to an array
+(they have holders) are left out, since reads go through the array's read-ahead.
+A disk a ZFS pool is made of is left out: ZFS prefetches for its pool itself.
+
+## Fix
+`sysfs` read_ahead_kb 4096, or two full stripes (chunk x disks x 2) for an md array when larger.
+
+## Trade-off
+Random small reads pull in data that is never used.
+
+## Source
+Kernel Documentation/block/queue-sysfs (read_ahead_kb); md stripe geometry.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

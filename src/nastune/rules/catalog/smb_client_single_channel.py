@@ -1,3 +1,33 @@
+"""# smb-client-single-channel: SMB mount with one channel on a fast link
+
+## Problem
+A Linux SMB mount (cifs) uses one TCP connection per session unless it asks for more: one
+stream, one receive queue of the NIC and one CPU's worth of signing, encryption and receive
+work. On a gigabit link that fills the link; at 10 Gbit/s and more, and with signing or
+encryption required, it does not.
+
+## Detection
+A cifs or smb3 mount without `multichannel` and `max_channels` above 1 in its options
+(/proc/mounts shows both when the mount asked for more than one channel), on a kernel 5.13 or
+later, where the machine's link runs at 10 Gbit/s or more. Checked on each client of an
+inventory that runs nastune.
+
+## Fix
+`nfs_client_mount` multichannel and max_channels=4 on the mount's /etc/fstab entry; they take
+effect at the next mount. A mount outside /etc/fstab gets advice.
+
+## Trade-off
+Unmounting and mounting again interrupts what uses the share. The server must offer
+multichannel (`server multi channel support`, on by default from Samba 4.15; the
+smb-multichannel-off rule checks it); a server without it keeps the client on one channel.
+
+## Source
+mount.cifs(8), multichannel and max_channels,
+https://www.samba.org/samba/docs/current/man-html/mount.cifs.8.html. Steve French, "smb3: if
+max_channels set to more than one channel request multichannel", Linux commit c1f8a398b6d6,
+2021. Samba 4.15.0 release notes, 2021, https://www.samba.org/samba/history/samba-4.15.0.html.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,42 @@
+"""# smb-macos-fruit: Samba without vfs_fruit for macOS clients
+
+## Problem
+macOS's Finder keeps metadata (FinderInfo, resource forks) beside each file. Without Samba's
+vfs_fruit module a Mac stores it as AppleDouble `._` files: a directory of N files holds 2N, and a
+listing opens, reads and closes each of them.
+
+## Detection
+Macs use a share that does not load `fruit` in `vfs objects` (its own, or [global]'s): the
+share's top directory or one of its first 30 subdirectories holds AppleDouble `._` files or the
+Finder's own (`.DS_Store`, `.Spotlight-V100`, `.TemporaryItems`), or a client connected now
+(`smbstatus -b --json`) gave a Mac's name (MacBook, iMac, Mac mini, Mac Studio, Mac Pro), in
+which case every share without vfs_fruit counts. Samba reports no client's system, so a Mac that
+was renamed and has written nothing yet is not seen. Without such evidence, shares without
+vfs_fruit are no finding: they cost nothing where no Mac comes.
+
+## Fix
+Advice, no planned change: whether Macs use the shares is the operator's to say, and the modules
+ship in Debian's samba-vfs-modules, which a NAS may not have. In [global]: `vfs objects` with
+`catia fruit streams_xattr` appended in that order, `fruit:metadata = stream`,
+`fruit:posix_rename = yes`, `fruit:veto_appledouble = no`,
+`fruit:wipe_intentionally_left_blank_rfork = yes`, `fruit:delete_empty_adfiles = yes`. A share
+with `vfs objects` of its own does not inherit them; every share a Mac reaches should load the
+same modules (a Mac negotiates Apple's extensions at its first share).
+
+## Trade-off
+The file system must hold extended attributes; existing `._` files stay until macOS rewrites
+them; catia also maps characters Windows cannot name, for every client.
+
+## In the lab
+`lab up --scenario bigdir` writes a Mac's traces into a share of Samba as it ships, and the rule
+fires on it; on the same kind of share with the settings above in [global] (Debian's
+samba-vfs-modules installed, smbd serving with them) it is quiet. Not shown here: the Finder's own
+slowness, which needs a Mac (smbclient cannot send Apple's AAPL create context).
+
+## Source
+Samba, vfs_fruit(8), https://www.samba.org/samba/docs/current/man-html/vfs_fruit.8.html.
+"""
+
 import re
 from collections.abc import Iterator
 

@@ -1,3 +1,36 @@
+"""# smb-spotlight-no-indexer: Samba's Spotlight backend has no indexer to ask
+
+## Problem
+A Mac searching a share with the Finder sends Spotlight queries to the server. With
+`spotlight = yes`, Samba answers them from the backend `spotlight backend` names: Tracker
+(`tracker`) or Elasticsearch (`elasticsearch`). When that indexer does not run, every search
+waits on queries that cannot be answered, and Mac users see the Finder's search spin.
+
+## Detection
+A share has `spotlight = yes` (its own or [global]'s), `spotlight backend` is `tracker` and no
+Tracker process runs (tracker-miner-fs, tracker-store), or it is `elasticsearch` at a local address
+(`elasticsearch:address`, default localhost) and nothing listens on its port
+(`elasticsearch:port`, default 9200) in /proc/net/tcp or tcp6. An Elasticsearch on another host
+is not judged: nastune cannot see it from the NAS.
+
+## Fix
+`spotlight backend = noindex` in [global]: Samba answers at once, with no results.
+
+## Trade-off
+Server-side searches of the share find nothing. Where Mac users need to find files by name on the
+share, `spotlight = no` on it instead lets the Finder search the share itself, slowly but
+completely; or start the indexer and let it index the share.
+
+## In the lab
+Not shown here: the lab's clients are smbclient and the kernel's cifs, which send no Spotlight
+queries; only a Mac does.
+
+## Source
+Samba, smb.conf(5), `spotlight` and `spotlight backend`,
+https://www.samba.org/samba/docs/current/man-html/smb.conf.5.html. Samba Wiki, "Spotlight with
+Elasticsearch Backend", https://wiki.samba.org/index.php/Spotlight_with_Elasticsearch_Backend.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

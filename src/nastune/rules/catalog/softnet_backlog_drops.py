@@ -1,3 +1,31 @@
+"""# softnet-backlog-drops: Received frames dropped at a full CPU backlog
+
+## Problem
+Each CPU queues the frames its NIC hands it in a backlog of `net.core.netdev_max_backlog` frames
+(1000 by default). A burst larger than that, on a fast link or one CPU serving a busy queue, is
+dropped before TCP sees it: the sender retransmits and halves its window.
+
+## Detection
+The second column of /proc/net/softnet_stat (frames dropped at a full backlog, per CPU, since
+boot) is not zero, and the backlog is below 65536.
+
+## Fix
+`sysctl` net.core.netdev_max_backlog doubled (as Red Hat's tuning guide says), at most 65536.
+The counters run since boot: the advice is to look again under load. A growing third column
+(time_squeeze) points at the poll budget instead (`net.core.netdev_budget`,
+`netdev_budget_usecs`), which bpftune raises from the same file.
+
+## Trade-off
+More frames held in memory, and latency when a CPU is simply overloaded; spreading the NIC's
+queues and interrupts over CPUs cures that cause.
+
+## Source
+Red Hat, "Network troubleshooting and performance tuning" (RHEL 10), "Tuning the network device
+backlog queue to avoid packet drops",
+https://docs.redhat.com/en/documentation/red_hat_enterprise_linux/10/html/network_troubleshooting_and_performance_tuning/.
+Oracle bpftune, bpftune-net-buffer(8), https://github.com/oracle/bpftune/blob/main/docs/bpftune-net-buffer.rst.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,33 @@
+"""# softnet-budget-squeeze: Receive polls cut short by their budget
+
+## Problem
+A CPU takes received frames off its NIC's queue in NAPI polls, each bounded by
+`net.core.netdev_budget` frames (300 by default) and `net.core.netdev_budget_usecs`
+(2000 us). A poll that runs out of budget with frames still waiting stops there (the
+time_squeeze count); they wait for the next softirq round, and under sustained bursts the
+queue behind them overflows.
+
+## Detection
+The third column of /proc/net/softnet_stat (polls cut short by the budget, per CPU, since boot)
+adds up to 100 or more, and either budget is below its cap.
+
+## Fix
+`sysctl` net.core.netdev_budget and net.core.netdev_budget_usecs doubled, at most 1200 frames
+and 8000 us, as bpftune's net_buffer tuner raises them when time_squeeze grows. The counters run
+since boot: the advice is to look again under load.
+
+## Trade-off
+A longer poll keeps its CPU in softirq longer, so the file servers' threads on that CPU wait a
+little more while frames arrive.
+
+## Source
+Linux kernel, Documentation/admin-guide/sysctl/net.rst (netdev_budget, netdev_budget_usecs), and
+the commit that made the time budget a sysctl: Matthew Whitehead, "Replace 2 jiffies with sysctl
+netdev_budget_usecs to enable softirq tuning", 2017, 7acf8a1e8a28 (a slow machine needed 4000 us
+"to prevent time_squeeze from being incremented").
+Oracle bpftune, bpftune-net-buffer(8), https://github.com/oracle/bpftune/blob/main/docs/bpftune-net-buffer.rst.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

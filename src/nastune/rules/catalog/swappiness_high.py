@@ -1,3 +1,23 @@
+"""# swappiness-high: swappiness high on a file server
+
+## Problem
+A file server's page cache grows with every file read. With the default swappiness (60) the
+kernel swaps out idle daemon memory to keep more cache, and the next request to that daemon waits
+for swap-in.
+
+## Detection
+`vm.swappiness` above 10 while swap is configured (`SwapTotal` in /proc/meminfo).
+
+## Fix
+`sysctl` vm.swappiness 10.
+
+## Trade-off
+Less cache when anonymous memory grows.
+
+## Source
+Kernel Documentation/admin-guide/sysctl/vm.rst (swappiness).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

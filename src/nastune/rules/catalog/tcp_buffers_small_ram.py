@@ -1,3 +1,23 @@
+"""# tcp-buffers-small-ram: TCP buffer limits too large for a very small RAM box
+
+## Problem
+Socket buffers are kernel memory. On an embedded NAS with 1 GiB of RAM or less, many clients at
+large buffer limits take memory from the page cache and can push the box into allocation failures.
+
+## Detection
+RAM of 1 GiB or less and a tcp_rmem/tcp_wmem maximum above a quarter of RAM divided among 32
+connections.
+
+## Fix
+`sysctl` tcp_rmem/tcp_wmem maximum down to that share (at least 256 KiB).
+
+## Trade-off
+A single fast client cannot open its window as wide.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.3.1: larger buffers help throughput but cost RAM on small boxes.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,38 @@
+"""# tcp-congestion-on-loss: Loss-based congestion control on a path that loses packets
+
+## Problem
+CUBIC, Linux's default congestion control, reads every lost segment as congestion and cuts its
+sending window. Clients over Wi-Fi, a VPN or a switch with shallow buffers lose packets for
+reasons that have nothing to do with congestion, and a NAS sending to them then runs far below
+what the path carries. BBR instead models the path's bottleneck bandwidth and round trip and
+sends at that rate.
+
+## Detection
+At least 1% of the TCP segments the NAS sent (of at least 100,000, counted since boot in
+`/proc/net/snmp`) were retransmitted, `net.ipv4.tcp_congestion_control` is cubic or reno, and
+the kernel is 4.9 or later (BBR's first).
+
+## Fix
+`sysctl` net.ipv4.tcp_congestion_control = bbr (the kernel loads tcp_bbr). Where
+`net.core.default_qdisc` is not fq, the finding also says how to add fq, which paces BBR's
+packets at less CPU (BBR paces itself since Linux 4.13).
+
+## Trade-off
+BBR (v1) can take more than its share of a bottleneck it shares with CUBIC flows, and with
+shallow buffers it retransmits more; the setting changes every connection of the host.
+Retransmissions counted since boot may date from a problem already fixed: measure before and
+after (`nastune ab`).
+
+## Source
+Neal Cardwell, Yuchung Cheng, C. Stephen Gunn, Soheil Hassas Yeganeh and Van Jacobson, "BBR:
+Congestion-Based Congestion Control", ACM Queue 14(5), 2016,
+https://queue.acm.org/detail.cfm?id=3022184.
+Mario Hock, Roland Bless and Martina Zitterbart, "Experimental Evaluation of BBR Congestion
+Control", IEEE ICNP 2017, https://doi.org/10.1109/ICNP.2017.8117540.
+Linux kernel documentation, ip-sysctl (tcp_congestion_control),
+https://docs.kernel.org/networking/ip-sysctl.html.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

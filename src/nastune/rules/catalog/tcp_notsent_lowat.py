@@ -1,3 +1,31 @@
+"""# tcp-notsent-lowat: Unsent data unlimited behind raised send buffers
+
+## Problem
+SMB2/3 and NFS send many requests' replies over one TCP connection. Where the send buffers are
+raised above the kernel's default (for a long path, or by a tuning profile), a large read can
+queue megabytes in the socket before they are sent, and the reply to a small request made
+meanwhile (a directory listing, a lock, a stat) waits behind all of it.
+`net.ipv4.tcp_notsent_lowat` bounds the data queued but not yet sent; by default it is unlimited.
+
+## Detection
+`net.ipv4.tcp_notsent_lowat` is 4294967295 (unlimited) and the maximum of `net.ipv4.tcp_wmem`
+is above its default of 4 MiB.
+
+## Fix
+`sysctl` net.ipv4.tcp_notsent_lowat = 131072 (128 KiB).
+
+## Trade-off
+The server wakes more often to refill the socket, a little more CPU per byte; a connection that
+only streams gains nothing.
+
+## Source
+Linux kernel documentation, ip-sysctl (tcp_notsent_lowat),
+https://docs.kernel.org/networking/ip-sysctl.html.
+Jonathan Corbet, "TCP_NOTSENT_LOWAT", LWN.net, 2013, https://lwn.net/Articles/560082/.
+Patrick Meenan, "Optimizing HTTP/2 prioritization with BBR and tcp_notsent_lowat", Cloudflare
+blog, 2018, https://blog.cloudflare.com/http-2-prioritization-with-nginx/.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

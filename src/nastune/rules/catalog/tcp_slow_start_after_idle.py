@@ -1,3 +1,25 @@
+"""# tcp-slow-start-after-idle: TCP slow start after every idle pause
+
+## Problem
+With `net.ipv4.tcp_slow_start_after_idle = 1` (the kernel's default) a connection idle for one
+retransmission timeout restarts from a small congestion window. A file session pauses between
+files all the time.
+
+## Detection
+The sysctl is 1.
+
+## Fix
+`sysctl` net.ipv4.tcp_slow_start_after_idle = 0.
+
+## Trade-off
+A burst after a long pause may meet a path whose capacity changed.
+
+## Source
+Linux kernel documentation, ip-sysctl, https://docs.kernel.org/networking/ip-sysctl.html.
+RFC 2861, "TCP Congestion Window Validation", 2000. RFC 7661, "Updating TCP to Support
+Rate-Limited Traffic", 2015.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,24 @@
+"""# tcp-timeouts-short: TCP gives up on connections too soon
+
+## Problem
+`net.ipv4.tcp_retries2` bounds how long TCP retransmits unacknowledged data before it drops the
+connection. The default, 15, is about 924 s; below 8 (about 100 s, RFC 1122's lower bound) a
+switch failover or a client's stall resets NFS and SMB sessions. A very short
+`tcp_keepalive_time` probes every idle client connection that often.
+
+## Detection
+`tcp_retries2` below 8 (medium), `tcp_keepalive_time` below 60 s (info).
+
+## Fix
+`sysctl` net.ipv4.tcp_retries2 = 15; for keepalive, advice only (minutes are enough).
+
+## Trade-off
+A connection to a client that has really gone is kept longer.
+
+## Source
+kernel admin-guide networking/ip-sysctl (tcp_retries2, tcp_keepalive_time); RFC 1122 4.2.3.5.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,32 @@
+"""# vm-dirty-writeback: dirty page limits unsuited to the RAM size
+
+## Problem
+`vm.dirty_ratio` is the share of memory that may hold written-but-unflushed data before writers
+are made to wait; `dirty_background_ratio` is where background flushing starts. Ratios made for
+small machines become gigabytes on a large one: the flush of that much data stalls every writer.
+Ratios that are too low throttle writers almost at once.
+
+## Detection
+Where a measured `sustained-write` run is given (`diagnose --profile RESULT`), the limit against
+the rate the disks sustained after the burst: a limit they take more than 10 s to write out (a
+fast start, then stalls: the write cliff). Without one, the RAM's size alone: ratio-based limits
+(no `dirty_bytes` set) with dirty_ratio above 20%, or a limit above 4 GiB; or dirty_ratio under 5%,
+or a background ratio not below dirty_ratio.
+
+## Fix
+From a measured rate: the limit sized to about 5 s of the disks' writes, in the form the system
+uses (`dirty_bytes` and half of it for `dirty_background_bytes`, or a ratio of at least 1% and half
+of it). From the RAM alone: `sysctl` dirty_ratio to the share of RAM that is about 1 GiB (kept
+between 5 and 20), and dirty_background_ratio to half of it.
+
+## Trade-off
+Bursts larger than the limit run at disk speed; larger limits absorb bursts but stall longer and
+lose more data that was not yet on disk at a power failure.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, section 1.3.2.2 (writeback threads: more flushing helped NFS); kernel Documentation/admin-guide/sysctl/vm.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

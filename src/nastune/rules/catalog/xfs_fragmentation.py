@@ -1,3 +1,25 @@
+"""# xfs-fragmentation: fragmented XFS file system
+
+## Problem
+A file system written by many slow concurrent writers (a NAS after months of use) scatters files
+over many extents; reading such a file sequentially costs a seek per extent.
+
+## Detection
+Only when measured (`inspect --xfs-fragmentation`: the extents of a sample of files; or
+`--xfs-fragmentation-exact`: `xfs_db -r -c frag` on a frozen file system): a fragmentation factor of
+20% or more, on a file system that holds shared data (a Samba share's path or an NFS export lies on
+it, or it is mounted below one; every data file system when no share is known).
+
+## Fix
+`xfs_fsr` on the mount point (an action, with progress, not a setting).
+
+## Trade-off
+Hours of read-and-rewrite load; run it off-hours.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, sections 2.6 and 2.7: 99% vs 5% fragmentation -37%; xfs_fsr on the 99% case +37%.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,22 @@
+"""# xfs-legacy-knobs-absent: legacy XFS buffer knobs are gone on this kernel
+
+## Problem
+Borikar and Palani (2011) tune `fs.xfs.xfsbufd_centisecs` and `fs.xfs.age_buffer_centisecs` (500). Both belonged to the
+xfsbufd thread, which modern kernels no longer have; their files are absent or do nothing.
+
+## Detection
+An XFS data file system and either key absent from /proc/sys.
+
+## Fix
+Nothing to set: the finding is informational so that the guide's advice is not chased.
+
+## Trade-off
+None.
+
+## Source
+Sagar Borikar and Rajesh Palani, "Linux based SMB NAS System Performance Optimization", Linux Gazette 185, April 2011, https://linuxgazette.net/185/borikar.html, sections 2.4.3-2.4.4; kernel Documentation/admin-guide/xfs.rst (deprecated and removed sysctls).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

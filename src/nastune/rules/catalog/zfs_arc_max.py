@@ -1,3 +1,27 @@
+"""# zfs-arc-max: ZFS ARC capped at half of memory
+
+## Problem
+Before OpenZFS 2.3 the ARC on Linux could grow to half of memory only. ZFS reads through the ARC,
+not the page cache, so on a machine that serves files the other half mostly sits idle while
+files that would fit are read from disk again.
+
+## Detection
+`zfs_arc_max` is 0 (the default), the module's version (/sys/module/zfs/version) is older than
+2.3 or unknown, and the ARC's `c_max` (arcstats) is at most about half of memory.
+
+## Fix
+`sysfs` /sys/module/zfs/parameters/zfs_arc_max = the larger of memory less 1 GiB and 5/8 of
+memory (OpenZFS 2.3's own default); `options zfs zfs_arc_max=N` in /etc/modprobe.d keeps it.
+
+## Trade-off
+Less room for VMs and containers on the same machine; the ARC shrinks under pressure, not at once.
+
+## Source
+"arc_default_max on Linux should match FreeBSD", openzfs/zfs pull request #15437, 2023,
+https://github.com/openzfs/zfs/pull/15437. OpenZFS documentation, "Module Parameters",
+zfs_arc_max.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

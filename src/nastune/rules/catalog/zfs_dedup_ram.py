@@ -1,3 +1,24 @@
+"""# zfs-dedup-ram: ZFS dedup without the RAM for its table
+
+## Problem
+Deduplication looks up every written block in the dedup table. When the table does not fit in RAM,
+each lookup is a random disk read and write throughput collapses.
+
+## Detection
+A dataset with dedup on whose used space, at about 5 GB of RAM per TB, needs more than the
+machine's RAM.
+
+## Fix
+`zfs_property` dedup=off (affects new writes).
+
+## Trade-off
+More space for new data.
+
+## Source
+"benchmark : OpenIndiana versus FreeNas", WikiMiNET, page wiki:divers:coin_geek:benchmark_nfs, 2013: plan about 5 GB of RAM per TB; at 410 GB deduplicated, a quarter of the 75% of RAM in use was
+the dedup table.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,37 @@
+"""# zfs-dirty-data: ZFS dirty data limit far above what the pool writes in seconds
+
+## Problem
+ZFS does not buffer writes in the page cache, so `vm.dirty_ratio` does not govern them: it
+gathers them in memory up to `zfs_dirty_data_max` (10% of RAM by default, up to 4 GiB) and
+writes them out as transaction groups, every `zfs_txg_timeout` seconds (5) or sooner when enough
+is dirty. Past 60% of the limit it delays each write, and at the limit it halts them until a
+group is written. A limit that the pool takes far longer than a few seconds to write lets a
+client's copy run at the link's rate until memory is full, then crawl or stop while
+gigabytes are written: "fast, then slow".
+
+## Detection
+A measured sustained write (a `sustained-write` run of `bench` or `optimize`, given with
+`--profile`) whose rate after the burst, against `zfs_dirty_data_max`
+(/sys/module/zfs/parameters), means more than 10 s of the pool's writes, on a NAS whose shared
+data lies on ZFS datasets. Without a measured run the rule says nothing: nothing in /proc or /sys
+tells how fast the pool writes.
+
+## Fix
+`sysfs` /sys/module/zfs/parameters/zfs_dirty_data_max = about 5 s of the measured rate (at
+least 64 MiB); `--persist` keeps it as `options zfs zfs_dirty_data_max=N` in
+/etc/modprobe.d/zfs.conf, where OpenZFS reads it when the module loads.
+
+## Trade-off
+Less absorbed at the link's rate: a burst that fitted in memory waits for the pool sooner.
+Asynchronous data not yet written is lost on a power failure either way; sync writes are not
+affected.
+
+## Source
+OpenZFS documentation, "Module Parameters" (zfs_dirty_data_max, zfs_dirty_data_max_percent,
+zfs_delay_min_dirty_percent, zfs_txg_timeout) and "ZFS Transaction Delay",
+https://openzfs.github.io/openzfs-docs/Performance%20and%20Tuning/Module%20Parameters.html.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

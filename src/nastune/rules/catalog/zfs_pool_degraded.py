@@ -1,3 +1,28 @@
+"""# zfs-pool-degraded: ZFS pool degraded, faulted or unavailable
+
+## Problem
+A pool whose health is not ONLINE has lost a device (DEGRADED: its data still readable, with less
+redundancy than it was built with, or none), or more than its redundancy can carry (FAULTED,
+UNAVAIL, SUSPENDED). Its data is one failure from being lost, and what is measured on it
+meanwhile is the pool rebuilding missing blocks, not its speed.
+
+## Detection
+`zpool list -o health` not ONLINE; `zpool status -P -L` names the vdevs not online. Data at risk
+comes before every speed finding (critical).
+
+## Fix
+Advice: `zpool status -v POOL`, then `zpool replace` a failed disk (or `zpool online` one back
+after a cable fault) and let the resilver finish before tuning or benchmarking.
+
+## Trade-off
+A resilver takes disk time from clients until it ends.
+
+## Source
+"benchmark : OpenIndiana versus FreeNas", WikiMiNET, page wiki:divers:coin_geek:benchmark_nfs, 2013
+(a resilver costs 15% CPU, 700 MB RAM, ~12 MB/s per disk); OpenZFS documentation, zpool-status(8)
+and zpool-replace(8), https://openzfs.github.io/openzfs-docs/man/master/8/zpool-status.8.html.
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts

@@ -1,3 +1,28 @@
+"""# zfs-recordsize: ZFS recordsize against what the dataset holds
+
+## Problem
+ZFS reads and writes whole records. Small random writes into 128K records (VM images, databases)
+read, modify and rewrite a whole record each; big files in small records cost metadata and
+compress worse.
+
+## Detection
+From the dataset's name and shares: a name with vm, images, disks, qemu or kvm and a recordsize
+above 64K; a name with db, sql, postgres, mysql or maria and one above 16K; a dataset shared over
+SMB or NFS (a share path at or under its mount point) with a recordsize below 128K.
+
+## Fix
+`zfs_property` recordsize 64K (VM images), 16K (databases), 1M (shared files).
+
+## Trade-off
+Only files written after the change use it. The name is a guess: measure the workload's real I/O
+size.
+
+## Source
+OpenZFS documentation, "Workload Tuning",
+https://openzfs.github.io/openzfs-docs/Performance%20and%20Tuning/Workload%20Tuning.html.
+zfsprops(7), recordsize.
+"""
+
 import re
 from collections.abc import Iterator
 

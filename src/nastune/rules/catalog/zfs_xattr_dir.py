@@ -1,3 +1,29 @@
+"""# zfs-xattr-dir: ZFS extended attributes in directories, not system attributes
+
+## Problem
+With `xattr=on` (before OpenZFS 2.2) or `xattr=dir` each extended attribute is a file in a hidden
+directory: reading one costs up to three lookups. Samba reads xattrs for every file it lists (DOS
+attributes, ACLs, macOS metadata).
+
+## Detection
+A dataset with `xattr=dir`, or `xattr=on` on a module older than OpenZFS 2.2, that holds shared
+data (a Samba share's path or an NFS export lies on it, or it is mounted below one; every one when
+no share is known). From 2.2 `on` means sa, and a dataset set to sa reads back as `on` (seen on
+OpenZFS 2.3 in the kernel lab): the module's version, /sys/module/zfs/version, decides, and an
+unknown version is read as older.
+
+## Fix
+`zfs_property` xattr=sa: small attributes live with the file's dnode.
+
+## Trade-off
+Only attributes written from then on move. Implementations without SA xattrs cannot read them.
+
+## Source
+Brian Behlendorf, "Implement SA based xattrs", openzfs/zfs issue #443, 2011,
+https://github.com/openzfs/zfs/issues/443 (about 3x faster xattr access).
+"xattr dataset prop: change defaults to sa", openzfs/zfs pull request #15147, 2023. zfsprops(7).
+"""
+
 from collections.abc import Iterator
 
 from nastune.facts import Facts
