@@ -1,7 +1,8 @@
 """ARCHITECTURE.md's table "to add X, touch these files", checked by doing it: a throwaway rule
-is added to a copy of the checkout, and the registry's conformance tests, run on that copy, pass
-with the files the table names and no other (the index `explain` reads is written by its command,
-not by hand)."""
+and a throwaway setting are each added to a copy of the checkout, and the registry's conformance
+tests and the tests that use it, run on that copy, pass with the files the table names and no
+other (what is generated from the registry, the index `explain` reads and docs/tuning.md's list of
+settings, is written by its command, not by hand)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).parents[2]
-SKIP = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache")
-GENERATED = {"src/nastune/rules/index.json"}  # python -m nastune.rules.index writes it from the rules
+# written from the registry by python -m nastune.rules.index and python -m nastune.tune.knobs.listing
+GENERATED = {"src/nastune/rules/index.json", "docs/tuning.md"}
+WRITERS = [["nastune.rules.index"], ["nastune.tune.knobs.listing", "docs/tuning.md"]]
 
 RULE = '''"""# throwaway-checksum-off: ZFS checksums off on a served dataset
 
@@ -51,6 +53,24 @@ RULE = Rule(
 )
 '''
 
+KNOB = """
+
+class ThrowawayAutogroup(FileValue):
+    doc = "the scheduler's grouping of a session's tasks (target: autogroup)"
+    persists = "unit"
+    kind, phase = "throwaway_autogroup", 10
+
+    def validate(self, change: Change) -> None:
+        _int_range(change, 0, 1, "throwaway_autogroup")
+
+    def path(self, change: Change) -> str:
+        return "/proc/sys/kernel/sched_autogroup_enabled"
+"""
+FILE_BEFORE = '    "/proc/fs/nfsd/threads": "8\\n",\n'  # tests/tune/conftest.py's files of a root
+FILE = '    "/proc/sys/kernel/sched_autogroup_enabled": "1\\n",\n'
+LAST = '    {"knob": "samba", "target": "global", "key": "server signing"'  # CHANGES' last: tests read CHANGES[-1]
+CHANGE = '    {"knob": "throwaway_autogroup", "target": "autogroup", "new": 0},\n'
+
 CASE = """from tests.rules.kit import Case, changes, fail, zfs
 
 CASE = Case(
@@ -62,9 +82,23 @@ CASE = Case(
 
 
 def _copy(to: Path) -> None:
-    for part in ("src", "tests"):
-        shutil.copytree(TOP / part, to / part, ignore=SKIP)
-    shutil.copy(TOP / "pyproject.toml", to / "pyproject.toml")
+    """The checkout's tracked files, as a clone holds them."""
+    tracked = subprocess.run(["git", "-C", str(TOP), "ls-files", "-z"], capture_output=True, text=True, check=True)
+    for name in filter(None, tracked.stdout.split("\0")):
+        if (TOP / name).is_file():
+            (to / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(TOP / name, to / name)
+
+
+def _passes(copy: Path, *tests: str) -> str:
+    """Write what is generated from the registries, then run `tests` on the copy: their output."""
+    env = {**os.environ, "PYTHONPATH": f"{copy / 'src'}{os.pathsep}{copy}"}  # before the installed nastune
+    for writer in WRITERS:
+        subprocess.run([sys.executable, "-m", *writer], cwd=copy, env=env, check=True, capture_output=True)
+    argv = [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *tests]
+    done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:]
+    return done.stdout
 
 
 def _touched(copy: Path) -> set[str]:
@@ -84,19 +118,32 @@ def test_a_rule_takes_its_module_and_its_case(tmp_path):
     _copy(copy)
     (copy / "src/nastune/rules/catalog/throwaway_checksum_off.py").write_text(RULE)
     (copy / "tests/rules/catalog/throwaway_checksum_off.py").write_text(CASE)
-    env = {**os.environ, "PYTHONPATH": f"{copy / 'src'}{os.pathsep}{copy}"}  # before the installed nastune
-    python = [sys.executable, "-m"]
-    subprocess.run([*python, "nastune.rules.index"], cwd=copy, env=env, check=True, capture_output=True)
-    tests = ["tests/rules/test_rules.py", "tests/rules/test_index.py", "-k", "throwaway or conformance or index"]
-    done = subprocess.run(
-        [*python, "pytest", "-v", "-p", "no:cacheprovider", *tests], cwd=copy, env=env, capture_output=True, text=True
+    said = _passes(
+        copy, "tests/rules/test_rules.py", "tests/rules/test_index.py", "-k", "throwaway or conformance or index"
     )
-    assert done.returncode == 0, done.stdout[-3000:]
-    ran = re.findall(r"::(\w+)\[throwaway-checksum-off\] PASSED", done.stdout)  # fires, stays quiet, ...
-    assert {"test_rule_fires_with_evidence_and_values", "test_rule_stays_quiet"} <= set(ran), done.stdout[-3000:]
+    ran = re.findall(r"::(\w+)\[throwaway-checksum-off\] PASSED", said)  # fires, stays quiet, ...
+    assert {"test_rule_fires_with_evidence_and_values", "test_rule_stays_quiet"} <= set(ran), said[-3000:]
     assert _touched(copy) == {
         "src/nastune/rules/catalog/throwaway_checksum_off.py",
         "tests/rules/catalog/throwaway_checksum_off.py",
     }
-    table = (TOP / "ARCHITECTURE.md").read_text()
-    assert re.search(r"\| a \*\*rule\*\*[^|\n]*\|[^\n]*\*\*2 files\*\*", table)  # what the table says
+    assert re.search(r"\| a \*\*rule\*\*[^|\n]*\|[^\n]*\*\*2 files\*\*", _table())  # what the table says
+
+
+def test_a_setting_takes_its_class_and_a_change_a_test_makes(tmp_path):
+    copy = tmp_path / "checkout"
+    _copy(copy)
+    kernel = copy / "src/nastune/tune/knobs/kernel.py"
+    kernel.write_text(kernel.read_text() + KNOB)
+    conftest = copy / "tests/tune/conftest.py"
+    text = conftest.read_text().replace(FILE_BEFORE, FILE_BEFORE + FILE).replace(LAST, CHANGE + LAST)
+    conftest.write_text(text)
+    tests = ["tests/tune/test_knobs_registry.py", "tests/tune/test_apply.py", "tests/docs/test_readme.py"]
+    said = _passes(copy, *tests, "-k", "registry or knob or throwaway or every_change")
+    assert re.search(r"throwaway_autogroup[^\n]* PASSED", said), said[-3000:]  # applied, read back, rolled back
+    assert _touched(copy) == {"src/nastune/tune/knobs/kernel.py", "tests/tune/conftest.py"}
+    assert re.search(r"\| a \*\*setting\*\*[^|\n]*\|[^\n]*\*\*2 files\*\*", _table())
+
+
+def _table() -> str:
+    return (TOP / "ARCHITECTURE.md").read_text()
