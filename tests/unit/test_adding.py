@@ -1,5 +1,5 @@
-"""ARCHITECTURE.md's table "to add X, touch these files", checked by doing it: a throwaway rule
-and a throwaway setting are each added to a copy of the checkout, and the registry's conformance
+"""ARCHITECTURE.md's table "to add X, touch these files", checked by doing it: a throwaway rule,
+setting and workload are each added to a copy of the checkout, and the registry's conformance
 tests and the tests that use it, run on that copy, pass with the files the table names and no
 other (what is generated from the registry, the index `explain` reads and docs/tuning.md's list of
 settings, is written by its command, not by hand)."""
@@ -70,6 +70,33 @@ FILE_BEFORE = '    "/proc/fs/nfsd/threads": "8\\n",\n'  # tests/tune/conftest.py
 FILE = '    "/proc/sys/kernel/sched_autogroup_enabled": "1\\n",\n'
 LAST = '    {"knob": "samba", "target": "global", "key": "server signing"'  # CHANGES' last: tests read CHANGES[-1]
 CHANGE = '    {"knob": "throwaway_autogroup", "target": "autogroup", "new": 0},\n'
+
+WORKLOAD = """
+
+class ThrowawayWriteLatency(OnPath):
+    name, title = "throwaway-write-latency", "Per-request write latency"
+    path = "write"
+    doc = "4 KiB random writes one at a time with direct I/O: the latency a single write sees."
+    source = "fio(1), https://fio.readthedocs.io"
+
+    def metrics(self, params: Params) -> dict[str, Metric]:
+        return {"latency p50": Metric("us", False)}
+
+    def once(self, target: Target, params: Params, state: State) -> dict[str, float]:
+        job = fio.Job("tw", "randwrite", 4 * KiB, 4 * MiB, {"runtime": "1", "time_based": "1"})
+        return {"latency p50": fio.run_jobs(target, [job])["tw"]["lat_us_p50"]}
+"""
+WORKLOAD_TEST = """import json
+
+from tests.conftest import run_cli
+
+
+def test_it_measures_a_path(tmp_path):
+    out = tmp_path / "r.json"
+    run_cli("bench", "--target", str(tmp_path), "-w", "throwaway-write-latency", "--repeats", "2", "--out", str(out))
+    (r,) = json.loads(out.read_text())["results"]
+    assert len(r["metrics"]["latency p50"]["values"]) == 2
+"""
 
 CASE = """from tests.rules.kit import Case, changes, fail, zfs
 
@@ -143,6 +170,20 @@ def test_a_setting_takes_its_class_and_a_change_a_test_makes(tmp_path):
     assert re.search(r"throwaway_autogroup[^\n]* PASSED", said), said[-3000:]  # applied, read back, rolled back
     assert _touched(copy) == {"src/nastune/tune/knobs/kernel.py", "tests/tune/conftest.py"}
     assert re.search(r"\| a \*\*setting\*\*[^|\n]*\|[^\n]*\*\*2 files\*\*", _table())
+
+
+def test_a_workload_takes_its_class_and_its_test(tmp_path):
+    copy = tmp_path / "checkout"
+    _copy(copy)
+    module = copy / "src/nastune/bench/workloads.py"
+    text = module.read_text().replace("\n\nWORKLOADS: dict", WORKLOAD + "\n\nWORKLOADS: dict")
+    module.write_text(text.replace("        Latency(),\n", "        Latency(),\n        ThrowawayWriteLatency(),\n"))
+    (copy / "tests/bench/test_throwaway_workload.py").write_text(WORKLOAD_TEST)
+    tests = ["tests/bench/test_workloads_registry.py", "tests/bench/test_throwaway_workload.py", "tests/docs"]
+    said = _passes(copy, *tests, "-k", "not paths_named")  # that one asks git, which a copy is not
+    assert "test_throwaway_workload.py::test_it_measures_a_path PASSED" in said, said[-3000:]
+    assert _touched(copy) == {"src/nastune/bench/workloads.py", "tests/bench/test_throwaway_workload.py"}
+    assert re.search(r"\| a \*\*workload\*\*[^|\n]*\|[^\n]*\*\*2 files\*\*", _table())
 
 
 def _table() -> str:
