@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-
-if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
-    from nastune.stats.runs import Row
+from nastune.stats.runs import Row
 
 
 @dataclass

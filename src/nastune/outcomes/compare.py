@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nastune import wire
-
-if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
-    from nastune.stats.runs import Row
+from nastune.stats.runs import Row
 
 
 @dataclass

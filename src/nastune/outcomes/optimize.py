@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nastune import wire
 from nastune.bench.results import ResultSet
 from nastune.outcomes.screened import MARGIN, Screened, Sum
+from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
-
-if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
-    from nastune.stats.runs import Row
 
 
 @dataclass

@@ -14,7 +14,6 @@ from nastune.stats.factorial import Together
 from nastune.stats.runs import Row
 
 MARGIN = NOISE_FLOOR  # an own effect shown below this on every moved metric is small enough to drop
-STANDINGS = ("helped", "small", "unresolved", "no verdict")
 
 
 def bound(row: Row) -> float:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
-    from nastune.stats.runs import Row
+from nastune.stats.runs import Row
 
 
 @dataclass

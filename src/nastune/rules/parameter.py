@@ -27,8 +27,8 @@ class Slow:
     severity: Severity | None = None  # the finding's own, where it differs from the rule's
     advice: str | None = None
 
-    def fires(self, value: str | None) -> bool:
-        return value is not None and value.strip().lower() in self.values
+    def fires(self, value: str) -> bool:
+        return value.strip().lower() in self.values
 
 
 def samba(keys: tuple[str, ...], slow: Slow, shares: bool = True, default: str | None = None) -> Check:
