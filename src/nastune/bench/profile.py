@@ -33,6 +33,9 @@ def _net(text: str) -> dict[str, tuple[int, int, int, int]]:
     return out
 
 
+SAMPLE_TAKES = 5.0  # seconds a sample may take at most: its `ss` is stopped after them
+
+
 @dataclass
 class Profiler:
     """Samples /proc every `interval` seconds in a thread while a run goes on."""
@@ -53,7 +56,7 @@ class Profiler:
             net = _net(read("/proc/net/dev"))
         servers = evidence.serving_pids(self.root)
         cgroups = evidence.cgroups_of(self.root, servers)
-        ss = self.root.run(evidence.tcp_argv(self.net_pid), timeout=5)
+        ss = self.root.run(evidence.tcp_argv(self.net_pid), timeout=SAMPLE_TAKES)
         psi = evidence.pressure(self.root)
         diskstats = read("/proc/diskstats")
         unknown = {}  # evidence this system cannot give, and why: never a reason to fail
@@ -117,10 +120,11 @@ class Profiler:
 
     def window(self, first: int) -> list[Sample]:
         """The samples of a run that began when `first` had been taken and has just ended: the
-        one before it began, and each since, up to one taken after its end (waited for, within
-        three intervals)."""
-        taken, deadline = len(self.samples), time.monotonic() + 3 * self.interval
-        while len(self.samples) == taken and time.monotonic() < deadline:
+        one before it began, and each since, up to one taken after its end. That one is waited
+        for three intervals and as long as a sample may take (its `ss` may take SAMPLE_TAKES): on a
+        busy NAS a sample takes longer than an interval, and a short run would go unprofiled."""
+        taken, deadline = len(self.samples), time.monotonic() + 3 * self.interval + SAMPLE_TAKES
+        while len(self.samples) == taken and time.monotonic() < deadline and self._thread.is_alive():
             time.sleep(self.interval / 5)
         return self.samples[max(first - 1, 0) :]
 
