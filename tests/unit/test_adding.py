@@ -1,8 +1,9 @@
 """ARCHITECTURE.md's table "to add X, touch these files", checked by doing it: a throwaway rule,
-setting and workload are each added to a copy of the checkout, and the registry's conformance
-tests and the tests that use it, run on that copy, pass with the files the table names and no
-other (what is generated from the registry, the index `explain` reads and docs/tuning.md's list of
-settings, is written by its command, not by hand)."""
+setting, workload and protocol are each added to a copy of the checkout, and the registry's
+conformance tests and the tests that use it, run on that copy, pass with the files the table
+names and no other (what is generated from the registry, the index `explain` reads and
+docs/tuning.md's list of settings, is written by its command, not by hand). The protocol's lab
+server is not started there: its server, rsync, is a package the copy's setup would install."""
 
 from __future__ import annotations
 
@@ -107,6 +108,101 @@ CASE = Case(
 )
 """
 
+PROTOCOL = '''"""rsync's daemon protocol (rsync://host/module/): rsync as the client, an anonymous module."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from nastune.protocols.base import Protocol
+from nastune.protocols.client import Call, Words, client_name, empty_files, located, on_client, timed
+
+if TYPE_CHECKING:
+    from nastune.login import Login
+    from nastune.protocols.client import Target
+
+
+class Rsyncd(Protocol):
+    name, title, server = "rsync", "rsync (daemon)", "rsyncd"
+    tools, server_tools = ("rsync",), ("rsync",)
+    lab_share, share_var = "data", "nastune_rsync_module"
+    port, processes, order = 873, ("rsync",), 4
+    client_version = ("rsync", ("rsync", "--version"))
+    words = Words(not_found=("No such file or directory (2)",), refused=("@ERROR: auth failed",))
+
+    def check(self, host: str, share: str, login: Login | None = None) -> Call:
+        return Call(["rsync", "--contimeout=5", f"rsync://{host}/{share}/"])
+
+    def _url(self, target: Target, name: str = "") -> str:
+        return f"rsync://{target.host}/{located(target)[1]}/{client_name(name, 'rsync') if name else ''}"
+
+    def upload(
+        self, target: Target, local: str, name: str, sent: list[tuple[float, int]] | None = None
+    ) -> tuple[float, float]:
+        argv = ["rsync", "--inplace", local, self._url(target, name)]
+        return timed(target, argv, "rsync upload", words=self.words, sent=sent)
+
+    def download(self, target: Target, name: str, from_root: bool = False) -> tuple[float, float]:
+        url = f"rsync://{target.host}/{name}" if from_root else self._url(target, name)
+        argv = ["rsync", "--inplace", "--write-devices", url, "/dev/null"]
+        return timed(target, argv, f"rsync download {name}", words=self.words)
+
+    def remove(self, target: Target, name: str) -> None:
+        """An empty directory synced over the module's, deleting `name` alone."""
+        with empty_files(target, "rsync-empty", 0, "rsync delete") as empty:
+            only = [f"--include=/{client_name(name, 'rsync')}", "--exclude=*"]
+            argv = ["rsync", "-r", "--delete", *only, f"{empty}/", self._url(target)]
+            on_client(target, argv, "rsync delete", words=self.words)
+
+
+RSYNCD = Rsyncd()
+'''
+SERVER = '''"""rsync's daemon serving the lab's directory as one writable module, anonymous."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nastune.lab import network
+from nastune.lab.procs import spawn, write_file
+from nastune.lab.scenario import Scenario
+from nastune.lab.sh import in_ns
+from nastune.lab.state import Process, State
+from nastune.login import Login
+from nastune.protocols.rsyncd import RSYNCD
+from nastune.sites.lab.serving.base import Serving
+
+
+class RsyncdServing(Serving):
+    protocol = RSYNCD
+
+    def start(
+        self, state: State, directory: Path, share: str, scenario: Scenario, cgroups: list[str], login: Login
+    ) -> Process:
+        module = f"[{RSYNCD.lab_share}]\\npath = {share}\\nread only = no\\n"
+        conf = write_file(directory / "rsyncd.conf", "use chroot = no\\nuid = root\\ngid = root\\n" + module)
+        daemon = ["rsync", "--daemon", "--no-detach", f"--config={conf}", f"--address={network.NAS_IP}"]
+        log = directory / "logs" / "rsyncd.out"
+        return self.ready(spawn(state, self.protocol.server, in_ns(network.NAS_NS, daemon), log, cgroups), None)
+
+
+SERVING = RsyncdServing()
+'''
+# the three files besides the protocol's two that name it: what, the line it follows, the line added
+NAMED = [
+    ("scripts/setup", " rpcbind vsftpd ", " rpcbind vsftpd rsync "),  # its server's package, installed
+    ("src/nastune/facts/system.py", '    "vsftpd",\n', '    "vsftpd",\n    "rsync",\n'),  # the daemon inspect lists
+    ("src/nastune/packages.py", '"rpcinfo": "rpcbind",\n', '"rpcinfo": "rpcbind",\n        "rsync": "rsync",\n'),
+]
+SEEN = """from nastune.bench.targets import parse
+from nastune.facts.system import DAEMONS
+from nastune.packages import PACKAGES
+from nastune.protocols import PROTOCOLS
+from nastune.sites.lab.serving import SERVING
+t = parse("rsync://10.0.0.1/data")
+print(list(PROTOCOLS), SERVING["rsync"].protocol is PROTOCOLS["rsync"], t.kind, t.share, "rsync" in DAEMONS, PACKAGES["rsync"])
+"""
+
 
 def _copy(to: Path) -> None:
     """The checkout's tracked files, as a clone holds them."""
@@ -188,3 +284,25 @@ def test_a_workload_takes_its_class_and_its_test(tmp_path):
 
 def _table() -> str:
     return (TOP / "ARCHITECTURE.md").read_text()
+
+
+def test_a_protocol_takes_its_module_its_lab_server_and_three_names(tmp_path):
+    copy = tmp_path / "checkout"
+    _copy(copy)
+    (copy / "src/nastune/protocols/rsyncd.py").write_text(PROTOCOL)
+    (copy / "src/nastune/sites/lab/serving/rsyncd.py").write_text(SERVER)
+    for name, before, after in NAMED:
+        text = (copy / name).read_text()
+        assert text.count(before) == 1, name
+        (copy / name).write_text(text.replace(before, after))
+    said = _passes(copy, "tests/protocols/test_protocols_registry.py", "tests/bench/test_workloads_registry.py")
+    assert "failed" not in said and " passed" in said, said[-3000:]
+    env = {**os.environ, "PYTHONPATH": f"{copy / 'src'}{os.pathsep}{copy}"}
+    seen = subprocess.run([sys.executable, "-c", SEEN], cwd=copy, env=env, capture_output=True, text=True, check=True)
+    assert seen.stdout.split() == ["['smb',", "'nfs',", "'ftp',", "'rsync']", "True", "rsync", "data", "True", "rsync"]
+    assert _touched(copy) == {
+        "src/nastune/protocols/rsyncd.py",
+        "src/nastune/sites/lab/serving/rsyncd.py",
+        *(name for name, _, _ in NAMED),
+    }
+    assert re.search(r"\| a \*\*protocol\*\*[^|\n]*\|[^\n]*\*\*5 files\*\*", _table())
