@@ -264,7 +264,7 @@ def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
     metric, no verdict, or not resolved either way (an interval that reaches above the margin:
     absence of evidence). None offered when every rule would be: the plan moved something."""
     from nastune.jobs.keeping import decide
-    from nastune.outcomes.screened import Screened
+    from nastune.outcomes.screen import Screened
     from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
     from nastune.stats.runs import Row
@@ -286,7 +286,7 @@ def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reache
     """The first main job: +8% on the network that no rule's own effect explained, and the MTU and
     TCP buffers offered for removal. A rule shown small whose settings reach such a metric stays."""
     from nastune.jobs.keeping import decide
-    from nastune.outcomes.screened import Screened, Sum
+    from nastune.outcomes.screen import Screened, Sum
     from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
     from nastune.stats.factorial import Together

@@ -14,7 +14,7 @@ import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.outcomes.optimize import Interleaved, OptimizeOutcome
-from nastune.outcomes.screened import Screened
+from nastune.outcomes.screen import Screened
 from nastune.report.html import Page, Search, render
 from nastune.rules.model import Finding, Severity
 from nastune.stats.runs import compare_runs

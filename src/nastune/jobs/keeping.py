@@ -14,7 +14,7 @@ from pathlib import Path
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Consent
 from nastune.outcomes.optimize import Interleaved
-from nastune.outcomes.screened import MARGIN, Screened, Sum
+from nastune.outcomes.screen import MARGIN, Screened, Sum
 from nastune.tune.plan import Plan
 
 

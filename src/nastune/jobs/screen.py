@@ -26,7 +26,7 @@ from nastune.bench.params import Params
 from nastune.jobs import ab
 from nastune.jobs.switch import AbError, Switch, Unchanged
 from nastune.outcomes.ab import AbOutcome
-from nastune.outcomes.screened import Screened, Sum
+from nastune.outcomes.screen import Screened, Sum
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.sites.tuner import Tuner

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-from nastune.outcomes.screened import MARGIN, Screened, Sum
+from nastune.outcomes.screen import MARGIN, Screened, Sum
 from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
 

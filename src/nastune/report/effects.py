@@ -5,7 +5,7 @@ lines the console and the report say of a screening."""
 from __future__ import annotations
 
 from nastune.outcomes.optimize import Interleaved
-from nastune.outcomes.screened import MARGIN, Screened, bound
+from nastune.outcomes.screen import MARGIN, Screened, bound
 from nastune.report import tables
 
 CONFOUNDED = (

@@ -14,7 +14,7 @@ from urllib.parse import urlparse
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
     from nastune.bench.results import ResultSet
-    from nastune.outcomes.screened import Screened
+    from nastune.outcomes.screen import Screened
     from nastune.stats.runs import Row
 
 WIDTH = 80
