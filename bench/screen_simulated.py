@@ -20,7 +20,7 @@ from record import RESULTS, write
 
 from nastune.jobs.keeping import Screened, Sum, decide
 from nastune.stats.factorial import design, effects, together
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 MATTERS = "matters"
 SPREADS = (0.01, 0.02, 0.03, 0.05)  # one run's spread (log-normal); the lab's shaped link: 0.4-1.7%
@@ -48,7 +48,7 @@ def screening(rng: np.random.Generator, rules: int, change: float, spread: float
     values = list(100 * np.exp(np.log1p(change) * (runs[:, 0] > 0) + rng.normal(0, spread, len(runs))))
     pairs = _pairs(rng, change, spread)
     names = [MATTERS] + [f"nothing-{n}" for n in range(1, rules)]
-    rows = [Row("seq-write", TARGET, "MB/s", "MB/s", True, None, e) for e in effects(runs, values, pairs=pairs)]
+    rows = [Verdict.of("seq-write", TARGET, "MB/s", "MB/s", True, None, e) for e in effects(runs, values, pairs=pairs)]
     found = together(runs, values, pairs)
     sums = [Sum(f"seq-write @ {TARGET} MB/s", found, names)] if found else []
     return [Screened(name, 1, [row]) for name, row in zip(names, rows)], sums

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 
 class Wire(BaseModel):
@@ -20,8 +20,66 @@ class Wire(BaseModel):
         return self.model_dump_json(by_alias=True, indent=indent)
 
 
-class Verdict(BaseModel):
-    """One metric of one workload on one target, compared, as JSON (stats.runs.Row.verdict)."""
+Judged = Literal["better", "worse", "~"]
+
+
+class Comparison(BaseModel):
+    """Two samples of one metric compared (stats.compare computes it): medians with their 95%
+    intervals, the relative change with its interval, the rank test's p and the verdict."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+
+    before_median: float
+    before_ci: tuple[float, float]
+    after_median: float
+    after_ci: tuple[float, float]
+    change: float  # relative, after/before - 1
+    change_ci: tuple[float, float]  # (-inf, inf): too few repeats for an interval; null in JSON
+    p_value: float
+    verdict: Judged
+    min_p: float = 0.0  # the smallest p-value these sample sizes allow: 2 / C(n_a + n_b, n_a)
+    detectable: float | None = None  # for "~": the smallest relative change it could have called (None: none)
+    sizes: tuple[int, int] = (0, 0)  # repeats before, after
+
+    @field_validator("change_ci", mode="before")
+    @classmethod
+    def _read(cls, v: object) -> object:
+        """An interval JSON gives as null is the infinite one it stands for."""
+        if isinstance(v, list | tuple):
+            return tuple(math.inf * (1 if i else -1) if x is None else x for i, x in enumerate(v))
+        return v
+
+    @field_serializer("change_ci")
+    def _strict(self, v: tuple[float, float]) -> list[float | None]:
+        """Strict JSON: an interval that does not exist is null, never Infinity."""
+        return [x if math.isfinite(x) else None for x in v]
+
+    def interval_text(self) -> str:
+        low, high = self.change_ci
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return "too few repeats for an interval"
+        return f"{low:+.1%}..{high:+.1%}"
+
+    def small(self) -> bool:
+        """A "~" whose interval excludes no change: the sign is known, the size not beyond the noise floor."""
+        low, high = self.change_ci
+        return self.verdict == "~" and math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0)
+
+    def verdict_text(self) -> str:
+        """The verdict as a person should read it: a "~" says what it could have seen, or that the
+        change has a known sign but no size beyond the noise floor."""
+        if self.verdict != "~":
+            return self.verdict
+        if self.small():
+            side = "above" if self.change_ci[0] > 0 else "below"
+            return f"~ (small: {side} zero, not clearly beyond the noise floor)"
+        if self.detectable is None:
+            return "~ (too few repeats to tell)"
+        return f"~ (no change larger than about {self.detectable:.0%})"
+
+
+class Measured(BaseModel):
+    """Which metric of which workload on which target."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -30,24 +88,24 @@ class Verdict(BaseModel):
     metric: str
     unit: str
     higher_is_better: bool
-    limit: float | None
-    before_median: float
-    before_ci: list[float]
-    after_median: float
-    after_ci: list[float]
-    change: float
-    change_ci: list[float | None]  # null: too few repeats for an interval
-    p_value: float
-    verdict: Literal["better", "worse", "~"]
-    min_p: float
-    detectable: float | None
-    sizes: list[int]
+    limit: float | None  # the link's goodput in the metric's unit, where one bounds it
 
-    @field_validator("change_ci")
+
+class Verdict(Comparison, Measured):
+    """One metric of one workload on one target, compared: what the console, the report and the
+    JSON (compare.json, ab.json, --json) all read, its fields flat in the JSON."""
+
     @classmethod
-    def _strict(cls, v: list[float | None]) -> list[float | None]:
-        """Strict JSON: an interval that does not exist is null, never Infinity."""
-        return [x if x is None or math.isfinite(x) else None for x in v]
+    def of(
+        cls, workload: str, target: str, metric: str, unit: str, higher: bool, limit: float | None, c: Comparison
+    ) -> Verdict:
+        named = {"workload": workload, "target": target, "metric": metric, "unit": unit, "limit": limit}
+        return cls(**named, higher_is_better=higher, **dict(c))
+
+    @property
+    def name(self) -> str:
+        """How notes, controls and withheld settings name the metric: "workload @ target metric"."""
+        return f"{self.workload} @ {self.target} {self.metric}"
 
 
 class Planned(BaseModel):

@@ -79,8 +79,8 @@ def test_each_repeat_is_measured_in_its_side_and_the_settings_end_applied(root, 
     assert not mixed.stopped
     assert sorted(probe.seen) == [10] * 5 + [40] * 6  # A: warm-up and 5 repeats (its last is the control); B: 5
     (row,) = mixed.rows
-    assert row.result.verdict == "better"
-    assert row.result.sizes == (5, 5)
+    assert row.verdict == "better"
+    assert row.sizes == (5, 5)
     assert mixed.withheld == []
     for side in mixed.runs:  # the first pair profiled on both sides: what limited A and B
         assert all(r.profile for r in side.results), side.label
@@ -101,7 +101,7 @@ def test_settings_that_made_a_metric_worse_are_left_as_they_were(root, tmp_path)
     _, _, (mixed, journal) = _run(root, Probe(root, b=90.0), tmp_path)
     assert mixed is not None
     (row,) = mixed.rows
-    assert row.result.verdict == "worse"
+    assert row.verdict == "worse"
     assert mixed.withheld == [f"probe @ {row.target} MB/s"]
     assert journal is None
     assert (root / SETTING).read_text().strip() == "40"
@@ -229,8 +229,8 @@ def test_screening_measures_each_rule_s_settings_alone_on_what_the_plan_moved(ro
     mixed = _screened(root, tmp_path)
     screened = {s.rule: s for s in mixed.screened}
     assert set(screened) == {"dirty-ratio-high", "read-ahead-small"}
-    assert [r.result.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
-    assert [r.result.verdict for r in screened["read-ahead-small"].rows] == ["~"]
+    assert [r.verdict for r in screened["dirty-ratio-high"].rows] == ["better"]
+    assert [r.verdict for r in screened["read-ahead-small"].rows] == ["~"]
     from nastune.report.effects import effects
 
     said = effects(mixed)
@@ -267,10 +267,12 @@ def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
     from nastune.outcomes.screen import Screened
     from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
-    from nastune.stats.runs import Row
+    from nastune.wire import Verdict
 
     def rule(name: str, b: list[float]) -> Screened:
-        return Screened(name, 1, [Row("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))])
+        return Screened(
+            name, 1, [Verdict.of("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))]
+        )
 
     same, better = [100.2, 100.8, 99.1, 100.4, 99.6], [130.0, 131.0, 129.0, 130.5, 129.5]
     wide = [96.0, 111.0, 100.0, 106.0, 99.0]
@@ -290,11 +292,11 @@ def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reache
     from nastune.report.effects import rule_lines
     from nastune.stats.compare import compare
     from nastune.stats.factorial import Together
-    from nastune.stats.runs import Row
+    from nastune.wire import Verdict
 
     def small(name: str) -> Screened:
         return Screened(
-            name, 1, [Row("network", "t", "upload MB/s", "MB/s", True, None, compare([100] * 5, [100] * 5))]
+            name, 1, [Verdict.of("network", "t", "upload MB/s", "MB/s", True, None, compare([100] * 5, [100] * 5))]
         )
 
     network = Together(bundle=0.08, own=0.01, rest=0.07, rest_ci=(0.04, 0.10), p=0.001)

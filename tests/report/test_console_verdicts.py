@@ -58,7 +58,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
     from nastune.tune.plan import Plan
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 0.8))
-    worse = [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.result.verdict == "worse"]
+    worse = [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.verdict == "worse"]
     assert worse
     mixed = Interleaved(rows, pairs=5, withheld=worse)
     retry = f"nastune apply {tmp_path / 'settings.json'}"
@@ -104,14 +104,13 @@ def test_optimize_names_the_rules_shown_small_what_it_could_miss_and_how_to_leav
 def test_a_transfer_below_the_link_with_no_limit_named_is_flagged_and_one_at_the_link_says_so():
     """After tuning, each throughput is at the link (said so) or has what limited it named; one
     that is neither is a gap the report owns up to."""
-    from dataclasses import replace
 
     from nastune.report import tables
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     row = rows[0]
     key = f"{row.workload} @ {row.target}"
-    at, below = replace(row, limit=row.result.after_median / 0.97), replace(row, limit=row.result.after_median / 0.7)
+    at, below = (row.model_copy(update={"limit": row.after_median / share}) for share in (0.97, 0.7))
     assert tables.unexplained([at], {}) == []
     assert "at 97% of the link's goodput" in tables.moved([at])[0]
     (flagged,) = tables.unexplained([below], {})

@@ -280,7 +280,7 @@ def test_the_report_opens_with_its_headline_and_labels_every_number(tmp_path):
     assert (pvalue(0.0004), pvalue(0.0123)) == ("< 0.001", "0.012")
     assert "0.000<" not in page
     seq = rows[[r.workload for r in rows].index("seq-write")]
-    assert f"{seq.result.before_median:.4g} {seq.unit}</td>" in page
+    assert f"{seq.before_median:.4g} {seq.unit}</td>" in page
     assert bar_charts([before, after]) == []  # MB/s alone: the overview draws it
     drawn = need(overview_chart([before, after]))["svg"]
     assert ">MB/s</text>" in drawn

@@ -9,7 +9,8 @@ import pytest
 
 from nastune.bench.results import MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.stats.compare import compare
-from nastune.stats.runs import Incomparable, Row, compare_runs
+from nastune.stats.runs import Incomparable, compare_runs
+from nastune.wire import Verdict
 from tests.conftest import need
 
 
@@ -85,7 +86,7 @@ def test_kernel_and_setting_changes_are_noted():
     a = _run("a", draws(1, 100))
     b = _run("b", draws(2, 70), kernel="6.12.0", rmem="4096 131072 6291456")
     rows, notes = compare_runs(a, b)
-    assert rows[0].result.verdict == "worse"
+    assert rows[0].verdict == "worse"
     assert any(n.startswith("kernel changed: 6.1.0 -> 6.12.0") for n in notes)
     assert any("net.ipv4.tcp_rmem" in n for n in notes)
 
@@ -114,9 +115,9 @@ def test_baseline_save_and_check(tmp_path):
 
 def test_too_few_repeats_are_explained():
     rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 3)))
-    assert rows[0].result.verdict == "~"
+    assert rows[0].verdict == "~"
     assert any("3 against 3 repeats: a rank test cannot reach p < 0.05" in n for n in notes)
-    assert rows[0].result.verdict_text() == "~ (too few repeats to tell)"
+    assert rows[0].verdict_text() == "~ (too few repeats to tell)"
 
 
 @pytest.mark.parametrize(
@@ -229,8 +230,8 @@ def test_tied_samples_of_unequal_size_get_twice_the_smaller_tail(n_b, exact):
 
 def test_the_repeats_note_depends_on_both_sample_sizes():
     rows, notes = compare_runs(_run("a", draws(1, 100, 3)), _run("b", draws(2, 200, 5)))
-    assert rows[0].result.min_p == pytest.approx(2 / 56)  # 3 + 5 repeats can reach p < 0.05
-    assert rows[0].result.verdict == "better"
+    assert rows[0].min_p == pytest.approx(2 / 56)  # 3 + 5 repeats can reach p < 0.05
+    assert rows[0].verdict == "better"
     assert not any("cannot reach" in n for n in notes)
 
 
@@ -263,8 +264,8 @@ def test_too_few_repeats_get_no_interval_and_say_so():
     """3 + 3 repeats: no interval can cover 95% (the ranks allow 90% at most), so none is given."""
     three = compare(draws(1, 100, 3), draws(2, 100, 3))
     assert three.interval_text() == "too few repeats for an interval"
-    row = Row("seq-read", "smb://nas/data", "MB/s", "MB/s", True, None, three)
-    assert row.verdict().model_dump()["change_ci"] == [None, None]  # strict JSON: null, never Infinity
+    row = Verdict.of("seq-read", "smb://nas/data", "MB/s", "MB/s", True, None, three)
+    assert row.model_dump()["change_ci"] == [None, None]  # strict JSON: null, never Infinity
     four = compare(draws(1, 100, 4), draws(2, 100, 4))
     assert "too few" not in four.interval_text()
 

@@ -100,13 +100,13 @@ def test_an_unchanged_system_rarely_fails_its_a_a_control_and_a_moved_one_does()
 def test_a_drift_of_a_refuses_only_the_changes_it_could_explain():
     """The A/A control of a real run: NFS seq-write's A went 35.6, 35.2 then 29.7 MB/s (16% off)
     while B gave about +180%; a +10% change beside the same drift stays refused."""
-    from nastune.stats.compare import Comparison
     from nastune.stats.control import drift, explained
-    from nastune.stats.runs import Row
+    from nastune.wire import Comparison, Verdict
 
-    def row(workload: str, low: float, high: float) -> Row:
-        result = Comparison(35.4, (35, 36), 99.0, (98, 100), (low + high) / 2, (low, high), 0.01, "better")
-        return Row(workload, "nfs://nas/data", "MB/s", "MB/s", True, None, result)
+    def row(workload: str, low: float, high: float) -> Verdict:
+        medians = {"before_median": 35.4, "before_ci": (35, 36), "after_median": 99.0, "after_ci": (98, 100)}
+        result = Comparison(**medians, change=(low + high) / 2, change_ci=(low, high), p_value=0.01, verdict="better")
+        return Verdict.of(workload, "nfs://nas/data", "MB/s", "MB/s", True, None, result)
 
     moved = drift([35.6, 35.2], 29.7)
     assert moved == pytest.approx(0.161, abs=0.001)

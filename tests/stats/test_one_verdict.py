@@ -10,7 +10,7 @@ from pathlib import Path
 from nastune.bench.results import Interleaving, MetricResult, Provenance, ResultSet, WorkloadResult
 from nastune.report.tables import tally
 from nastune.stats.compare import compare
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 from tests.conftest import run_cli
 
 A = [100.0, 130.0, 90.0]  # three pairs far apart: a rank test on 3 + 3 cannot call anything
@@ -70,7 +70,7 @@ def test_a_change_of_known_sign_within_the_noise_floor_is_small_not_unchanged():
     same = compare([100, 101, 99, 100.5, 99.5], [100.2, 100.8, 99.1, 100.4, 99.6])
     assert not same.small()
     assert same.verdict_text().startswith("~ (no change larger than")
-    rows = [Row("w", "t", "m", "MB/s", True, None, c) for c in (small, same)]
+    rows = [Verdict.of("w", "t", "m", "MB/s", True, None, c) for c in (small, same)]
     assert (
         tally(rows) == "0 better, 0 worse, 1 small (a known sign, within the noise floor), 1 unchanged (within noise)"
     )

@@ -15,8 +15,9 @@ from nastune.autotune.space import Space
 from nastune.autotune.trials import choose_finalists, judge, rule_trial
 from nastune.bench.results import ResultSet
 from nastune.sites.base import Site
-from nastune.stats.runs import Row, compare_runs
+from nastune.stats.runs import compare_runs
 from nastune.tune.plan import Plan
+from nastune.wire import Verdict
 
 if TYPE_CHECKING:
     from optuna.study import Study
@@ -34,7 +35,7 @@ class Decided:
     again: list[tuple[float, FrozenTrial, ResultSet]]
     best: FrozenTrial
     run: ResultSet
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     winner: bool
     verdict: str

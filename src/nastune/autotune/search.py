@@ -322,7 +322,7 @@ class Search:
             "verdict": d.verdict,
             "durability_trades": d.trades,
             "beside": beside,
-            "rows": [r.verdict().model_dump(mode="json") for r in d.rows],
+            "rows": [r.model_dump(mode="json") for r in d.rows],
             "notes": d.notes,
             "importance": importance,
             "finalists": [{"trial": t.number, "score": s} for s, t, _ in d.again],

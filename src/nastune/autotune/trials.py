@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nastune.bench.results import ResultSet
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 CURRENT, RULE = "current settings", "rule-based plan"  # the origins of trials 0 and 1
 
 
-def named(row: Row) -> str:
+def named(row: Verdict) -> str:
     """A row as the objective names it: TARGET:WORKLOAD (smb:seq-read), a path's as path:..."""
     kind = row.target.split("://", 1)[0] if "://" in row.target else "path"
     return f"{kind}:{row.workload}"
@@ -83,14 +83,14 @@ def param_importance(study: Study) -> dict[str, float]:
     return {name: round(float(v), 3) for name, v in found.items()}
 
 
-def judge(rows: list[Row], trial: FrozenTrial, wanted: set[str]) -> tuple[str, bool]:
+def judge(rows: list[Verdict], trial: FrozenTrial, wanted: set[str]) -> tuple[str, bool]:
     """The search's verdict on its best trial measured again beside the base: a winner only when
     some wanted workload is better and none worse."""
     mine = [r for r in rows if r.workload in wanted]
-    worse = [r for r in mine if r.result.verdict == "worse"]
-    better = [r for r in mine if r.result.verdict == "better"]
+    worse = [r for r in mine if r.verdict == "worse"]
+    better = [r for r in mine if r.verdict == "better"]
     if better and not worse:
-        gains = ", ".join(f"{named(r)} {r.result.change:+.1%}" for r in better)
+        gains = ", ".join(f"{named(r)} {r.change:+.1%}" for r in better)
         return f"trial {trial.number} beats the base beyond the noise floor ({gains})", True
     why = "it is worse on " + ", ".join(map(named, worse)) if worse else "no gain beyond the noise floor"
     return (

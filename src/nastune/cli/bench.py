@@ -164,7 +164,7 @@ def baseline_check(
         print(compared.summary([compared.CompareOutcome(f"baseline {name}", result, rows, remarks)]).dumps())
     else:
         outcomes.verdicts(console(), rows, f"baseline {name} -> {result}", remarks)
-    if any(r.result.verdict == "worse" for r in rows):
+    if any(r.verdict == "worse" for r in rows):
         raise typer.Exit(1)
 
 

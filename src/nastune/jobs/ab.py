@@ -267,7 +267,7 @@ class Measuring:
             f"interleaved: {self.done} pairs in random order, each B compared with its own pair's A; each look "
             f"tests at alpha {self.alpha:.4f} (0.05 over {looks} looks)"
         )
-        decided = bool(rows) and all(settled(r.result, floor) for r in rows)
+        decided = bool(rows) and all(settled(r, floor) for r in rows)
         return AbOutcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from nastune.bench.results import ResultSet
 from nastune.outcomes.compare import CompareOutcome
-from nastune.stats.runs import Incomparable, Row, compare_interleaved, compare_runs, interleaved
+from nastune.stats.runs import Incomparable, compare_interleaved, compare_runs, interleaved
+from nastune.wire import Verdict
 
 
 def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[CompareOutcome]:
@@ -21,7 +22,7 @@ def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: floa
     return done
 
 
-def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tuple[list[Row], list[str]]:
+def _compared(a: ResultSet, b: ResultSet, force: bool, noise_floor: float) -> tuple[list[Verdict], list[str]]:
     """Two runs' rows and notes; the A and B of one interleaved run as that run judged them."""
     run = interleaved(a, b)
     if run is None:

@@ -36,10 +36,11 @@ from nastune.risks import Risks
 from nastune.rules.model import Finding
 from nastune.sites.base import Site
 from nastune.sites.tuner import Tuner
-from nastune.stats.runs import Row, compare_runs, failures, worse
+from nastune.stats.runs import compare_runs, failures, worse
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
+from nastune.wire import Verdict
 
 FLOWS = ("interleaved", "before-after")
 # the interleaved budget: first look at pair 3, last at 8. A plan's changes are mostly large, and
@@ -110,7 +111,7 @@ class _Proof:
     """What a flow measured: its runs, the before/after verdicts and notes, the interleaved run."""
 
     runs: list[ResultSet]
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     mixed: Interleaved | None
     withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
@@ -210,7 +211,7 @@ def _interleaved(r: _Run) -> OptimizeOutcome:
     settings, _ = ab.reversible(plan)
     actions = plan.model_copy(update={"changes": [c for c in plan.changes if c not in settings.changes]})
     runs: list[ResultSet] = []
-    rows: list[Row] = []
+    rows: list[Verdict] = []
     notes: list[str] = []
     served = [w for w in spec.workloads if any(w in KNOBS[c.knob].measured_by for c in actions.changes)]
     if served:
@@ -258,7 +259,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     failed = failures(proof.runs)
     summary = wire.Optimize(
         flow=spec.flow,
-        rows=[r.verdict() for r in proof.rows],
+        rows=proof.rows,
         notes=proof.notes,
         failed=failed,
         interleaved=mixed.summary() if mixed else None,

@@ -31,9 +31,9 @@ from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.sites.tuner import Tuner
 from nastune.stats import factorial
-from nastune.stats.runs import Row
 from nastune.tune.plan import Plan, PlannedChange
 from nastune.tune.system import TuneError
+from nastune.wire import Verdict
 
 
 def by_rule(settings: Plan) -> dict[str, list[PlannedChange]]:
@@ -94,7 +94,10 @@ def screen(
         pairs={_named(k): list(p) for k, p in pairs.items()},
     )
     rows = [
-        [Row(*key, s.unit, s.higher, None, c) for c in factorial.effects(runs, values[key], s.higher, pairs=pairs[key])]
+        [
+            Verdict.of(*key, s.unit, s.higher, None, c)
+            for c in factorial.effects(runs, values[key], s.higher, pairs=pairs[key])
+        ]
         for key, s in measured.items()
     ]
     screened = [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)]
@@ -221,6 +224,6 @@ class Screening:
 
     def measure(self, done: AbOutcome, base: ab.Measuring) -> None:
         moved = sorted(
-            {_named((r.workload, r.target, r.metric)) for r in done.rows if r.result.verdict in ("better", "worse")}
+            {_named((r.workload, r.target, r.metric)) for r in done.rows if r.verdict in ("better", "worse")}
         )
         self.found = screen(self.settings, moved, base, self.tuner, self.log, self.runs)

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 
 @dataclass
 class AbOutcome:
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     pairs: int
     seconds: float
@@ -22,7 +22,7 @@ class AbOutcome:
 
     def summary(self) -> wire.Ab:
         return wire.Ab(
-            rows=[r.verdict() for r in self.rows],
+            rows=self.rows,
             notes=self.notes,
             refused=self.refused,
             decided=self.decided,

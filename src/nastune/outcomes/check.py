@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from nastune import wire
 from nastune.rules.model import Finding
-
-if TYPE_CHECKING:  # numpy and scipy are the controller's: a NAS-side check runs without them
-    from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 
 @dataclass
@@ -28,13 +25,13 @@ class CheckOutcome:
     settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
     drift: list[Drift] = field(default_factory=list)
     baseline: str | None = None
-    rows: list[Row] = field(default_factory=list)  # the benchmark against the baseline
+    rows: list[Verdict] = field(default_factory=list)  # the benchmark against the baseline
     notes: list[str] = field(default_factory=list)
     at: float = field(default_factory=time.time)
 
     @property
-    def regressed(self) -> list[Row]:
-        return [r for r in self.rows if r.result.verdict == "worse"]
+    def regressed(self) -> list[Verdict]:
+        return [r for r in self.rows if r.verdict == "worse"]
 
     @property
     def ok(self) -> bool:
@@ -47,6 +44,6 @@ class CheckOutcome:
             drift=[wire.Drift(**d.__dict__) for d in self.drift],
             findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
             baseline=self.baseline,
-            rows=[r.verdict() for r in self.rows],
+            rows=self.rows,
             notes=self.notes,
         )

@@ -9,13 +9,13 @@ from pathlib import Path
 from nastune import wire
 from nastune.bench.results import ResultSet
 from nastune.outcomes.screen import MARGIN, Screened, Sum
-from nastune.stats.runs import Row
 from nastune.tune.plan import Plan
+from nastune.wire import Verdict
 
 
 @dataclass
 class OptimizeOutcome:
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     report: Path
     plan: Plan
@@ -39,7 +39,7 @@ class Interleaved:
     """The plan's settings measured a second way: with and without them in random alternation
     (its one-off actions stay done on both sides), which drift cannot fool."""
 
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str] = field(default_factory=list)
     pairs: int = 0
     seconds: float = 0.0
@@ -59,7 +59,7 @@ class Interleaved:
 
     def summary(self) -> wire.Interleaved:
         return wire.Interleaved(
-            rows=[r.verdict() for r in self.rows],
+            rows=self.rows,
             notes=self.notes,
             pairs=self.pairs,
             seconds=round(self.seconds, 1),

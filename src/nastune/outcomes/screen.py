@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from nastune import wire
 from nastune.stats.compare import NOISE_FLOOR
 from nastune.stats.factorial import Together
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 MARGIN = NOISE_FLOOR  # an own effect shown below this on every moved metric is small enough to drop
 
 
-def bound(row: Row) -> float:
+def bound(row: Verdict) -> float:
     """How much the rule could help this metric at most: its interval's end on the good side
     (inf where it has no interval)."""
-    low, high = row.result.change_ci
+    low, high = row.change_ci
     if not (math.isfinite(low) and math.isfinite(high)):
         return math.inf
     return high if row.higher_is_better else -low
@@ -33,7 +33,7 @@ class Screened:
 
     rule: str
     changes: int
-    rows: list[Row] = field(default_factory=list)
+    rows: list[Verdict] = field(default_factory=list)
     stopped: str = ""
     kept_for: str = ""
 
@@ -43,7 +43,7 @@ class Screened:
         (neither: more runs would tell), or no verdict (not measured)."""
         if self.stopped or not self.rows:
             return "no verdict"
-        if any(r.result.verdict == "better" for r in self.rows):
+        if any(r.verdict == "better" for r in self.rows):
             return "helped"
         return "small" if all(bound(r) < MARGIN for r in self.rows) else "unresolved"
 
@@ -56,7 +56,7 @@ class Screened:
         return wire.Screened(
             rule=self.rule,
             changes=self.changes,
-            rows=[r.verdict() for r in self.rows],
+            rows=self.rows,
             stopped=self.stopped,
             standing=self.standing,
             kept_for=self.kept_for,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 
 @dataclass
@@ -13,7 +13,7 @@ class SearchOutcome:
     trials: list[dict]
     best: dict | None  # the winning configuration, None when nothing beat the base
     plan: Path | None
-    rows: list[Row]
+    rows: list[Verdict]
     notes: list[str]
     importance: dict[str, float]
     report: Path

@@ -31,7 +31,7 @@ def rule_lines(s: Screened) -> list[str]:
     if standing == "helped":
         return [f"{head}: {line}" for line in tables.moved(s.rows)]
     widest = max(s.rows, key=bound)
-    low, high = widest.result.change_ci
+    low, high = widest.change_ci
     where = f"{widest.workload} @ {widest.target}" + ("" if widest.metric == widest.unit else f" {widest.metric}")
     if standing == "small":
         said = f"at most {bound(widest):+.1%} on every metric the plan moved (margin {MARGIN:.0%})"

@@ -34,9 +34,10 @@ from nastune.report.charts import (
 )
 from nastune.report.effects import effects
 from nastune.rules.model import Finding
-from nastune.stats.runs import Row, failures
+from nastune.stats.runs import failures
 from nastune.tune.knobs import KNOBS
 from nastune.tune.plan import PlannedChange
+from nastune.wire import Verdict
 
 
 def write_csv(runs: list[ResultSet], path: Path) -> None:
@@ -91,7 +92,7 @@ class Page:
     search."""
 
     runs: list[ResultSet]
-    rows: list[Row] = field(default_factory=list)
+    rows: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     title: str = "nastune report"
     facts: Facts | None = None
@@ -160,7 +161,7 @@ def _said(mixed: Interleaved) -> list[str]:
     return mixed.notes + ([mixed.stopped] if mixed.stopped else []) + [f"below the link: {line}" for line in below]
 
 
-def _moved(runs: list[ResultSet], rows: list[Row], mixed: list[Row], mixed_runs: list[ResultSet]) -> list[str]:
+def _moved(runs: list[ResultSet], rows: list[Verdict], mixed: list[Verdict], mixed_runs: list[ResultSet]) -> list[str]:
     """Each transfer that moved, with what limited it: before against after, then A against B
     (without and with the settings)."""
     bars = lambda found: [r for r in found if view(r.workload) == "bars"]
@@ -186,7 +187,7 @@ def pvalue(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def headline(rows: list[Row], interleaved: list[Row], refused: list[str]) -> str:
+def headline(rows: list[Verdict], interleaved: list[Verdict], refused: list[str]) -> str:
     """The report's first line: what was proved, each way of measuring counted on its own."""
     parts = []
     for name, table in (("before/after", rows), ("interleaved", interleaved)):

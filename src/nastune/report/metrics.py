@@ -48,7 +48,7 @@ def registry(check: CheckOutcome) -> CollectorRegistry:
             registry=reg,
         )
         for r in check.rows:
-            ratio.labels(check.baseline, r.workload, r.target, r.metric).set(1 + r.result.change)
+            ratio.labels(check.baseline, r.workload, r.target, r.metric).set(1 + r.change)
         Gauge(
             "nastune_baseline_regressions",
             "Metrics significantly worse than the baseline.",

@@ -110,7 +110,7 @@ def summary_lines(outcome: OptimizeOutcome) -> list[str]:
     once = list(outcome.rows) if outcome.flow == "interleaved" else []
     rows = list(outcome.rows) + (list(mixed.rows) if mixed else [])
     lines = summary.first_table(rows, summary.limits_now(mixed.runs if mixed else []), set(range(len(once))))
-    if any(r.result.verdict in ("better", "worse") for r in once):
+    if any(r.verdict in ("better", "worse") for r in once):
         lines += summary.fitted("* before and after the one-off actions; the rest with and without the settings")
     if mixed and (mixed.refused or mixed.stopped):
         n = len(mixed.refused)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from nastune.bench.results import ResultSet
 from nastune.report import html
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 if TYPE_CHECKING:
     from optuna.study import Study
@@ -29,7 +29,7 @@ def render(
     study: Study,
     base: ResultSet,
     best: ResultSet,
-    rows: list[Row],
+    rows: list[Verdict],
     notes: list[str],
     importance: dict[str, float],
     verdict: str,

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
     from nastune.bench.results import ResultSet
     from nastune.outcomes.screen import Screened
-    from nastune.stats.runs import Row
+    from nastune.wire import Verdict
 
 WIDTH = 80
 # what limited a run, in a few words (bench.limits' factors)
@@ -55,7 +55,7 @@ def target_name(url: str, shares: dict[str, int]) -> str:
     return f"{parsed.scheme} {share}" if shares.get(parsed.scheme, 0) > 1 and share else parsed.scheme
 
 
-def shares_of(rows: list[Row]) -> dict[str, int]:
+def shares_of(rows: list[Verdict]) -> dict[str, int]:
     """How many targets each protocol has, where one NAS serves every share (else empty); the
     machine's own targets (system, iperf3) have no share to tell apart."""
     parsed = [urlparse(r.target) for r in rows]
@@ -86,14 +86,14 @@ def limits_now(runs: list[ResultSet]) -> dict[str, str]:
     return found
 
 
-def _limit(row: Row, said: str) -> str:
-    share = row.result.after_median / row.limit if row.limit else 0.0
+def _limit(row: Verdict, said: str) -> str:
+    share = row.after_median / row.limit if row.limit else 0.0
     if said == "link" or share >= 0.95:  # at the link's goodput, whatever else the profile saw
         return f"link {share:.0%}" if share else "link"
     return said
 
 
-def _what(r: Row, shares: dict[str, int]) -> str:
+def _what(r: Verdict, shares: dict[str, int]) -> str:
     """workload, target and (where the workload has several) metric, in a few words."""
     named = [r.workload, target_name(r.target, shares)]
     if r.metric != r.unit:
@@ -101,23 +101,23 @@ def _what(r: Row, shares: dict[str, int]) -> str:
     return " ".join(n for n in named if n)
 
 
-def _change(r: Row) -> str:
+def _change(r: Verdict) -> str:
     """The change and its 95% interval in points: +23% [+10,+30]."""
-    c = r.result
+    c = r
     low, high = c.change_ci
     if c.interval_text()[:1] not in ("+", "-"):
         return f"{c.change:+.0%}"
     return f"{c.change:+.0%} [{low * 100:+.0f},{high * 100:+.0f}]"
 
 
-def first_table(rows: list[Row], limits: dict[str, str], marked: set[int] | None = None) -> list[str]:
+def first_table(rows: list[Verdict], limits: dict[str, str], marked: set[int] | None = None) -> list[str]:
     """A row per metric that moved, aligned; `marked` (indices into `rows`) get a * after their
     verdict; then how many more measured no change."""
-    moved = [(i, r) for i, r in enumerate(rows) if r.result.verdict in ("better", "worse")]
+    moved = [(i, r) for i, r in enumerate(rows) if r.verdict in ("better", "worse")]
     shares = shares_of(rows)
     cells: list[tuple[str, ...]] = [("metric", "before", "after", "change [95% CI]", "verdict", "limit now")]
     for i, r in moved:
-        c = r.result
+        c = r
         what, change = _what(r, shares), _change(r)
         verdict = c.verdict + ("*" if marked and i in marked else "")
         limit = _limit(r, limits.get(f"{r.workload} @ {r.target}", ""))
@@ -161,11 +161,11 @@ def _own(s: Screened) -> str:
     if s.standing == "no verdict":
         return "no verdict"
     if s.standing == "helped":
-        best = max((r for r in s.rows if r.result.verdict == "better"), key=lambda r: abs(r.result.change))
+        best = max((r for r in s.rows if r.verdict == "better"), key=lambda r: abs(r.change))
         scheme = urlparse(best.target).scheme
         where = "" if scheme in OWN else f" {scheme or best.target}"
-        return f"{best.result.change:+.0%} {best.workload}{where}"
-    bounds = [(r.result.change_ci, r.higher_is_better) for r in s.rows]
+        return f"{best.change:+.0%} {best.workload}{where}"
+    bounds = [(r.change_ci, r.higher_is_better) for r in s.rows]
     low = min(lo if up else -hi for (lo, hi), up in bounds)
     high = max(hi if up else -lo for (lo, hi), up in bounds)
     if s.standing == "small":

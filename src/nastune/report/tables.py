@@ -11,14 +11,14 @@ from nastune.report import layout
 
 if TYPE_CHECKING:  # the statistics (numpy) load only where a comparison is made
     from nastune.bench.results import ResultSet
-    from nastune.stats.runs import Row
+    from nastune.wire import Verdict
 
 
 def tally(rows: list) -> str:
     """Verdict rows counted each way: better, worse, small (a known sign within the noise floor), unchanged."""
-    better = sum(r.result.verdict == "better" for r in rows)
-    worse = sum(r.result.verdict == "worse" for r in rows)
-    small = sum(r.result.small() for r in rows)
+    better = sum(r.verdict == "better" for r in rows)
+    worse = sum(r.verdict == "worse" for r in rows)
+    small = sum(r.small() for r in rows)
     within = f"{small} small (a known sign, within the noise floor), " if small else ""
     return f"{better} better, {worse} worse, {within}{len(rows) - better - worse - small} unchanged (within noise)"
 
@@ -40,22 +40,22 @@ def limited(runs: list[ResultSet]) -> dict[str, tuple[str, str]]:
 AT_LINK = 0.95  # of the link's goodput: a transfer there is limited by the link, whatever the profile saw
 
 
-def _at_link(r: Row) -> str:
+def _at_link(r: Verdict) -> str:
     """ "at 97% of the link's goodput" for a transfer whose median after reaches AT_LINK of it."""
-    share = r.result.after_median / r.limit if r.limit else 0.0
+    share = r.after_median / r.limit if r.limit else 0.0
     return f"at {share:.0%} of the link's goodput" if share >= AT_LINK else ""
 
 
-def unexplained(rows: list[Row], limits: dict[str, tuple[str, str]]) -> list[str]:
+def unexplained(rows: list[Verdict], limits: dict[str, tuple[str, str]]) -> list[str]:
     """The transfers that stayed below AT_LINK of the link's goodput after the change, with nothing
     named that limited them: a gap in nastune's profile, which the report owns up to."""
     flagged = []
     for r in rows:
         key = f"{r.workload} @ {r.target}"
         if r.limit and not limits.get(key, ("", ""))[1] and not _at_link(r):
-            share = r.result.after_median / r.limit
+            share = r.after_median / r.limit
             flagged.append(
-                f"{key}: {r.result.after_median:.1f} {r.unit} after, {share:.0%} of the link's goodput, and nothing "
+                f"{key}: {r.after_median:.1f} {r.unit} after, {share:.0%} of the link's goodput, and nothing "
                 "named that limited it (nastune's profile missed it: please report it)"
             )
     return flagged
@@ -67,7 +67,7 @@ def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[
     it before and after, from the server's profile) why."""
     lines = []
     for r in rows:
-        c = r.result
+        c = r
         if c.verdict in ("better", "worse"):
             key = f"{r.workload} @ {r.target}"
             what = key + ("" if r.metric == r.unit else f" {r.metric}")
@@ -94,12 +94,12 @@ class Verdicts(layout.Records):
         return Group(*parts)
 
 
-def comparison(rows: list[Row], title: str, sides: tuple[str, str] = ("before", "after")) -> Verdicts:
+def comparison(rows: list[Verdict], title: str, sides: tuple[str, str] = ("before", "after")) -> Verdicts:
     """`sides`: what the two columns are (an interleaved run's A and B, or before and after)."""
     table = Verdicts(title, *("workload", "target", "metric", *sides, "change (95% CI)", "p", "verdict"))
     colour = {"better": "green", "worse": "red", "~": "dim"}
     for r in rows:
-        c = r.result
+        c = r
         table.add_row(
             r.workload,
             r.target,

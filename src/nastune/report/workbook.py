@@ -22,7 +22,7 @@ from openpyxl.styles import Font
 from openpyxl.worksheet.worksheet import Worksheet
 
 from nastune.bench.results import ResultSet
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 IOZONE = re.compile(r"(\S+) (\d+[KM]) rec (\d+[KM]) (MB/s|latency)")
 _UNSAFE = re.compile(r"[\[\]:*?/\\]")
@@ -66,11 +66,11 @@ FORMATS = {"before": "0.0##", "after": "0.0##", "A": "0.0##", "B": "0.0##", "cha
 FORMATS |= {"low": FORMATS["change"], "high": FORMATS["change"], "p": "0.000", "median": "0.0##", "limit": "0.0"}
 
 
-def _verdicts(sheet: Worksheet, rows: list[Row], before: str = "before", after: str = "after") -> None:
+def _verdicts(sheet: Worksheet, rows: list[Verdict], before: str = "before", after: str = "after") -> None:
     columns = ["workload", "target", "metric", "unit", before, after, "change", "low", "high", "p", "verdict"]
     _header(sheet, 1, columns)
     for n, r in enumerate(rows, 2):
-        c = r.result
+        c = r
         _put(
             sheet,
             n,
@@ -139,8 +139,8 @@ def _matrix(sheet: Worksheet, rs: ResultSet) -> bool:
 class Sheets:
     """What the workbook lays out besides the runs: both verdict tables, the plan and the findings."""
 
-    rows: list[Row]
-    interleaved: list[Row] = field(default_factory=list)
+    rows: list[Verdict]
+    interleaved: list[Verdict] = field(default_factory=list)
     plan: list[dict] = field(default_factory=list)  # the changes, as the plan file holds them
     findings: list[dict] = field(default_factory=list)  # as diagnose --json prints them
 

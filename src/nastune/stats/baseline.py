@@ -9,7 +9,8 @@ from pathlib import Path
 
 from nastune.bench.results import ResultSet, load
 from nastune.errors import UsageError
-from nastune.stats.runs import Row, compare_runs
+from nastune.stats.runs import compare_runs
+from nastune.wire import Verdict
 
 
 def directory() -> Path:
@@ -32,6 +33,6 @@ def load_named(name: str) -> ResultSet:
     return load(stored)
 
 
-def check(name: str, result: ResultSet) -> tuple[list[Row], list[str]]:
+def check(name: str, result: ResultSet) -> tuple[list[Verdict], list[str]]:
     """The comparison of `result` with baseline `name` (Incomparable or ValueError otherwise)."""
     return compare_runs(load_named(name), result)

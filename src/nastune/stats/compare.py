@@ -19,56 +19,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import mannwhitneyu, rankdata
 
 from nastune.errors import UsageError
+from nastune.wire import Comparison, Judged
 
 NOISE_FLOOR = 0.03
 ALPHA = 0.05
 RESAMPLES = 10000
 SMALL = 4  # repeats a side up to which the bootstrap's 95% interval under-covers: 99% is used
 EXACT_LIMIT = 50_000  # enumerate the permutation distribution up to this many splits (9 + 9 repeats)
-
-
-@dataclass
-class Comparison:
-    before_median: float
-    before_ci: tuple[float, float]
-    after_median: float
-    after_ci: tuple[float, float]
-    change: float  # relative, after/before - 1
-    change_ci: tuple[float, float]
-    p_value: float
-    verdict: str  # better, worse, ~
-    min_p: float = 0.0  # the smallest p-value these sample sizes allow: 2 / C(n_a + n_b, n_a)
-    detectable: float | None = None  # for "~": the smallest relative change it could have called (None: none)
-    sizes: tuple[int, int] = (0, 0)  # repeats before, after
-
-    def interval_text(self) -> str:
-        low, high = self.change_ci
-        if not (math.isfinite(low) and math.isfinite(high)):
-            return "too few repeats for an interval"
-        return f"{low:+.1%}..{high:+.1%}"
-
-    def small(self) -> bool:
-        """A "~" whose interval excludes no change: the sign is known, the size not beyond the noise floor."""
-        low, high = self.change_ci
-        return self.verdict == "~" and math.isfinite(low) and math.isfinite(high) and (low > 0 or high < 0)
-
-    def verdict_text(self) -> str:
-        """The verdict as a person should read it: a "~" says what it could have seen, or that the
-        change has a known sign but no size beyond the noise floor."""
-        if self.verdict != "~":
-            return self.verdict
-        if self.small():
-            side = "above" if self.change_ci[0] > 0 else "below"
-            return f"~ (small: {side} zero, not clearly beyond the noise floor)"
-        if self.detectable is None:
-            return "~ (too few repeats to tell)"
-        return f"~ (no change larger than about {self.detectable:.0%})"
 
 
 def seeded(values_a: np.ndarray, values_b: np.ndarray) -> np.random.Generator:
@@ -84,7 +46,7 @@ def verdict_of(
     noise_floor: float,
     alpha: float,
     reachable: bool = True,
-) -> tuple[str, float | None]:
+) -> tuple[Judged, float | None]:
     """The verdict (better, worse, ~: p < alpha and the whole interval beyond the noise floor)
     and, for "~", the smallest change this comparison could have called (None where the sample
     sizes cannot reach alpha, or there is no interval)."""
@@ -176,15 +138,15 @@ def compare(
         change_ci = (float(np.percentile(ratios, tail)), float(np.percentile(ratios, 100 - tail)))
     verdict, detectable = verdict_of(p, change_ci, higher_is_better, noise_floor, alpha, floor_p < alpha)
     return Comparison(
-        ma,
-        median_ci(a, rng),
-        mb,
-        median_ci(b, rng),
-        mb / ma - 1,
-        change_ci,
-        p,
-        verdict,
-        floor_p,
-        detectable,
-        (len(a), len(b)),
+        before_median=ma,
+        before_ci=median_ci(a, rng),
+        after_median=mb,
+        after_ci=median_ci(b, rng),
+        change=mb / ma - 1,
+        change_ci=change_ci,
+        p_value=p,
+        verdict=verdict,
+        min_p=floor_p,
+        detectable=detectable,
+        sizes=(len(a), len(b)),
     )

@@ -9,7 +9,7 @@ import statistics
 
 from scipy.stats import t as t_dist
 
-from nastune.stats.runs import Row
+from nastune.wire import Verdict
 
 
 def outside(values: list[float], extra: float, noise_floor: float) -> bool:
@@ -27,12 +27,12 @@ def drift(values: list[float], extra: float) -> float:
     return abs(extra - centre) / abs(centre) if centre else math.inf
 
 
-def explained(drifted: dict[str, float], rows: list[Row]) -> list[str]:
+def explained(drifted: dict[str, float], rows: list[Verdict]) -> list[str]:
     """The metrics (keyed "workload @ target metric") whose A drifted by enough to explain their
     change: every drifted one but those whose change interval lies wholly beyond the drift."""
     beyond = set()
     for r in rows:
-        key, (low, high) = r.name, r.result.change_ci
+        key, (low, high) = r.name, r.change_ci
         known = key in drifted and math.isfinite(low) and math.isfinite(high)
         if known and (low > drifted[key] or high < -drifted[key]):
             beyond.add(key)

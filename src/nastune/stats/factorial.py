@@ -29,8 +29,9 @@ from scipy.linalg import hadamard
 from scipy.stats import t as t_dist
 
 from nastune.errors import UsageError
-from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, verdict_of
+from nastune.stats.compare import ALPHA, NOISE_FLOOR, verdict_of
 from nastune.stats.paired import LEVEL
+from nastune.wire import Comparison
 
 MIN_DF = 4  # degrees of freedom left for the spread: t(4) widens an interval 2.8x, t(2) 4.3x
 WIDER = 1.15  # how much wider than without the pairs a smaller design's intervals may be
@@ -220,7 +221,16 @@ def _effect(
         p, interval = (0.0 if centre else 1.0), (math.expm1(centre), math.expm1(centre))
     verdict, detectable = verdict_of(p, interval, higher_is_better, noise_floor, alpha)
     sizes = (int((column < 0).sum()), int((column > 0).sum()))
-    return Comparison(off, off_ci, on, on_ci, math.expm1(centre), interval, p, verdict, 0.0, detectable, sizes)
+    numbers = {"before_median": off, "before_ci": off_ci, "after_median": on, "after_ci": on_ci}
+    return Comparison(
+        **numbers,
+        change=math.expm1(centre),
+        change_ci=interval,
+        p_value=p,
+        verdict=verdict,
+        detectable=detectable,
+        sizes=sizes,
+    )
 
 
 def _mean(logs: np.ndarray) -> tuple[float, tuple[float, float]]:

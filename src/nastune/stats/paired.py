@@ -21,7 +21,8 @@ import numpy as np
 from scipy.stats import t as t_dist
 
 from nastune.errors import UsageError
-from nastune.stats.compare import ALPHA, NOISE_FLOOR, Comparison, checked, median_ci, seeded, verdict_of
+from nastune.stats.compare import ALPHA, NOISE_FLOOR, checked, median_ci, seeded, verdict_of
+from nastune.wire import Comparison
 
 TRIM = 0.2  # the share of pairs trimmed from each end (Wilcox's usual choice)
 TRIMMED_FROM = 6  # pairs: at 5, trimming one from each end would leave a t with 2 degrees of freedom
@@ -66,15 +67,15 @@ def compare_pairs(
     rng = seeded(a, b)
     verdict, detectable = verdict_of(p, change_ci, higher_is_better, noise_floor, alpha)
     return Comparison(
-        float(np.median(a)),
-        median_ci(a, rng),
-        float(np.median(b)),
-        median_ci(b, rng),
-        math.expm1(centre),
-        change_ci,
-        p,
-        verdict,
-        0.0,  # a t test can reach any p: no floor from the sample sizes
-        detectable,
-        (len(a), len(b)),
+        before_median=float(np.median(a)),
+        before_ci=median_ci(a, rng),
+        after_median=float(np.median(b)),
+        after_ci=median_ci(b, rng),
+        change=math.expm1(centre),
+        change_ci=change_ci,
+        p_value=p,
+        verdict=verdict,
+        min_p=0.0,  # a t test can reach any p: no floor from the sample sizes
+        detectable=detectable,
+        sizes=(len(a), len(b)),
     )

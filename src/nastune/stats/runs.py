@@ -5,13 +5,12 @@ settings), which is how a regression after an upgrade (as in Qumulo's Linux 5.4 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 
-from nastune import wire
 from nastune.bench.results import Interleaving, ResultSet, WorkloadResult
 from nastune.errors import UsageError
-from nastune.stats.compare import ALPHA, Comparison, compare, smallest_p
+from nastune.stats.compare import ALPHA, compare, smallest_p
 from nastune.stats.paired import compare_pairs
+from nastune.wire import Comparison, Verdict
 
 Comparing = Callable[[list[float], list[float], bool, float, float], Comparison]
 
@@ -20,37 +19,9 @@ class Incomparable(UsageError):
     """Two runs whose numbers do not measure the same thing (another target, other parameters)."""
 
 
-@dataclass
-class Row:
-    workload: str
-    target: str
-    metric: str
-    unit: str
-    higher_is_better: bool
-    limit: float | None
-    result: Comparison
-
-    @property
-    def name(self) -> str:
-        """How notes, controls and withheld settings name the metric: "workload @ target metric"."""
-        return f"{self.workload} @ {self.target} {self.metric}"
-
-    def verdict(self) -> wire.Verdict:
-        """The row as JSON carries it (compare.json, ab.json, --json)."""
-        return wire.Verdict(
-            workload=self.workload,
-            target=self.target,
-            metric=self.metric,
-            unit=self.unit,
-            higher_is_better=self.higher_is_better,
-            limit=self.limit,
-            **asdict(self.result),
-        )
-
-
-def worse(rows: list[Row]) -> list[str]:
+def worse(rows: list[Verdict]) -> list[str]:
     """The metrics judged worse, by name."""
-    return [r.name for r in rows if r.result.verdict == "worse"]
+    return [r.name for r in rows if r.verdict == "worse"]
 
 
 def _flatten(d: object, prefix: str = "") -> dict[str, object]:
@@ -150,7 +121,7 @@ def _comparable(key: str, ra: WorkloadResult, rb: WorkloadResult, force: bool) -
 
 def _rows(
     key: str, ra: WorkloadResult, rb: WorkloadResult, comparing: Comparing, noise_floor: float, alpha: float
-) -> list[Row]:
+) -> list[Verdict]:
     """Each metric both runs hold, compared; Incomparable when its unit or direction changed."""
     rows = []
     for name, ma in ra.metrics.items():
@@ -164,7 +135,7 @@ def _rows(
             )
         result = comparing(ma.values, mb.values, ma.higher_is_better, noise_floor, alpha)
         limit = mb.limit or ma.limit  # what the after side is held to (an MTU change moves it)
-        rows.append(Row(ra.workload, ra.target.url, name, ma.unit, ma.higher_is_better, limit, result))
+        rows.append(Verdict.of(ra.workload, ra.target.url, name, ma.unit, ma.higher_is_better, limit, result))
     return rows
 
 
@@ -175,14 +146,14 @@ def compare_runs(
     noise_floor: float = 0.03,
     alpha: float = ALPHA,
     paired: bool = False,
-) -> tuple[list[Row], list[str]]:
+) -> tuple[list[Verdict], list[str]]:
     """Every metric of both runs compared; `paired`: the runs are an interleaved run's A and B,
     their i-th repeats measured in the same pair (stats.paired)."""
     comparing = compare_pairs if paired else compare
     before = {r.key: r for r in a.results}
     after = {r.key: r for r in b.results}
     remarks = notes(a, b)
-    rows: list[Row] = []
+    rows: list[Verdict] = []
     links: dict[str, list[str]] = {}
     for key in before:
         if key not in after:
@@ -201,7 +172,7 @@ def compare_runs(
             links.setdefault(link, []).append(key)
     remarks += _once(links)
     remarks += [f"{key}: only in the second run" for key in after if key not in before]
-    blocked = sorted({r.result.sizes for r in rows if r.result.min_p >= alpha})
+    blocked = sorted({r.sizes for r in rows if r.min_p >= alpha})
     for n_a, n_b in blocked:
         remarks.append(
             f"{n_a} against {n_b} repeats: a rank test cannot reach p < {alpha:.3g} with so few (its smallest p is "
@@ -222,7 +193,7 @@ def interleaved(a: ResultSet, b: ResultSet) -> Interleaving | None:
 
 def compare_interleaved(
     a: ResultSet, b: ResultSet, run: Interleaving, force: bool = False
-) -> tuple[list[Row], list[str]]:
+) -> tuple[list[Verdict], list[str]]:
     """An interleaved run's A and B judged as the run judged them: each B against its own pair's
     A, at the run's alpha per look and noise floor, without the metrics its A/A control refused;
     so `ab`, `optimize` and `compare` of their files give one verdict."""
