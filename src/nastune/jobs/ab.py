@@ -268,7 +268,9 @@ class Measuring:
             f"tests at alpha {self.alpha:.4f} (0.05 over {looks} looks)"
         )
         decided = bool(rows) and all(settled(r, floor) for r in rows)
-        return AbOutcome(rows, notes, self.done, elapsed, self.switch.seconds, decided and not refused, refused, [a, b])
+        seconds = {"seconds": round(elapsed, 1), "switch_seconds": round(self.switch.seconds, 1)}
+        ended = {"decided": decided and not refused, "refused": refused}
+        return AbOutcome(rows=rows, notes=notes, pairs=self.done, **seconds, **ended, runs=[a, b])
 
 
 def _values(workload: Workload, params: Params, rows: list[dict[str, float]]) -> dict[str, list[float]]:

@@ -1,32 +1,17 @@
-"""An interleaved A/B run's result (`nastune ab`, and optimize's interleaved run)."""
+"""An interleaved A/B run's result (`nastune ab`, and optimize's interleaved run): the JSON ab
+prints (wire.Ab), and the results of A and B it was judged from, which the report draws."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from pydantic import Field
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-from nastune.wire import Verdict
 
 
-@dataclass
-class AbOutcome:
-    rows: list[Verdict]
-    notes: list[str]
-    pairs: int
-    seconds: float
-    switch_seconds: float
-    decided: bool
-    refused: list[str] = field(default_factory=list)  # metrics whose A/A control disagreed with A
-    runs: list[ResultSet] = field(default_factory=list)  # A's results and B's
+class AbOutcome(wire.Ab):
+    runs: list[ResultSet] = Field(default_factory=list, exclude=True)  # A's results and B's: not in ab.json
 
     def summary(self) -> wire.Ab:
-        return wire.Ab(
-            rows=self.rows,
-            notes=self.notes,
-            refused=self.refused,
-            decided=self.decided,
-            pairs=self.pairs,
-            seconds=round(self.seconds, 1),
-            switch_seconds=round(self.switch_seconds, 1),
-        )
+        """What ab.json holds and `ab --json` prints: this, without A's and B's results."""
+        return wire.Ab.model_validate(self.model_dump(exclude={"runs"}))
