@@ -121,15 +121,15 @@ def compare(
 ) -> None:
     """Per workload and metric: medians with 95% intervals, the relative change with its interval,
     and a verdict (better, worse, ~) that needs p < 0.05 and an interval beyond the noise floor."""
+    from nastune import wire
     from nastune.jobs import compare as comparing
-    from nastune.outcomes import compare as compared
     from nastune.report import outcomes
 
     if len(results) < 2:
         fail("give at least two result files")
     with failing():
         done = comparing.run(results, load_results(results), force, noise_floor)
-    print(compared.summary(done).dumps()) if json else outcomes.comparisons(console(), done)
+    print(wire.Compare(comparisons=done).dumps()) if json else outcomes.comparisons(console(), done)
 
 
 @baseline_app.command("save", short_help="Store a result file as a baseline")
@@ -153,7 +153,7 @@ def baseline_check(
     json: opt.Json = False,
 ) -> None:
     """Compare a new run with baseline NAME; exit 1 if any metric got significantly worse."""
-    from nastune.outcomes import compare as compared
+    from nastune import wire
     from nastune.report import outcomes
     from nastune.stats import baseline  # scipy: only the commands that compare load it
 
@@ -161,7 +161,8 @@ def baseline_check(
     with failing():  # Incomparable included
         rows, remarks = baseline.check(name, new)
     if json:  # the shape compare --json has: one comparison, the baseline before
-        print(compared.summary([compared.CompareOutcome(f"baseline {name}", result, rows, remarks)]).dumps())
+        compared = wire.Compared(before=f"baseline {name}", after=str(result), rows=rows, notes=remarks)
+        print(wire.Compare(comparisons=[compared]).dumps())
     else:
         outcomes.verdicts(console(), rows, f"baseline {name} -> {result}", remarks)
     if any(r.verdict == "worse" for r in rows):

@@ -17,10 +17,11 @@ from nastune.bench.targets import Target
 from nastune.bench.workloads import WORKLOADS, Workload
 from nastune.errors import UsageError
 from nastune.facts import Facts
-from nastune.outcomes.check import CheckOutcome, Drift
+from nastune.outcomes.check import CheckOutcome
 from nastune.sites.base import Site
 from nastune.tune import executor
 from nastune.tune.system import TuneError
+from nastune.wire import Drift
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,7 +36,8 @@ def settings_drift(site: Site, journal: str | None) -> tuple[str | None, dict[st
             raise
         return None, {}, []
     rows = executor.verify(found, found.system)
-    return found.path, {label: ok for label, _, _, ok in rows}, [Drift(*row[:3]) for row in rows if not row[3]]
+    drift = [Drift(setting=s, expected=e, actual=a) for s, e, a, ok in rows if not ok]
+    return found.path, {label: ok for label, _, _, ok in rows}, drift
 
 
 def baseline_pairs(stored: ResultSet, site: Site) -> list[tuple[Workload, Target]]:

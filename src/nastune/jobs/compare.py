@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from nastune.bench.results import ResultSet
-from nastune.outcomes.compare import CompareOutcome
 from nastune.stats.runs import Incomparable, compare_interleaved, compare_runs, interleaved
-from nastune.wire import Verdict
+from nastune.wire import Compared, Verdict
 
 
-def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[CompareOutcome]:
+def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: float) -> list[Compared]:
     """Incomparable names the two files when their workloads' parameters differ (and not `force`)."""
     done = []
     for path, other in zip(paths[1:], runs[1:]):
@@ -18,7 +17,7 @@ def run(paths: list[Path], runs: list[ResultSet], force: bool, noise_floor: floa
             rows, notes = _compared(runs[0], other, force, noise_floor)
         except Incomparable as e:
             raise Incomparable(f"{paths[0]} vs {path}: {e}") from None
-        done.append(CompareOutcome(paths[0], path, rows, notes))
+        done.append(Compared(before=str(paths[0]), after=str(path), rows=rows, notes=notes))
     return done
 
 

@@ -12,18 +12,11 @@ from nastune.wire import Verdict
 
 
 @dataclass
-class Drift:
-    setting: str
-    expected: str
-    actual: str
-
-
-@dataclass
 class CheckOutcome:
     findings: list[Finding]
     journal: str | None  # the last applied plan's journal, when there is one
     settings: dict[str, bool] = field(default_factory=dict)  # each journaled setting: still as applied
-    drift: list[Drift] = field(default_factory=list)
+    drift: list[wire.Drift] = field(default_factory=list)  # each setting no longer as applied
     baseline: str | None = None
     rows: list[Verdict] = field(default_factory=list)  # the benchmark against the baseline
     notes: list[str] = field(default_factory=list)
@@ -41,7 +34,7 @@ class CheckOutcome:
         return wire.Check(
             ok=self.ok,
             journal=self.journal,
-            drift=[wire.Drift(**d.__dict__) for d in self.drift],
+            drift=self.drift,
             findings=[wire.Flagged(rule=f.rule, severity=f.severity.name, target=f.target) for f in self.findings],
             baseline=self.baseline,
             rows=self.rows,

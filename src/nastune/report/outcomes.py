@@ -15,10 +15,10 @@ from rich.text import Text
 from nastune.report import layout, summary, tables
 
 if TYPE_CHECKING:  # the command line imports this at start: annotations only
+    from nastune import wire
     from nastune.bench.results import ResultSet
     from nastune.outcomes.ab import AbOutcome
     from nastune.outcomes.check import CheckOutcome
-    from nastune.outcomes.compare import CompareOutcome
     from nastune.outcomes.optimize import OptimizeOutcome
     from nastune.outcomes.search import SearchOutcome
 
@@ -69,7 +69,7 @@ def verdicts(
         console.print(f"  note: {line}", highlight=False)
 
 
-def comparisons(console: Console, done: Sequence[CompareOutcome]) -> None:
+def comparisons(console: Console, done: Sequence[wire.Compared]) -> None:
     for c in done:
         verdicts(console, c.rows, f"{c.before} -> {c.after}", c.notes)
 
