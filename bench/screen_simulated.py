@@ -18,7 +18,9 @@ import json
 import numpy as np
 from record import RESULTS, write
 
-from nastune.jobs.keeping import Screened, Sum, decide
+from nastune import wire
+from nastune.jobs.keeping import Screened, decide
+from nastune.outcomes.screen import summed
 from nastune.stats.factorial import design, effects, together
 from nastune.wire import Verdict
 
@@ -42,7 +44,9 @@ def _pairs(rng: np.random.Generator, change: float, spread: float) -> tuple[list
     return list(off), list(on)
 
 
-def screening(rng: np.random.Generator, rules: int, change: float, spread: float) -> tuple[list[Screened], list[Sum]]:
+def screening(
+    rng: np.random.Generator, rules: int, change: float, spread: float
+) -> tuple[list[Screened], list[wire.Together]]:
     """One screening simulated: the first rule moves NFS writes by `change`, the others nothing."""
     runs = design(rules, spare())
     values = list(100 * np.exp(np.log1p(change) * (runs[:, 0] > 0) + rng.normal(0, spread, len(runs))))
@@ -50,7 +54,7 @@ def screening(rng: np.random.Generator, rules: int, change: float, spread: float
     names = [MATTERS] + [f"nothing-{n}" for n in range(1, rules)]
     rows = [Verdict.of("seq-write", TARGET, "MB/s", "MB/s", True, None, e) for e in effects(runs, values, pairs=pairs)]
     found = together(runs, values, pairs)
-    sums = [Sum(f"seq-write @ {TARGET} MB/s", found, names)] if found else []
+    sums = [summed(f"seq-write @ {TARGET} MB/s", found, names)] if found else []
     return [Screened(name, 1, [row]) for name, row in zip(names, rows)], sums
 
 

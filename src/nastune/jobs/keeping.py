@@ -11,22 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from nastune import wire
 from nastune.jobs import screen as screening
 from nastune.jobs.offer import Consent
 from nastune.outcomes.optimize import Interleaved
-from nastune.outcomes.screen import MARGIN, Screened, Sum
+from nastune.outcomes.screen import MARGIN, Screened
 from nastune.tune.plan import Plan
 
 
-def decide(screened: list[Screened], sums: list[Sum]) -> tuple[list[str], list[str]]:
+def decide(screened: list[Screened], sums: list[wire.Together]) -> tuple[list[str], list[str]]:
     """The rules to keep and those to offer for removal. A rule shown small stays where the
     plan's gain on a metric its settings reach is unexplained by the rules one by one; and none
     is offered when every rule would be (the plan moved something, and its rules did it together)."""
     for s in screened:
-        unexplained = [m for m in sums if m.together.unexplained() and s.rule in m.reaches]
+        unexplained = [m for m in sums if m.unexplained and s.rule in m.reaches]
         if s.standing == "small" and unexplained:
             m = unexplained[0]
-            s.kept_for = f"the plan's {m.together.bundle:+.0%} on {m.key} is not explained by the rules one by one"
+            s.kept_for = f"the plan's {m.bundle:+.0%} on {m.metric} is not explained by the rules one by one"
     offered = [s.rule for s in screened if s.offered]
     kept = [s.rule for s in screened if not s.offered]
     return (kept, offered) if kept else ([s.rule for s in screened], [])

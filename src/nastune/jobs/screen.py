@@ -26,7 +26,7 @@ from nastune.bench.params import Params
 from nastune.jobs import ab
 from nastune.jobs.switch import AbError, Switch, Unchanged
 from nastune.outcomes.ab import AbOutcome
-from nastune.outcomes.screen import Screened, Sum
+from nastune.outcomes.screen import Screened, summed
 from nastune.protocols.client import BenchError
 from nastune.remote.agent import NasError
 from nastune.sites.tuner import Tuner
@@ -57,7 +57,7 @@ class Found:
 
     screened: list[Screened] = field(default_factory=list)
     design: wire.Design | None = None
-    sums: list[Sum] = field(default_factory=list)
+    sums: list[wire.Together] = field(default_factory=list)
     unseen: float | None = None
     runs: int = 0
 
@@ -118,9 +118,9 @@ def _sum(
     values: list[float],
     pairs: factorial.Pairs,
     rules: list[str],
-) -> Sum | None:
+) -> wire.Together | None:
     together = factorial.together(runs, values, pairs)
-    return None if together is None else Sum(_named(key), together, [r for r in rules if s.reached_by(r)])
+    return None if together is None else summed(_named(key), together, [r for r in rules if s.reached_by(r)])
 
 
 def _spare(base: ab.Measuring, moved: list[str]) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nastune import wire
 from nastune.bench.results import ResultSet
-from nastune.outcomes.screen import MARGIN, Screened, Sum
+from nastune.outcomes.screen import MARGIN, Screened
 from nastune.tune.plan import Plan
 from nastune.wire import Verdict
 
@@ -50,7 +50,7 @@ class Interleaved:
     withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
     screened: list[Screened] = field(default_factory=list)  # --screen: each rule's own effect
     design: wire.Design | None = None  # and the runs it was estimated from
-    sums: list[Sum] = field(default_factory=list)  # the plan's gain beside its rules' own, by metric
+    sums: list[wire.Together] = field(default_factory=list)  # the plan's gain beside its rules' own, by metric
     unseen: float | None = None  # the smallest effect the screening finds 8 times in 10
     screen_runs: int = 0  # the runs it measured
     idle: list[str] = field(default_factory=list)  # the rules shown to help less than MARGIN
@@ -68,7 +68,7 @@ class Interleaved:
             stopped=self.stopped,
             screened=[s.summary() for s in self.screened],
             design=self.design,
-            sums=[m.summary() for m in self.sums],
+            sums=self.sums,
             unseen=self.unseen,
             margin=self.margin,
             idle=self.idle,

@@ -1,7 +1,7 @@
-"""`optimize --screen`'s result for each rule: its own effect (Screened), and each metric the plan
-moved with the plan's gain beside its rules' own effects (Sum). A rule is offered for removal only
-when its effect is shown to be small: its interval below MARGIN on every metric the whole plan
-moved (an equivalence test, not a verdict of "~": absence of evidence is not evidence of absence)."""
+"""`optimize --screen`'s result for each rule: its own effect (Screened), and each metric the
+plan moved with the plan's gain beside its rules' own effects (a wire.Together). A rule is offered
+for removal only when its effect is shown to be small: its interval below MARGIN on every metric
+the whole plan moved (an equivalence test, not a verdict of "~": absence of evidence is not evidence of absence)."""
 
 from __future__ import annotations
 
@@ -63,31 +63,16 @@ class Screened:
         )
 
 
-@dataclass
-class Sum:
-    """A metric the plan moved: the whole plan's effect on it beside the sum of its rules' own
-    effects, and the rules whose settings can act on it."""
-
-    key: str  # workload @ target metric
-    together: Together
-    reaches: list[str]
-
-    def line(self) -> str:
-        t = self.together
-        return (
-            f"{self.key}: {t.bundle:+.0%} with every rule, of which their own effects explain {t.own:+.0%}: "
-            "an effect of rules together, or effects too small to resolve one by one"
-        )
-
-    def summary(self) -> wire.Together:
-        t = self.together
-        return wire.Together(
-            metric=self.key,
-            bundle=t.bundle,
-            own=t.own,
-            rest=t.rest,
-            rest_ci=t.rest_ci,
-            p=t.p,
-            unexplained=t.unexplained(),
-            reaches=self.reaches,
-        )
+def summed(key: str, t: Together, reaches: list[str]) -> wire.Together:
+    """A metric the plan moved (`key`: workload @ target metric): the whole plan's effect on it
+    beside the sum of its rules' own effects, and the rules whose settings can act on it."""
+    return wire.Together(
+        metric=key,
+        bundle=t.bundle,
+        own=t.own,
+        rest=t.rest,
+        rest_ci=t.rest_ci,
+        p=t.p,
+        unexplained=t.unexplained(),
+        reaches=reaches,
+    )

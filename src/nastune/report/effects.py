@@ -4,6 +4,7 @@ lines the console and the report say of a screening."""
 
 from __future__ import annotations
 
+from nastune import wire
 from nastune.outcomes.optimize import Interleaved
 from nastune.outcomes.screen import MARGIN, Screened, bound
 from nastune.report import tables
@@ -17,9 +18,17 @@ CONFOUNDED = (
 
 def effects(mixed: Interleaved) -> list[str]:
     said = [line for s in mixed.screened for line in rule_lines(s)]
-    said += [m.line() for m in mixed.sums if m.together.unexplained()]
+    said += [_rest(m) for m in mixed.sums if m.unexplained]
     unseen = unseen_line(mixed.unseen, mixed.screen_runs)
     return said + ([unseen] if unseen else []) + ([CONFOUNDED] if mixed.design else [])
+
+
+def _rest(m: wire.Together) -> str:
+    """A gain the rules one by one do not explain."""
+    return (
+        f"{m.metric}: {m.bundle:+.0%} with every rule, of which their own effects explain {m.own:+.0%}: "
+        "an effect of rules together, or effects too small to resolve one by one"
+    )
 
 
 def rule_lines(s: Screened) -> list[str]:
