@@ -55,7 +55,7 @@ def screening(
     rows = [Verdict.of("seq-write", TARGET, "MB/s", "MB/s", True, None, e) for e in effects(runs, values, pairs=pairs)]
     found = together(runs, values, pairs)
     sums = [summed(f"seq-write @ {TARGET} MB/s", found, names)] if found else []
-    return [Screened(name, 1, [row]) for name, row in zip(names, rows)], sums
+    return [Screened(rule=name, changes=1, rows=[row]) for name, row in zip(names, rows)], sums
 
 
 def simulated(change: float, spread: float, trials: int, rules: int, seed: int = 7) -> dict[str, float]:

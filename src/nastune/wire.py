@@ -234,6 +234,9 @@ class LabStatus(Wire):
     parts: list[Part]
 
 
+Standing = Literal["helped", "small", "unresolved", "no verdict"]
+
+
 class Screened(BaseModel):
     """One rule's own effect: the runs of the screening's design with its settings against those without."""
 
@@ -243,7 +246,7 @@ class Screened(BaseModel):
     changes: int
     rows: list[Verdict]
     stopped: str  # why it has no verdict, if it has none
-    standing: Literal["helped", "small", "unresolved", "no verdict"]  # small: offered for removal, unless kept_for
+    standing: Standing  # small: offered for removal, unless kept_for
     kept_for: str = ""  # why a rule shown small stays: a gain its rules one by one do not explain
 
 

@@ -270,15 +270,14 @@ def test_a_rule_is_offered_for_removal_only_when_its_effect_is_shown_small():
     from nastune.wire import Verdict
 
     def rule(name: str, b: list[float]) -> Screened:
-        return Screened(
-            name, 1, [Verdict.of("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))]
-        )
+        row = Verdict.of("w", "t", "m", "MB/s", True, None, compare([100, 101, 99, 100.5, 99.5], b))
+        return Screened(rule=name, changes=1, rows=[row])
 
     same, better = [100.2, 100.8, 99.1, 100.4, 99.6], [130.0, 131.0, 129.0, 130.5, 129.5]
     wide = [96.0, 111.0, 100.0, 106.0, 99.0]
     assert rule("a", same).standing == "small" and rule("d", wide).standing == "unresolved"
     assert decide([rule("a", same), rule("b", same)], []) == (["a", "b"], [])
-    unknown = Screened("c", 1, stopped="its settings already read as planned")
+    unknown = Screened(rule="c", changes=1, stopped="its settings already read as planned")
     assert decide([rule("a", same), rule("b", better), unknown, rule("d", wide)], []) == (["b", "c", "d"], ["a"])
     said = rule_lines(rule("d", wide))[0]
     assert "not resolved, could be anywhere from" in said and "kept" in said
@@ -297,13 +296,16 @@ def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reache
     from nastune.wire import Verdict
 
     def small(name: str) -> Screened:
-        return Screened(
-            name, 1, [Verdict.of("network", "t", "upload MB/s", "MB/s", True, None, compare([100] * 5, [100] * 5))]
-        )
+        row = Verdict.of("network", "t", "upload MB/s", "MB/s", True, None, compare([100] * 5, [100] * 5))
+        return Screened(rule=name, changes=1, rows=[row])
 
     network = Together(bundle=0.08, own=0.01, rest=0.07, rest_ci=(0.04, 0.10), p=0.001)
     sums = [summed("network @ t upload MB/s", network, ["mtu-jumbo-frames"])]
-    screened = [small("mtu-jumbo-frames"), small("smb-aio-off"), Screened("ganesha-io-size-small", 1, stopped="x")]
+    screened = [
+        small("mtu-jumbo-frames"),
+        small("smb-aio-off"),
+        Screened(rule="ganesha-io-size-small", changes=1, stopped="x"),
+    ]
     kept, offered = decide(screened, sums)
     assert offered == ["smb-aio-off"] and "mtu-jumbo-frames" in kept
     assert "not explained by the rules one by one" in rule_lines(screened[0])[0]

@@ -82,7 +82,10 @@ def test_optimize_names_the_rules_shown_small_what_it_could_miss_and_how_to_leav
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     mixed = Interleaved(rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
-    mixed.screened = [Screened("dirty-ratio-high", 2, rows), Screened("read-ahead-small", 1, stopped="a reason")]
+    mixed.screened = [
+        Screened(rule="dirty-ratio-high", changes=2, rows=rows),
+        Screened(rule="read-ahead-small", changes=1, stopped="a reason"),
+    ]
     mixed.design = Design(rules=["dirty-ratio-high", "read-ahead-small"], runs=[], order=[], values={})
     mixed.unseen, mixed.screen_runs = 0.094, 12
     keeping = "" if dropped else f"nastune rollback --journal J && nastune apply {tmp_path / 'keep.json'}"
@@ -149,8 +152,8 @@ def test_the_answer_fits_30_lines_of_80_columns_without_a_word_cut(tmp_path):
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     rows = [r for r in rows if not r.workload.startswith("iozone")][:12]
     mixed = Interleaved(rows, pairs=5, idle=["rule-3"], runs=[result_set("A", 1.0), result_set("B", 1.2)])
-    alone = [Screened(f"net-default-buffers-large-{n}", 2, rows[:2]) for n in range(3)]
-    unresolved = [Screened(f"smb-socket-buffers-fixed-{n}", 1, stopped="no runs") for n in range(6)]
+    alone = [Screened(rule=f"net-default-buffers-large-{n}", changes=2, rows=rows[:2]) for n in range(3)]
+    unresolved = [Screened(rule=f"smb-socket-buffers-fixed-{n}", changes=1, stopped="no runs") for n in range(6)]
     mixed.screened, mixed.unseen, mixed.screen_runs = alone + unresolved, 0.094, 12
     undo = "nastune rollback --inventory /var/lib/nastune/lab/inventory.ini"
     once = rows[:3]  # the one-off actions' before and after (aged-read on soho)

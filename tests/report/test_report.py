@@ -126,8 +126,8 @@ def report(tmp_path) -> Path:
     before, after = result_set("before", 1.0), result_set("after", 1.2)
     rows, notes = compare_runs(before, after)
     screened = [  # optimize --screen's, as report.effects words them
-        Screened("ganesha-io-size-small", 4, rows[:1]),
-        Screened("nic-offloads-disabled", 1, stopped="its settings already read as planned"),
+        Screened(rule="ganesha-io-size-small", changes=4, rows=rows[:1]),
+        Screened(rule="nic-offloads-disabled", changes=1, stopped="its settings already read as planned"),
     ]
     done = optimized([r for r in rows if r.workload != "iozone"][:2], tmp_path / "report.html", screened=screened)
     return render(Page([before, after], rows, notes, findings=[finding(EVIL)], optimized=done), done.report)

@@ -82,7 +82,9 @@ def screen(
     try:
         measured = _in_turn(plans, workloads, base, tuner, log)
     except (AbError, BenchError, TuneError, NasError) as e:
-        return Found([Screened(rule, len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules])
+        return Found(
+            [Screened(rule=rule, changes=len(groups[rule]), stopped=f"the screening stopped: {e}") for rule in rules]
+        )
     measured = {key: s for key, s in measured.items() if _named(key) in moved}
     values = {key: [s.values[order.index(i)] for i in range(len(runs))] for key, s in measured.items()}
     pairs = {key: _pairs(base, key) for key in measured}
@@ -100,7 +102,9 @@ def screen(
         ]
         for key, s in measured.items()
     ]
-    screened = [Screened(rule, len(groups[rule]), [row[j] for row in rows]) for j, rule in enumerate(rules)]
+    screened = [
+        Screened(rule=rule, changes=len(groups[rule]), rows=[row[j] for row in rows]) for j, rule in enumerate(rules)
+    ]
     sums = [_sum(key, s, runs, values[key], pairs[key], rules) for key, s in measured.items()]
     unseen = max((factorial.unseen(runs, values[k], pairs[k]) for k in measured), default=None)
     return Found(screened, design, [m for m in sums if m is not None], unseen, len(runs))

@@ -66,7 +66,7 @@ class Interleaved:
             switch_seconds=round(self.switch_seconds, 1),
             refused=self.refused,
             stopped=self.stopped,
-            screened=[s.summary() for s in self.screened],
+            screened=self.screened,
             design=self.design,
             sums=self.sums,
             unseen=self.unseen,

@@ -6,7 +6,8 @@ the whole plan moved (an equivalence test, not a verdict of "~": absence of evid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+
+from pydantic import Field, model_validator
 
 from nastune import wire
 from nastune.stats.compare import NOISE_FLOOR
@@ -25,42 +26,31 @@ def bound(row: Verdict) -> float:
     return high if row.higher_is_better else -low
 
 
-@dataclass
-class Screened:
+class Screened(wire.Screened):
     """One rule's own effect: its verdicts (the runs without its settings against those with
-    them) on the metrics the plan moved, or why it has none; and why it stays though it is
-    shown small, if it does."""
+    them) on the metrics the plan moved, or why it has none; its standing, judged from them when
+    it is made; and why it stays though it is shown small, if it does."""
 
-    rule: str
-    changes: int
-    rows: list[Verdict] = field(default_factory=list)
+    rows: list[Verdict] = Field(default_factory=list)
     stopped: str = ""
-    kept_for: str = ""
+    standing: wire.Standing = "no verdict"
 
-    @property
-    def standing(self) -> str:
+    @model_validator(mode="after")
+    def _judged(self) -> Screened:
         """helped (better on a metric), small (at most MARGIN on every one), unresolved
         (neither: more runs would tell), or no verdict (not measured)."""
         if self.stopped or not self.rows:
-            return "no verdict"
-        if any(r.verdict == "better" for r in self.rows):
-            return "helped"
-        return "small" if all(bound(r) < MARGIN for r in self.rows) else "unresolved"
+            self.standing = "no verdict"
+        elif any(r.verdict == "better" for r in self.rows):
+            self.standing = "helped"
+        else:
+            self.standing = "small" if all(bound(r) < MARGIN for r in self.rows) else "unresolved"
+        return self
 
     @property
     def offered(self) -> bool:
         """Offered for removal: shown small, and no gain left unexplained on its path."""
         return self.standing == "small" and not self.kept_for
-
-    def summary(self) -> wire.Screened:
-        return wire.Screened(
-            rule=self.rule,
-            changes=self.changes,
-            rows=self.rows,
-            stopped=self.stopped,
-            standing=self.standing,
-            kept_for=self.kept_for,
-        )
 
 
 def summed(key: str, t: Together, reaches: list[str]) -> wire.Together:
