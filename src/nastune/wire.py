@@ -8,6 +8,7 @@ checks every output against them)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
@@ -292,7 +293,7 @@ class Interleaved(BaseModel):
     switch_seconds: float
     refused: list[str]
     stopped: str  # why the interleaved run ended early, if it did
-    screened: list[Screened] = []  # optimize --screen: each rule's own effect
+    screened: Sequence[Screened] = []  # optimize --screen: each rule's own effect
     design: Design | None = None  # and the runs it was estimated from
     sums: list[Together] = []  # the plan's effect beside its rules' own, on each metric it moved
     unseen: float | None = None  # the smallest own effect the screening finds 8 times in 10 at its spread

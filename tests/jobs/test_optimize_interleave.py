@@ -309,7 +309,9 @@ def test_a_gain_the_rules_one_by_one_do_not_explain_keeps_every_rule_that_reache
     kept, offered = decide(screened, sums)
     assert offered == ["smb-aio-off"] and "mtu-jumbo-frames" in kept
     assert "not explained by the rules one by one" in rule_lines(screened[0])[0]
-    assert any("of which their own effects explain +1%" in line for line in effects.effects(Interleaved([], sums=sums)))
+    assert any(
+        "of which their own effects explain +1%" in line for line in effects.effects(Interleaved(rows=[], sums=sums))
+    )
 
 
 @pytest.mark.parametrize("persist", [None, True, False])

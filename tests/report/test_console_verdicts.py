@@ -60,7 +60,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 0.8))
     worse = [f"{r.workload} @ {r.target} {r.metric}" for r in rows if r.verdict == "worse"]
     assert worse
-    mixed = Interleaved(rows, pairs=5, withheld=worse)
+    mixed = Interleaved(rows=rows, pairs=5, withheld=worse)
     retry = f"nastune apply {tmp_path / 'settings.json'}"
     done = OptimizeOutcome(
         [], [], tmp_path / "report.html", Plan(changes=[]), [], None, [], "", mixed, withheld=worse, retry=retry
@@ -81,7 +81,7 @@ def test_optimize_names_the_rules_shown_small_what_it_could_miss_and_how_to_leav
     from nastune.wire import Design
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
-    mixed = Interleaved(rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
+    mixed = Interleaved(rows=rows, pairs=5, idle=["read-ahead-small"], dropped=dropped)
     mixed.screened = [
         Screened(rule="dirty-ratio-high", changes=2, rows=rows),
         Screened(rule="read-ahead-small", changes=1, stopped="a reason"),
@@ -151,7 +151,7 @@ def test_the_answer_fits_30_lines_of_80_columns_without_a_word_cut(tmp_path):
 
     rows, _ = compare_runs(result_set("A", 1.0), result_set("B", 1.2))
     rows = [r for r in rows if not r.workload.startswith("iozone")][:12]
-    mixed = Interleaved(rows, pairs=5, idle=["rule-3"], runs=[result_set("A", 1.0), result_set("B", 1.2)])
+    mixed = Interleaved(rows=rows, pairs=5, idle=["rule-3"], runs=[result_set("A", 1.0), result_set("B", 1.2)])
     alone = [Screened(rule=f"net-default-buffers-large-{n}", changes=2, rows=rows[:2]) for n in range(3)]
     unresolved = [Screened(rule=f"smb-socket-buffers-fixed-{n}", changes=1, stopped="no runs") for n in range(6)]
     mixed.screened, mixed.unseen, mixed.screen_runs = alone + unresolved, 0.094, 12

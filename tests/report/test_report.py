@@ -116,7 +116,7 @@ def finding(text: str) -> Finding:
 
 def optimized(rows: list, out: Path, **fields) -> OptimizeOutcome:
     """optimize's outcome with `rows` as its interleaved run's verdicts (nothing done once)."""
-    mixed = Interleaved(rows, pairs=5, **fields)
+    mixed = Interleaved(rows=rows, pairs=5, **fields)
     return OptimizeOutcome([], [], out, Plan(changes=[]), [], "J", [], "nastune rollback --journal J", mixed)
 
 

@@ -262,7 +262,7 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         rows=proof.rows,
         notes=proof.notes,
         failed=failed,
-        interleaved=mixed.summary() if mixed else None,
+        interleaved=mixed,
         withheld=proof.withheld,
     )
     (spec.out / "compare.json").write_text(summary.dumps())
@@ -335,8 +335,9 @@ def _interleave(
         mixed = ab.AbSpec(settings, spec.workloads, spec.params, *where, accept_risk=spec.accept_risk)
         screened = screening.Screening(settings, tuner, log, spec.screen_runs)
         done = ab.run(mixed, site, tuner, log, then=screened.measure if spec.screen else None)
+        measured = {"pairs": done.pairs, "seconds": done.seconds, "switch_seconds": done.switch_seconds}
         result = Interleaved(
-            done.rows, actions + done.notes, done.pairs, done.seconds, done.switch_seconds, done.refused, runs=done.runs
+            rows=done.rows, notes=actions + done.notes, **measured, refused=done.refused, runs=done.runs
         )
         if spec.screen:
             keeping.screened(result, screened.found)
@@ -344,7 +345,7 @@ def _interleave(
     except Unchanged:
         return None, None
     except AbError as e:
-        result = Interleaved([], actions, stopped=f"the interleaved run stopped: {e}")
+        result = Interleaved(rows=[], notes=actions, stopped=f"the interleaved run stopped: {e}")
     except KeyboardInterrupt:
         raise OptimizeError(
             f"interrupted while interleaving: the plan's settings are rolled back (its one-off actions stay done); "

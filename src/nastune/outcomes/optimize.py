@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import Field
+
 from nastune import wire
 from nastune.bench.results import ResultSet
 from nastune.outcomes.screen import MARGIN, Screened
@@ -34,43 +36,20 @@ class OptimizeOutcome:
     keeping: str = ""  # the commands that leave on only the settings whose own effect helped (keep.json)
 
 
-@dataclass
-class Interleaved:
+class Interleaved(wire.Interleaved):
     """The plan's settings measured a second way: with and without them in random alternation
-    (its one-off actions stay done on both sides), which drift cannot fool."""
+    (its one-off actions stay done on both sides), which drift cannot fool. What compare.json
+    holds of it (wire.Interleaved), and what it leaves out: A's and B's results, the metrics B made
+    worse and the screening's number of runs."""
 
-    rows: list[Verdict]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
     pairs: int = 0
     seconds: float = 0.0
     switch_seconds: float = 0.0
-    refused: list[str] = field(default_factory=list)
-    stopped: str = ""  # why the interleaved run ended early, if it did
-    runs: list[ResultSet] = field(default_factory=list)  # A's and B's results (for the report)
-    withheld: list[str] = field(default_factory=list)  # the metrics B made worse: the settings not applied again
-    screened: list[Screened] = field(default_factory=list)  # --screen: each rule's own effect
-    design: wire.Design | None = None  # and the runs it was estimated from
-    sums: list[wire.Together] = field(default_factory=list)  # the plan's gain beside its rules' own, by metric
-    unseen: float | None = None  # the smallest effect the screening finds 8 times in 10
-    screen_runs: int = 0  # the runs it measured
-    idle: list[str] = field(default_factory=list)  # the rules shown to help less than MARGIN
-    dropped: bool = False  # and those were left off (--keep-only, or the operator's yes)
+    refused: list[str] = Field(default_factory=list)
+    stopped: str = ""
+    screened: list[Screened] = Field(default_factory=list)  # --screen: each rule's own effect
     margin: float = MARGIN
-
-    def summary(self) -> wire.Interleaved:
-        return wire.Interleaved(
-            rows=self.rows,
-            notes=self.notes,
-            pairs=self.pairs,
-            seconds=round(self.seconds, 1),
-            switch_seconds=round(self.switch_seconds, 1),
-            refused=self.refused,
-            stopped=self.stopped,
-            screened=self.screened,
-            design=self.design,
-            sums=self.sums,
-            unseen=self.unseen,
-            margin=self.margin,
-            idle=self.idle,
-            dropped=self.dropped,
-        )
+    runs: list[ResultSet] = Field(default_factory=list, exclude=True)  # A's and B's results (for the report)
+    withheld: list[str] = Field(default_factory=list, exclude=True)  # the metrics B made worse: not applied again
+    screen_runs: int = Field(0, exclude=True)  # the runs the screening measured
