@@ -63,7 +63,7 @@ def test_optimize_says_when_a_worse_verdict_left_the_settings_as_they_were(tmp_p
     mixed = Interleaved(rows=rows, pairs=5, withheld=worse)
     retry = f"nastune apply {tmp_path / 'settings.json'}"
     done = OptimizeOutcome(
-        [], [], tmp_path / "report.html", Plan(changes=[]), [], None, [], "", mixed, withheld=worse, retry=retry
+        report=tmp_path / "report.html", plan=Plan(changes=[]), interleaved=mixed, withheld=worse, retry=retry
     )
     out = io.StringIO()
     assert outcomes.optimize(Console(file=out, width=200, color_system=None), done) is True
@@ -90,8 +90,9 @@ def test_optimize_names_the_rules_shown_small_what_it_could_miss_and_how_to_leav
     mixed.unseen, mixed.screen_runs = 0.094, 12
     keeping = "" if dropped else f"nastune rollback --journal J && nastune apply {tmp_path / 'keep.json'}"
     done = OptimizeOutcome(
-        rows, [], tmp_path / "report.html", Plan(changes=[]), [], "J", [], "undo", mixed, keeping=keeping
+        rows=rows, report=tmp_path / "report.html", plan=Plan(changes=[]), journal="J", undo="undo", interleaved=mixed
     )
+    done.keeping = keeping
     out = io.StringIO()
     outcomes.optimize(Console(file=out, width=200, color_system=None), done)
     shown = out.getvalue().splitlines()
@@ -128,7 +129,7 @@ def test_settings_lost_at_reboot_get_the_command_that_keeps_them_or_why_there_is
 
     change = PlannedChange(id=1, knob="sysctl", target="net.ipv4.tcp_slow_start_after_idle", current=1, new=0)
     done = OptimizeOutcome(
-        [], [], tmp_path / "report.html", Plan(changes=[change]), [], "J", [], "undo", site="the lab's NAS"
+        report=tmp_path / "report.html", plan=Plan(changes=[change]), journal="J", undo="undo", site="the lab's NAS"
     )
     done.persisting = persisting
     out = io.StringIO()
@@ -158,7 +159,7 @@ def test_the_answer_fits_30_lines_of_80_columns_without_a_word_cut(tmp_path):
     undo = "nastune rollback --inventory /var/lib/nastune/lab/inventory.ini"
     once = rows[:3]  # the one-off actions' before and after (aged-read on soho)
     report = Path("nastune-optimize/report.html")  # as the main job names it: relative to where it runs
-    done = OptimizeOutcome(once, [], report, Plan(changes=[]), [], "J", [], undo, mixed)
+    done = OptimizeOutcome(rows=once, report=report, plan=Plan(changes=[]), journal="J", undo=undo, interleaved=mixed)
     out = io.StringIO()
     outcomes.optimize(Console(file=out, width=80, color_system=None), done)
     shown = out.getvalue().splitlines()

@@ -117,7 +117,8 @@ def finding(text: str) -> Finding:
 def optimized(rows: list, out: Path, **fields) -> OptimizeOutcome:
     """optimize's outcome with `rows` as its interleaved run's verdicts (nothing done once)."""
     mixed = Interleaved(rows=rows, pairs=5, **fields)
-    return OptimizeOutcome([], [], out, Plan(changes=[]), [], "J", [], "nastune rollback --journal J", mixed)
+    undo = "nastune rollback --journal J"
+    return OptimizeOutcome(report=out, plan=Plan(changes=[]), journal="J", undo=undo, interleaved=mixed)
 
 
 @pytest.fixture

@@ -131,8 +131,8 @@ def _shown(outcome: OptimizeOutcome, json: bool) -> None:
     from nastune.report import outcomes
 
     failed = outcomes.optimize(err() if json else console(), outcome)
-    if json and outcome.summary is not None:
-        print(outcome.summary.dumps())
+    if json:
+        print(outcome.dumps())
     if failed:
         raise typer.Exit(1)
 

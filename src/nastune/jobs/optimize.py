@@ -15,7 +15,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nastune import wire
 from nastune.bench import cliff, results, runner, sustained
 from nastune.bench.limits import with_runtime
 from nastune.bench.params import Params
@@ -257,15 +256,6 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     """compare.json and the report. `journal` None: nothing is left applied."""
     spec, tuner, plan, mixed = r.spec, r.tuner, r.plan, proof.mixed
     failed = failures(proof.runs)
-    summary = wire.Optimize(
-        flow=spec.flow,
-        rows=proof.rows,
-        notes=proof.notes,
-        failed=failed,
-        interleaved=mixed,
-        withheld=proof.withheld,
-    )
-    (spec.out / "compare.json").write_text(summary.dumps())
     undo = tuner.undo(journal) if journal else ""
     if mixed and mixed.dropped:
         plan = screening.without(plan, mixed.idle)
@@ -276,19 +266,24 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
     offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
     keep_only = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
     done = OptimizeOutcome(
-        proof.rows, proof.notes, spec.out / "report.html", plan, r.skipped, journal, failed, undo, mixed, spec.flow
-    )
-    done.plan = plan.model_copy(update={"changes": left})
-    done = replace(
-        done,
-        summary=summary,
+        flow=spec.flow,
+        rows=proof.rows,
+        notes=proof.notes,
+        failed=failed,
+        interleaved=mixed,
+        withheld=proof.withheld,
+        report=spec.out / "report.html",
+        plan=plan.model_copy(update={"changes": left}),
+        skipped=r.skipped,
+        journal=journal,
+        undo=undo,
         site=r.site.name,
         persisted=persisted,
         persisting=lasting,
-        withheld=proof.withheld,
         retry=retry,
         keeping=keep_only,
     )
+    (spec.out / "compare.json").write_text(done.dumps())
     notes = proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else [])
     html.render(html.Page(proof.runs, proof.rows, notes, "nastune optimize", r.facts, r.findings, done), done.report)
     return done

@@ -3,8 +3,8 @@ interleaved (A without them, B with them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -15,25 +15,25 @@ from nastune.tune.plan import Plan
 from nastune.wire import Verdict
 
 
-@dataclass
-class OptimizeOutcome:
-    rows: list[Verdict]
-    notes: list[str]
-    report: Path
-    plan: Plan
-    skipped: list[str]
-    journal: str | None  # None: nothing left applied
-    failed: list[str]
-    undo: str  # the command that rolls the plan back ("": nothing to roll back)
+class OptimizeOutcome(wire.Optimize):
+    """What optimize ends with: compare.json (wire.Optimize: the verdicts, the interleaved run, the
+    metrics left as they were), and beside it what the console and the report say of it."""
+
+    rows: list[Verdict] = Field(default_factory=list)  # interleaved flow: the one-off actions' before/after
+    notes: list[str] = Field(default_factory=list)
+    failed: list[str] = Field(default_factory=list)
     interleaved: Interleaved | None = None
-    flow: str = "interleaved"  # interleaved: `rows` are the one-off actions' before/after verdicts only
-    summary: wire.Optimize | None = None  # what compare.json holds and `optimize --json` prints
-    site: str = ""  # the NAS, as messages name it
-    persisted: bool = False
-    persisting: str | None = None  # the command that makes the settings survive a reboot (None: not needed)
-    withheld: list[str] = field(default_factory=list)  # metrics the settings made worse: left as they were
-    retry: str = ""  # the command that applies the withheld settings all the same
-    keeping: str = ""  # the commands that leave on only the settings whose own effect helped (keep.json)
+    flow: Literal["interleaved", "before-after"] = "interleaved"
+    report: Path = Field(exclude=True)
+    plan: Plan = Field(exclude=True)  # the changes left applied
+    skipped: list[str] = Field(default_factory=list, exclude=True)
+    journal: str | None = Field(None, exclude=True)  # None: nothing left applied
+    undo: str = Field("", exclude=True)  # the command that rolls the plan back ("": nothing to roll back)
+    site: str = Field("", exclude=True)  # the NAS, as messages name it
+    persisted: bool = Field(False, exclude=True)
+    persisting: str | None = Field(None, exclude=True)  # the command that makes the settings last (None: not needed)
+    retry: str = Field("", exclude=True)  # the command that applies the withheld settings all the same
+    keeping: str = Field("", exclude=True)  # the commands that leave on only the settings whose own effect helped
 
 
 class Interleaved(wire.Interleaved):
