@@ -1,5 +1,5 @@
-"""The JSON nastune prints for programs: apply, verify, rollback, ab, compare, check, lab status
-and optimize's summary (inspect, diagnose, plans and result files have their models in facts/,
+"""The JSON nastune prints for programs: apply, verify, rollback, ab, compare, check, lab status,
+optimize's summary and autotune's (inspect, diagnose, plans and result files have their models in facts/,
 rules/, tune/plan.py and bench/results.py). Each is a typed model whose first field is its schema
 tag, `nastune.<kind>/<version>`; the CLI writes them, the NAS agent and the Ansible modules read
 them, and their JSON Schemas are published in schemas/ (report/schemas.py writes them; a test
@@ -315,6 +315,46 @@ class Optimize(Wire):
     withheld: list[str] = []  # the metrics a change made worse: the settings were left as they were
 
 
+class Trial(BaseModel):
+    """One trial of autotune's search: the configuration it measured, its score against the base
+    (1.0), why it failed or was left out, and what it cost (none: not run here)."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+
+    number: int
+    state: str  # optuna's: COMPLETE, PRUNED, FAIL, RUNNING, WAITING
+    value: float | None
+    config: dict[str, int | float | str] | None
+    origin: str  # current settings, rule-based plan, or search
+    why: str | None
+    seconds: float | None = None
+    measuring_seconds: float | None = None
+
+
+class Finalist(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trial: int
+    score: float  # measured again against the base, interleaved
+
+
+class Autotune(Wire):
+    """autotune.json: every trial, the finalists measured again, the winner (if one beat the base)
+    and its plan, the verdicts of the winner against the base, each tunable's importance."""
+
+    schema_: Literal["nastune.autotune/1"] = Field("nastune.autotune/1", alias="schema")
+    trials: list[Trial]
+    best: dict[str, int | float | str] | None  # the winning configuration, None when nothing beat the base
+    plan: str | None  # its plan's file
+    verdict: str
+    durability_trades: list[str]  # the winner's settings that trade crash safety for speed
+    beside: list[str]  # the plan's changes every trial after the base made, which no tunable searches
+    rows: list[Verdict]
+    notes: list[str]
+    importance: dict[str, float]
+    finalists: list[Finalist]
+
+
 class Answer(BaseModel):
     """What nastune said on one host: its exit status and its own JSON (None: it printed none)."""
 
@@ -351,5 +391,6 @@ KINDS: dict[str, type[Wire]] = {
     "check": Check,
     "lab-status": LabStatus,
     "optimize": Optimize,
+    "autotune": Autotune,
     "across": Across,
 }

@@ -16,7 +16,7 @@ import pytest
 from nastune.autotune.space import build
 from nastune.facts import collect
 from nastune.root import Root
-from tests.conftest import extracted, run_cli
+from tests.conftest import check_schema, extracted, run_cli
 
 TINY = ["-w", "path:seq-write", "--repeats", "2", "--size", "4M", "--yes"]
 
@@ -54,7 +54,7 @@ def test_failed_trials_are_recorded_and_nothing_stays_applied(soho, tmp_path):
     out = tmp_path / "out"
     # the capture lacks smb.conf: every trial that turns Samba's aio on cannot be applied
     done = autotune(root, data, out, "--knobs", "nfs-transfer-size", "--knobs", "smb-aio", "--budget", "4")
-    summary = json.loads((out / "autotune.json").read_text())
+    summary = check_schema(json.loads((out / "autotune.json").read_text()))
     trials = {t["number"]: t for t in summary["trials"]}
     assert trials[0]["origin"] == "current settings"
     assert trials[0]["value"] == 1.0

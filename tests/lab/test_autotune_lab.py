@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from nastune.lab import network
+from tests.conftest import check_schema
 from tests.lab.conftest import nastune, sha256
 
 pytestmark = pytest.mark.alone  # judges measurements: no other namespace lab beside it (scripts/test)
@@ -55,7 +56,7 @@ def test_a_short_autotune_beats_the_base_and_leaves_the_lab_as_it_was(lab_dir, t
         str(out),
         timeout=1200,
     )
-    summary = json.loads((out / "autotune.json").read_text())
+    summary = check_schema(json.loads((out / "autotune.json").read_text()))
     trials = {t["number"]: t for t in summary["trials"]}
     assert trials[1]["origin"] == "rule-based plan"
     assert trials[1]["config"]["nfs-transfer-size"] == 1 << 20

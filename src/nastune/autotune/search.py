@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from rich.progress import Progress
 
+from nastune import wire
 from nastune.autotune.finals import Finals
 from nastune.autotune.objective import Objective
 from nastune.autotune.resume import STUDY, AutotuneError
@@ -38,7 +39,6 @@ from nastune.autotune.trials import (
 )
 from nastune.bench import runner
 from nastune.bench.results import ResultSet
-from nastune.jsonfile import dumps
 from nastune.outcomes.search import SearchOutcome
 from nastune.progress import Lines, display
 from nastune.remote.agent import NasError
@@ -313,30 +313,29 @@ class Search:
         report = render(
             study, d.base, d.run, d.rows, d.notes, importance, d.verdict, d.trades, beside, self.s.out / "report.html"
         )
-        best = d.best.user_attrs["config"] if d.winner else None
-        outcome = SearchOutcome(trials, best, plan_path, d.rows, d.notes, importance, report, d.verdict, beside=beside)
-        summary = {
-            "trials": trials,
-            "best": outcome.best,
-            "plan": str(plan_path) if plan_path else None,
-            "verdict": d.verdict,
-            "durability_trades": d.trades,
-            "beside": beside,
-            "rows": [r.model_dump(mode="json") for r in d.rows],
-            "notes": d.notes,
-            "importance": importance,
-            "finalists": [{"trial": t.number, "score": s} for s, t, _ in d.again],
-        }
-        (self.s.out / "autotune.json").write_text(dumps(summary))
+        outcome = SearchOutcome(
+            trials=trials,
+            best=d.best.user_attrs["config"] if d.winner else None,
+            plan=str(plan_path) if plan_path else None,
+            verdict=d.verdict,
+            durability_trades=d.trades,
+            beside=beside,
+            rows=d.rows,
+            notes=d.notes,
+            importance=importance,
+            finalists=[wire.Finalist(trial=t.number, score=s) for s, t, _ in d.again],
+            report=report,
+        )
+        (self.s.out / "autotune.json").write_text(outcome.dumps())
         return outcome
 
-    def trial_record(self, t: FrozenTrial) -> dict:
-        return {
-            "number": t.number,
-            "state": t.state.name,
-            "value": t.value,
-            "config": t.user_attrs.get("config"),
-            "origin": t.user_attrs.get("origin", "search"),
-            "why": t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
+    def trial_record(self, t: FrozenTrial) -> wire.Trial:
+        return wire.Trial(
+            number=t.number,
+            state=t.state.name,
+            value=t.value,
+            config=t.user_attrs.get("config"),
+            origin=t.user_attrs.get("origin", "search"),
+            why=t.user_attrs.get("failed") or t.user_attrs.get("infeasible"),
             **self.seconds.get(t.number, {}),
-        }
+        )

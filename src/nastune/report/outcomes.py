@@ -165,9 +165,9 @@ def check(console: Console, done: CheckOutcome) -> None:
 def autotune(console: Console, outcome: SearchOutcome) -> None:
     """The verdict, the winner's plan, each tunable's importance, what a trial cost, the report."""
     console.print(outcome.verdict, highlight=False)
-    timed = [t for t in outcome.trials if "seconds" in t]
+    timed = [(t.seconds, t.measuring_seconds) for t in outcome.trials if t.seconds is not None]
     if timed:
-        each, measuring = (statistics.median(t[k] for t in timed) for k in ("seconds", "measuring_seconds"))
+        each, measuring = (statistics.median(x or 0.0 for x in side) for side in zip(*timed))
         console.print(f"{len(timed)} trials, {each:.0f} s each ({measuring:.0f} s measuring; medians)", highlight=False)
     if outcome.plan:
         console.print(f"best configuration: {outcome.best}; its plan: {outcome.plan} (`nastune apply {outcome.plan}`)")
