@@ -242,4 +242,4 @@ def ab(
         outcome = interleave.measure(spec, where, log=say("ab"))
     outcomes.ab(err() if json else console(), outcome, f"ab: A (as is) -> B ({plan_file})", out)
     if json:  # the summary ab.json holds
-        print(outcome.summary().dumps())
+        print(outcome.dumps())

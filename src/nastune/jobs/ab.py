@@ -104,7 +104,7 @@ def measure(spec: AbSpec, site: Site, log: Callable[[str], None] = print) -> AbO
     with tuner.hold("ab"):  # ab is the workflow: it holds the system's lock, run switches under it
         outcome = run(replace(spec, plan=site.stamp(plan), params=params), site, tuner, log=log)
     outcome.notes = left_out + outcome.notes
-    (spec.out / "ab.json").write_text(outcome.summary().dumps() + "\n")
+    (spec.out / "ab.json").write_text(outcome.dumps() + "\n")
     return outcome
 
 
@@ -268,9 +268,16 @@ class Measuring:
             f"tests at alpha {self.alpha:.4f} (0.05 over {looks} looks)"
         )
         decided = bool(rows) and all(settled(r, floor) for r in rows)
-        seconds = {"seconds": round(elapsed, 1), "switch_seconds": round(self.switch.seconds, 1)}
-        ended = {"decided": decided and not refused, "refused": refused}
-        return AbOutcome(rows=rows, notes=notes, pairs=self.done, **seconds, **ended, runs=[a, b])
+        return AbOutcome(
+            rows=rows,
+            notes=notes,
+            pairs=self.done,
+            seconds=round(elapsed, 1),
+            switch_seconds=round(self.switch.seconds, 1),
+            decided=decided and not refused,
+            refused=refused,
+            runs=[a, b],
+        )
 
 
 def _values(workload: Workload, params: Params, rows: list[dict[str, float]]) -> dict[str, list[float]]:

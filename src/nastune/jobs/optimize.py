@@ -261,10 +261,6 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         plan = screening.without(plan, mixed.idle)
     settings = ab.reversible(plan)[0].changes if proof.withheld else []
     left = [c for c in plan.changes if c not in settings]  # withheld: the one-off actions stay done
-    persisted, lasting = _persisted(r, journal, left)
-    retry = tuner.applying(spec.out / "settings.json") if proof.withheld else ""
-    offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
-    keep_only = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
     done = OptimizeOutcome(
         flow=spec.flow,
         rows=proof.rows,
@@ -278,13 +274,14 @@ def _finish(r: _Run, journal: str | None, proof: _Proof) -> OptimizeOutcome:
         journal=journal,
         undo=undo,
         site=r.site.name,
-        persisted=persisted,
-        persisting=lasting,
-        retry=retry,
-        keeping=keep_only,
     )
-    (spec.out / "compare.json").write_text(done.dumps())
-    notes = proof.notes + ([f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if retry else [])
+    (spec.out / "compare.json").write_text(done.dumps())  # before persisting asks: kept whatever stops it
+    done.persisted, done.persisting = _persisted(r, journal, left)
+    done.retry = tuner.applying(spec.out / "settings.json") if proof.withheld else ""
+    offered = bool(mixed and mixed.idle and not mixed.dropped and journal)
+    done.keeping = f"{undo} && {tuner.applying(spec.out / 'keep.json')}" if offered else ""
+    said = [f"left as it was: the settings made {', '.join(proof.withheld)} worse"] if done.retry else []
+    notes = proof.notes + said
     html.render(html.Page(proof.runs, proof.rows, notes, "nastune optimize", r.facts, r.findings, done), done.report)
     return done
 
@@ -330,9 +327,14 @@ def _interleave(
         mixed = ab.AbSpec(settings, spec.workloads, spec.params, *where, accept_risk=spec.accept_risk)
         screened = screening.Screening(settings, tuner, log, spec.screen_runs)
         done = ab.run(mixed, site, tuner, log, then=screened.measure if spec.screen else None)
-        measured = {"pairs": done.pairs, "seconds": done.seconds, "switch_seconds": done.switch_seconds}
         result = Interleaved(
-            rows=done.rows, notes=actions + done.notes, **measured, refused=done.refused, runs=done.runs
+            rows=done.rows,
+            notes=actions + done.notes,
+            pairs=done.pairs,
+            seconds=done.seconds,
+            switch_seconds=done.switch_seconds,
+            refused=done.refused,
+            runs=done.runs,
         )
         if spec.screen:
             keeping.screened(result, screened.found)

@@ -11,7 +11,3 @@ from nastune.bench.results import ResultSet
 
 class AbOutcome(wire.Ab):
     runs: list[ResultSet] = Field(default_factory=list, exclude=True)  # A's results and B's: not in ab.json
-
-    def summary(self) -> wire.Ab:
-        """What ab.json holds and `ab --json` prints: this, without A's and B's results."""
-        return wire.Ab.model_validate(self.model_dump(exclude={"runs"}))

@@ -103,11 +103,10 @@ def _what(r: Verdict, shares: dict[str, int]) -> str:
 
 def _change(r: Verdict) -> str:
     """The change and its 95% interval in points: +23% [+10,+30]."""
-    c = r
-    low, high = c.change_ci
-    if c.interval_text()[:1] not in ("+", "-"):
-        return f"{c.change:+.0%}"
-    return f"{c.change:+.0%} [{low * 100:+.0f},{high * 100:+.0f}]"
+    low, high = r.change_ci
+    if r.interval_text()[:1] not in ("+", "-"):
+        return f"{r.change:+.0%}"
+    return f"{r.change:+.0%} [{low * 100:+.0f},{high * 100:+.0f}]"
 
 
 def first_table(rows: list[Verdict], limits: dict[str, str], marked: set[int] | None = None) -> list[str]:
@@ -117,11 +116,10 @@ def first_table(rows: list[Verdict], limits: dict[str, str], marked: set[int] | 
     shares = shares_of(rows)
     cells: list[tuple[str, ...]] = [("metric", "before", "after", "change [95% CI]", "verdict", "limit now")]
     for i, r in moved:
-        c = r
         what, change = _what(r, shares), _change(r)
-        verdict = c.verdict + ("*" if marked and i in marked else "")
+        verdict = r.verdict + ("*" if marked and i in marked else "")
         limit = _limit(r, limits.get(f"{r.workload} @ {r.target}", ""))
-        cells.append((what, number(c.before_median), f"{number(c.after_median)} {r.unit}", change, verdict, limit))
+        cells.append((what, number(r.before_median), f"{number(r.after_median)} {r.unit}", change, verdict, limit))
     if not any(row[5] for row in cells[1:]):  # no limit named anywhere: no column for it
         cells = [row[:5] for row in cells]
     widths = [max(len(row[k]) for row in cells) for k in range(len(cells[0]))]

@@ -67,12 +67,11 @@ def moved(rows: list, limits: dict[str, tuple[str, str]] | None = None) -> list[
     it before and after, from the server's profile) why."""
     lines = []
     for r in rows:
-        c = r
-        if c.verdict in ("better", "worse"):
+        if r.verdict in ("better", "worse"):
             key = f"{r.workload} @ {r.target}"
             what = key + ("" if r.metric == r.unit else f" {r.metric}")
-            line = f"{what}: {c.before_median:.1f} -> {c.after_median:.1f} {r.unit} ({c.change:+.0%}"
-            line += f", {c.interval_text()}): {c.verdict}"
+            line = f"{what}: {r.before_median:.1f} -> {r.after_median:.1f} {r.unit} ({r.change:+.0%}"
+            line += f", {r.interval_text()}): {r.verdict}"
             was, now = (limits or {}).get(key, ("", ""))
             now = now or _at_link(r)
             if was or now:
@@ -99,15 +98,14 @@ def comparison(rows: list[Verdict], title: str, sides: tuple[str, str] = ("befor
     table = Verdicts(title, *("workload", "target", "metric", *sides, "change (95% CI)", "p", "verdict"))
     colour = {"better": "green", "worse": "red", "~": "dim"}
     for r in rows:
-        c = r
         table.add_row(
             r.workload,
             r.target,
             r.metric,
-            f"{c.before_median:.4g} {r.unit}",
-            f"{c.after_median:.4g} {r.unit}",
-            f"{c.change:+.1%} ({c.interval_text()})",
-            "< 0.001" if c.p_value < 0.001 else f"{c.p_value:.3f}",
-            layout.styled(c.verdict_text(), colour[c.verdict]),
+            f"{r.before_median:.4g} {r.unit}",
+            f"{r.after_median:.4g} {r.unit}",
+            f"{r.change:+.1%} ({r.interval_text()})",
+            "< 0.001" if r.p_value < 0.001 else f"{r.p_value:.3f}",
+            layout.styled(r.verdict_text(), colour[r.verdict]),
         )
     return table

@@ -70,13 +70,12 @@ def _verdicts(sheet: Worksheet, rows: list[Verdict], before: str = "before", aft
     columns = ["workload", "target", "metric", "unit", before, after, "change", "low", "high", "p", "verdict"]
     _header(sheet, 1, columns)
     for n, r in enumerate(rows, 2):
-        c = r
         _put(
             sheet,
             n,
-            [r.workload, r.target, r.metric, r.unit, c.before_median, c.after_median, c.change]
-            + [x if math.isfinite(x) else None for x in c.change_ci]
-            + [c.p_value, c.verdict_text()],
+            [r.workload, r.target, r.metric, r.unit, r.before_median, r.after_median, r.change]
+            + [x if math.isfinite(x) else None for x in r.change_ci]
+            + [r.p_value, r.verdict_text()],
         )
     _usable(sheet, columns)
 
